@@ -1,0 +1,518 @@
+//! [`Position`]: a checked position with the player on roll.
+
+use core::fmt;
+
+use bitflags::bitflags;
+
+use crate::board::Board;
+use crate::dice::{Dice, Die};
+use crate::movegen::{self, PlayList};
+use crate::play::{IllegalPlay, Move, PartialPlay, Play};
+use crate::player::{ByPlayer, Player};
+use crate::point::Point;
+use crate::scoring::GameResult;
+use crate::setup::{Setup, Variant};
+
+bitflags! {
+    /// Every reason a [`Setup`] is not a valid position (several may hold).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub struct PositionError: u8 {
+        /// x does not have the variant's number of checkers (on the board,
+        /// on the bar and borne off together; without off counts, more than
+        /// that number on the board and bar).
+        const X_CHECKER_COUNT = 1 << 0;
+        /// o does not have the variant's number of checkers.
+        const O_CHECKER_COUNT = 1 << 1;
+        /// A point holds checkers of both players.
+        const SHARED_POINT = 1 << 2;
+        /// Both players have borne off every checker.
+        const BOTH_FINISHED = 1 << 3;
+    }
+}
+
+impl PositionError {
+    /// One sentence per reason, in flag order.
+    pub fn reasons(self) -> impl Iterator<Item = &'static str> {
+        self.iter().map(|flag| match flag {
+            PositionError::X_CHECKER_COUNT => "x does not have the variant's number of checkers",
+            PositionError::O_CHECKER_COUNT => "o does not have the variant's number of checkers",
+            PositionError::SHARED_POINT => "a point holds checkers of both players",
+            _ => "both players have borne off every checker",
+        })
+    }
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, reason) in self.reasons().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            f.write_str(reason)?;
+        }
+        Ok(())
+    }
+}
+
+impl core::error::Error for PositionError {}
+
+/// How a finished game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GameOutcome {
+    /// The player who bore off every checker.
+    pub winner: Player,
+    /// Single, gammon or backgammon.
+    pub result: GameResult,
+}
+
+/// A valid position: the checkers of both players, the variant (which fixes
+/// how many checkers each has) and the player on roll.
+///
+/// Built only by [`Position::from_setup`] or [`Position::start`], so every
+/// `Position` is valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    variant: Variant,
+    turn: Player,
+    board: Board,
+}
+
+impl Position {
+    /// The starting position of `variant` with `turn` on roll.
+    #[must_use]
+    pub fn start(variant: Variant, turn: Player) -> Position {
+        let mut side = [0u8; 26];
+        for &(point, count) in variant.start() {
+            side[usize::from(point)] = count;
+        }
+        Position {
+            variant,
+            turn,
+            board: Board {
+                me: side,
+                opp: side,
+            },
+        }
+    }
+
+    /// Checks a setup against the rules of `variant`.
+    ///
+    /// # Errors
+    /// Every problem found, as a set of [`PositionError`] flags.
+    pub fn from_setup(setup: &Setup, variant: Variant) -> Result<Position, PositionError> {
+        let n = u32::from(variant.checkers());
+        let mut err = PositionError::empty();
+        let mut sides = ByPlayer {
+            x: [0u8; 26],
+            o: [0u8; 26],
+        };
+        for player in Player::ALL {
+            let flag = player.fold(
+                PositionError::X_CHECKER_COUNT,
+                PositionError::O_CHECKER_COUNT,
+            );
+            let on_board = setup.on_board(player);
+            let off = match setup.off {
+                Some(off) => {
+                    if on_board + u32::from(off[player]) != n {
+                        err |= flag;
+                    }
+                    u32::from(off[player])
+                }
+                None => {
+                    if on_board > n {
+                        err |= flag;
+                    }
+                    n.saturating_sub(on_board)
+                }
+            };
+            let side = &mut sides[player];
+            side[1..25].copy_from_slice(&setup.points[player]);
+            side[25] = setup.bar[player];
+            side[0] = u8::try_from(off).unwrap_or(u8::MAX);
+        }
+        if (0..24).any(|i| setup.points.x[i] > 0 && setup.points.o[23 - i] > 0) {
+            err |= PositionError::SHARED_POINT;
+        }
+        if err.is_empty() && sides.x[0] == variant.checkers() && sides.o[0] == variant.checkers() {
+            err |= PositionError::BOTH_FINISHED;
+        }
+        if !err.is_empty() {
+            return Err(err);
+        }
+        let turn = setup.turn;
+        Ok(Position {
+            variant,
+            turn,
+            board: Board {
+                me: sides[turn],
+                opp: sides[!turn],
+            },
+        })
+    }
+
+    /// The setup of this position (with off counts). Total.
+    #[must_use]
+    pub fn to_setup(&self) -> Setup {
+        let mut setup = Setup::empty(self.turn);
+        let mut off = ByPlayer { x: 0, o: 0 };
+        for player in Player::ALL {
+            let side = self.side(player);
+            setup.points[player].copy_from_slice(&side[1..25]);
+            setup.bar[player] = side[25];
+            off[player] = side[0];
+        }
+        setup.off = Some(off);
+        setup
+    }
+
+    /// The variant.
+    #[must_use]
+    pub const fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The player on roll.
+    #[must_use]
+    pub const fn turn(&self) -> Player {
+        self.turn
+    }
+
+    /// The checkers of `player` from its own view: index 0 borne off, 1 to
+    /// 24 its points, 25 its bar.
+    #[must_use]
+    pub const fn side(&self, player: Player) -> &[u8; 26] {
+        if matches!(
+            (player, self.turn),
+            (Player::X, Player::X) | (Player::O, Player::O)
+        ) {
+            &self.board.me
+        } else {
+            &self.board.opp
+        }
+    }
+
+    /// The same checkers with the other player on roll.
+    #[must_use]
+    pub fn swap_turn(&self) -> Position {
+        Position {
+            variant: self.variant,
+            turn: !self.turn,
+            board: self.board.swapped(),
+        }
+    }
+
+    /// Pips `player` needs to bear off every checker (the bar counts 25).
+    #[must_use]
+    pub fn pip_count(&self, player: Player) -> u32 {
+        self.side(player)
+            .iter()
+            .enumerate()
+            .map(|(p, &n)| p as u32 * u32::from(n))
+            .sum()
+    }
+
+    /// The winner and the kind of win, once a player has borne off every
+    /// checker; `None` while the game goes on.
+    #[must_use]
+    pub fn outcome(&self) -> Option<GameOutcome> {
+        let winner = if self.board.me_left() == 0 {
+            self.turn
+        } else if self.board.opp_left() == 0 {
+            !self.turn
+        } else {
+            return None;
+        };
+        let loser = self.side(!winner);
+        let result = if loser[0] > 0 {
+            GameResult::Single
+        } else if loser[19..26].iter().any(|&n| n > 0) {
+            GameResult::Backgammon
+        } else {
+            GameResult::Gammon
+        };
+        Some(GameOutcome { winner, result })
+    }
+
+    /// Every legal play for `dice`, one per distinct resulting position;
+    /// empty when the player cannot move or the game is over.
+    #[must_use]
+    pub fn legal_plays(&self, dice: Dice) -> PlayList {
+        movegen::legal_plays(&self.board, dice)
+    }
+
+    /// The position after `play` with the opponent on roll. The play is not
+    /// checked against the dice.
+    ///
+    /// # Panics
+    /// When a move starts where the mover has no checker or lands on a
+    /// point held by two or more opposing checkers. Plays from
+    /// [`Position::legal_plays`] never panic.
+    pub fn play_unchecked(&mut self, play: &Play) {
+        for mv in play.moves() {
+            let from = usize::from(mv.from().get());
+            assert!(self.board.me[from] > 0, "no checker to move");
+            let to = mv.to().get();
+            assert!(
+                to == 0 || self.board.opp_at(to) < 2,
+                "landing on a blocked point"
+            );
+            self.board.apply(*mv);
+        }
+        *self = self.swap_turn();
+    }
+
+    /// The position after a play from [`Position::legal_plays`] (opponent on
+    /// roll).
+    ///
+    /// # Panics
+    /// As [`Position::play_unchecked`].
+    #[must_use]
+    pub fn after(&self, play: &Play) -> Position {
+        let mut next = *self;
+        next.play_unchecked(play);
+        next
+    }
+
+    /// Whether `play` is legal for `dice`: it reaches the position of one of
+    /// the legal plays, hitting the same blots.
+    #[must_use]
+    pub fn is_legal(&self, play: &Play, dice: Dice) -> bool {
+        self.check_play(play, dice).is_ok()
+    }
+
+    /// Plays `play` for `dice` and returns the new position (opponent on
+    /// roll) with the legal play it matched (with its hits).
+    ///
+    /// # Errors
+    /// [`IllegalPlay`] with the precise reason when the play is not legal.
+    pub fn play(&self, play: &Play, dice: Dice) -> Result<(Position, Play), IllegalPlay> {
+        let legal = self.check_play(play, dice)?;
+        Ok((self.after(&legal), legal))
+    }
+
+    /// The legal play (from the list) that `play` is, or why it is none.
+    fn check_play(&self, play: &Play, dice: Dice) -> Result<Play, IllegalPlay> {
+        if self.outcome().is_some() {
+            return Err(IllegalPlay::GameOver);
+        }
+        let legal = self.legal_plays(dice);
+        if let Some(key) = movegen::key_after(&self.board, play.moves()) {
+            if let Some(i) = legal.position_of(key) {
+                // Same position; the moves must also be a sequence the dice allow.
+                if movegen::plays_with_prefix(&self.board, dice, play.moves(), legal.dice_pips())
+                    .iter()
+                    .any(|p| p.len() == play.len())
+                {
+                    return Ok(*legal.get(i).unwrap_or(play));
+                }
+            }
+        }
+        Err(self.explain(play.moves(), dice))
+    }
+
+    /// What is known about an unfinished turn: `moves` are single-die moves
+    /// in the order played.
+    ///
+    /// # Errors
+    /// [`IllegalPlay`] when no legal play begins with these moves.
+    pub fn partial_play(&self, moves: &[Move], dice: Dice) -> Result<PartialPlay, IllegalPlay> {
+        if self.outcome().is_some() {
+            return Err(IllegalPlay::GameOver);
+        }
+        let legal = self.legal_plays(dice);
+        let max = legal.moves_per_play();
+        if moves.len() > max {
+            return Err(if max == 0 {
+                IllegalPlay::NotLegal
+            } else {
+                IllegalPlay::TooManyMoves
+            });
+        }
+        let matching = movegen::plays_with_prefix(&self.board, dice, moves, legal.dice_pips());
+        let Some(first) = matching.get(0) else {
+            return Err(self.explain(moves, dice));
+        };
+        let mut remaining: alloc::vec::Vec<Die> = dice_of(dice);
+        for mv in &first.moves()[..moves.len()] {
+            let used = die_used(*mv, &remaining);
+            if let Some(i) = remaining.iter().position(|&d| Some(d) == used) {
+                remaining.remove(i);
+            }
+        }
+        let complete = moves.len() == max;
+        if complete || legal.is_empty() {
+            remaining.clear();
+        } else {
+            remaining.truncate(max - moves.len());
+        }
+        remaining.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(PartialPlay {
+            remaining,
+            complete,
+            completions: matching.len(),
+        })
+    }
+
+    /// The most precise reason why `hops` (moves of one checker each, a
+    /// hop may use several dice, in any order) is not a legal play.
+    pub(crate) fn explain(&self, hops: &[Move], dice: Dice) -> IllegalPlay {
+        if self.outcome().is_some() {
+            return IllegalPlay::GameOver;
+        }
+        let legal = self.legal_plays(dice);
+        let max = legal.moves_per_play();
+        if hops.is_empty() {
+            return if legal.is_empty() {
+                IllegalPlay::NotLegal
+            } else {
+                IllegalPlay::MustMove
+            };
+        }
+        if legal.is_empty() {
+            return IllegalPlay::NoMovePossible;
+        }
+        let mut hops = hops.to_vec();
+        hops.sort_by(|a, b| b.from().cmp(&a.from()));
+        let mut b = self.board;
+        let mut dice_left = dice_of(dice);
+        let mut used: alloc::vec::Vec<Die> = alloc::vec::Vec::new();
+        for mv in &hops {
+            let (from, to) = (mv.from(), mv.to());
+            if to.get() >= from.get() || to.is_bar() || from.is_off() {
+                return IllegalPlay::Backwards(from, to);
+            }
+            if b.me[usize::from(from.get())] == 0 {
+                return IllegalPlay::NoChecker(from);
+            }
+            if b.me[25] > 0 && !from.is_bar() {
+                return IllegalPlay::MustEnterFirst;
+            }
+            match cover(&b, from.get(), to.get(), &dice_left) {
+                Ok((after, dice_used)) => {
+                    for d in dice_used {
+                        if let Some(i) = dice_left.iter().position(|&x| x == d) {
+                            dice_left.remove(i);
+                        }
+                        used.push(d);
+                    }
+                    b = after;
+                }
+                Err(reason) => return reason,
+            }
+        }
+        if used.len() > max {
+            return IllegalPlay::TooManyMoves;
+        }
+        if used.len() < max {
+            return if dice.is_double() {
+                IllegalPlay::MoreMovesPossible(max as u8)
+            } else {
+                IllegalPlay::BothDiceCanBePlayed
+            };
+        }
+        if max == 1 && !dice.is_double() && used.first() == Some(&dice.low()) {
+            return IllegalPlay::LargerDieMustBePlayed;
+        }
+        IllegalPlay::NotLegal
+    }
+}
+
+/// Moves one checker from `from` to `to` on `b` with some of `dice`, each
+/// die a legal single move; the board after and the dice used, or the most
+/// precise reason it cannot be done.
+fn cover(
+    b: &Board,
+    from: u8,
+    to: u8,
+    dice: &[Die],
+) -> Result<(Board, alloc::vec::Vec<Die>), IllegalPlay> {
+    let mut reason = IllegalPlay::DistanceNotRolled(Point::new(from), Point::new(to));
+    let mut path = alloc::vec::Vec::new();
+    if cover_from(b, from, to, dice, 0, &mut path, &mut reason).is_some() {
+        let mut after = *b;
+        let mut at = from;
+        for &d in &path {
+            let next = at.saturating_sub(d.get());
+            after.apply(Move::new(Point::new(at), Point::new(next)));
+            at = next;
+        }
+        return Ok((after, path));
+    }
+    Err(reason)
+}
+
+fn cover_from(
+    b: &Board,
+    at: u8,
+    to: u8,
+    dice: &[Die],
+    used_mask: u8,
+    path: &mut alloc::vec::Vec<Die>,
+    reason: &mut IllegalPlay,
+) -> Option<()> {
+    for (i, &d) in dice.iter().enumerate() {
+        if used_mask & (1 << i) != 0
+            || (i > 0 && dice[i - 1] == d && used_mask & (1 << (i - 1)) == 0)
+        {
+            continue;
+        }
+        let dv = d.get();
+        let next = if at > dv {
+            at - dv
+        } else {
+            // Bearing off.
+            if to != 0 {
+                continue;
+            }
+            if let Some(p) = (7..=25).rev().find(|&p| b.me[p] > 0) {
+                *reason = IllegalPlay::CannotBearOff(Point::new(p as u8));
+                continue;
+            }
+            let highest = (1..=6u8)
+                .rev()
+                .find(|&p| b.me[usize::from(p)] > 0)
+                .unwrap_or(0);
+            if at != dv && at != highest {
+                continue;
+            }
+            0
+        };
+        if next < to {
+            continue;
+        }
+        if next != 0 && b.opp_at(next) >= 2 {
+            *reason = IllegalPlay::Blocked(Point::new(next));
+            continue;
+        }
+        let mut after = *b;
+        after.apply(Move::new(Point::new(at), Point::new(next)));
+        path.push(d);
+        if next == to
+            || cover_from(&after, next, to, dice, used_mask | (1 << i), path, reason).is_some()
+        {
+            return Some(());
+        }
+        path.pop();
+    }
+    None
+}
+
+/// The dice of a roll as single moves: two, or four for doubles.
+fn dice_of(dice: Dice) -> alloc::vec::Vec<Die> {
+    if dice.is_double() {
+        alloc::vec![dice.first(); 4]
+    } else {
+        alloc::vec![dice.high(), dice.low()]
+    }
+}
+
+/// The die a legal single move uses, preferring an exact match.
+fn die_used(mv: Move, dice: &[Die]) -> Option<Die> {
+    let (from, to) = (mv.from().get(), mv.to().get());
+    if to == 0 {
+        dice.iter().copied().filter(|d| d.get() >= from).min()
+    } else {
+        dice.iter().copied().find(|d| d.get() == from - to)
+    }
+}

@@ -1,0 +1,203 @@
+//! Variants and [`Setup`], the unchecked description of a position that
+//! parsers and the wire produce.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::player::{ByPlayer, Player};
+
+/// The game played: they share the movement rules and differ in the
+/// number of checkers and the start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum Variant {
+    /// 15 checkers: 2 on 24, 5 on 13, 3 on 8, 5 on 6.
+    #[default]
+    Standard,
+    /// 15 checkers: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6.
+    Nackgammon,
+    /// One checker, on 24.
+    Hypergammon1,
+    /// Two checkers, on 24 and 23.
+    Hypergammon2,
+    /// Three checkers, on 24, 23 and 22.
+    Hypergammon3,
+}
+
+impl Variant {
+    /// Every variant.
+    pub const ALL: [Variant; 5] = [
+        Variant::Standard,
+        Variant::Nackgammon,
+        Variant::Hypergammon1,
+        Variant::Hypergammon2,
+        Variant::Hypergammon3,
+    ];
+
+    /// Checkers per player.
+    #[must_use]
+    pub const fn checkers(self) -> u8 {
+        match self {
+            Variant::Standard | Variant::Nackgammon => 15,
+            Variant::Hypergammon1 => 1,
+            Variant::Hypergammon2 => 2,
+            Variant::Hypergammon3 => 3,
+        }
+    }
+
+    /// The starting checkers as `(point, count)` from each player's own view.
+    #[must_use]
+    pub const fn start(self) -> &'static [(u8, u8)] {
+        match self {
+            Variant::Standard => &[(24, 2), (13, 5), (8, 3), (6, 5)],
+            Variant::Nackgammon => &[(24, 2), (23, 2), (13, 4), (8, 3), (6, 4)],
+            Variant::Hypergammon1 => &[(24, 1)],
+            Variant::Hypergammon2 => &[(24, 1), (23, 1)],
+            Variant::Hypergammon3 => &[(24, 1), (23, 1), (22, 1)],
+        }
+    }
+
+    /// The wire name: `standard`, `nackgammon`, `hypergammon` (3 checkers),
+    /// `hypergammon-1`, `hypergammon-2`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Nackgammon => "nackgammon",
+            Variant::Hypergammon1 => "hypergammon-1",
+            Variant::Hypergammon2 => "hypergammon-2",
+            Variant::Hypergammon3 => "hypergammon",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Error for an unknown variant name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseVariantError;
+
+impl fmt::Display for ParseVariantError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "variant must be standard, nackgammon, hypergammon, hypergammon-1, hypergammon-2 or hypergammon-3",
+        )
+    }
+}
+
+impl core::error::Error for ParseVariantError {}
+
+impl FromStr for Variant {
+    type Err = ParseVariantError;
+    /// Reads the wire names; `hypergammon-3`, and gnubg's `hypergammon1`..`3`
+    /// spellings, are accepted too.
+    fn from_str(s: &str) -> Result<Variant, ParseVariantError> {
+        Ok(match s {
+            "standard" => Variant::Standard,
+            "nackgammon" => Variant::Nackgammon,
+            "hypergammon" | "hypergammon-3" | "hypergammon3" => Variant::Hypergammon3,
+            "hypergammon-2" | "hypergammon2" => Variant::Hypergammon2,
+            "hypergammon-1" | "hypergammon1" => Variant::Hypergammon1,
+            _ => return Err(ParseVariantError),
+        })
+    }
+}
+
+/// A position as described, not yet checked: what the codecs and the wire
+/// produce. [`crate::Position::from_setup`] is the only way to a
+/// [`crate::Position`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Setup {
+    /// Checkers on each point, from each player's own view: `points.x[i]` is
+    /// the number of x's checkers on x's point `i + 1`.
+    pub points: ByPlayer<[u8; 24]>,
+    /// Checkers on the bar.
+    pub bar: ByPlayer<u8>,
+    /// Checkers borne off, when the source says (the board encoding does);
+    /// `None` when they follow from the variant's checker count (Position ID
+    /// and XGID do not carry them).
+    pub off: Option<ByPlayer<u8>>,
+    /// The player on roll.
+    pub turn: Player,
+}
+
+impl Setup {
+    /// An empty board with `turn` on roll and no off counts.
+    #[must_use]
+    pub const fn empty(turn: Player) -> Setup {
+        Setup {
+            points: ByPlayer {
+                x: [0; 24],
+                o: [0; 24],
+            },
+            bar: ByPlayer { x: 0, o: 0 },
+            off: None,
+            turn,
+        }
+    }
+
+    /// The starting position of `variant` with `turn` on roll.
+    #[must_use]
+    pub fn start(variant: Variant, turn: Player) -> Setup {
+        let mut setup = Setup::empty(turn);
+        for &(point, count) in variant.start() {
+            setup.points.x[usize::from(point) - 1] = count;
+            setup.points.o[usize::from(point) - 1] = count;
+        }
+        setup.off = Some(ByPlayer { x: 0, o: 0 });
+        setup
+    }
+
+    /// Reads the signed board of the wire format: `points[i]` is point
+    /// `i + 1` from x's side, positive counts are x's, negative o's.
+    #[must_use]
+    pub fn from_signed(
+        points: &[i8; 24],
+        bar: ByPlayer<u8>,
+        off: Option<ByPlayer<u8>>,
+        turn: Player,
+    ) -> Setup {
+        let mut setup = Setup::empty(turn);
+        for (i, &n) in points.iter().enumerate() {
+            if n > 0 {
+                setup.points.x[i] = n.unsigned_abs();
+            } else if n < 0 {
+                setup.points.o[23 - i] = n.unsigned_abs();
+            }
+        }
+        setup.bar = bar;
+        setup.off = off;
+        setup
+    }
+
+    /// The signed board from x's side (see [`Setup::from_signed`]). Where both
+    /// players have checkers on one point (an invalid setup) x's count wins.
+    #[must_use]
+    pub fn to_signed(&self) -> [i8; 24] {
+        let mut out = [0i8; 24];
+        for (i, slot) in out.iter_mut().enumerate() {
+            let x = self.points.x[i];
+            let o = self.points.o[23 - i];
+            *slot = if x > 0 {
+                i8::try_from(x).unwrap_or(i8::MAX)
+            } else {
+                -i8::try_from(o).unwrap_or(i8::MAX)
+            };
+        }
+        out
+    }
+
+    /// Checkers of `player` on the board and the bar.
+    #[must_use]
+    pub fn on_board(&self, player: Player) -> u32 {
+        self.points[player]
+            .iter()
+            .map(|&n| u32::from(n))
+            .sum::<u32>()
+            + u32::from(self.bar[player])
+    }
+}
