@@ -197,6 +197,8 @@ impl core::error::Error for IllegalPlay {}
 /// What is known about an unfinished turn (moves entered one at a time).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartialPlay {
+    /// The moves given, as the legal play they begin (with their hits).
+    pub moves: alloc::vec::Vec<Move>,
     /// Dice still to play after the moves given, largest first (empty when
     /// the moves already form a whole legal play).
     pub remaining: alloc::vec::Vec<Die>,

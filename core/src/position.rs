@@ -348,6 +348,7 @@ impl Position {
         }
         remaining.sort_unstable_by(|a, b| b.cmp(a));
         Ok(PartialPlay {
+            moves: first.moves()[..moves.len()].to_vec(),
             remaining,
             complete,
             completions: matching.len(),

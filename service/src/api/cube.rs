@@ -1,0 +1,1 @@
+//! Cube and scoring operations (filled in by the cube work).

@@ -1,0 +1,1 @@
+//! Dice operations (filled in by the dice work).

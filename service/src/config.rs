@@ -1,0 +1,179 @@
+//! Configuration: every option is a flag with a `BGREF_*` environment
+//! variable, and the bare binary runs on the embedded defaults.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// bgref: a stateless backgammon referee serving HTTP/JSON and gRPC on one port.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "bgref", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do (default: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Service options.
+    #[command(flatten)]
+    pub config: Config,
+}
+
+/// Subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Serve HTTP and gRPC (the default).
+    Serve,
+    /// Print the OpenAPI document and exit.
+    Openapi,
+}
+
+/// All service options.
+#[derive(Debug, Clone, Args)]
+pub struct Config {
+    /// Address for HTTP and gRPC together.
+    #[arg(long, env = "BGREF_LISTEN", default_value = "0.0.0.0:8080")]
+    pub listen: SocketAddr,
+
+    /// Optional separate address for gRPC only (gRPC is always also served on --listen).
+    #[arg(long, env = "BGREF_GRPC_LISTEN")]
+    pub grpc_listen: Option<SocketAddr>,
+
+    /// Largest accepted request body, in bytes (HTTP and gRPC messages).
+    #[arg(long, env = "BGREF_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// Time limit for one request (e.g. 10s, 500ms).
+    #[arg(long, env = "BGREF_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+
+    /// Requests handled at once; more wait (HTTP and gRPC alike).
+    #[arg(long, env = "BGREF_MAX_CONCURRENCY", default_value_t = 1024)]
+    pub max_concurrency: usize,
+
+    /// After SIGTERM or Ctrl-C, how long in-flight requests may take before the process exits.
+    #[arg(long, env = "BGREF_SHUTDOWN_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
+    pub shutdown_timeout: Duration,
+
+    /// Dice secrets and keys.
+    #[command(flatten)]
+    pub dice: DiceConfig,
+
+    /// Logs and traces.
+    #[command(flatten)]
+    pub telemetry: TelemetryConfig,
+}
+
+/// Secrets of the dice service. Values are never logged or printed.
+#[derive(Clone, Default, Args)]
+pub struct DiceConfig {
+    /// Master secret for dice seeds, hex, at least 32 bytes. Without it (and
+    /// without --dice-secret-file) an ephemeral secret is generated.
+    #[arg(long, env = "BGREF_DICE_SECRET", hide_env_values = true)]
+    pub dice_secret: Option<String>,
+
+    /// File holding the master secret (hex); surrounding white space is ignored.
+    #[arg(long, env = "BGREF_DICE_SECRET_FILE")]
+    pub dice_secret_file: Option<PathBuf>,
+
+    /// Ed25519 signing key: hex 32-byte seed. Without it an ephemeral key is generated.
+    #[arg(long, env = "BGREF_SIGNING_KEY", hide_env_values = true)]
+    pub signing_key: Option<String>,
+
+    /// File holding the signing key seed (hex).
+    #[arg(long, env = "BGREF_SIGNING_KEY_FILE")]
+    pub signing_key_file: Option<PathBuf>,
+
+    /// Extra verification keys to publish at /dice/keys (key rotation):
+    /// comma-separated hex Ed25519 public keys.
+    #[arg(long, env = "BGREF_VERIFY_KEYS", value_delimiter = ',')]
+    pub verify_keys: Vec<String>,
+
+    /// Operator bearer token for POST /dice/reveal; without it reveal is disabled.
+    #[arg(long, env = "BGREF_REVEAL_TOKEN", hide_env_values = true)]
+    pub reveal_token: Option<String>,
+
+    /// File holding the reveal token.
+    #[arg(long, env = "BGREF_REVEAL_TOKEN_FILE")]
+    pub reveal_token_file: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for DiceConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = |o: &Option<String>| if o.is_some() { "<set>" } else { "<unset>" };
+        f.debug_struct("DiceConfig")
+            .field("dice_secret", &set(&self.dice_secret))
+            .field("dice_secret_file", &self.dice_secret_file)
+            .field("signing_key", &set(&self.signing_key))
+            .field("signing_key_file", &self.signing_key_file)
+            .field("verify_keys", &self.verify_keys)
+            .field("reveal_token", &set(&self.reveal_token))
+            .field("reveal_token_file", &self.reveal_token_file)
+            .finish()
+    }
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Logs and traces. Log levels come from `RUST_LOG` (default `info`);
+/// OpenTelemetry traces are exported over OTLP only when
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` is set (the standard `OTEL_*` variables apply).
+#[derive(Debug, Clone, Args)]
+pub struct TelemetryConfig {
+    /// Log format.
+    #[arg(long, env = "BGREF_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+/// Reads `10s`, `500ms`, `2m` or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (number, unit) = s
+        .find(|c: char| !c.is_ascii_digit())
+        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("not a duration: {s:?} (use 10s, 500ms, 2m)"))?;
+    match unit {
+        "ms" => Ok(Duration::from_millis(n)),
+        "s" => Ok(Duration::from_secs(n)),
+        "m" => Ok(Duration::from_secs(n * 60)),
+        _ => Err(format!("not a duration: {s:?} (use 10s, 500ms, 2m)")),
+    }
+}
+
+impl Config {
+    /// The embedded defaults (as the bare binary runs).
+    pub fn defaults() -> Config {
+        Cli::parse_from(["bgref"]).config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("20"), Ok(Duration::from_secs(20)));
+        assert!(parse_duration("5h").is_err());
+    }
+
+    #[test]
+    fn secrets_are_not_in_debug_output() {
+        let dice = DiceConfig {
+            dice_secret: Some("00112233".into()),
+            ..DiceConfig::default()
+        };
+        assert!(!format!("{dice:?}").contains("00112233"));
+    }
+}

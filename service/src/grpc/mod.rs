@@ -1,0 +1,160 @@
+//! The gRPC adapter: `bgref.v1.Referee` plus health and reflection, as axum
+//! routes that share the HTTP port.
+
+pub mod common;
+pub mod cube;
+pub mod dice;
+pub mod error;
+pub mod moves;
+
+use axum::Router;
+use tonic::server::NamedService;
+use tonic::{Request, Response, Status};
+use tower::ServiceExt as _;
+
+use crate::proto;
+use crate::proto::referee_server::{Referee, RefereeServer};
+use crate::state::AppState;
+
+/// The Referee service: each method converts and calls `api`.
+#[derive(Debug, Clone)]
+pub struct RefereeService {
+    state: AppState,
+}
+
+impl RefereeService {
+    /// The service over shared state.
+    pub fn new(state: AppState) -> RefereeService {
+        RefereeService { state }
+    }
+}
+
+type Reply<T> = Result<Response<T>, Status>;
+
+#[tonic::async_trait]
+impl Referee for RefereeService {
+    #[tracing::instrument(name = "LegalMoves", skip_all)]
+    async fn legal_moves(
+        &self,
+        request: Request<proto::LegalMovesRequest>,
+    ) -> Reply<proto::LegalMovesResponse> {
+        Ok(Response::new(moves::legal_moves(request.into_inner())?))
+    }
+
+    #[tracing::instrument(name = "ApplyMove", skip_all)]
+    async fn apply_move(
+        &self,
+        request: Request<proto::ApplyMoveRequest>,
+    ) -> Reply<proto::ApplyMoveResponse> {
+        Ok(Response::new(moves::apply_move(request.into_inner())?))
+    }
+
+    #[tracing::instrument(name = "RollDice", skip_all)]
+    async fn roll_dice(
+        &self,
+        request: Request<proto::RollDiceRequest>,
+    ) -> Reply<proto::RollDiceResponse> {
+        dice::roll_dice(&self.state, request).map(Response::new)
+    }
+
+    #[tracing::instrument(name = "OpeningRoll", skip_all)]
+    async fn opening_roll(
+        &self,
+        request: Request<proto::OpeningRollRequest>,
+    ) -> Reply<proto::OpeningRollResponse> {
+        dice::opening_roll(&self.state, request).map(Response::new)
+    }
+
+    #[tracing::instrument(name = "GetCommitment", skip_all)]
+    async fn get_commitment(
+        &self,
+        request: Request<proto::GetCommitmentRequest>,
+    ) -> Reply<proto::GetCommitmentResponse> {
+        dice::get_commitment(&self.state, request).map(Response::new)
+    }
+
+    #[tracing::instrument(name = "RevealSeed", skip_all)]
+    async fn reveal_seed(
+        &self,
+        request: Request<proto::RevealSeedRequest>,
+    ) -> Reply<proto::RevealSeedResponse> {
+        dice::reveal_seed(&self.state, request).map(Response::new)
+    }
+
+    #[tracing::instrument(name = "VerifyDice", skip_all)]
+    async fn verify_dice(
+        &self,
+        request: Request<proto::VerifyDiceRequest>,
+    ) -> Reply<proto::VerifyDiceResponse> {
+        dice::verify_dice(&self.state, request).map(Response::new)
+    }
+
+    #[tracing::instrument(name = "GetKeys", skip_all)]
+    async fn get_keys(
+        &self,
+        request: Request<proto::GetKeysRequest>,
+    ) -> Reply<proto::GetKeysResponse> {
+        dice::get_keys(&self.state, request).map(Response::new)
+    }
+
+    #[tracing::instrument(name = "ScoreGame", skip_all)]
+    async fn score_game(
+        &self,
+        request: Request<proto::ScoreGameRequest>,
+    ) -> Reply<proto::ScoreGameResponse> {
+        cube::score_game(&self.state, request).map(Response::new)
+    }
+
+    #[tracing::instrument(name = "ResolveCube", skip_all)]
+    async fn resolve_cube(
+        &self,
+        request: Request<proto::ResolveCubeRequest>,
+    ) -> Reply<proto::ResolveCubeResponse> {
+        cube::resolve_cube(&self.state, request).map(Response::new)
+    }
+}
+
+/// Adds one tonic service at its `/package.Service/*` path (as tonic's own
+/// `Routes` does, minus its catch-all fallback, so HTTP keeps its 404).
+fn route<S>(router: Router, svc: S) -> Router
+where
+    S: tower::Service<http::Request<tonic::body::Body>, Error = std::convert::Infallible>
+        + NamedService
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Response: axum::response::IntoResponse,
+    S::Future: Send + 'static,
+{
+    router.route_service(
+        &format!("/{}/{{*rest}}", S::NAME),
+        svc.map_request(|req: http::Request<axum::body::Body>| req.map(tonic::body::Body::new)),
+    )
+}
+
+/// The gRPC routes: Referee, `grpc.health.v1.Health` and server reflection.
+///
+/// # Panics
+/// If the embedded descriptor set is corrupt (a build error).
+pub fn router(
+    state: AppState,
+    max_message_bytes: usize,
+) -> (Router, tonic_health::server::HealthReporter) {
+    let referee =
+        RefereeServer::new(RefereeService::new(state)).max_decoding_message_size(max_message_bytes);
+    let (reporter, health) = tonic_health::server::health_reporter();
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .expect("embedded descriptor set");
+    let reflection_alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .expect("embedded descriptor set");
+    let router = route(Router::new(), referee);
+    let router = route(router, health);
+    let router = route(router, reflection);
+    let router = route(router, reflection_alpha);
+    (router, reporter)
+}

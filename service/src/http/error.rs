@@ -1,0 +1,67 @@
+//! `ApiError` as `application/problem+json` (RFC 9457).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::error::{ApiError, ErrorKind};
+
+/// A problem document (RFC 9457).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"type": "invalid-dice", "title": "Bad Request", "status": 400,
+    "detail": "a die shows 1 to 6, got 7", "field": "dice[1]"}))]
+pub struct Problem {
+    /// Stable slug naming the kind of problem, e.g. `invalid-position`, `illegal-play`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The HTTP status phrase.
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What exactly is wrong.
+    pub detail: String,
+    /// JSON path of the field at fault, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl From<ErrorKind> for StatusCode {
+    fn from(kind: ErrorKind) -> StatusCode {
+        match kind {
+            ErrorKind::InvalidInput => StatusCode::BAD_REQUEST,
+            ErrorKind::IllegalMove => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
+            ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.log();
+        let status = StatusCode::from(self.kind);
+        let problem = Problem {
+            kind: self.slug.to_owned(),
+            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            status: status.as_u16(),
+            detail: self.detail,
+            field: self.field,
+        };
+        let mut response = (status, axum::Json(problem)).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if self.kind == ErrorKind::Unauthenticated {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

@@ -1,0 +1,49 @@
+//! `POST /legal-moves` and `POST /apply-move`.
+
+use axum::Json;
+
+use super::error::Problem;
+use super::extract::ApiJson;
+use crate::api;
+use crate::error::ApiError;
+use crate::wire::moves::{
+    ApplyMoveRequest, ApplyMoveResponse, LegalMovesRequest, LegalMovesResponse,
+};
+
+/// Every legal play of a position for a roll.
+///
+/// One entry per distinct resulting position, each with gnubg notation, its
+/// single-die moves and the position after it (opponent on roll). An empty
+/// list means no legal play: the turn passes.
+#[utoipa::path(post, path = "/legal-moves", tag = "moves",
+    request_body = LegalMovesRequest,
+    responses(
+        (status = 200, description = "The legal plays", body = LegalMovesResponse),
+        (status = 400, description = "Malformed request, position or dice", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The game is already over", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "legal_moves", skip_all)]
+pub async fn legal_moves(
+    ApiJson(req): ApiJson<LegalMovesRequest>,
+) -> Result<Json<LegalMovesResponse>, ApiError> {
+    api::moves::legal_moves(&req).map(Json)
+}
+
+/// Checks a play and applies it.
+///
+/// The play is gnubg-style notation or a list of from/to moves. An illegal
+/// play is a 422 `illegal-play` whose detail says why. With `partial: true`
+/// the moves are the start of a turn entered one die at a time.
+#[utoipa::path(post, path = "/apply-move", tag = "moves",
+    request_body = ApplyMoveRequest,
+    responses(
+        (status = 200, description = "The position after the play", body = ApplyMoveResponse),
+        (status = 400, description = "Malformed request, position, dice or notation", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Illegal or ambiguous play, or the game is over", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "apply_move", skip_all)]
+pub async fn apply_move(
+    ApiJson(req): ApiJson<ApplyMoveRequest>,
+) -> Result<Json<ApplyMoveResponse>, ApiError> {
+    api::moves::apply_move(&req).map(Json)
+}

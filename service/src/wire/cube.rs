@@ -1,0 +1,1 @@
+//! Cube and scoring shapes (filled in by the cube work).

@@ -1,0 +1,1 @@
+//! Dice shapes (filled in by the dice work).

@@ -1,0 +1,146 @@
+//! `POST /legal-moves` and `POST /apply-move`.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::common::{PlayerName, PositionInput, PositionOutput};
+
+/// Request of `POST /legal-moves`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [6, 5]}))]
+pub struct LegalMovesRequest {
+    /// `standard` (default), `nackgammon`, `hypergammon`, `hypergammon-1`, `hypergammon-2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The position before the roll.
+    pub position: PositionInput,
+    /// The two dice; may be left out when the XGID carries the roll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dice: Option<Vec<i64>>,
+}
+
+/// One checker moved by one die; points from the mover's view (25 = bar, 0 = off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct MoveOutput {
+    /// Start point.
+    pub from: u8,
+    /// End point.
+    pub to: u8,
+    /// Whether an opposing blot was hit there.
+    pub hit: bool,
+}
+
+/// A legal play.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PlayOutput {
+    /// gnubg notation.
+    pub notation: String,
+    /// The single-die moves in the order played.
+    pub moves: Vec<MoveOutput>,
+    /// The position after the play, opponent on roll.
+    pub position: PositionOutput,
+}
+
+/// Response of `POST /legal-moves`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LegalMovesResponse {
+    /// One entry per distinct resulting position; empty: no legal play, the turn passes.
+    pub plays: Vec<PlayOutput>,
+    /// The roll, as given.
+    pub dice: [u8; 2],
+    /// Exactly one legal play.
+    pub forced: bool,
+}
+
+/// A move as a caller gives it: `from`/`to` may span several dice (24/13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveInput {
+    /// Start point (25 = bar).
+    pub from: i64,
+    /// End point (0 = off).
+    pub to: i64,
+}
+
+/// A play: gnubg-style notation or a list of moves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum PlayInput {
+    /// `"24/18 13/11"`: any order, `*` optional, `(2)` folds, `24/18/13` chains, `bar`, `off`.
+    Notation(String),
+    /// `[{"from": 24, "to": 18}, ...]`.
+    Moves(Vec<MoveInput>),
+}
+
+/// Request of `POST /apply-move`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [6, 5], "play": "24/13"}))]
+pub struct ApplyMoveRequest {
+    /// The variant (default `standard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The position before the play.
+    pub position: PositionInput,
+    /// The two dice; may be left out when the XGID carries the roll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dice: Option<Vec<i64>>,
+    /// The play.
+    pub play: PlayInput,
+    /// The moves are the start of a turn entered one die at a time (each
+    /// move a single die, in the order played): answer whether they can be
+    /// completed to a legal play and which dice remain, instead of
+    /// requiring a whole play.
+    #[serde(default)]
+    pub partial: bool,
+}
+
+/// How a finished game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GameOverOutput {
+    /// The player who bore off every checker.
+    pub winner: PlayerName,
+    /// `single`, `gammon` or `backgammon`.
+    pub result: String,
+}
+
+/// What is known about a turn entered move by move (`partial: true`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PartialOutput {
+    /// The moves already form a whole legal play.
+    pub complete: bool,
+    /// Dice still to play, largest first.
+    pub remaining_dice: Vec<u8>,
+    /// Distinct legal plays (by resulting position) that begin with these moves.
+    pub completions: usize,
+}
+
+/// The played moves in notation and as a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PlayedOutput {
+    /// gnubg notation of the legal play matched (hits marked).
+    pub notation: String,
+    /// Its single-die moves.
+    pub moves: Vec<MoveOutput>,
+}
+
+/// Response of `POST /apply-move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ApplyMoveResponse {
+    /// The play as the referee understood it.
+    pub play: PlayedOutput,
+    /// The new position: the opponent on roll; for an unfinished partial
+    /// play, the mover still on roll.
+    pub position: PositionOutput,
+    /// Points (mover's view) where a blot was hit.
+    pub hits: Vec<u8>,
+    /// Set when the play ended the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_over: Option<GameOverOutput>,
+    /// Set for `partial: true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialOutput>,
+    /// Whose turn it is now.
+    pub turn: PlayerName,
+}
