@@ -5,7 +5,10 @@
 #[test]
 fn committed_openapi_matches_the_code() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/openapi.json");
-    let generated = bgref_service::http::openapi().to_pretty_json().expect("serializable") + "\n";
+    let generated = bgref_service::http::openapi()
+        .to_pretty_json()
+        .expect("serializable")
+        + "\n";
     if std::env::var_os("UPDATE_OPENAPI").is_some() {
         std::fs::write(path, &generated).expect("write openapi.json");
         return;

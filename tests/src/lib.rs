@@ -1,1 +1,195 @@
-//! Helpers for the black-box tests.
+//! Helpers for the black-box tests: start the real `bgref` binary on a free
+//! loopback port and talk to it over HTTP and gRPC.
+//!
+//! The binary is `target/<profile>/bgref` next to the test executable
+//! (`cargo test --workspace` builds it), or the path in `BGREF_BIN`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use bgref_service::proto::referee_client::RefereeClient;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tonic::transport::Channel;
+
+/// A running `bgref` process, killed on drop.
+#[derive(Debug)]
+pub struct Server {
+    child: Child,
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    http: reqwest::Client,
+    /// Log lines (JSON) printed after start-up.
+    pub logs: tokio::sync::mpsc::UnboundedReceiver<String>,
+}
+
+/// The `bgref` binary to test.
+pub fn binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("BGREF_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test> -> target/<profile>/bgref
+    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
+    let bin = dir.join(format!("bgref{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} not found: run `cargo build -p bgref-service` (cargo test --workspace does) or set BGREF_BIN",
+        bin.display()
+    );
+    bin
+}
+
+/// Fixed test secrets (never used outside tests).
+pub const TEST_DICE_SECRET: &str =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+/// Fixed test signing key seed.
+pub const TEST_SIGNING_KEY: &str =
+    "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
+/// Fixed test reveal token.
+pub const TEST_REVEAL_TOKEN: &str = "test-reveal-token";
+
+impl Server {
+    /// Starts `bgref` on 127.0.0.1 with a free port, the test secrets and
+    /// `env` on top; waits until it serves.
+    pub async fn start(env: &[(&str, &str)]) -> Server {
+        Server::start_with_args(env, &[]).await
+    }
+
+    /// As [`Server::start`], with extra command-line arguments.
+    pub async fn start_with_args(env: &[(&str, &str)], args: &[&str]) -> Server {
+        let mut cmd = Command::new(binary());
+        cmd.args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("BGREF_LISTEN", "127.0.0.1:0")
+            .env("BGREF_LOG_FORMAT", "json")
+            .env("RUST_LOG", "info")
+            .env("BGREF_DICE_SECRET", TEST_DICE_SECRET)
+            .env("BGREF_SIGNING_KEY", TEST_SIGNING_KEY)
+            .env("BGREF_REVEAL_TOKEN", TEST_REVEAL_TOKEN);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().expect("start bgref");
+        let stderr = child.stderr.take().expect("stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let addr = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Ok(v) = serde_json::from_str::<Value>(&line)
+                    && v["fields"]["message"] == "bgref serving HTTP and gRPC"
+                {
+                    return v["fields"]["listen"].as_str().and_then(|s| s.parse().ok());
+                }
+            }
+            None
+        })
+        .await
+        .ok()
+        .flatten()
+        .expect("bgref did not report its address");
+        let (tx, logs) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let _ = tx.send(line);
+            }
+        });
+        Server {
+            child,
+            addr,
+            http: reqwest::Client::new(),
+            logs,
+        }
+    }
+
+    /// `http://127.0.0.1:port`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// POSTs JSON; returns the status and the JSON body (Null if none).
+    pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        let resp = self
+            .http
+            .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .expect("HTTP request");
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// POSTs raw bytes; returns the status, content type and body text.
+    pub async fn post_raw(&self, path: &str, body: Vec<u8>) -> (u16, String, String) {
+        let resp = self
+            .http
+            .post(self.url(path))
+            .body(body)
+            .send()
+            .await
+            .expect("HTTP request");
+        let status = resp.status().as_u16();
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        (status, ct, resp.text().await.unwrap_or_default())
+    }
+
+    /// GETs; returns the status and the body text.
+    pub async fn get(&self, path: &str) -> (u16, String) {
+        let resp = self
+            .http
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("HTTP request");
+        let status = resp.status().as_u16();
+        (status, resp.text().await.unwrap_or_default())
+    }
+
+    /// A gRPC client of `bgref.v1.Referee` on the same port.
+    pub async fn grpc(&self) -> RefereeClient<Channel> {
+        RefereeClient::connect(self.url(""))
+            .await
+            .expect("gRPC connect")
+    }
+
+    /// A gRPC channel (for health and other services).
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(self.url(""))
+            .expect("uri")
+            .connect()
+            .await
+            .expect("gRPC connect")
+    }
+
+    /// Sends SIGTERM (Unix) and waits for the exit code.
+    pub async fn terminate(mut self) -> Option<i32> {
+        if let Some(id) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .arg("-TERM")
+                .arg(id.to_string())
+                .status();
+        }
+        tokio::time::timeout(Duration::from_secs(30), self.child.wait())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .and_then(|s| s.code())
+    }
+
+    /// Kills the process at once.
+    pub async fn kill(mut self) {
+        let _ = self.child.kill().await;
+    }
+}

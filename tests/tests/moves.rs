@@ -1,0 +1,394 @@
+//! `POST /legal-moves` and `POST /apply-move` through the real binary, over
+//! HTTP and gRPC, and the two protocols agreeing.
+
+use bgref_e2e::Server;
+use bgref_service::proto;
+use serde_json::{Value, json};
+use tonic_types::StatusExt as _;
+
+/// Positions in each encoding, asymmetric ones included (the symmetric
+/// start hides orientation bugs).
+fn positions() -> Vec<Value> {
+    vec![
+        json!({"position_id": "4HPwATDgc/ABMA"}),
+        json!({"position_id": "4HPwATDgc/ABMA", "turn": "o"}),
+        // x on the bar against a 4-point board, o with blots.
+        json!({"xgid": "XGID=--aBBBB-B-----bA---cbdCabA:0:0:1:00:0:0:0:0:10"}),
+        json!({"xgid": "XGID=--aBBBB-B-----bA---cbdCabA:1:1:-1:00:2:1:0:5:10"}),
+        // A bear-off race with o on roll, as a board.
+        json!({"board": {"points": [2, 3, 2, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -3, -4, -2, -2, 0, -1],
+                         "bar": {"x": 0, "o": 0}, "off": {"x": 3, "o": 3}, "turn": "o"}}),
+    ]
+}
+
+fn proto_position(p: &Value) -> proto::PositionInput {
+    use proto::position_input::Encoding;
+    let turn = match p["turn"].as_str() {
+        Some("o") => proto::Player::O as i32,
+        Some("x") => proto::Player::X as i32,
+        _ => 0,
+    };
+    let encoding = if let Some(id) = p["position_id"].as_str() {
+        Encoding::PositionId(id.to_owned())
+    } else if let Some(x) = p["xgid"].as_str() {
+        Encoding::Xgid(x.to_owned())
+    } else {
+        let b = &p["board"];
+        Encoding::Board(proto::Board {
+            points: b["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_i64().unwrap() as i32)
+                .collect(),
+            bar: Some(proto::PerPlayer {
+                x: b["bar"]["x"].as_u64().unwrap() as u32,
+                o: b["bar"]["o"].as_u64().unwrap() as u32,
+            }),
+            off: Some(proto::PerPlayer {
+                x: b["off"]["x"].as_u64().unwrap() as u32,
+                o: b["off"]["o"].as_u64().unwrap() as u32,
+            }),
+            turn: if b["turn"] == "o" {
+                proto::Player::O as i32
+            } else {
+                proto::Player::X as i32
+            },
+        })
+    };
+    proto::PositionInput {
+        encoding: Some(encoding),
+        turn,
+    }
+}
+
+#[tokio::test]
+async fn legal_moves_http_and_grpc_agree() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    for position in positions() {
+        for dice in [[6u32, 5], [3, 1], [2, 2], [6, 6], [1, 1], [5, 4]] {
+            let (status, body) = server
+                .post("/legal-moves", &json!({"position": position, "dice": dice}))
+                .await;
+            assert_eq!(status, 200, "{position} {dice:?}: {body}");
+            let http: Vec<(String, String, String)> = body["plays"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| {
+                    (
+                        p["notation"].as_str().unwrap().to_owned(),
+                        p["position"]["position_id"].as_str().unwrap().to_owned(),
+                        p["position"]["xgid"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect();
+            let reply = grpc
+                .legal_moves(proto::LegalMovesRequest {
+                    variant: String::new(),
+                    position: Some(proto_position(&position)),
+                    dice: dice.to_vec(),
+                })
+                .await
+                .unwrap_or_else(|s| panic!("{position} {dice:?}: {s:?}"))
+                .into_inner();
+            let grpc_plays: Vec<(String, String, String)> = reply
+                .plays
+                .iter()
+                .map(|p| {
+                    let pos = p.position.as_ref().unwrap();
+                    (
+                        p.notation.clone(),
+                        pos.position_id.clone(),
+                        pos.xgid.clone(),
+                    )
+                })
+                .collect();
+            assert_eq!(http, grpc_plays, "{position} {dice:?}");
+            assert_eq!(body["forced"], json!(reply.forced));
+            // Every listed play is accepted by apply-move and gives the listed position.
+            for (notation, id, _) in &http {
+                let (status, applied) = server
+                    .post(
+                        "/apply-move",
+                        &json!({"position": position, "dice": dice, "play": notation}),
+                    )
+                    .await;
+                assert_eq!(status, 200, "{notation}: {applied}");
+                assert_eq!(applied["position"]["position_id"], json!(id), "{notation}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn opening_counts_and_readme_example() {
+    let server = Server::start(&[]).await;
+    for (dice, n) in [
+        ([3, 1], 16),
+        ([6, 6], 11),
+        ([6, 5], 7),
+        ([5, 5], 4),
+        ([1, 1], 42),
+        ([3, 3], 73),
+        ([2, 2], 75),
+        ([4, 4], 52),
+    ] {
+        let (status, body) = server
+            .post(
+                "/legal-moves",
+                &json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": dice}),
+            )
+            .await;
+        assert_eq!(status, 200);
+        assert_eq!(body["plays"].as_array().unwrap().len(), n, "{dice:?}");
+    }
+}
+
+#[tokio::test]
+async fn apply_move_http_and_grpc_agree_and_explain() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let start = json!({"position_id": "4HPwATDgc/ABMA"});
+    let cases = [
+        (json!("13/7 13/8"), [6, 5], None),
+        (json!("24/13"), [6, 5], None),
+        (
+            json!([{"from": 24, "to": 18}, {"from": 13, "to": 8}]),
+            [6, 5],
+            None,
+        ),
+        (
+            json!("13/7"),
+            [6, 5],
+            Some(("illegal-play", "both dice can be played")),
+        ),
+        (
+            json!("6/1 13/7"),
+            [6, 5],
+            Some(("illegal-play", "point 1 is blocked")),
+        ),
+        (
+            json!("24/20 13/7"),
+            [6, 5],
+            Some(("illegal-play", "24/20 does not match the dice rolled")),
+        ),
+        (
+            json!("24/"),
+            [6, 5],
+            Some((
+                "invalid-play",
+                "a move is written from/to, for example 24/18 or bar/22*",
+            )),
+        ),
+    ];
+    for (play, dice, expected) in cases {
+        let (status, body) = server
+            .post(
+                "/apply-move",
+                &json!({"position": start, "dice": dice, "play": play}),
+            )
+            .await;
+        let grpc_play = match &play {
+            Value::String(s) => proto::apply_move_request::Play::Notation(s.clone()),
+            Value::Array(list) => proto::apply_move_request::Play::Moves(proto::MoveList {
+                moves: list
+                    .iter()
+                    .map(|m| proto::MoveInput {
+                        from: m["from"].as_u64().unwrap() as u32,
+                        to: m["to"].as_u64().unwrap() as u32,
+                    })
+                    .collect(),
+            }),
+            _ => unreachable!(),
+        };
+        let reply = grpc
+            .apply_move(proto::ApplyMoveRequest {
+                variant: String::new(),
+                position: Some(proto_position(&start)),
+                dice: dice.to_vec(),
+                play: Some(grpc_play),
+                partial: false,
+            })
+            .await;
+        match expected {
+            None => {
+                assert_eq!(status, 200, "{play}: {body}");
+                let reply = reply.expect("gRPC accepts it").into_inner();
+                assert_eq!(
+                    body["position"]["position_id"],
+                    json!(reply.position.unwrap().position_id),
+                    "{play}"
+                );
+                assert_eq!(body["turn"], "o");
+            }
+            Some((slug, detail)) => {
+                assert!(status == 400 || status == 422, "{play}: {status}");
+                assert_eq!(body["type"], slug, "{play}");
+                assert_eq!(body["detail"], detail, "{play}");
+                let status = reply.expect_err("gRPC refuses it");
+                assert_eq!(status.message(), detail);
+                let info = status.get_details_error_info().expect("ErrorInfo");
+                assert_eq!(info.reason, slug);
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn partial_plays_report_remaining_dice() {
+    let server = Server::start(&[]).await;
+    let start = json!({"position_id": "4HPwATDgc/ABMA"});
+    let (status, body) = server
+        .post(
+            "/apply-move",
+            &json!({"position": start, "dice": [6, 5], "play": "24/18", "partial": true}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["partial"]["complete"], false);
+    assert_eq!(body["partial"]["remaining_dice"], json!([5]));
+    assert_eq!(body["turn"], "x");
+    let (status, body) = server
+        .post(
+            "/apply-move",
+            &json!({"position": start, "dice": [6, 5], "play": "24/18 18/13", "partial": true}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["partial"]["complete"], true);
+    assert_eq!(body["turn"], "o");
+    let (status, body) = server
+        .post(
+            "/apply-move",
+            &json!({"position": start, "dice": [6, 5], "play": "6/1", "partial": true}),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["detail"], "point 1 is blocked");
+}
+
+#[tokio::test]
+async fn bad_input_is_a_clear_4xx_never_a_5xx() {
+    let server = Server::start(&[]).await;
+    let start = json!({"position_id": "4HPwATDgc/ABMA"});
+    let cases: Vec<(Value, &str, Option<&str>)> = vec![
+        (
+            json!({"position": start, "dice": [0, 5]}),
+            "invalid-dice",
+            Some("dice[0]"),
+        ),
+        (
+            json!({"position": start, "dice": [6, 7]}),
+            "invalid-dice",
+            Some("dice[1]"),
+        ),
+        (
+            json!({"position": start, "dice": [6, 5, 4]}),
+            "invalid-dice",
+            Some("dice"),
+        ),
+        (json!({"position": start}), "invalid-dice", Some("dice")),
+        (
+            json!({"position": start, "dice": [6, 5], "extra": 1}),
+            "invalid-request",
+            Some("extra"),
+        ),
+        (
+            json!({"position": start, "dice": "65"}),
+            "invalid-request",
+            Some("dice"),
+        ),
+        (
+            json!({"position": {"position_id": "4HPwATDgc/AB"}, "dice": [6, 5]}),
+            "invalid-position",
+            Some("position.position_id"),
+        ),
+        (
+            json!({"position": {"position_id": "4HPwATDgc/ABMA", "xgid": "x"}, "dice": [6, 5]}),
+            "invalid-position",
+            Some("position"),
+        ),
+        (
+            json!({"position": {"board": {"points": [16, 0], "turn": "x"}}, "dice": [6, 5]}),
+            "invalid-position",
+            Some("position.board.points"),
+        ),
+        (
+            json!({"position": {"board": {"points": [2,0,0,0,0,5,0,3,0,0,0,-5,5,0,0,0,-3,0,-5,0,0,0,0,-2], "off": {"x": 1, "o": 0}, "turn": "x"}}, "dice": [6, 5]}),
+            "invalid-position",
+            Some("position.board"),
+        ),
+        (
+            json!({"variant": "chess", "position": start, "dice": [6, 5]}),
+            "invalid-variant",
+            Some("variant"),
+        ),
+    ];
+    for (body, slug, field) in cases {
+        let (status, problem) = server.post("/legal-moves", &body).await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(problem["type"], slug, "{body}: {problem}");
+        assert_eq!(problem["field"].as_str(), field, "{body}: {problem}");
+        assert!(!problem["detail"].as_str().unwrap().is_empty());
+    }
+    // The board with 16 x checkers says so.
+    let (_, problem) = server
+        .post("/legal-moves", &json!({"position": {"board": {"points": [2,0,0,0,0,5,0,3,0,0,0,-5,5,0,0,0,-3,0,-5,0,0,0,0,3], "turn": "x"}}, "dice": [6, 5]}))
+        .await;
+    assert_eq!(
+        problem["detail"],
+        "x has 18 checkers on the board and bar but standard has 15"
+    );
+    // Malformed JSON, wrong types, empty and huge bodies.
+    for raw in [
+        &b"{"[..],
+        b"",
+        b"[]",
+        b"null",
+        b"{\"position\": 3}",
+        b"\xff\xfe",
+    ] {
+        let (status, ct, text) = server.post_raw("/legal-moves", raw.to_vec()).await;
+        assert_eq!(status, 400, "{raw:?}: {text}");
+        assert_eq!(ct, "application/problem+json");
+    }
+    let huge = format!(
+        "{{\"position\": {{\"position_id\": \"{}\"}}}}",
+        "A".repeat(200_000)
+    );
+    let (status, ct, _) = server.post_raw("/legal-moves", huge.into_bytes()).await;
+    assert_eq!(status, 413);
+    assert_eq!(ct, "application/problem+json");
+    let (status, _) = server.get("/no-such-thing").await;
+    assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn finished_game_and_game_over_result() {
+    let server = Server::start(&[]).await;
+    // x has one checker left on its 1-point; o has all 15 on x's 1..6 area (o's 19-24): backgammon.
+    let board = json!({"points": [1, -5, -5, -5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+                       "bar": {"x": 0, "o": 0}, "off": {"x": 14, "o": 0}, "turn": "x"});
+    let (status, body) = server
+        .post(
+            "/apply-move",
+            &json!({"position": {"board": board}, "dice": [6, 5], "play": "1/off"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["game_over"],
+        json!({"winner": "x", "result": "backgammon"})
+    );
+    let next = body["position"].clone();
+    let (status, body) = server
+        .post(
+            "/legal-moves",
+            &json!({"position": {"board": next["board"]}, "dice": [6, 5]}),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["type"], "game-over");
+}
