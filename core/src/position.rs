@@ -297,6 +297,9 @@ impl Position {
             return Err(IllegalPlay::GameOver);
         }
         let legal = self.legal_plays(dice);
+        if legal.is_empty() && play.is_empty() {
+            return Ok(Play::EMPTY);
+        }
         if let Some(key) = movegen::key_after(&self.board, play.moves()) {
             if let Some(i) = legal.position_of(key) {
                 // Same position; the moves must also be a sequence the dice allow.
