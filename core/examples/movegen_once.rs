@@ -33,10 +33,15 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
+    // Optional second argument: `doubles` or `non-doubles` only.
+    let only = std::env::args().nth(2).unwrap_or_default();
     let mut pairs = 0usize;
     let mut plays = 0usize;
     for pos in positions.iter().step_by(step) {
         for &dice in &Dice::ALL_21 {
+            if (only == "doubles" && !dice.is_double()) || (only == "non-doubles" && dice.is_double()) {
+                continue;
+            }
             plays += std::hint::black_box(pos.legal_plays(dice)).len();
             pairs += 1;
         }
