@@ -243,28 +243,24 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
             }
         } else if s.occ != 0 {
             let highest = 31 - s.occ.leading_zeros() as u8;
-            let can_bear_off = highest <= 6;
-            let mut srcs = s.occ & ((2u32 << max_from) - 1);
-            if !can_bear_off {
-                // Only checkers that stay on the board may move.
-                srcs &= !((2u32 << d) - 1);
+            let srcs = s.occ & ((2u32 << max_from) - 1);
+            let low = (2u32 << d) - 1;
+            // Checkers that stay on the board: any source above d whose
+            // target (d lower) is not blocked.
+            let mut movable = srcs & !low & !(self.block << d);
+            if highest <= 6 {
+                // Bearing off: from exactly d, or from the highest point when
+                // it is below d.
+                movable |= srcs & (1 << d);
+                if highest < d {
+                    movable |= srcs & (1 << highest);
+                }
             }
-            while srcs != 0 {
-                let from = 31 - srcs.leading_zeros() as u8;
-                srcs &= !(1 << from);
-                let to = if from > d {
-                    let to = from - d;
-                    if (self.block >> to) & 1 != 0 {
-                        continue;
-                    }
-                    to
-                } else if from == d || from == highest {
-                    0
-                } else {
-                    // Lower points cannot bear off with this die either.
-                    break;
-                };
-                moved = true;
+            moved = movable != 0;
+            while movable != 0 {
+                let from = 31 - movable.leading_zeros() as u8;
+                movable &= !(1 << from);
+                let to = from.saturating_sub(d);
                 if self.follows_prefix(depth, from, to) {
                     f(self, from, to);
                 }
