@@ -221,8 +221,9 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
     }
 
     /// Calls `f(self, from, to)` for every legal single move of die `d`
-    /// from `s` starting at or below `max_from`; returns whether there was
-    /// any (before the prefix filter).
+    /// from `s` starting at or below `max_from` and on a point of `sources`
+    /// (the bar is always allowed); returns whether there was any (before
+    /// the prefix filter).
     #[inline(always)]
     fn for_each_move(
         &mut self,
@@ -230,6 +231,7 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
         depth: usize,
         d: u8,
         max_from: u8,
+        sources: u32,
         mut f: impl FnMut(&mut Self, u8, u8),
     ) -> bool {
         let mut moved = false;
@@ -243,7 +245,7 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
             }
         } else if s.occ != 0 {
             let highest = 31 - s.occ.leading_zeros() as u8;
-            let srcs = s.occ & ((2u32 << max_from) - 1);
+            let srcs = s.occ & ((2u32 << max_from) - 1) & sources;
             let low = (2u32 << d) - 1;
             // Checkers that stay on the board: any source above d whose
             // target (d lower) is not blocked.
@@ -269,27 +271,14 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
         moved
     }
 
-    fn step(&mut self, s: &State, depth: usize, pips: u8, max_from: u8) {
+    /// Extends the sequence in `s` with the die at `depth`. `sources`
+    /// limits where that die's move may start (see the second order below).
+    fn step(&mut self, s: &State, depth: usize, pips: u8, max_from: u8, sources: u32) {
         let d = self.dice[depth];
         let pips_after = pips + d;
         let moved = if depth + 1 == self.n {
             // Last die: only the key and the play of each result are needed.
-            // In the second order of a non-double (smaller die first), a second
-            // move that neither bears off nor picks up the checker just moved
-            // commutes with the first: the larger-die-first pass has already
-            // reached that position (the bar is empty and blocks do not change).
-            let first = s.play.moves().first().copied();
-            let commutes_with_first = |from: u8, to: u8, me: &[u8; 26]| {
-                first.is_some_and(|m1| {
-                    let (f1, t1) = (m1.from().get(), m1.to().get());
-                    f1 != 25 && t1 != 0 && to != 0 && (from != t1 || me[usize::from(from)] >= 2)
-                })
-            };
-            let second_pass = !PREFIX && !self.double && self.dice[0] < self.dice[1];
-            self.for_each_move(s, depth, d, max_from, |g, from, to| {
-                if second_pass && commutes_with_first(from, to, &s.me) {
-                    return;
-                }
+            self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
                 let hit = (s.blot >> to) & 1 != 0;
                 let mut key = s.key - COUNT_UNIT[usize::from(from)] + COUNT_UNIT[usize::from(to)];
                 if hit {
@@ -300,10 +289,25 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
                 g.save(key, play, pips_after);
             })
         } else {
-            self.for_each_move(s, depth, d, max_from, |g, from, to| {
+            // The second order of a non-double (smaller die first, from an
+            // empty bar, not bearing off) can only reach new positions when
+            // the larger die moves the same checker on, or bears off: any
+            // other second move commutes with the first, so the larger-die-
+            // first order has reached that position already (blocks do not
+            // change, and the first move was legal after the second). Its
+            // last move is limited to those sources.
+            let second_order = !PREFIX && !self.double && self.dice[0] < self.dice[1];
+            let hi = self.dice[1];
+            self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
                 let next = s.moved(from, to);
                 let max_next = if g.double && !PREFIX { from } else { 24 };
-                g.step(&next, depth + 1, pips_after, max_next);
+                let next_sources = if second_order && from != 25 && to != 0 {
+                    let continues = if next.me[usize::from(to)] == 1 { 1u32 << to } else { 0 };
+                    continues | ((2u32 << hi) - 1)
+                } else {
+                    u32::MAX
+                };
+                g.step(&next, depth + 1, pips_after, max_next, next_sources);
             })
         };
         if !moved && (!PREFIX || depth >= self.prefix.len()) {
@@ -378,11 +382,11 @@ fn run<const PREFIX: bool>(
     };
     if g.double {
         g.n = 4;
-        g.step(&start, 0, 0, 24);
+        g.step(&start, 0, 0, 24, u32::MAX);
     } else {
-        g.step(&start, 0, 0, 24);
+        g.step(&start, 0, 0, 24, u32::MAX);
         g.dice = [lo, hi, lo, hi];
-        g.step(&start, 0, 0, 24);
+        g.step(&start, 0, 0, 24, u32::MAX);
     }
     g.best
 }
