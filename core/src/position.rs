@@ -300,16 +300,14 @@ impl Position {
         if legal.is_empty() && play.is_empty() {
             return Ok(Play::EMPTY);
         }
-        if let Some(key) = movegen::key_after(&self.board, play.moves()) {
-            if let Some(i) = legal.position_of(key) {
-                // Same position; the moves must also be a sequence the dice allow.
-                if movegen::plays_with_prefix(&self.board, dice, play.moves(), legal.dice_pips())
-                    .iter()
-                    .any(|p| p.len() == play.len())
-                {
-                    return Ok(*legal.get(i).unwrap_or(play));
-                }
-            }
+        // Same position as a legal play, and the moves are a sequence the dice allow.
+        if let Some(key) = movegen::key_after(&self.board, play.moves())
+            && let Some(i) = legal.position_of(key)
+            && movegen::plays_with_prefix(&self.board, dice, play.moves(), legal.dice_pips())
+                .iter()
+                .any(|p| p.len() == play.len())
+        {
+            return Ok(*legal.get(i).unwrap_or(play));
         }
         Err(self.explain(play.moves(), dice))
     }
@@ -377,7 +375,7 @@ impl Position {
             return IllegalPlay::NoMovePossible;
         }
         let mut hops = hops.to_vec();
-        hops.sort_by(|a, b| b.from().cmp(&a.from()));
+        hops.sort_by_key(|m| core::cmp::Reverse(m.from()));
         let mut b = self.board;
         let mut dice_left = dice_of(dice);
         let mut used: alloc::vec::Vec<Die> = alloc::vec::Vec::new();
