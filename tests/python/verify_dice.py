@@ -8,9 +8,10 @@ It does two things:
    the scheme alone, with nothing but ``hashlib`` and ``hmac``.
 2. With ``--base-url`` (repeatable), fetches a match's commitment, rolls and
    opening rolls from running services, checks their Ed25519 signatures
-   against ``GET /dice/keys``, checks that every service gives the same
-   answers (statelessness), and, given the operator token, reveals the seed
-   and recomputes every roll.
+   against ``GET /dice/keys`` (and each key id against the key), checks that
+   every service gives the same answers (statelessness) and refuses a reveal
+   with a wrong token, and, given the operator token, reveals the seed,
+   recomputes every roll and checks that ``POST /dice/verify`` agrees.
 
 Usage::
 
@@ -185,8 +186,8 @@ def check_vectors(path: Path, t: Tally) -> None:
 # --------------------------------------------------------------------------
 # Part 2: verify a running service.
 #
-# Everything that depends on the service's JSON shapes is in this section,
-# so it can be adjusted in one place if the service's wire format changes.
+# Everything that depends on the service's JSON shapes is in this section
+# (see docs/dice.md and openapi/openapi.json for the shapes).
 # --------------------------------------------------------------------------
 
 
@@ -223,6 +224,23 @@ def _load_ed25519() -> Callable[[bytes, bytes, bytes], bool] | None:
         return None
 
 
+class HttpError(RuntimeError):
+    """A non-2xx answer, with its status and problem document."""
+
+    def __init__(self, method: str, path: str, status: int, body: str) -> None:
+        super().__init__(f"{method} {path}: HTTP {status}: {body}")
+        self.status = status
+        try:
+            self.problem = json.loads(body)
+        except ValueError:
+            self.problem = {}
+
+
+def key_id(public_key: bytes) -> str:
+    """A key id: the first 16 hex digits of SHA-256(public key)."""
+    return hashlib.sha256(public_key).hexdigest()[:16]
+
+
 class Service:
     """A bgref service at one base URL."""
 
@@ -230,31 +248,29 @@ class Service:
         self.base = base_url.rstrip("/")
         self.timeout = timeout
 
-    def _call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    def _call(self, method: str, path: str, body: Any = None, auth: str | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
         req = urllib.request.Request(self.base + path, data=data, method=method)
         req.add_header("Accept", "application/json")
         if data is not None:
             req.add_header("Content-Type", "application/json")
-        if token is not None:
-            req.add_header("Authorization", f"Bearer {token}")
+        if auth is not None:
+            req.add_header("Authorization", auth)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 return json.load(resp)
         except urllib.error.HTTPError as e:
-            detail = e.read().decode("utf-8", "replace")
-            raise RuntimeError(f"{method} {path}: HTTP {e.code}: {detail}") from None
+            raise HttpError(method, path, e.code, e.read().decode("utf-8", "replace")) from None
 
     # GET /dice/commitment?match_id=.. -> {"match_id", "commitment"}
     def commitment(self, match_id: str) -> str:
         q = urllib.parse.urlencode({"match_id": match_id})
         return self._call("GET", f"/dice/commitment?{q}")["commitment"]
 
-    # GET /dice/keys -> {"keys": [{"key_id", "algorithm": "ed25519", "public_key": hex}]}
-    def keys(self) -> dict[str, bytes]:
-        body = self._call("GET", "/dice/keys")
-        entries = body["keys"] if isinstance(body, dict) else body
-        return {k["key_id"]: bytes.fromhex(k["public_key"]) for k in entries}
+    # GET /dice/keys -> {"keys": [{"key_id", "algorithm": "ed25519",
+    #                              "public_key": hex, "current": bool}]}
+    def keys(self) -> list[dict[str, Any]]:
+        return self._call("GET", "/dice/keys")["keys"]
 
     # POST /dice/roll {match_id, client_seed, game, turn} ->
     # {"match_id", "client_seed", "game", "turn", "dice": [a, b], "commitment",
@@ -264,24 +280,33 @@ class Service:
         return self._call("POST", "/dice/roll", body)
 
     # POST /dice/opening {match_id, client_seed, game} ->
-    # {"match_id", "client_seed", "game", "x_die", "o_die", "starts", "ties",
-    #  "dice": [x, o], "commitment", "key_id"?, "signature"?}
+    # {"match_id", "client_seed", "game", "turn": 0, "x_die", "o_die", "starts",
+    #  "ties", "dice": [x_die, o_die], "commitment", "key_id", "signature"}
     def opening(self, match_id: str, client_seed: str, game: int) -> dict[str, Any]:
         body = {"match_id": match_id, "client_seed": client_seed, "game": game}
         return self._call("POST", "/dice/opening", body)
 
     # POST /dice/reveal {match_id} with Authorization: Bearer <token> ->
-    # {"match_id", "server_seed": hex, ...}
-    def reveal(self, match_id: str, token: str) -> bytes:
-        body = self._call("POST", "/dice/reveal", {"match_id": match_id}, token=token)
-        return bytes.fromhex(body["server_seed"])
+    # {"match_id", "server_seed": hex, "commitment"}
+    def reveal(self, match_id: str, auth: str | None) -> dict[str, Any]:
+        return self._call("POST", "/dice/reveal", {"match_id": match_id}, auth=auth)
+
+    # POST /dice/verify {match_id, server_seed, commitment,
+    #                    rolls: [{client_seed, game, turn, dice}]} ->
+    # {"match_id", "seed_commitment", "commitment_matches",
+    #  "rolls": [{"game", "turn", "dice", "expected", "matches"}],
+    #  "mismatches": [index], "valid"}
+    def verify(self, match_id: str, seed_hex: str, commitment_hex: str,
+               rolls: list[dict[str, Any]]) -> dict[str, Any]:
+        body = {"match_id": match_id, "server_seed": seed_hex, "commitment": commitment_hex,
+                "rolls": rolls}
+        return self._call("POST", "/dice/verify", body)
 
 
 def opening_signing_bytes(match_id: str, client_seed: str, game: int, resp: dict[str, Any]) -> bytes:
-    """ASSUMPTION (not fixed by the contract yet): an opening response is
-    signed as turn 0 with its dice [x_die, o_die]."""
-    d1, d2 = resp["dice"]
-    return roll_signing_bytes(match_id, client_seed, game, 0, d1, d2, resp["commitment"])
+    """An opening roll is signed as turn 0 with its dice [x_die, o_die]."""
+    return roll_signing_bytes(match_id, client_seed, game, 0, resp["x_die"], resp["o_die"],
+                              resp["commitment"])
 
 
 def check_service(args: argparse.Namespace, t: Tally) -> None:
@@ -313,27 +338,44 @@ def check_service(args: argparse.Namespace, t: Tally) -> None:
     t.check(all(c == published for c in commitments), "same commitment on every service",
             str(commitments))
     keys: dict[str, bytes] = {}
+    first_listing: list[dict[str, Any]] | None = None
     for s in services:
-        k = call(f"{s.base} keys", s.keys)
-        if k is not None:
-            t.check(not keys or keys == k, f"{s.base}: same /dice/keys on every service")
-            keys = keys or k
+        listing = call(f"{s.base} keys", s.keys)
+        if listing is None:
+            continue
+        if first_listing is None:
+            first_listing = listing
+            for k in listing:
+                pk = bytes.fromhex(k["public_key"])
+                t.check(k.get("algorithm") == "ed25519" and len(pk) == 32,
+                        f"key {k.get('key_id')!r}: a 32-byte ed25519 key", str(k))
+                t.check(k["key_id"] == key_id(pk),
+                        f"key {k['key_id']!r}: id is the first 16 hex digits of SHA-256(key)",
+                        key_id(pk))
+                keys[k["key_id"]] = pk
+            t.check(sum(1 for k in listing if k.get("current")) == 1,
+                    "exactly one current key", str(listing))
+        else:
+            t.check(listing == first_listing, f"{s.base}: same /dice/keys on every service")
 
     def check_signature(what: str, resp: dict[str, Any], message: bytes) -> None:
+        key, sig = resp.get("key_id"), resp.get("signature")
+        if not t.check(key is not None and sig is not None, f"{what}: signed",
+                       "no key_id/signature"):
+            return
+        if not t.check(key in keys, f"{what}: key id {key!r} published"):
+            return
         if ed25519 is None:
-            return
-        key_id, sig = resp.get("key_id"), resp.get("signature")
-        if key_id is None or sig is None:
-            t.check(False, f"{what}: signed", "no key_id/signature")
-            return
-        if not t.check(key_id in keys, f"{what}: key id {key_id!r} published"):
             return
         try:
             sig_bytes = bytes.fromhex(sig)
         except ValueError:
             t.check(False, f"{what}: signature is hex", sig)
             return
-        t.check(ed25519(keys[key_id], message, sig_bytes), f"{what}: Ed25519 signature verifies")
+        t.check(ed25519(keys[key], message, sig_bytes), f"{what}: Ed25519 signature verifies")
+        # A signature over anything else must not verify.
+        t.check(not ed25519(keys[key], message + b"x", sig_bytes),
+                f"{what}: signature does not verify other bytes")
 
     rolls: dict[tuple[int, int], list[int]] = {}
     openings: dict[int, dict[str, Any]] = {}
@@ -344,13 +386,15 @@ def check_service(args: argparse.Namespace, t: Tally) -> None:
             o = call(what, lambda s=s: s.opening(mid, cs, game))
             if o is None:
                 continue
+            echoed = (o.get("match_id"), o.get("client_seed"), o.get("game"), o.get("turn"))
+            t.check(echoed == (mid, cs, game, 0), f"{what}: echoes its request, turn 0",
+                    str(echoed))
             t.check(o.get("commitment") == published, f"{what}: commitment")
             t.check(o.get("x_die") != o.get("o_die")
                     and o.get("starts") == ("x" if o["x_die"] > o["o_die"] else "o")
                     and o.get("dice") == [o["x_die"], o["o_die"]],
                     f"{what}: higher die starts with both dice", str(o))
-            if "signature" in o:
-                check_signature(what, o, opening_signing_bytes(mid, cs, game, o))
+            check_signature(what, o, opening_signing_bytes(mid, cs, game, o))
             if first is None:
                 first = o
                 openings[game] = o
@@ -379,13 +423,32 @@ def check_service(args: argparse.Namespace, t: Tally) -> None:
                 else:
                     t.check(r == first, f"{what}: same as {services[0].base}", f"{r} != {first}")
 
+    # The reveal is refused without the operator's token.
+    for s in services:
+        try:
+            s.reveal(mid, "Bearer not-the-token")
+            t.check(False, f"{s.base}: reveal with a wrong token is refused", "it succeeded")
+        except HttpError as e:
+            t.check(e.status in (401, 403)
+                    and e.problem.get("type") in ("unauthorized", "reveal-disabled"),
+                    f"{s.base}: reveal with a wrong token is refused", str(e))
+        except OSError as e:
+            t.check(False, f"{s.base}: reveal with a wrong token", str(e))
+
     if not args.reveal_token:
         t.skip("reveal: no --reveal-token (or BGREF_REVEAL_TOKEN) given")
         return
-    seed = call(f"{services[0].base} reveal", lambda: services[0].reveal(mid, args.reveal_token))
-    if seed is None:
+    revealed = call(f"{services[0].base} reveal",
+                    lambda: services[0].reveal(mid, f"Bearer {args.reveal_token}"))
+    if revealed is None:
         return
+    seed = bytes.fromhex(revealed["server_seed"])
+    t.check(revealed.get("commitment") == published, "reveal answers the published commitment")
     t.check(commitment(seed) == published, "revealed seed opens the published commitment")
+    for s in services[1:]:
+        other = call(f"{s.base} reveal", lambda s=s: s.reveal(mid, f"Bearer {args.reveal_token}"))
+        if other is not None:
+            t.check(other == revealed, f"{s.base}: same seed revealed")
     if args.master_secret_hex:
         t.check(seed == server_seed(bytes.fromhex(args.master_secret_hex), mid),
                 "revealed seed derives from the given master secret")
@@ -396,6 +459,36 @@ def check_service(args: argparse.Namespace, t: Tally) -> None:
         want = opening_roll(seed, cs, game)
         got = {k: o.get(k) for k in want}
         t.check(got == want, f"recomputed opening of game {game}", f"served {got}, seed gives {want}")
+
+    # POST /dice/verify agrees: every served roll is valid, a tampered one is caught.
+    claims = [{"client_seed": cs, "game": g, "turn": 0, "dice": o["dice"]}
+              for g, o in openings.items()]
+    claims += [{"client_seed": cs, "game": g, "turn": tu, "dice": d}
+               for (g, tu), d in rolls.items()]
+    if not claims:
+        return
+    for s in services:
+        what = f"{s.base} /dice/verify"
+        v = call(what, lambda s=s: s.verify(mid, seed.hex(), published, claims))
+        if v is None:
+            continue
+        t.check(v.get("valid") is True and v.get("commitment_matches") is True
+                and v.get("mismatches") == [] and len(v.get("rolls", [])) == len(claims)
+                and all(r["matches"] and r["expected"] == c["dice"]
+                        for r, c in zip(v["rolls"], claims)),
+                f"{what}: the served rolls verify", json.dumps(v)[:300])
+    bad = [dict(c) for c in claims]
+    i = len(bad) - 1
+    a, b = bad[i]["dice"]
+    bad[i]["dice"] = [b, a] if a != b else [a, a % 6 + 1]
+    wrong_commitment = commitment(hashlib.sha256(seed).digest())
+    v = call("/dice/verify (tampered)",
+             lambda: services[0].verify(mid, seed.hex(), wrong_commitment, bad))
+    if v is not None:
+        t.check(v.get("valid") is False and v.get("commitment_matches") is False
+                and v.get("mismatches") == [i],
+                "/dice/verify catches a tampered roll and a wrong commitment",
+                json.dumps(v)[:300])
 
 
 # --------------------------------------------------------------------------

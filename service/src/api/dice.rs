@@ -1,1 +1,605 @@
-//! Dice operations (filled in by the dice work).
+//! Commit-reveal dice (api.md, "Dice"): signed rolls and opening rolls,
+//! commitments, the protected reveal, verification and the published keys.
+//!
+//! Every answer is a function of the configuration and the request alone,
+//! so any replica with the same secrets answers alike. The scheme itself is
+//! `bgref_core::verify`; this module bounds the inputs, signs, and checks
+//! the reveal token.
+//!
+//! A roll's signature is Ed25519 over
+//! [`verify::roll_signing_bytes`]; an opening roll is signed the same way
+//! with turn 0 and the dice `[x_die, o_die]`.
+
+use bgref_core::verify::{self, ClaimedRoll};
+use bgref_core::{Dice, Die};
+
+use crate::error::{ApiError, ErrorKind};
+use crate::keys::{ALGORITHM, DiceKeys, RevealAccess};
+use crate::wire::dice::{
+    ClaimedRollInput, CommitmentQuery, CommitmentResponse, KeyOutput, KeysResponse, OpeningRequest,
+    OpeningResponse, RevealRequest, RevealResponse, RollRequest, RollResponse, RollVerdict,
+    VerifyRequest, VerifyResponse,
+};
+
+/// Longest `match_id`, in bytes of UTF-8.
+pub const MAX_MATCH_ID_BYTES: usize = 128;
+/// Longest `client_seed`, in bytes of UTF-8.
+pub const MAX_CLIENT_SEED_BYTES: usize = 256;
+/// Largest game number (games count from 1).
+pub const MAX_GAME: u32 = 100_000;
+/// Largest turn number (turns count from 1; 0 is the opening roll).
+pub const MAX_TURN: u32 = 10_000;
+/// Most rolls one `POST /dice/verify` checks.
+pub const MAX_VERIFY_ROLLS: usize = 1000;
+
+/// Checks a text field: length in bytes within `min..=max`, no control
+/// characters (a `\n` would make the signed bytes ambiguous).
+fn check_text(
+    value: &str,
+    field: &str,
+    slug: &'static str,
+    min: usize,
+    max: usize,
+) -> Result<(), ApiError> {
+    let name = field.rsplit('.').next().unwrap_or(field);
+    if value.len() < min {
+        return Err(ApiError::invalid(
+            slug,
+            field,
+            format!("{name} is required: 1 to {max} bytes"),
+        ));
+    }
+    if value.len() > max {
+        return Err(ApiError::invalid(
+            slug,
+            field,
+            format!("{name} is at most {max} bytes, got {}", value.len()),
+        ));
+    }
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(ApiError::invalid(
+            slug,
+            field,
+            format!(
+                "{name} must not contain control characters, found U+{:04X}",
+                u32::from(c)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a match id and, once it is known to be short and free of control
+/// characters, records it on the current span (as `match_id`, when the span
+/// declares that field).
+fn check_match_id(match_id: &str, field: &str) -> Result<(), ApiError> {
+    check_text(match_id, field, "invalid-match-id", 1, MAX_MATCH_ID_BYTES)?;
+    tracing::Span::current().record("match_id", match_id);
+    Ok(())
+}
+
+fn check_client_seed(client_seed: &str, field: &str) -> Result<(), ApiError> {
+    check_text(
+        client_seed,
+        field,
+        "invalid-client-seed",
+        0,
+        MAX_CLIENT_SEED_BYTES,
+    )
+}
+
+/// A number within `min..=max`.
+fn bounded(
+    value: i64,
+    field: &str,
+    slug: &'static str,
+    min: u32,
+    max: u32,
+    hint: &str,
+) -> Result<u32, ApiError> {
+    u32::try_from(value)
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or_else(|| {
+            let name = field.rsplit('.').next().unwrap_or(field);
+            ApiError::invalid(
+                slug,
+                field,
+                format!("{name} is {min} to {max}{hint}, got {value}"),
+            )
+        })
+}
+
+fn game(value: i64, field: &str) -> Result<u32, ApiError> {
+    bounded(value, field, "invalid-game", 1, MAX_GAME, "")
+}
+
+/// The signature of a roll, in hex.
+fn sign_roll(
+    keys: &DiceKeys,
+    match_id: &str,
+    client_seed: &str,
+    game: u32,
+    turn: u32,
+    dice: Dice,
+    commitment: &[u8; verify::SEED_LEN],
+) -> String {
+    let message = verify::roll_signing_bytes(match_id, client_seed, game, turn, dice, commitment);
+    verify::to_hex(&keys.sign(&message).to_bytes())
+}
+
+/// The dice of one turn, signed.
+///
+/// # Errors
+/// `invalid-match-id`, `invalid-client-seed`, `invalid-game`, `invalid-turn`.
+pub fn roll(keys: &DiceKeys, req: &RollRequest) -> Result<RollResponse, ApiError> {
+    check_match_id(&req.match_id, "match_id")?;
+    check_client_seed(&req.client_seed, "client_seed")?;
+    let game = game(req.game, "game")?;
+    let turn = bounded(
+        req.turn,
+        "turn",
+        "invalid-turn",
+        1,
+        MAX_TURN,
+        " (turn 0 is the opening roll: POST /dice/opening)",
+    )?;
+    let seed = keys.server_seed(&req.match_id);
+    let commitment = verify::commitment(&seed);
+    let dice = verify::roll(&seed, &req.client_seed, game, turn);
+    Ok(RollResponse {
+        match_id: req.match_id.clone(),
+        client_seed: req.client_seed.clone(),
+        game,
+        turn,
+        dice: dice.values(),
+        commitment: verify::to_hex(&commitment),
+        key_id: keys.key_id().to_owned(),
+        signature: sign_roll(
+            keys,
+            &req.match_id,
+            &req.client_seed,
+            game,
+            turn,
+            dice,
+            &commitment,
+        ),
+    })
+}
+
+/// The opening roll of a game, signed as turn 0 with the dice `[x_die, o_die]`.
+///
+/// # Errors
+/// `invalid-match-id`, `invalid-client-seed`, `invalid-game`.
+pub fn opening(keys: &DiceKeys, req: &OpeningRequest) -> Result<OpeningResponse, ApiError> {
+    check_match_id(&req.match_id, "match_id")?;
+    check_client_seed(&req.client_seed, "client_seed")?;
+    let game = game(req.game, "game")?;
+    let seed = keys.server_seed(&req.match_id);
+    let commitment = verify::commitment(&seed);
+    let opening = verify::opening_roll(&seed, &req.client_seed, game);
+    Ok(OpeningResponse {
+        match_id: req.match_id.clone(),
+        client_seed: req.client_seed.clone(),
+        game,
+        turn: 0,
+        x_die: opening.x_die.get(),
+        o_die: opening.o_die.get(),
+        starts: opening.starts.into(),
+        ties: opening.ties,
+        dice: opening.dice.values(),
+        commitment: verify::to_hex(&commitment),
+        key_id: keys.key_id().to_owned(),
+        signature: sign_roll(
+            keys,
+            &req.match_id,
+            &req.client_seed,
+            game,
+            0,
+            opening.dice,
+            &commitment,
+        ),
+    })
+}
+
+/// The commitment of a match, to publish before it starts.
+///
+/// # Errors
+/// `invalid-match-id`.
+pub fn commitment(keys: &DiceKeys, req: &CommitmentQuery) -> Result<CommitmentResponse, ApiError> {
+    let match_id = req.match_id.as_deref().unwrap_or_default();
+    check_match_id(match_id, "match_id")?;
+    let seed = keys.server_seed(match_id);
+    Ok(CommitmentResponse {
+        match_id: match_id.to_owned(),
+        commitment: verify::to_hex(&verify::commitment(&seed)),
+    })
+}
+
+/// The server seed of a match, for the holder of the reveal token.
+/// `authorization` is the `Authorization` header (HTTP) or metadata (gRPC).
+///
+/// # Errors
+/// `reveal-disabled` without a configured token, `unauthorized` for a
+/// missing or wrong one (both checked before the request), then
+/// `invalid-match-id`.
+pub fn reveal(
+    keys: &DiceKeys,
+    req: &RevealRequest,
+    authorization: Option<&str>,
+) -> Result<RevealResponse, ApiError> {
+    match keys.reveal_access(authorization) {
+        RevealAccess::Disabled => {
+            return Err(ApiError::new(
+                ErrorKind::Forbidden,
+                "reveal-disabled",
+                "revealing seeds is disabled on this service: the operator has configured no \
+                 reveal token (BGREF_REVEAL_TOKEN)",
+            ));
+        }
+        RevealAccess::Denied => {
+            return Err(ApiError::new(
+                ErrorKind::Unauthenticated,
+                "unauthorized",
+                "revealing a seed needs the operator's token: `Authorization: Bearer <token>`; \
+                 none or a wrong one was given",
+            ));
+        }
+        RevealAccess::Granted => {}
+    }
+    check_match_id(&req.match_id, "match_id")?;
+    let seed = keys.server_seed(&req.match_id);
+    tracing::info!(match_id = %req.match_id, "server seed revealed");
+    Ok(RevealResponse {
+        match_id: req.match_id.clone(),
+        server_seed: verify::to_hex(&*seed),
+        commitment: verify::to_hex(&verify::commitment(&seed)),
+    })
+}
+
+/// Reads one claimed roll of a verify request.
+fn claimed_roll(roll: &ClaimedRollInput, i: usize) -> Result<ClaimedRoll<'_>, ApiError> {
+    let field = |name: &str| format!("rolls[{i}].{name}");
+    check_client_seed(&roll.client_seed, &field("client_seed"))?;
+    let game = game(roll.game, &field("game"))?;
+    let turn = bounded(
+        roll.turn,
+        &field("turn"),
+        "invalid-turn",
+        0,
+        MAX_TURN,
+        " (0 is the opening roll)",
+    )?;
+    if roll.dice.len() != 2 {
+        return Err(ApiError::invalid(
+            "invalid-dice",
+            field("dice"),
+            format!("a roll is exactly two dice, got {}", roll.dice.len()),
+        ));
+    }
+    let die = |k: usize| {
+        Die::try_from(roll.dice[k]).map_err(|_| {
+            ApiError::invalid(
+                "invalid-dice",
+                format!("rolls[{i}].dice[{k}]"),
+                format!("a die shows 1 to 6, got {}", roll.dice[k]),
+            )
+        })
+    };
+    Ok(ClaimedRoll {
+        client_seed: &roll.client_seed,
+        game,
+        turn,
+        dice: Dice::new(die(0)?, die(1)?),
+    })
+}
+
+/// Checks rolls against a revealed seed and the published commitment. Pure:
+/// needs no secret.
+///
+/// # Errors
+/// `invalid-match-id`, `invalid-server-seed`, `invalid-commitment`,
+/// `too-many-rolls`, and per roll `invalid-client-seed`, `invalid-game`,
+/// `invalid-turn`, `invalid-dice`.
+pub fn verify(req: &VerifyRequest) -> Result<VerifyResponse, ApiError> {
+    check_match_id(&req.match_id, "match_id")?;
+    let seed = verify::parse_hex32(&req.server_seed).map_err(|e| {
+        ApiError::invalid(
+            "invalid-server-seed",
+            "server_seed",
+            format!("server_seed: {e}"),
+        )
+    })?;
+    let commitment = verify::parse_hex32(&req.commitment).map_err(|e| {
+        ApiError::invalid(
+            "invalid-commitment",
+            "commitment",
+            format!("commitment: {e}"),
+        )
+    })?;
+    if req.rolls.len() > MAX_VERIFY_ROLLS {
+        return Err(ApiError::invalid(
+            "too-many-rolls",
+            "rolls",
+            format!(
+                "at most {MAX_VERIFY_ROLLS} rolls per request, got {}",
+                req.rolls.len()
+            ),
+        ));
+    }
+    let claims = req
+        .rolls
+        .iter()
+        .enumerate()
+        .map(|(i, r)| claimed_roll(r, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    let verdict = verify::verify_rolls(&seed, &commitment, &claims);
+    Ok(VerifyResponse {
+        match_id: req.match_id.clone(),
+        seed_commitment: verify::to_hex(&verdict.seed_commitment),
+        commitment_matches: verdict.commitment_matches,
+        mismatches: verdict.mismatches().collect(),
+        valid: verdict.is_valid(),
+        rolls: claims
+            .iter()
+            .zip(&verdict.rolls)
+            .map(|(claim, check)| RollVerdict {
+                game: claim.game,
+                turn: claim.turn,
+                dice: check.claimed.values(),
+                expected: check.expected.values(),
+                matches: check.matches,
+            })
+            .collect(),
+    })
+}
+
+/// The public keys that sign (and signed) rolls.
+pub fn keys(keys: &DiceKeys) -> KeysResponse {
+    KeysResponse {
+        keys: keys
+            .published()
+            .iter()
+            .map(|k| KeyOutput {
+                key_id: k.key_id.clone(),
+                algorithm: ALGORITHM.to_owned(),
+                public_key: verify::to_hex(k.public_key.as_bytes()),
+                current: k.current,
+            })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::{Signature, VerifyingKey};
+
+    const SECRET: [u8; 32] = {
+        let mut s = [0u8; 32];
+        let mut i = 0;
+        while i < 32 {
+            s[i] = i as u8;
+            i += 1;
+        }
+        s
+    };
+
+    fn keys(token: Option<&str>) -> DiceKeys {
+        DiceKeys::from_parts(&SECRET, &[9u8; 32], token).unwrap()
+    }
+
+    fn roll_req(match_id: &str, client_seed: &str, game: i64, turn: i64) -> RollRequest {
+        RollRequest {
+            match_id: match_id.into(),
+            client_seed: client_seed.into(),
+            game,
+            turn,
+        }
+    }
+
+    fn verifying_key(k: &DiceKeys) -> VerifyingKey {
+        let hex = &super::keys(k).keys[0].public_key;
+        VerifyingKey::from_bytes(&verify::parse_hex32(hex).unwrap()).unwrap()
+    }
+
+    fn signature(hex: &str) -> Signature {
+        let a = verify::parse_hex32(&hex[..64]).unwrap();
+        let b = verify::parse_hex32(&hex[64..]).unwrap();
+        let mut bytes = [0u8; 64];
+        bytes[..32].copy_from_slice(&a);
+        bytes[32..].copy_from_slice(&b);
+        Signature::from_bytes(&bytes)
+    }
+
+    #[test]
+    fn rolls_match_the_vectors_and_are_signed() {
+        let k = keys(None);
+        let r = roll(&k, &roll_req("match-0001", "alice:bob", 1, 1)).unwrap();
+        assert_eq!(r.dice, [3, 5]);
+        assert_eq!(
+            r.commitment,
+            "aebb1934451e5e78c63cde858fb88b5eac408be3bd1d8cdd9baf6312ec7443cc"
+        );
+        assert_eq!(r.key_id, k.key_id());
+        let message = format!(
+            "bgref-roll-v1\nmatch-0001\nalice:bob\n1\n1\n3\n5\n{}",
+            r.commitment
+        );
+        verifying_key(&k)
+            .verify_strict(message.as_bytes(), &signature(&r.signature))
+            .unwrap();
+        // Deterministic, signature included (Ed25519 is deterministic).
+        assert_eq!(
+            roll(&k, &roll_req("match-0001", "alice:bob", 1, 1)).unwrap(),
+            r
+        );
+    }
+
+    #[test]
+    fn opening_is_signed_as_turn_zero() {
+        let k = keys(None);
+        let req = OpeningRequest {
+            match_id: "match-0001".into(),
+            client_seed: "alice:bob".into(),
+            game: 2,
+        };
+        let o = opening(&k, &req).unwrap();
+        assert_eq!((o.x_die, o.o_die, o.ties, o.turn), (1, 4, 0, 0));
+        assert_eq!(o.starts, crate::wire::common::PlayerName::O);
+        assert_eq!(o.dice, [1, 4]);
+        let message = format!(
+            "bgref-roll-v1\nmatch-0001\nalice:bob\n2\n0\n1\n4\n{}",
+            o.commitment
+        );
+        verifying_key(&k)
+            .verify_strict(message.as_bytes(), &signature(&o.signature))
+            .unwrap();
+    }
+
+    #[test]
+    fn limits() {
+        let k = keys(None);
+        let long_id = "m".repeat(MAX_MATCH_ID_BYTES + 1);
+        let long_seed = "s".repeat(MAX_CLIENT_SEED_BYTES + 1);
+        let cases = [
+            (roll_req("", "c", 1, 1), "invalid-match-id", "match_id"),
+            (
+                roll_req(&long_id, "c", 1, 1),
+                "invalid-match-id",
+                "match_id",
+            ),
+            (roll_req("a\nb", "c", 1, 1), "invalid-match-id", "match_id"),
+            (
+                roll_req("m", &long_seed, 1, 1),
+                "invalid-client-seed",
+                "client_seed",
+            ),
+            (
+                roll_req("m", "x\u{7f}", 1, 1),
+                "invalid-client-seed",
+                "client_seed",
+            ),
+            (roll_req("m", "c", 0, 1), "invalid-game", "game"),
+            (roll_req("m", "c", 100_001, 1), "invalid-game", "game"),
+            (roll_req("m", "c", -1, 1), "invalid-game", "game"),
+            (roll_req("m", "c", 1, 0), "invalid-turn", "turn"),
+            (roll_req("m", "c", 1, 10_001), "invalid-turn", "turn"),
+            (roll_req("m", "c", 1, i64::MAX), "invalid-turn", "turn"),
+        ];
+        for (req, slug, field) in cases {
+            let err = roll(&k, &req).unwrap_err();
+            assert_eq!(
+                (err.slug, err.field.as_deref()),
+                (slug, Some(field)),
+                "{req:?}"
+            );
+            assert_eq!(err.kind, ErrorKind::InvalidInput);
+        }
+        // The bounds themselves are fine.
+        let id = "é".repeat(MAX_MATCH_ID_BYTES / 2);
+        let seed = "s".repeat(MAX_CLIENT_SEED_BYTES);
+        roll(
+            &k,
+            &roll_req(&id, &seed, i64::from(MAX_GAME), i64::from(MAX_TURN)),
+        )
+        .unwrap();
+        roll(&k, &roll_req("m", "", 1, 1)).unwrap();
+        let err = commitment(&k, &CommitmentQuery::default()).unwrap_err();
+        assert_eq!(err.slug, "invalid-match-id");
+        assert!(err.detail.contains("required"), "{}", err.detail);
+    }
+
+    #[test]
+    fn reveal_is_protected() {
+        let req = RevealRequest {
+            match_id: "match-0001".into(),
+        };
+        let err = reveal(&keys(None), &req, Some("Bearer x")).unwrap_err();
+        assert_eq!(
+            (err.kind, err.slug),
+            (ErrorKind::Forbidden, "reveal-disabled")
+        );
+        let k = keys(Some("tok"));
+        for auth in [None, Some("Bearer nope"), Some("tok")] {
+            let err = reveal(&k, &req, auth).unwrap_err();
+            assert_eq!(
+                (err.kind, err.slug),
+                (ErrorKind::Unauthenticated, "unauthorized")
+            );
+        }
+        let r = reveal(&k, &req, Some("Bearer tok")).unwrap();
+        assert_eq!(
+            r.server_seed,
+            "6025512f08ad4012896b8d1ad5ca00f965105f03adc2205032d249edbfc8bc2b"
+        );
+        let c = commitment(
+            &k,
+            &CommitmentQuery {
+                match_id: Some("match-0001".into()),
+            },
+        )
+        .unwrap();
+        assert_eq!(r.commitment, c.commitment);
+    }
+
+    #[test]
+    fn verify_reports_each_roll() {
+        let claim = |turn: i64, dice: Vec<i64>| ClaimedRollInput {
+            client_seed: "alice:bob".into(),
+            game: 1,
+            turn,
+            dice,
+        };
+        let mut req = VerifyRequest {
+            match_id: "match-0001".into(),
+            server_seed: "6025512f08ad4012896b8d1ad5ca00f965105f03adc2205032d249edbfc8bc2b".into(),
+            commitment: "AEBB1934451E5E78C63CDE858FB88B5EAC408BE3BD1D8CDD9BAF6312EC7443CC".into(),
+            rolls: vec![
+                claim(0, vec![6, 5]),
+                claim(1, vec![3, 5]),
+                claim(2, vec![2, 5]),
+            ],
+        };
+        let v = verify(&req).unwrap();
+        assert!(v.commitment_matches);
+        assert!(!v.valid);
+        assert_eq!(v.mismatches, [2]);
+        assert_eq!(v.rolls[2].expected, [5, 2]);
+        req.rolls.pop();
+        assert!(verify(&req).unwrap().valid);
+
+        let mut bad = req.clone();
+        bad.rolls[1].dice = vec![3, 7];
+        let err = verify(&bad).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("rolls[1].dice[1]"));
+        let mut bad = req.clone();
+        bad.rolls[0].dice = vec![3];
+        assert_eq!(
+            verify(&bad).unwrap_err().field.as_deref(),
+            Some("rolls[0].dice")
+        );
+        let mut bad = req.clone();
+        bad.server_seed.pop();
+        assert_eq!(verify(&bad).unwrap_err().slug, "invalid-server-seed");
+        let mut bad = req.clone();
+        bad.commitment = "zz".into();
+        assert_eq!(verify(&bad).unwrap_err().slug, "invalid-commitment");
+        let mut bad = req.clone();
+        bad.rolls = vec![claim(1, vec![1, 1]); MAX_VERIFY_ROLLS + 1];
+        assert_eq!(verify(&bad).unwrap_err().slug, "too-many-rolls");
+        bad.rolls.truncate(MAX_VERIFY_ROLLS);
+        assert_eq!(verify(&bad).unwrap().rolls.len(), MAX_VERIFY_ROLLS);
+    }
+
+    #[test]
+    fn keys_list_the_current_key() {
+        let k = keys(None);
+        let listed = super::keys(&k);
+        assert_eq!(listed.keys.len(), 1);
+        assert_eq!(listed.keys[0].key_id, k.key_id());
+        assert_eq!(listed.keys[0].algorithm, "ed25519");
+        assert!(listed.keys[0].current);
+        assert_eq!(listed.keys[0].public_key.len(), 64);
+    }
+}

@@ -1,10 +1,159 @@
-//! Dice endpoints (filled in by the dice work).
+//! `POST /dice/roll`, `POST /dice/opening`, `GET /dice/commitment`,
+//! `POST /dice/reveal`, `POST /dice/verify`, `GET /dice/keys`.
 
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, header};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ComponentsBuilder, OpenApiBuilder};
 use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
+use super::error::Problem;
+use super::extract::ApiJson;
+use crate::api;
+use crate::error::ApiError;
 use crate::state::AppState;
+use crate::wire::dice::{
+    CommitmentQuery, CommitmentResponse, KeysResponse, OpeningRequest, OpeningResponse,
+    RevealRequest, RevealResponse, RollRequest, RollResponse, VerifyRequest, VerifyResponse,
+};
 
-/// The dice routes.
+/// The dice routes, with the `bearer` security scheme of the reveal.
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+    let bearer = SecurityScheme::Http(
+        HttpBuilder::new()
+            .scheme(HttpAuthScheme::Bearer)
+            .description(Some(
+                "The operator's reveal token (BGREF_REVEAL_TOKEN), for POST /dice/reveal",
+            ))
+            .build(),
+    );
+    let doc = OpenApiBuilder::new()
+        .components(Some(
+            ComponentsBuilder::new()
+                .security_scheme("bearer", bearer)
+                .build(),
+        ))
+        .build();
+    OpenApiRouter::with_openapi(doc)
+        .routes(routes!(roll))
+        .routes(routes!(opening))
+        .routes(routes!(commitment))
+        .routes(routes!(reveal))
+        .routes(routes!(verify))
+        .routes(routes!(keys))
+}
+
+/// Rolls the dice of one turn.
+///
+/// The first two dice of the stream of `(match_id, client_seed, game, turn)`:
+/// the same request gives the same dice on every replica. The response is
+/// signed with the service's Ed25519 key.
+#[utoipa::path(post, path = "/dice/roll", tag = "dice", operation_id = "roll_dice",
+    request_body = RollRequest,
+    responses(
+        (status = 200, description = "The signed roll", body = RollResponse),
+        (status = 400, description = "Malformed request, or a field out of bounds", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "roll_dice", skip_all, fields(match_id = tracing::field::Empty, game = req.game, turn = req.turn))]
+pub async fn roll(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<RollRequest>,
+) -> Result<Json<RollResponse>, ApiError> {
+    api::dice::roll(&state.dice, &req).map(Json)
+}
+
+/// Rolls the opening roll of a game.
+///
+/// The stream of turn 0 read as pairs (x's die, o's die); ties are thrown
+/// again and counted; the higher die starts and plays both dice. Signed as
+/// turn 0 with the dice `[x_die, o_die]`.
+#[utoipa::path(post, path = "/dice/opening", tag = "dice", operation_id = "opening_roll",
+    request_body = OpeningRequest,
+    responses(
+        (status = 200, description = "The signed opening roll", body = OpeningResponse),
+        (status = 400, description = "Malformed request, or a field out of bounds", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "opening_roll", skip_all, fields(match_id = tracing::field::Empty, game = req.game))]
+pub async fn opening(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<OpeningRequest>,
+) -> Result<Json<OpeningResponse>, ApiError> {
+    api::dice::opening(&state.dice, &req).map(Json)
+}
+
+/// The commitment of a match: SHA-256 of its server seed.
+///
+/// Publish it before the match starts; after the reveal anyone can check
+/// that the seed opens it.
+#[utoipa::path(get, path = "/dice/commitment", tag = "dice", operation_id = "get_commitment",
+    params(CommitmentQuery),
+    responses(
+        (status = 200, description = "The commitment", body = CommitmentResponse),
+        (status = 400, description = "Missing or malformed match_id", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "get_commitment", skip_all, fields(match_id = tracing::field::Empty))]
+pub async fn commitment(
+    State(state): State<AppState>,
+    query: Result<Query<CommitmentQuery>, QueryRejection>,
+) -> Result<Json<CommitmentResponse>, ApiError> {
+    let Query(query) =
+        query.map_err(|e| ApiError::invalid("invalid-match-id", "match_id", e.body_text()))?;
+    api::dice::commitment(&state.dice, &query).map(Json)
+}
+
+/// Reveals the server seed of a match (operator only).
+///
+/// Needs `Authorization: Bearer <token>` with the operator's reveal token.
+/// The seed makes every roll of the match predictable: reveal it only after
+/// the match is over.
+#[utoipa::path(post, path = "/dice/reveal", tag = "dice", operation_id = "reveal_seed",
+    request_body = RevealRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The server seed", body = RevealResponse),
+        (status = 400, description = "Malformed request or match_id", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong bearer token (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "No reveal token is configured: reveal is disabled (`reveal-disabled`)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "reveal_seed", skip_all, fields(match_id = tracing::field::Empty))]
+pub async fn reveal(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    ApiJson(req): ApiJson<RevealRequest>,
+) -> Result<Json<RevealResponse>, ApiError> {
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok());
+    api::dice::reveal(&state.dice, &req, authorization).map(Json)
+}
+
+/// Checks rolls against a revealed seed and the published commitment.
+///
+/// Pure: any bgref instance answers, whatever its secrets. Turn 0 is the
+/// opening roll, whose dice are `[x_die, o_die]`. At most 1000 rolls.
+#[utoipa::path(post, path = "/dice/verify", tag = "dice", operation_id = "verify_dice",
+    request_body = VerifyRequest,
+    responses(
+        (status = 200, description = "A verdict per roll and overall", body = VerifyResponse),
+        (status = 400, description = "Malformed request, seed, commitment or roll", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "verify_dice", skip_all, fields(match_id = tracing::field::Empty, rolls = req.rolls.len()))]
+pub async fn verify(
+    ApiJson(req): ApiJson<VerifyRequest>,
+) -> Result<Json<VerifyResponse>, ApiError> {
+    api::dice::verify(&req).map(Json)
+}
+
+/// The Ed25519 public keys that sign rolls, by key id.
+///
+/// The current key first; retired keys stay listed so older rolls still
+/// verify. A key id is the first 16 hex digits of SHA-256(public key).
+#[utoipa::path(get, path = "/dice/keys", tag = "dice", operation_id = "get_keys",
+    responses((status = 200, description = "The published keys", body = KeysResponse)))]
+#[tracing::instrument(name = "get_keys", skip_all)]
+pub async fn keys(State(state): State<AppState>) -> Json<KeysResponse> {
+    Json(api::dice::keys(&state.dice))
 }

@@ -1,1 +1,232 @@
-//! Dice shapes (filled in by the dice work).
+//! Dice shapes: rolls, opening rolls, commitments, reveals, verification and
+//! the published keys. The bounds in the field docs are those of
+//! `api::dice` (`MAX_MATCH_ID_BYTES` and friends).
+
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::common::PlayerName;
+
+/// Request of `POST /dice/roll`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"match_id": "match-0001", "client_seed": "alice:bob", "game": 1, "turn": 1}))]
+pub struct RollRequest {
+    /// The match: 1 to 128 bytes of UTF-8, no control characters. Fixes the
+    /// server seed.
+    #[schema(min_length = 1, max_length = 128)]
+    pub match_id: String,
+    /// The players' contribution, agreed after the commitment is published:
+    /// 0 to 256 bytes of UTF-8, no control characters (`""` for none).
+    #[schema(max_length = 256)]
+    pub client_seed: String,
+    /// The game of the match, 1 to 100000.
+    #[schema(minimum = 1, maximum = 100000)]
+    pub game: i64,
+    /// The turn of the game, 1 to 10000 (turn 0 is the opening roll: use
+    /// `POST /dice/opening`).
+    #[schema(minimum = 1, maximum = 10000)]
+    pub turn: i64,
+}
+
+/// A signed roll: `POST /dice/roll`'s response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RollResponse {
+    /// As requested.
+    pub match_id: String,
+    /// As requested.
+    pub client_seed: String,
+    /// As requested.
+    pub game: u32,
+    /// As requested.
+    pub turn: u32,
+    /// The first two dice of the turn's stream, in the order dealt.
+    pub dice: [u8; 2],
+    /// The match's commitment: lower-case hex of SHA-256(server_seed).
+    pub commitment: String,
+    /// Id of the key that signed (see `GET /dice/keys`).
+    pub key_id: String,
+    /// Ed25519 signature (128 lower-case hex digits) over the UTF-8 bytes
+    /// `"bgref-roll-v1\n" + match_id + "\n" + client_seed + "\n" + game + "\n" + turn + "\n" + d1 + "\n" + d2 + "\n" + commitment`,
+    /// where `d1`, `d2` are the dice in order.
+    pub signature: String,
+}
+
+/// Request of `POST /dice/opening`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"match_id": "match-0001", "client_seed": "alice:bob", "game": 1}))]
+pub struct OpeningRequest {
+    /// The match: 1 to 128 bytes of UTF-8, no control characters.
+    #[schema(min_length = 1, max_length = 128)]
+    pub match_id: String,
+    /// The players' contribution: 0 to 256 bytes of UTF-8, no control characters.
+    #[schema(max_length = 256)]
+    pub client_seed: String,
+    /// The game of the match, 1 to 100000.
+    #[schema(minimum = 1, maximum = 100000)]
+    pub game: i64,
+}
+
+/// A signed opening roll: `POST /dice/opening`'s response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OpeningResponse {
+    /// As requested.
+    pub match_id: String,
+    /// As requested.
+    pub client_seed: String,
+    /// As requested.
+    pub game: u32,
+    /// Always 0: the opening roll is read from the stream of turn 0, and
+    /// signed as turn 0.
+    pub turn: u32,
+    /// x's die of the deciding throw.
+    pub x_die: u8,
+    /// o's die of the deciding throw (never equal to `x_die`).
+    pub o_die: u8,
+    /// The player with the higher die, who plays both dice.
+    pub starts: PlayerName,
+    /// Tied throws before the deciding one (for automatic doubles).
+    pub ties: u32,
+    /// The starter's roll: `[x_die, o_die]`.
+    pub dice: [u8; 2],
+    /// The match's commitment.
+    pub commitment: String,
+    /// Id of the key that signed.
+    pub key_id: String,
+    /// Ed25519 signature over the same bytes as a roll's, with turn `0` and
+    /// the dice `[x_die, o_die]`.
+    pub signature: String,
+}
+
+/// Query of `GET /dice/commitment`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CommitmentQuery {
+    /// The match: 1 to 128 bytes of UTF-8, no control characters.
+    #[serde(default)]
+    #[param(required = true, min_length = 1, max_length = 128)]
+    pub match_id: Option<String>,
+}
+
+/// A match's commitment: `GET /dice/commitment`'s response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CommitmentResponse {
+    /// As requested.
+    pub match_id: String,
+    /// Lower-case hex of SHA-256(server_seed): publish it before the match.
+    pub commitment: String,
+}
+
+/// Request of `POST /dice/reveal`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"match_id": "match-0001"}))]
+pub struct RevealRequest {
+    /// The match whose seed to reveal: 1 to 128 bytes, no control characters.
+    #[schema(min_length = 1, max_length = 128)]
+    pub match_id: String,
+}
+
+/// A revealed seed: `POST /dice/reveal`'s response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RevealResponse {
+    /// As requested.
+    pub match_id: String,
+    /// The match's server seed, 64 lower-case hex digits.
+    pub server_seed: String,
+    /// Its commitment, SHA-256(server_seed) in hex.
+    pub commitment: String,
+}
+
+/// A roll to check, as it was dealt.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimedRollInput {
+    /// The client seed the roll was asked with: 0 to 256 bytes, no control characters.
+    #[schema(max_length = 256)]
+    pub client_seed: String,
+    /// The game, 1 to 100000.
+    #[schema(minimum = 1, maximum = 100000)]
+    pub game: i64,
+    /// The turn, 0 to 10000; 0 is the opening roll, whose dice are `[x_die, o_die]`.
+    #[schema(minimum = 0, maximum = 10000)]
+    pub turn: i64,
+    /// The two dice as dealt, in order.
+    pub dice: Vec<i64>,
+}
+
+/// Request of `POST /dice/verify`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"match_id": "match-0001",
+    "server_seed": "6025512f08ad4012896b8d1ad5ca00f965105f03adc2205032d249edbfc8bc2b",
+    "commitment": "aebb1934451e5e78c63cde858fb88b5eac408be3bd1d8cdd9baf6312ec7443cc",
+    "rolls": [{"client_seed": "alice:bob", "game": 1, "turn": 0, "dice": [6, 5]},
+              {"client_seed": "alice:bob", "game": 1, "turn": 1, "dice": [3, 5]}]}))]
+pub struct VerifyRequest {
+    /// The match (echoed): 1 to 128 bytes, no control characters.
+    #[schema(min_length = 1, max_length = 128)]
+    pub match_id: String,
+    /// The revealed server seed: 64 hex digits.
+    #[schema(min_length = 64, max_length = 64)]
+    pub server_seed: String,
+    /// The commitment published before the match: 64 hex digits.
+    #[schema(min_length = 64, max_length = 64)]
+    pub commitment: String,
+    /// The rolls to check: at most 1000.
+    #[schema(max_items = 1000)]
+    pub rolls: Vec<ClaimedRollInput>,
+}
+
+/// The check of one claimed roll.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RollVerdict {
+    /// As claimed.
+    pub game: u32,
+    /// As claimed.
+    pub turn: u32,
+    /// The dice claimed.
+    pub dice: [u8; 2],
+    /// The dice the seed gives (for turn 0: the opening roll's `[x_die, o_die]`).
+    pub expected: [u8; 2],
+    /// `dice == expected`, order included.
+    pub matches: bool,
+}
+
+/// `POST /dice/verify`'s response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct VerifyResponse {
+    /// As requested.
+    pub match_id: String,
+    /// SHA-256 of the given seed, in hex.
+    pub seed_commitment: String,
+    /// Whether `seed_commitment` equals the given commitment.
+    pub commitment_matches: bool,
+    /// One verdict per claimed roll, in order.
+    pub rolls: Vec<RollVerdict>,
+    /// Indices (in `rolls`) of the rolls that do not match.
+    pub mismatches: Vec<usize>,
+    /// The commitment and every roll match.
+    pub valid: bool,
+}
+
+/// A published verification key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct KeyOutput {
+    /// First 16 hex digits of SHA-256(public_key bytes).
+    pub key_id: String,
+    /// Always `ed25519`.
+    pub algorithm: String,
+    /// The 32-byte Ed25519 public key, 64 lower-case hex digits.
+    pub public_key: String,
+    /// Whether this key signs new rolls (the others verify older ones).
+    pub current: bool,
+}
+
+/// `GET /dice/keys`'s response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct KeysResponse {
+    /// The current key first, then retired keys kept for verification.
+    pub keys: Vec<KeyOutput>,
+}
