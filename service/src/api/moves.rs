@@ -1,10 +1,11 @@
 //! Legal moves and applying a play.
 
 use bgref_core::notation::move_text::{MoveText, Segment};
-use bgref_core::{Move, Play, Point};
+use bgref_core::{Dice, Move, Play, Point};
 
-use super::common::{read_dice, read_position, read_variant};
+use super::common::{ReadPosition, read_dice, read_position, read_variant};
 use crate::error::ApiError;
+use crate::wire::common::PositionInput;
 use crate::wire::moves::{
     ApplyMoveRequest, ApplyMoveResponse, GameOverOutput, LegalMovesRequest, LegalMovesResponse,
     MoveOutput, PartialOutput, PlayInput, PlayOutput, PlayedOutput,
@@ -21,13 +22,16 @@ fn moves_output(moves: &[Move]) -> Vec<MoveOutput> {
         .collect()
 }
 
-/// Every legal play of the position for the roll.
-pub fn legal_moves(req: &LegalMovesRequest) -> Result<LegalMovesResponse, ApiError> {
-    let variant = read_variant(req.variant.as_deref())?;
-    let read = read_position(&req.position, variant, "position")?;
-    let dice = read_dice(req.dice.as_deref(), read.xgid_dice())?;
-    let position = &read.position;
-    if let Some(outcome) = position.outcome() {
+/// The position and roll of a request, for a game still going on.
+fn read_turn(
+    variant: Option<&str>,
+    position: &PositionInput,
+    dice: Option<&[i64]>,
+) -> Result<(ReadPosition, Dice), ApiError> {
+    let variant = read_variant(variant)?;
+    let read = read_position(position, variant, "position")?;
+    let dice = read_dice(dice, read.xgid_dice())?;
+    if let Some(outcome) = read.position.outcome() {
         return Err(ApiError::illegal(
             "game-over",
             Some("position"),
@@ -37,6 +41,13 @@ pub fn legal_moves(req: &LegalMovesRequest) -> Result<LegalMovesResponse, ApiErr
             ),
         ));
     }
+    Ok((read, dice))
+}
+
+/// Every legal play of the position for the roll.
+pub fn legal_moves(req: &LegalMovesRequest) -> Result<LegalMovesResponse, ApiError> {
+    let (read, dice) = read_turn(req.variant.as_deref(), &req.position, req.dice.as_deref())?;
+    let position = &read.position;
     let plays = position.legal_plays(dice);
     let plays: Vec<PlayOutput> = plays
         .iter()
@@ -101,20 +112,8 @@ fn hops(text: &MoveText) -> Vec<Move> {
 
 /// Checks and applies a play (or the start of one, with `partial`).
 pub fn apply_move(req: &ApplyMoveRequest) -> Result<ApplyMoveResponse, ApiError> {
-    let variant = read_variant(req.variant.as_deref())?;
-    let read = read_position(&req.position, variant, "position")?;
-    let dice = read_dice(req.dice.as_deref(), read.xgid_dice())?;
+    let (read, dice) = read_turn(req.variant.as_deref(), &req.position, req.dice.as_deref())?;
     let position = &read.position;
-    if let Some(outcome) = position.outcome() {
-        return Err(ApiError::illegal(
-            "game-over",
-            Some("position"),
-            format!(
-                "the game is over: {} has borne off every checker",
-                outcome.winner
-            ),
-        ));
-    }
     let text = play_text(&req.play)?;
     let (play, partial) = if req.partial {
         let hops = hops(&text);
