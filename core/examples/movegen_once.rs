@@ -39,7 +39,9 @@ fn main() {
     let mut plays = 0usize;
     for pos in positions.iter().step_by(step) {
         for &dice in &Dice::ALL_21 {
-            if (only == "doubles" && !dice.is_double()) || (only == "non-doubles" && dice.is_double()) {
+            if (only == "doubles" && !dice.is_double())
+                || (only == "non-doubles" && dice.is_double())
+            {
                 continue;
             }
             plays += std::hint::black_box(pos.legal_plays(dice)).len();

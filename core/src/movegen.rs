@@ -302,7 +302,11 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
                 let next = s.moved(from, to);
                 let max_next = if g.double && !PREFIX { from } else { 24 };
                 let next_sources = if second_order && from != 25 && to != 0 {
-                    let continues = if next.me[usize::from(to)] == 1 { 1u32 << to } else { 0 };
+                    let continues = if next.me[usize::from(to)] == 1 {
+                        1u32 << to
+                    } else {
+                        0
+                    };
                     continues | ((2u32 << hi) - 1)
                 } else {
                     u32::MAX

@@ -11,7 +11,10 @@ use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
 fn cases() -> impl Iterator<Item = Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/tests/data/legal_moves.jsonl.gz");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/data/legal_moves.jsonl.gz"
+    );
     let file = std::fs::File::open(path).expect("corpus file");
     BufReader::new(flate2::read::GzDecoder::new(file))
         .lines()
@@ -44,7 +47,9 @@ async fn legal_moves_endpoint_agrees_with_gnubg() {
             .await
             .unwrap();
         assert_eq!(response.status(), 200, "{request}");
-        let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
+        let body: Value =
+            serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes())
+                .unwrap();
         let ours: BTreeSet<&str> = body["plays"]
             .as_array()
             .unwrap()
@@ -58,8 +63,18 @@ async fn legal_moves_endpoint_agrees_with_gnubg() {
             .map(|p| p["next_id"].as_str().unwrap())
             .collect();
         assert_eq!(ours, gnubg, "{}", case["id"]);
-        let notations: BTreeSet<&str> = body["plays"].as_array().unwrap().iter().map(|p| p["notation"].as_str().unwrap()).collect();
-        let gnubg_notations: BTreeSet<&str> = case["plays"].as_array().unwrap().iter().map(|p| p["move"].as_str().unwrap()).collect();
+        let notations: BTreeSet<&str> = body["plays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["notation"].as_str().unwrap())
+            .collect();
+        let gnubg_notations: BTreeSet<&str> = case["plays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["move"].as_str().unwrap())
+            .collect();
         assert_eq!(notations, gnubg_notations, "{}", case["id"]);
         checked += 1;
     }

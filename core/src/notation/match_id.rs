@@ -89,7 +89,7 @@ use crate::cube::{CubeOwner, CubeRules, CubeState, CubeValue, Resignation};
 use crate::dice::{Dice, Die};
 use crate::match_state::MatchState;
 use crate::player::{ByPlayer, Player};
-use crate::scoring::GameResult;
+use crate::scoring::{GameEnd, GameResult, GameScore};
 
 /// gnubg's game state field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -381,6 +381,64 @@ impl MatchId {
         })
     }
 
+    /// The Match ID gnubg writes once a game has ended, for the game scored
+    /// as `score` (from [`crate::score_game`] or a pass or accepted
+    /// resignation in [`CubeState::apply`]) with `cube` under `match_state`
+    /// and `rules`:
+    ///
+    /// - the cube as it stood (for a pass, the value before the refused
+    ///   double, which is what the doubler wins), no double or dice pending;
+    /// - the score *after* the game, and the Crawford flag of the game just
+    ///   played; in match play a score beyond the match length is written as
+    ///   the length (the reader, like gnubg's, refuses more);
+    /// - the game state [`GameState::Over`] (borne off),
+    ///   [`GameState::Dropped`] or [`GameState::Resigned`], with the
+    ///   resigned level;
+    /// - the player fields as gnubg leaves them: after a bear-off the loser
+    ///   is on roll and to act; after a pass the doubler (the winner) is on
+    ///   roll and the loser to act; after a resignation the resigner (the
+    ///   loser) is on roll and the winner, who accepted, to act;
+    /// - Jacoby as [`MatchId::new`] writes it.
+    ///
+    /// These rules reproduce every final Match ID of the 1000 gnubg
+    /// self-play games in `core/tests/data/selfplay_results.jsonl`.
+    ///
+    /// # Errors
+    /// [`MatchIdError::TooLarge`] when the match length or a score is above
+    /// 32767.
+    pub fn game_over(
+        score: &GameScore,
+        cube: &CubeState,
+        match_state: &MatchState,
+        rules: &CubeRules,
+    ) -> Result<MatchId, MatchIdError> {
+        let winner = score.winner;
+        let mut after = MatchState {
+            score: score.match_outcome.score,
+            ..*match_state
+        };
+        if !after.is_money() {
+            after.score = after.score.map(|s| s.min(after.length));
+        }
+        let (game_state, on_roll, turn, resignation) = match score.end {
+            GameEnd::BearOff { .. } => (GameState::Over, !winner, !winner, None),
+            GameEnd::Pass { .. } => (GameState::Dropped, winner, !winner, None),
+            GameEnd::Resign { level, .. } => (GameState::Resigned, !winner, winner, Some(level)),
+        };
+        let settled = CubeState {
+            offered_by: None,
+            beavers: 0,
+            resignation: None,
+            ..*cube
+        };
+        Ok(MatchId {
+            game_state,
+            turn,
+            resignation,
+            ..MatchId::new(&settled, &after, rules, on_roll)?
+        })
+    }
+
     /// The cube: value and owner; a pending double offered by the player
     /// who is not [`MatchId::turn`], counted as one beaver when the player
     /// to answer is the one on roll (the Match ID keeps only that parity);
@@ -597,6 +655,119 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn game_over_as_gnubg_writes_it() {
+        use crate::scoring::score_game;
+        let rules = CubeRules::DEFAULT;
+        let money = MatchState::MONEY;
+        let cube = |value: u32, owner: CubeOwner| CubeState {
+            value: CubeValue::new(value),
+            owner,
+            ..CubeState::START
+        };
+        // Lines 1, 2 and 5 of selfplay_results.jsonl (money, Jacoby off, from
+        // 0-0, 2-0 and 4-6).
+        let cases = [
+            (
+                GameEnd::BearOff {
+                    winner: Player::X,
+                    result: GameResult::Single,
+                },
+                cube(2, CubeOwner::Player(Player::O)),
+                ByPlayer { x: 0, o: 0 },
+                "UQoAACAAAAAE",
+            ),
+            (
+                GameEnd::Resign {
+                    winner: Player::O,
+                    level: GameResult::Single,
+                },
+                cube(2, CubeOwner::Player(Player::X)),
+                ByPlayer { x: 2, o: 0 },
+                "ASsAACAAEAAE",
+            ),
+            (
+                GameEnd::Pass { winner: Player::X },
+                cube(4, CubeOwner::Player(Player::X)),
+                ByPlayer { x: 4, o: 6 },
+                "AgwAAIAAMAAE",
+            ),
+        ];
+        for (end, cube, before, expected) in cases {
+            let state = MatchState {
+                score: before,
+                ..money
+            };
+            let mut pending = cube;
+            if let GameEnd::Pass { winner } = end {
+                pending.offered_by = Some(winner);
+            }
+            let score = score_game(end, &pending, &state, &rules).unwrap();
+            let id = MatchId::game_over(&score, &pending, &state, &rules).unwrap();
+            assert_eq!(id.to_string(), expected, "{end:?}");
+            assert_eq!(expected.parse::<MatchId>(), Ok(id));
+        }
+        // A match won with points to spare: the score is written capped.
+        let state = MatchState {
+            length: 5,
+            score: ByPlayer { x: 4, o: 3 },
+            crawford: false,
+        };
+        let end = GameEnd::BearOff {
+            winner: Player::X,
+            result: GameResult::Gammon,
+        };
+        let score = score_game(end, &CubeState::START, &state, &rules).unwrap();
+        assert_eq!(score.match_outcome.score.x, 6);
+        let id = MatchId::game_over(&score, &CubeState::START, &state, &rules).unwrap();
+        assert_eq!(id.score, ByPlayer { x: 5, o: 3 });
+        assert_eq!(id.game_state, GameState::Over);
+        assert_eq!(id.to_string().parse::<MatchId>(), Ok(id));
+    }
+
+    #[test]
+    fn game_over_reproduces_every_gnubg_selfplay_game() {
+        use crate::scoring::score_game;
+        let rules = CubeRules {
+            max_cube: CubeValue::MAX,
+            ..CubeRules::DEFAULT
+        };
+        let text = include_str!("../../tests/data/selfplay_results.jsonl");
+        let mut series = alloc::string::String::new();
+        let mut session = MatchState::MONEY;
+        for (n, line) in text.lines().enumerate() {
+            let line: serde_json::Value = serde_json::from_str(line).unwrap();
+            if line["series"].as_str() != Some(series.as_str()) {
+                series = line["series"].as_str().unwrap().into();
+                session = MatchState::MONEY;
+            }
+            let expected = line["final_match_id"].as_str().unwrap();
+            let id: MatchId = expected.parse().unwrap();
+            let winner: Player = line["winner"].as_str().unwrap().parse().unwrap();
+            let result = GameResult::from_multiplier(line["result"].as_u64().unwrap() as u32);
+            let mut cube = id.cube_state();
+            cube.resignation = None;
+            let end = match line["ended_by"].as_str().unwrap() {
+                "bearoff" => GameEnd::BearOff {
+                    winner,
+                    result: result.unwrap(),
+                },
+                "drop" => {
+                    cube.offered_by = Some(winner);
+                    GameEnd::Pass { winner }
+                }
+                _ => GameEnd::Resign {
+                    winner,
+                    level: result.unwrap(),
+                },
+            };
+            let score = score_game(end, &cube, &session, &rules).unwrap();
+            let written = MatchId::game_over(&score, &cube, &session, &rules).unwrap();
+            assert_eq!(written.to_string(), expected, "line {}", n + 1);
+            session = score.match_outcome.next_state().unwrap();
         }
     }
 

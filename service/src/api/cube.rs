@@ -1,1 +1,841 @@
-//! Cube and scoring operations (filled in by the cube work).
+//! Scoring finished games (`POST /score`) and resolving cube and
+//! resignation actions (`POST /cube`).
+//!
+//! Both read the same state: the cube, the match and the rule options,
+//! given explicitly, by a gnubg Match ID, or (for `/score`) by the XGID of
+//! the position. An inconsistent state is a 400 naming the field it came
+//! from; a refused action is a rules answer (`allowed: false` for `/cube`,
+//! a 422 for `/score`).
+
+use bgref_core::notation::match_id::{GameState, MatchId};
+use bgref_core::notation::xgid::Xgid;
+use bgref_core::{
+    ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRules, CubeState, CubeValue,
+    GameEnd, GameKind, GameResult, GameScore, MatchState, Player, Resignation,
+};
+
+use super::common::{read_position, read_variant};
+use crate::error::ApiError;
+use crate::wire::common::{PerPlayer, PlayerName};
+use crate::wire::cube::{
+    Cube, CubeActionName, CubeOwnerName, EndedBy, GameKindName, GameResultName, MatchInput,
+    MatchOutput, ResignationWire, ResolveCubeRequest, ResolveCubeResponse, RulesInput,
+    ScoreGameRequest, ScoreGameResponse,
+};
+
+/// Where a part of the state came from, so that an error names that field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// Left out: the default.
+    Default,
+    /// The explicit `cube` or `match` object.
+    Request,
+    /// The `match_id`.
+    MatchId,
+    /// The XGID of `position`.
+    Xgid,
+}
+
+impl Source {
+    /// The field path of `part.sub` (`cube.value`) as given by this source.
+    fn path(self, part: &str, sub: &str) -> String {
+        match self {
+            Source::MatchId => "match_id".to_owned(),
+            Source::Xgid => "position.xgid".to_owned(),
+            Source::Default | Source::Request if sub.is_empty() => part.to_owned(),
+            Source::Default | Source::Request => format!("{part}.{sub}"),
+        }
+    }
+}
+
+/// The cube, match and rules of a request, with where each came from.
+#[derive(Debug, Clone)]
+struct Context {
+    cube: CubeState,
+    match_state: MatchState,
+    rules: CubeRules,
+    cube_source: Source,
+    match_source: Source,
+    /// The Match ID of the request, if it had one.
+    match_id: Option<MatchId>,
+}
+
+impl Context {
+    fn cube_field(&self, sub: &str) -> String {
+        self.cube_source.path("cube", sub)
+    }
+
+    fn match_field(&self, sub: &str) -> String {
+        self.match_source.path("match", sub)
+    }
+
+    /// An invalid-state [`CubeError`] as a 400 naming the field at fault.
+    fn state_error(&self, err: CubeError) -> ApiError {
+        let (slug, field) = match err {
+            CubeError::MatchOver => ("invalid-match", self.match_field("score")),
+            CubeError::CrawfordInMoneyPlay | CubeError::CrawfordNotOneAway => {
+                ("invalid-match", self.match_field("crawford"))
+            }
+            CubeError::CubeAboveMaximum | CubeError::CentredCubeTurned => {
+                ("invalid-cube", self.cube_field("value"))
+            }
+            CubeError::OwnedCubeAtOne => ("invalid-cube", self.cube_field("owner")),
+            CubeError::BeaversWithoutDouble
+            | CubeError::BeaverCountAboveLimit
+            | CubeError::BeaversAboveCube => ("invalid-cube", self.cube_field("beavers")),
+            CubeError::OfferByNonOwner => ("invalid-cube", self.cube_field("offered_by")),
+            CubeError::DoubleAndResignation => ("invalid-cube", self.cube_field("resignation")),
+            _ => ("invalid-cube", self.cube_field("")),
+        };
+        ApiError::invalid(slug, field, err)
+    }
+
+    /// Checks the state; a refusal here (none is expected) is a 422.
+    fn validate(&self, cube: &CubeState) -> Result<(), ApiError> {
+        cube.validate(&self.match_state, &self.rules)
+            .map_err(|e| self.error(e))
+    }
+
+    /// Any [`CubeError`]: a refusal is a 422 with its slug, an invalid
+    /// state a 400 with its field.
+    fn error(&self, err: CubeError) -> ApiError {
+        if err.is_refusal() {
+            ApiError::illegal(refusal_slug(err), None, err)
+        } else {
+            self.state_error(err)
+        }
+    }
+}
+
+/// The stable slug of a rules refusal.
+pub fn refusal_slug(err: CubeError) -> &'static str {
+    match err {
+        CubeError::NotYourCube => "not-your-cube",
+        CubeError::CrawfordGame => "crawford-game",
+        CubeError::CubeAtMaximum => "cube-at-maximum",
+        CubeError::BeaversDisabled => "beavers-disabled",
+        CubeError::BeaversInMatchPlay => "beavers-in-match-play",
+        CubeError::BeaverLimitReached => "beaver-limit-reached",
+        CubeError::RaccoonExpected => "raccoon-expected",
+        CubeError::NoBeaverToRaccoon => "no-beaver-to-raccoon",
+        CubeError::NotYourTurnToAct => "not-your-turn",
+        CubeError::NoDoubleOffered => "no-double-offered",
+        CubeError::DoubleAlreadyOffered => "double-already-offered",
+        CubeError::ResignationAlreadyOffered => "resignation-already-offered",
+        CubeError::NoResignationOffered => "no-resignation-offered",
+        // Invalid states are problems, not refusals.
+        CubeError::MatchOver
+        | CubeError::CrawfordInMoneyPlay
+        | CubeError::CrawfordNotOneAway
+        | CubeError::CubeAboveMaximum
+        | CubeError::OwnedCubeAtOne
+        | CubeError::CentredCubeTurned
+        | CubeError::CubeTurnedInCrawfordGame
+        | CubeError::BeaversWithoutDouble
+        | CubeError::BeaverCountAboveLimit
+        | CubeError::BeaversAboveCube
+        | CubeError::OfferByNonOwner
+        | CubeError::DoubleAndResignation => "invalid-cube",
+    }
+}
+
+// --- wire <-> core ---
+
+fn owner_in(owner: CubeOwnerName) -> CubeOwner {
+    match owner {
+        CubeOwnerName::Centre => CubeOwner::Centre,
+        CubeOwnerName::X => CubeOwner::Player(Player::X),
+        CubeOwnerName::O => CubeOwner::Player(Player::O),
+    }
+}
+
+fn owner_out(owner: CubeOwner) -> CubeOwnerName {
+    match owner {
+        CubeOwner::Centre => CubeOwnerName::Centre,
+        CubeOwner::Player(Player::X) => CubeOwnerName::X,
+        CubeOwner::Player(Player::O) => CubeOwnerName::O,
+    }
+}
+
+fn result_in(result: GameResultName) -> GameResult {
+    match result {
+        GameResultName::Single => GameResult::Single,
+        GameResultName::Gammon => GameResult::Gammon,
+        GameResultName::Backgammon => GameResult::Backgammon,
+    }
+}
+
+fn result_out(result: GameResult) -> GameResultName {
+    match result {
+        GameResult::Single => GameResultName::Single,
+        GameResult::Gammon => GameResultName::Gammon,
+        GameResult::Backgammon => GameResultName::Backgammon,
+    }
+}
+
+fn kind_out(kind: GameKind) -> GameKindName {
+    match kind {
+        GameKind::Normal => GameKindName::Normal,
+        GameKind::Crawford => GameKindName::Crawford,
+        GameKind::PostCrawford => GameKindName::PostCrawford,
+    }
+}
+
+/// A cube on the wire.
+pub fn cube_out(cube: &CubeState) -> Cube {
+    Cube {
+        value: i64::from(cube.value.get()),
+        owner: owner_out(cube.owner),
+        offered_by: cube.offered_by.map(PlayerName::from),
+        beavers: i64::from(cube.beavers),
+        resignation: cube.resignation.map(|r| ResignationWire {
+            by: r.by.into(),
+            level: result_out(r.level),
+        }),
+    }
+}
+
+fn cube_value(value: i64, field: String, slug: &'static str) -> Result<CubeValue, ApiError> {
+    u64::try_from(value)
+        .ok()
+        .and_then(|v| CubeValue::try_from(v).ok())
+        .ok_or_else(|| {
+            ApiError::invalid(
+                slug,
+                field,
+                format!("a cube value is a power of two from 1 to 32768, got {value}"),
+            )
+        })
+}
+
+fn small_count(value: i64, field: &str, slug: &'static str) -> Result<u8, ApiError> {
+    u8::try_from(value).map_err(|_| {
+        ApiError::invalid(
+            slug,
+            field,
+            format!("{field} is a count from 0 to 255, got {value}"),
+        )
+    })
+}
+
+fn read_cube(cube: &Cube) -> Result<CubeState, ApiError> {
+    Ok(CubeState {
+        value: cube_value(cube.value, "cube.value".to_owned(), "invalid-cube")?,
+        owner: owner_in(cube.owner),
+        offered_by: cube.offered_by.map(Player::from),
+        beavers: small_count(cube.beavers, "cube.beavers", "invalid-cube")?,
+        resignation: cube.resignation.map(|r| Resignation {
+            by: r.by.into(),
+            level: result_in(r.level),
+        }),
+    })
+}
+
+fn read_match(input: &MatchInput) -> Result<MatchState, ApiError> {
+    let length = u32::try_from(input.length)
+        .ok()
+        .filter(|&n| n <= 32767)
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "invalid-match",
+                "match.length",
+                format!(
+                    "a match length is 0 (money play) to 32767, got {}",
+                    input.length
+                ),
+            )
+        })?;
+    let score = |value: i64, name: &str| {
+        u32::try_from(value).map_err(|_| {
+            ApiError::invalid(
+                "invalid-match",
+                format!("match.score.{name}"),
+                format!("a score is a whole number from 0, got {value}"),
+            )
+        })
+    };
+    Ok(MatchState {
+        length,
+        score: ByPlayer {
+            x: score(input.score.x, "x")?,
+            o: score(input.score.o, "o")?,
+        },
+        crawford: input.crawford,
+    })
+}
+
+fn read_match_id(text: &str) -> Result<MatchId, ApiError> {
+    let id: MatchId = text
+        .parse()
+        .map_err(|e| ApiError::invalid("invalid-match-id", "match_id", e))?;
+    let ended = match id.game_state {
+        GameState::NoGame | GameState::Playing => return Ok(id),
+        GameState::Over => "over (borne off)",
+        GameState::Resigned => "resigned",
+        GameState::Dropped => "dropped",
+    };
+    Err(ApiError::invalid(
+        "invalid-match-id",
+        "match_id",
+        format!(
+            "the match id is of a finished game (game state {ended}): its score already counts \
+             that game; send the match id of the game in play, or the match_id returned by /score"
+        ),
+    ))
+}
+
+/// The rules: each option from `input`, else the Match ID (Jacoby), else
+/// the XGID (Jacoby, beavers, maximum cube), else the default.
+fn read_rules(
+    input: Option<&RulesInput>,
+    id: Option<&MatchId>,
+    xgid: Option<&Xgid>,
+) -> Result<CubeRules, ApiError> {
+    let mut rules = CubeRules::DEFAULT;
+    if let Some(xgid) = xgid {
+        if xgid.match_length == 0 {
+            rules.jacoby = xgid.rules & 1 != 0;
+            rules.beavers = u8::from(xgid.rules & 2 != 0);
+        }
+        rules.max_cube = CubeValue::from_log2(xgid.max_cube_log2).unwrap_or(CubeValue::MAX);
+    }
+    if let Some(id) = id {
+        rules.jacoby = id.jacoby;
+    }
+    let Some(input) = input else {
+        return Ok(rules);
+    };
+    if let Some(jacoby) = input.jacoby {
+        rules.jacoby = jacoby;
+    }
+    if let Some(beavers) = input.beavers {
+        rules.beavers = small_count(beavers, "rules.beavers", "invalid-rules")?;
+    }
+    if let Some(automatic) = input.automatic_doubles {
+        rules.automatic_doubles =
+            small_count(automatic, "rules.automatic_doubles", "invalid-rules")?;
+    }
+    if let Some(max) = input.max_cube {
+        rules.max_cube = cube_value(max, "rules.max_cube".to_owned(), "invalid-rules")?;
+    }
+    Ok(rules)
+}
+
+/// Reads the cube, match and rules of a request: `match_id` instead of
+/// `cube` and `match`, and the XGID's fields for those left out.
+fn read_context(
+    cube: Option<&Cube>,
+    match_input: Option<&MatchInput>,
+    rules: Option<&RulesInput>,
+    match_id: Option<&str>,
+    xgid: Option<&Xgid>,
+) -> Result<Context, ApiError> {
+    let id = match match_id {
+        None => None,
+        Some(_) if cube.is_some() || match_input.is_some() => {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                "match_id",
+                "give the cube and match either as match_id or as cube and match, not both",
+            ));
+        }
+        Some(text) => Some(read_match_id(text)?),
+    };
+    let (cube, cube_source) = match (cube, &id, xgid) {
+        (Some(cube), _, _) => (read_cube(cube)?, Source::Request),
+        (None, Some(id), _) => (id.cube_state(), Source::MatchId),
+        (None, None, Some(xgid)) => (
+            CubeState {
+                value: CubeValue::from_log2(xgid.cube_log2).unwrap_or(CubeValue::MAX),
+                owner: xgid.cube_owner.into(),
+                ..CubeState::START
+            },
+            Source::Xgid,
+        ),
+        (None, None, None) => (CubeState::START, Source::Default),
+    };
+    let (match_state, match_source) = match (match_input, &id, xgid) {
+        (Some(input), _, _) => (read_match(input)?, Source::Request),
+        (None, Some(id), _) => (id.match_state(), Source::MatchId),
+        (None, None, Some(xgid)) => (
+            MatchState {
+                length: xgid.match_length,
+                score: xgid.score,
+                crawford: xgid.match_length > 0 && xgid.rules & 1 != 0,
+            },
+            Source::Xgid,
+        ),
+        (None, None, None) => (MatchState::MONEY, Source::Default),
+    };
+    Ok(Context {
+        cube,
+        match_state,
+        rules: read_rules(rules, id.as_ref(), xgid)?,
+        cube_source,
+        match_source,
+        match_id: id,
+    })
+}
+
+fn match_output(score: &GameScore) -> MatchOutput {
+    let outcome = &score.match_outcome;
+    MatchOutput {
+        length: outcome.length,
+        score: PerPlayer {
+            x: i64::from(outcome.score.x),
+            o: i64::from(outcome.score.o),
+        },
+        winner: outcome.winner.map(PlayerName::from),
+        next_game: outcome.next_game.map(kind_out),
+    }
+}
+
+/// The response for a scored game: `cube` as the game ended.
+fn score_output(score: &GameScore, cube: &CubeState, ctx: &Context) -> ScoreGameResponse {
+    let game_match_id = MatchId::game_over(score, cube, &ctx.match_state, &ctx.rules)
+        .ok()
+        .map(|id| id.to_string());
+    // The next game has not started: no game state, and x on roll only as
+    // a placeholder for the opening roll.
+    let match_id = match score.match_outcome.next_state() {
+        Some(next) => MatchId::new(&CubeState::START, &next, &ctx.rules, Player::X)
+            .ok()
+            .map(|id| {
+                MatchId {
+                    game_state: GameState::NoGame,
+                    ..id
+                }
+                .to_string()
+            }),
+        None => game_match_id.clone(),
+    };
+    ScoreGameResponse {
+        ended_by: match score.end {
+            GameEnd::BearOff { .. } => EndedBy::Bearoff,
+            GameEnd::Pass { .. } => EndedBy::Pass,
+            GameEnd::Resign { .. } => EndedBy::Resign,
+        },
+        winner: score.winner.into(),
+        result: result_out(score.result),
+        points: score.points,
+        jacoby_applied: score.jacoby,
+        match_state: match_output(score),
+        match_id,
+        game_match_id,
+    }
+}
+
+fn required<T: Copy>(value: Option<T>, field: &str, why: &str) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::invalid("invalid-request", field, why))
+}
+
+fn not_allowed<T>(value: &Option<T>, field: &str, why: &str) -> Result<(), ApiError> {
+    match value {
+        Some(_) => Err(ApiError::invalid("invalid-request", field, why)),
+        None => Ok(()),
+    }
+}
+
+/// Scores a game that ended by bearing off, by a dropped double or by an
+/// accepted resignation.
+pub fn score_game(req: &ScoreGameRequest) -> Result<ScoreGameResponse, ApiError> {
+    let variant = read_variant(req.variant.as_deref())?;
+    let read = req
+        .position
+        .as_ref()
+        .map(|p| read_position(p, variant, "position"))
+        .transpose()?;
+    let ctx = read_context(
+        req.cube.as_ref(),
+        req.match_state.as_ref(),
+        req.rules.as_ref(),
+        req.match_id.as_deref(),
+        read.as_ref().and_then(|r| r.xgid.as_ref()),
+    )?;
+    ctx.match_state
+        .validate()
+        .map_err(|e| ctx.state_error(e.into()))?;
+    let ended_by = required(
+        req.ended_by,
+        "ended_by",
+        "ended_by is required: bearoff, pass or resign",
+    )?;
+    let outcome = read.as_ref().and_then(|r| r.position.outcome());
+    let mut cube = ctx.cube;
+    let end = match ended_by {
+        EndedBy::Bearoff => {
+            let read = required(
+                read.as_ref(),
+                "position",
+                "ended_by bearoff needs the finished position",
+            )?;
+            not_allowed(
+                &req.resign_level,
+                "resign_level",
+                "resign_level goes only with ended_by resign",
+            )?;
+            let Some(outcome) = outcome else {
+                let setup = read.position.to_setup();
+                return Err(ApiError::illegal(
+                    "game-not-over",
+                    Some("position"),
+                    format!(
+                        "the game is not over: neither player has borne off every checker \
+                         (x has {} left, o {})",
+                        setup.on_board(Player::X),
+                        setup.on_board(Player::O)
+                    ),
+                ));
+            };
+            if let Some(winner) = req.winner
+                && Player::from(winner) != outcome.winner
+            {
+                return Err(ApiError::invalid(
+                    "invalid-request",
+                    "winner",
+                    format!(
+                        "the position shows {} has borne off every checker, not {}",
+                        outcome.winner,
+                        Player::from(winner)
+                    ),
+                ));
+            }
+            if cube.offered_by.is_some() {
+                return Err(ApiError::invalid(
+                    "invalid-cube",
+                    ctx.cube_field("offered_by"),
+                    "a game that ended by bearing off has no double pending",
+                ));
+            }
+            cube.resignation = None;
+            GameEnd::BearOff {
+                winner: outcome.winner,
+                result: outcome.result,
+            }
+        }
+        EndedBy::Pass | EndedBy::Resign => {
+            if let Some(outcome) = outcome {
+                return Err(ApiError::illegal(
+                    "game-over",
+                    Some("position"),
+                    format!(
+                        "the position is over ({} has borne off every checker): score it with \
+                         ended_by bearoff",
+                        outcome.winner
+                    ),
+                ));
+            }
+            let winner: Player = required(
+                req.winner,
+                "winner",
+                "ended_by pass and resign need the winner",
+            )?
+            .into();
+            if ended_by == EndedBy::Pass {
+                pass_end(&ctx, &mut cube, winner, req.resign_level)?
+            } else {
+                resign_end(&ctx, &mut cube, winner, req.resign_level)?
+            }
+        }
+    };
+    ctx.validate(&cube)?;
+    let score = bgref_core::score_game(end, &cube, &ctx.match_state, &ctx.rules)
+        .map_err(|e| ctx.error(e))?;
+    Ok(score_output(&score, &cube, &ctx))
+}
+
+/// A pass: the winner is the player whose double waits; no doubling in
+/// the Crawford game.
+fn pass_end(
+    ctx: &Context,
+    cube: &mut CubeState,
+    winner: Player,
+    level: Option<GameResultName>,
+) -> Result<GameEnd, ApiError> {
+    not_allowed(
+        &level,
+        "resign_level",
+        "resign_level goes only with ended_by resign",
+    )?;
+    if ctx.match_state.crawford {
+        return Err(ctx.error(CubeError::CrawfordGame));
+    }
+    match cube.offered_by {
+        None if !cube.owner.is_available_to(winner) => {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                "winner",
+                format!(
+                    "{winner} cannot have doubled: the cube is {}'s (give the winner of the pass, \
+                     the player whose double was refused)",
+                    !winner
+                ),
+            ));
+        }
+        None => cube.offered_by = Some(winner),
+        Some(doubler) if doubler == winner => {}
+        Some(doubler) => {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                "winner",
+                format!(
+                    "a pass is won by the player whose double was refused: the double was \
+                     offered by {doubler}, not {winner}"
+                ),
+            ));
+        }
+    }
+    Ok(GameEnd::Pass { winner })
+}
+
+/// An accepted resignation: by the loser, at `level`.
+fn resign_end(
+    ctx: &Context,
+    cube: &mut CubeState,
+    winner: Player,
+    level: Option<GameResultName>,
+) -> Result<GameEnd, ApiError> {
+    let level = result_in(required(
+        level,
+        "resign_level",
+        "ended_by resign needs resign_level: single, gammon or backgammon",
+    )?);
+    let offered = Resignation { by: !winner, level };
+    match cube.resignation {
+        None => cube.resignation = Some(offered),
+        Some(pending) if pending == offered => {}
+        Some(pending) => {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                ctx.cube_field("resignation"),
+                format!(
+                    "the pending resignation is {} resigning {}, but the request scores {} \
+                     resigning {}",
+                    pending.by, pending.level, offered.by, offered.level
+                ),
+            ));
+        }
+    }
+    Ok(GameEnd::Resign { winner, level })
+}
+
+fn action_in(
+    action: CubeActionName,
+    level: Option<GameResultName>,
+) -> Result<CubeAction, ApiError> {
+    if action != CubeActionName::Resign {
+        not_allowed(
+            &level,
+            "resign_level",
+            "resign_level goes only with action resign",
+        )?;
+    }
+    Ok(match action {
+        CubeActionName::Double => CubeAction::Double,
+        CubeActionName::Take => CubeAction::Take,
+        CubeActionName::Pass => CubeAction::Pass,
+        CubeActionName::Beaver => CubeAction::Beaver,
+        CubeActionName::Raccoon => CubeAction::Raccoon,
+        CubeActionName::Resign => CubeAction::Resign(result_in(required(
+            level,
+            "resign_level",
+            "action resign needs resign_level: single, gammon or backgammon",
+        )?)),
+        CubeActionName::Accept => CubeAction::Accept,
+        CubeActionName::Reject => CubeAction::Reject,
+    })
+}
+
+fn refused(slug: &str, reason: impl ToString) -> ResolveCubeResponse {
+    ResolveCubeResponse {
+        allowed: false,
+        reason: Some(reason.to_string()),
+        reason_slug: Some(slug.to_owned()),
+        cube: None,
+        to_act: None,
+        match_id: None,
+        game_over: None,
+    }
+}
+
+/// Whether `player` may take `action` now, and what follows: the new cube,
+/// or the scored game after a pass or an accepted resignation. A refusal
+/// is an answer (`allowed: false`), not an error.
+pub fn resolve_cube(req: &ResolveCubeRequest) -> Result<ResolveCubeResponse, ApiError> {
+    let ctx = read_context(
+        req.cube.as_ref(),
+        req.match_state.as_ref(),
+        req.rules.as_ref(),
+        req.match_id.as_deref(),
+        None,
+    )?;
+    ctx.validate(&ctx.cube)?;
+    let player: Player = match (req.player, &ctx.match_id) {
+        (Some(player), _) => player.into(),
+        (None, Some(id)) if id.game_state == GameState::Playing => id.turn,
+        (None, _) => {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                "player",
+                "player is required (x or o) unless the match_id of a game in play says whose \
+                 turn it is",
+            ));
+        }
+    };
+    let action = action_in(
+        required(
+            req.action,
+            "action",
+            "action is required: double, take, pass, beaver, raccoon, resign, accept or reject",
+        )?,
+        req.resign_level,
+    )?;
+    let outcome = match ctx.cube.apply(player, action, &ctx.match_state, &ctx.rules) {
+        Ok(outcome) => outcome,
+        Err(err) if err.is_refusal() => return Ok(refused(refusal_slug(err), err)),
+        Err(err) => return Err(ctx.state_error(err)),
+    };
+    // A Match ID also says whether the dice are rolled: a double is offered
+    // before rolling.
+    if let (CubeAction::Double, Some(id)) = (action, &ctx.match_id)
+        && id.dice.is_some()
+    {
+        return Ok(refused(
+            "dice-rolled",
+            "the dice are rolled: a double is offered before rolling",
+        ));
+    }
+    match outcome {
+        CubeOutcome::Continue(next) => {
+            // The player on roll: who doubled (the decision is pending, or
+            // was just taken), or who resigned (pending, or just rejected).
+            let on_roll = next
+                .original_doubler()
+                .or(ctx.cube.original_doubler())
+                .or(next.resignation.map(|r| r.by))
+                .or(ctx.cube.resignation.map(|r| r.by))
+                .unwrap_or(player);
+            let match_id = MatchId::new(&next, &ctx.match_state, &ctx.rules, on_roll)
+                .ok()
+                .map(|id| {
+                    MatchId {
+                        dice: ctx.match_id.and_then(|given| given.dice),
+                        ..id
+                    }
+                    .to_string()
+                });
+            Ok(ResolveCubeResponse {
+                allowed: true,
+                reason: None,
+                reason_slug: None,
+                cube: Some(cube_out(&next)),
+                to_act: next.to_act().map(PlayerName::from),
+                match_id,
+                game_over: None,
+            })
+        }
+        CubeOutcome::GameOver(score) => Ok(ResolveCubeResponse {
+            allowed: true,
+            reason: None,
+            reason_slug: None,
+            cube: None,
+            to_act: None,
+            match_id: None,
+            game_over: Some(score_output(&score, &ctx.cube, &ctx)),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::common::PositionInput;
+
+    fn cube_req(body: serde_json::Value) -> Result<ResolveCubeResponse, ApiError> {
+        resolve_cube(&serde_json::from_value(body).expect("request shape"))
+    }
+
+    fn score_req(body: serde_json::Value) -> Result<ScoreGameResponse, ApiError> {
+        score_game(&serde_json::from_value(body).expect("request shape"))
+    }
+
+    #[test]
+    fn double_take_and_the_match_id_round_trip() {
+        let offered = cube_req(serde_json::json!({"player": "x", "action": "double"})).unwrap();
+        assert!(offered.allowed);
+        assert_eq!(offered.to_act, Some(PlayerName::O));
+        let id = offered.match_id.clone().unwrap();
+        // The Match ID alone carries the pending double and whose turn it is.
+        let taken = cube_req(serde_json::json!({"match_id": id, "action": "take"})).unwrap();
+        assert!(taken.allowed, "{taken:?}");
+        let cube = taken.cube.unwrap();
+        assert_eq!((cube.value, cube.owner), (2, CubeOwnerName::O));
+        // x no longer owns the cube.
+        let again = cube_req(serde_json::json!({"match_id": taken.match_id.unwrap(),
+            "player": "x", "action": "double"}))
+        .unwrap();
+        assert_eq!(again.reason_slug.as_deref(), Some("not-your-cube"));
+    }
+
+    #[test]
+    fn refusals_and_invalid_states() {
+        let crawford =
+            serde_json::json!({"length": 5, "score": {"x": 4, "o": 1}, "crawford": true});
+        let answer =
+            cube_req(serde_json::json!({"match": crawford, "player": "o", "action": "double"}))
+                .unwrap();
+        assert!(!answer.allowed);
+        assert_eq!(
+            answer.reason.as_deref(),
+            Some("no doubling in the crawford game")
+        );
+        let bad =
+            cube_req(serde_json::json!({"cube": {"value": 3}, "player": "o", "action": "double"}))
+                .unwrap_err();
+        assert_eq!(bad.field.as_deref(), Some("cube.value"));
+        let money_crawford = cube_req(serde_json::json!({"match": {"crawford": true},
+            "player": "o", "action": "double"}))
+        .unwrap_err();
+        assert_eq!(money_crawford.field.as_deref(), Some("match.crawford"));
+        assert_eq!(money_crawford.slug, "invalid-match");
+        let both = cube_req(serde_json::json!({"match_id": "cAkAAAAAAAAA", "cube": {},
+            "action": "double"}))
+        .unwrap_err();
+        assert_eq!(both.field.as_deref(), Some("match_id"));
+    }
+
+    #[test]
+    fn scoring_bear_off_pass_and_resign() {
+        let board = serde_json::json!({"board": {
+            "points": [0, -5, -5, -5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            "off": {"x": 15, "o": 0}, "turn": "o"}});
+        let position: PositionInput = serde_json::from_value(board.clone()).unwrap();
+        let gammon = score_req(
+            serde_json::json!({"ended_by": "bearoff", "position": position,
+            "cube": {"value": 4, "owner": "o"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (gammon.winner, gammon.result, gammon.points),
+            (PlayerName::X, GameResultName::Backgammon, 12)
+        );
+        let pass = score_req(serde_json::json!({"ended_by": "pass", "winner": "o",
+            "cube": {"value": 2, "owner": "o"},
+            "match": {"length": 5, "score": {"x": 1, "o": 2}}}))
+        .unwrap();
+        assert_eq!(pass.points, 2);
+        assert_eq!(pass.match_state.next_game, Some(GameKindName::Crawford));
+        let wrong = score_req(serde_json::json!({"ended_by": "pass", "winner": "x",
+            "cube": {"value": 2, "owner": "o"}}))
+        .unwrap_err();
+        assert_eq!(wrong.field.as_deref(), Some("winner"));
+        let resign = score_req(serde_json::json!({"ended_by": "resign", "winner": "x",
+            "resign_level": "gammon", "rules": {"jacoby": true}}))
+        .unwrap();
+        assert_eq!((resign.points, resign.jacoby_applied), (1, true));
+        let not_over = score_req(serde_json::json!({"ended_by": "bearoff",
+            "position": {"position_id": "4HPwATDgc/ABMA"}}))
+        .unwrap_err();
+        assert_eq!(not_over.slug, "game-not-over");
+    }
+}

@@ -1,1 +1,352 @@
-//! Cube and scoring shapes (filled in by the cube work).
+//! `POST /score` and `POST /cube`: the cube, the match, the rule options
+//! and a scored game on the wire.
+//!
+//! Numbers that the rules constrain (cube value, beaver count, match
+//! length, scores, maximum cube) are read as plain integers and checked by
+//! `api::cube`, so a bad value is a problem naming its field with the rule
+//! it breaks, rather than a serde type error.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::common::{PerPlayer, PlayerName, PositionInput};
+
+/// Who holds the cube: `centre` (either player may double) or the player
+/// who may redouble. `center` is accepted too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CubeOwnerName {
+    /// In the middle.
+    #[default]
+    #[serde(alias = "center")]
+    Centre,
+    /// On x's side.
+    X,
+    /// On o's side.
+    O,
+}
+
+/// A result, or a resignation level: 1, 2 or 3 times the cube.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum GameResultName {
+    /// 1 × the cube.
+    Single,
+    /// 2 × the cube.
+    Gammon,
+    /// 3 × the cube.
+    Backgammon,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EndedBy {
+    /// The winner bore off every checker (`position` required).
+    Bearoff,
+    /// The loser passed (dropped) the winner's double, beaver or raccoon.
+    #[serde(alias = "drop")]
+    Pass,
+    /// The loser resigned `resign_level` and the winner accepted.
+    Resign,
+}
+
+/// The kind of the next game of a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKindName {
+    /// Doubling allowed (every money game, and match games before anyone
+    /// reaches N-1).
+    Normal,
+    /// The first game after a player reaches N-1: no doubling.
+    Crawford,
+    /// Any later game: doubling allowed again.
+    PostCrawford,
+}
+
+/// A cube or resignation decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CubeActionName {
+    /// Offer a double (on one's own turn, before rolling). Asking `double`
+    /// is how to learn whether a player may double now.
+    Double,
+    /// Accept the pending double, beaver or raccoon.
+    Take,
+    /// Refuse it (`drop` is accepted too): the game ends.
+    #[serde(alias = "drop")]
+    Pass,
+    /// Take and at once redouble, keeping the cube (money play, the doubled player).
+    Beaver,
+    /// Take a beaver and at once redouble (money play, the original doubler).
+    Raccoon,
+    /// Offer to resign `resign_level` (single, gammon or backgammon) times the cube.
+    Resign,
+    /// Accept the opponent's resignation: the game ends.
+    Accept,
+    /// Reject the opponent's resignation: play goes on.
+    Reject,
+}
+
+/// A resignation waiting for an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResignationWire {
+    /// The player who offers to resign.
+    pub by: PlayerName,
+    /// What they offer to lose, times the cube.
+    pub level: GameResultName,
+}
+
+fn one() -> i64 {
+    1
+}
+
+/// The cube. While a double waits for an answer, `value` is still the value
+/// *before* it (what a pass scores), `owner` is unchanged and `offered_by`
+/// names the player whose double (or beaver, or raccoon) waits; a take
+/// doubles the value and gives the cube to the player who was doubled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"value": 2, "owner": "o", "offered_by": null, "beavers": 0}))]
+pub struct Cube {
+    /// 1, 2, 4, ... 32768 (default 1).
+    #[serde(default = "one")]
+    #[schema(default = 1, minimum = 1, maximum = 32768)]
+    pub value: i64,
+    /// `centre` (default), `x` or `o`.
+    #[serde(default)]
+    pub owner: CubeOwnerName,
+    /// The player whose double, beaver or raccoon waits for an answer.
+    #[serde(default)]
+    pub offered_by: Option<PlayerName>,
+    /// Beavers and raccoons made on the pending double (each has already
+    /// doubled `value`).
+    #[serde(default)]
+    #[schema(default = 0, minimum = 0)]
+    pub beavers: i64,
+    /// A resignation waiting for an answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resignation: Option<ResignationWire>,
+}
+
+/// The match around the game. Length 0 is money play, where the score is a
+/// running session total.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"length": 5, "score": {"x": 2, "o": 3}, "crawford": false}))]
+pub struct MatchInput {
+    /// Points needed to win, up to 32767; 0 (default) is money play.
+    #[serde(default)]
+    #[schema(default = 0, minimum = 0, maximum = 32767)]
+    pub length: i64,
+    /// The score before this game.
+    #[serde(default)]
+    pub score: PerPlayer,
+    /// This game is the Crawford game (only in a match, with exactly one
+    /// player one point from winning).
+    #[serde(default)]
+    pub crawford: bool,
+}
+
+/// Rule options. Each one left out comes from the `match_id` (Jacoby) or
+/// the XGID (Jacoby; beavers, its beaver bit allowing one; maximum cube)
+/// when the request has one, else from the default. Jacoby, beavers and automatic doubles are money-play
+/// rules and never apply in a match.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"jacoby": true, "beavers": 1, "automatic_doubles": 0, "max_cube": 64}))]
+pub struct RulesInput {
+    /// Gammons and backgammons count as single while the cube is centred
+    /// (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jacoby: Option<bool>,
+    /// How many beavers and raccoons one double allows: 0 (default) none,
+    /// 1 a beaver, 2 a beaver and a raccoon, and so on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 255)]
+    pub beavers: Option<i64>,
+    /// How many tied opening rolls may double the centred cube (default 0).
+    /// A centred cube above 1 is valid only up to this many doublings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 255)]
+    pub automatic_doubles: Option<i64>,
+    /// The highest cube value, a power of two up to 32768 (default 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 32768)]
+    pub max_cube: Option<i64>,
+}
+
+/// Request of `POST /score`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"ended_by": "resign", "winner": "x", "resign_level": "gammon",
+    "cube": {"value": 2, "owner": "o"},
+    "match": {"length": 5, "score": {"x": 2, "o": 3}, "crawford": false}}))]
+pub struct ScoreGameRequest {
+    /// The variant of `position` (default `standard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// `bearoff`, `pass` (a dropped double; `drop` is accepted too) or
+    /// `resign`. Required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = EndedBy, required = true)]
+    pub ended_by: Option<EndedBy>,
+    /// Required for `bearoff`: the finished position, which gives the
+    /// winner and the result. Optional otherwise. An XGID's cube value and
+    /// owner, score, match length, Crawford flag, Jacoby and beaver bits
+    /// and maximum cube stand in for `cube`, `match` and `rules` when those
+    /// (and `match_id`) are left out; its dice field (including the
+    /// double-offered marks D, B and R) is not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<PositionInput>,
+    /// Required for `pass` (the player whose double was refused) and
+    /// `resign` (the player who accepted); for `bearoff`, if given, it
+    /// must be the player the position shows has won.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<PlayerName>,
+    /// Required for `resign`: the level resigned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign_level: Option<GameResultName>,
+    /// The cube as the game ended; for `pass` the value before the refused
+    /// double (`offered_by`, if given, must be the winner). Default: a
+    /// centred 1-cube.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cube: Option<Cube>,
+    /// The match before this game. Default: money play.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub match_state: Option<MatchInput>,
+    /// Rule options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<RulesInput>,
+    /// gnubg Match ID of the game in play, instead of `cube` and `match`
+    /// (and giving the Jacoby rule unless `rules.jacoby` is set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+}
+
+/// The match after a game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"length": 5, "score": {"x": 4, "o": 3}, "winner": null, "next_game": "crawford"}))]
+pub struct MatchOutput {
+    /// The match length (0: money play).
+    pub length: u32,
+    /// The score after the game, the points added in full (a money
+    /// session total in money play).
+    pub score: PerPlayer,
+    /// The player who has won the match; always null in money play.
+    pub winner: Option<PlayerName>,
+    /// The kind of the next game; null once the match is won.
+    pub next_game: Option<GameKindName>,
+}
+
+/// A scored game: the response of `POST /score`, and `game_over` in a
+/// `POST /cube` answer that ended the game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"ended_by": "resign", "winner": "x", "result": "gammon", "points": 4,
+    "jacoby_applied": false,
+    "match": {"length": 5, "score": {"x": 6, "o": 3}, "winner": "x", "next_game": null},
+    "match_id": "UUOgAFAAGAAA", "game_match_id": "UUOgAFAAGAAA"}))]
+pub struct ScoreGameResponse {
+    /// How the game ended.
+    pub ended_by: EndedBy,
+    /// The winner.
+    pub winner: PlayerName,
+    /// The result as it happened: the board's for a bear-off, single for a
+    /// pass, the level for a resignation (the Jacoby rule may count it as
+    /// single: see `jacoby_applied`).
+    pub result: GameResultName,
+    /// Points won: the counted result times the cube value.
+    pub points: u32,
+    /// The Jacoby rule counted a gammon or backgammon as single.
+    pub jacoby_applied: bool,
+    /// The match after the game.
+    #[serde(rename = "match")]
+    pub match_state: MatchOutput,
+    /// gnubg Match ID to carry on with: while the match goes on, the next
+    /// game before its opening roll (the new score, the next game's
+    /// Crawford flag, a centred 1-cube, gnubg game state "no game"; send
+    /// it with `player` to `/cube`); once the match is won, `game_match_id`.
+    /// Absent when a score or the length does not fit a Match ID (above
+    /// 32767).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    /// gnubg Match ID of this game as gnubg writes it when the game ends:
+    /// the cube as it ended, the score after the game (capped at the match
+    /// length), game state over, dropped or resigned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_match_id: Option<String>,
+}
+
+/// Request of `POST /cube`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"cube": {"value": 1, "owner": "centre", "offered_by": null, "beavers": 0},
+    "match": {"length": 0, "score": {"x": 0, "o": 0}, "crawford": false},
+    "rules": {"jacoby": true, "beavers": 1, "automatic_doubles": 0, "max_cube": 64},
+    "player": "x", "action": "double"}))]
+pub struct ResolveCubeRequest {
+    /// The cube before the action. Default: a centred 1-cube.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cube: Option<Cube>,
+    /// The match. Default: money play.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub match_state: Option<MatchInput>,
+    /// Rule options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<RulesInput>,
+    /// gnubg Match ID of the game in play, instead of `cube` and `match`
+    /// (a pending double or resignation included). For a game in play it
+    /// also says who must act (then `player` may be left out) and whether
+    /// the dice are rolled: a double after the roll is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    /// The player taking the action (may be left out with the `match_id`
+    /// of a game in play: the player it says must act).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerName>,
+    /// `double`, `take`, `pass`, `beaver`, `raccoon`, `resign` (with
+    /// `resign_level`), `accept` or `reject`. Required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = CubeActionName, required = true)]
+    pub action: Option<CubeActionName>,
+    /// Required for `resign`: single, gammon or backgammon.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign_level: Option<GameResultName>,
+}
+
+/// Response of `POST /cube`. A refused action is still a 200: the answer
+/// is `allowed: false` with the reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"allowed": true,
+    "cube": {"value": 1, "owner": "centre", "offered_by": "x", "beavers": 0},
+    "to_act": "o", "match_id": "MBkAAAAAAAAA"}))]
+pub struct ResolveCubeResponse {
+    /// Whether the rules allow the action now.
+    pub allowed: bool,
+    /// Why not, as a lower-case sentence (only when not allowed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// A stable slug for `reason`: `not-your-cube`, `crawford-game`,
+    /// `cube-at-maximum`, `beavers-disabled`, `beavers-in-match-play`,
+    /// `beaver-limit-reached`, `raccoon-expected`, `no-beaver-to-raccoon`,
+    /// `not-your-turn`, `no-double-offered`, `double-already-offered`,
+    /// `resignation-already-offered`, `no-resignation-offered`, or (with
+    /// a `match_id`) `dice-rolled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason_slug: Option<String>,
+    /// The cube after the action, when it is allowed and play goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cube: Option<Cube>,
+    /// The player who must answer the pending double or resignation now
+    /// (absent when none is pending, or the action was refused or ended
+    /// the game).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to_act: Option<PlayerName>,
+    /// gnubg Match ID of the state after the action, when play goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    /// The scored game, after a pass or an accepted resignation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_over: Option<ScoreGameResponse>,
+}
