@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// bgref: a stateless backgammon referee serving HTTP/JSON and gRPC on one port.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "bgref", version, about, long_about = None)]
+#[command(name = "bgref", version, about, long_about = None, after_help = ENVIRONMENT_HELP)]
 pub struct Cli {
     /// What to do (default: serve).
     #[command(subcommand)]
@@ -54,6 +54,13 @@ pub struct Config {
     /// After SIGTERM or Ctrl-C, how long in-flight requests may take before the process exits.
     #[arg(long, env = "BGREF_SHUTDOWN_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
     pub shutdown_timeout: Duration,
+
+    /// After SIGTERM or Ctrl-C, how long to keep accepting requests while
+    /// /readyz answers 503 and gRPC health says NOT_SERVING, so that load
+    /// balancers stop sending traffic first (a second signal cuts it short).
+    /// 0 stops accepting at once (use it with a Kubernetes preStop sleep).
+    #[arg(long, env = "BGREF_SHUTDOWN_DELAY", default_value = "0s", value_parser = parse_duration)]
+    pub shutdown_delay: Duration,
 
     /// Dice secrets and keys.
     #[command(flatten)]
@@ -123,15 +130,38 @@ pub enum LogFormat {
     Json,
 }
 
-/// Logs and traces. Log levels come from `RUST_LOG` (default `info`);
-/// OpenTelemetry traces are exported over OTLP only when
-/// `OTEL_EXPORTER_OTLP_ENDPOINT` is set (the standard `OTEL_*` variables apply).
+/// Logs and traces. Log levels come from `--log-filter`, else `RUST_LOG`
+/// (default `info`); OpenTelemetry traces are exported over OTLP/gRPC only
+/// when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (the standard `OTEL_*`
+/// variables apply; see `bgref --help`).
 #[derive(Debug, Clone, Args)]
 pub struct TelemetryConfig {
-    /// Log format.
+    /// Log format: text lines or one JSON object per line, on stderr.
     #[arg(long, env = "BGREF_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// Log filter in `RUST_LOG` syntax, e.g. `info` or
+    /// `warn,bgref_service=debug` (default: `RUST_LOG`, else `info`).
+    #[arg(long, env = "BGREF_LOG_FILTER")]
+    pub log_filter: Option<String>,
 }
+
+/// Shown after the options in `bgref --help`.
+const ENVIRONMENT_HELP: &str = "\
+Other environment variables:
+  RUST_LOG                         Log filter when --log-filter is not given (default: info)
+  OTEL_EXPORTER_OTLP_ENDPOINT      Export traces over OTLP/gRPC to this endpoint, e.g.
+                                   http://otel-collector:4317 (unset: nothing is exported);
+                                   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT also works
+  OTEL_SERVICE_NAME                service.name of the traces (default: bgref)
+  OTEL_RESOURCE_ATTRIBUTES         More resource attributes, key=value,...
+  OTEL_TRACES_SAMPLER[_ARG]        Sampler (default: parentbased_always_on)
+  OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TIMEOUT, OTEL_EXPORTER_OTLP_COMPRESSION,
+  OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE, ...  as the OpenTelemetry spec defines them
+  OTEL_SDK_DISABLED=true, OTEL_TRACES_EXPORTER=none    Turn trace export off
+
+Endpoints: HTTP/JSON and gRPC (bgref.v1.Referee, grpc.health.v1.Health, server reflection)
+share one port; GET /healthz, /readyz, /metrics (Prometheus), /openapi.json, /docs.";
 
 /// Reads `10s`, `500ms`, `2m` or a bare number of seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -166,6 +196,31 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("20"), Ok(Duration::from_secs(20)));
         assert!(parse_duration("5h").is_err());
+    }
+
+    #[test]
+    fn every_option_has_a_bgref_variable_and_help() {
+        use clap::CommandFactory as _;
+        let command = Cli::command();
+        for arg in command.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") {
+                continue;
+            }
+            let env = arg.get_env().and_then(|e| e.to_str()).unwrap_or_default();
+            assert!(env.starts_with("BGREF_"), "--{id} has no BGREF_* variable");
+            assert!(arg.get_help().is_some(), "--{id} has no help");
+        }
+    }
+
+    #[test]
+    fn the_bare_binary_has_safe_defaults() {
+        let config = Cli::try_parse_from(["bgref"])
+            .expect("no arguments needed")
+            .config;
+        assert_eq!(config.shutdown_delay, Duration::ZERO);
+        assert!(config.shutdown_timeout > Duration::ZERO);
+        assert_eq!(config.telemetry.log_format, LogFormat::Text);
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod error;
 pub mod grpc;
 pub mod http;
 pub mod keys;
+pub mod metrics;
 pub mod server;
 pub mod state;
 pub mod telemetry;

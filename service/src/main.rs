@@ -1,5 +1,7 @@
 //! `bgref`: config, telemetry, router, serve, shutdown.
 
+use std::process::ExitCode;
+
 use clap::Parser;
 use tokio::net::TcpListener;
 
@@ -10,75 +12,75 @@ use bgref_service::state::AppState;
 use bgref_service::{grpc, http, server, telemetry};
 
 #[tokio::main]
-async fn main() -> std::process::ExitCode {
+async fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(Command::Openapi) = cli.command {
         println!("{}", http::openapi().to_pretty_json().unwrap_or_default());
-        return std::process::ExitCode::SUCCESS;
+        return ExitCode::SUCCESS;
     }
     let config = cli.config;
+    // Dropped last: flushes the spans of everything below.
     let _telemetry = telemetry::init(&config.telemetry);
     let keys = match DiceKeys::from_config(&config.dice) {
         Ok(keys) => keys,
         Err(err) => {
             tracing::error!(error = %err, "invalid dice configuration");
-            return std::process::ExitCode::from(2);
+            return ExitCode::from(2);
         }
     };
     let state = AppState::new(keys);
-    let (router, health) = server::app(state.clone(), &config);
-    health
+    let app = server::build(state.clone(), &config);
+    app.health
         .set_serving::<RefereeServer<grpc::RefereeService>>()
         .await;
-    let listener = match TcpListener::bind(config.listen).await {
-        Ok(l) => l,
-        Err(err) => {
-            tracing::error!(error = %err, listen = %config.listen, "cannot listen");
-            return std::process::ExitCode::from(1);
-        }
+    let Some(listener) = bind(config.listen).await else {
+        return ExitCode::from(1);
     };
+    let grpc_listener = match config.grpc_listen {
+        Some(addr) => match bind(addr).await {
+            Some(l) => Some(l),
+            None => return ExitCode::from(1),
+        },
+        None => None,
+    };
+    let drain = server::drain_on_signal(state, app.health.clone(), config.shutdown_delay);
+    let grace = config.shutdown_timeout;
     let local = listener
         .local_addr()
         .map(|a| a.to_string())
         .unwrap_or_default();
     tracing::info!(listen = %local, version = env!("CARGO_PKG_VERSION"), "bgref serving HTTP and gRPC");
-    if let Some(addr) = config.grpc_listen {
-        match TcpListener::bind(addr).await {
-            Ok(l) => {
-                let (grpc_router, _) = grpc::router(state.clone(), config.max_body_bytes);
-                let grace = config.shutdown_timeout;
-                tracing::info!(listen = %addr, "bgref serving gRPC");
-                tokio::spawn(server::serve(
-                    l,
-                    grpc_router,
-                    server::shutdown_signal(),
-                    grace,
-                ));
-            }
-            Err(err) => {
-                tracing::error!(error = %err, listen = %addr, "cannot listen for gRPC");
-                return std::process::ExitCode::from(1);
-            }
-        }
-    }
-    let drain_state = state.clone();
-    let drain_health = health.clone();
-    let shutdown = async move {
-        server::shutdown_signal().await;
-        tracing::info!("shutdown signal: draining");
-        drain_state.set_draining();
-        drain_health
-            .set_not_serving::<RefereeServer<grpc::RefereeService>>()
-            .await;
+    let grpc_server = grpc_listener.map(|l| {
+        tracing::info!(listen = %config.grpc_listen.map(|a| a.to_string()).unwrap_or_default(), "bgref serving gRPC");
+        tokio::spawn(server::serve(
+            l,
+            app.grpc_router,
+            server::stopped(drain.clone()),
+            grace,
+        ))
+    });
+    let result = server::serve(listener, app.router, server::stopped(drain), grace).await;
+    let grpc_result = match grpc_server {
+        Some(handle) => handle
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e))),
+        None => Ok(()),
     };
-    match server::serve(listener, router, shutdown, config.shutdown_timeout).await {
+    match result.and(grpc_result) {
         Ok(()) => {
             tracing::info!("bgref stopped");
-            std::process::ExitCode::SUCCESS
+            ExitCode::SUCCESS
         }
         Err(err) => {
             tracing::error!(error = %err, "server failed");
-            std::process::ExitCode::from(1)
+            ExitCode::from(1)
         }
     }
+}
+
+async fn bind(addr: std::net::SocketAddr) -> Option<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .inspect_err(|err| tracing::error!(error = %err, listen = %addr, "cannot listen"))
+        .ok()
 }

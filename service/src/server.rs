@@ -1,50 +1,151 @@
-//! The whole application: HTTP and gRPC on one router, with limits, tracing
-//! and graceful shutdown.
+//! The whole application: HTTP and gRPC on one router, with request ids,
+//! request spans, metrics, limits, and graceful shutdown.
 
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
+use axum::{Extension, Router};
 use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tonic_health::ServingStatus;
+use tonic_health::server::HealthReporter;
 use tower::ServiceBuilder;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::util::MapRequestLayer;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::config::Config;
 use crate::error::{ApiError, ErrorKind};
+use crate::metrics::{Metrics, ObserveLayer};
+use crate::proto::referee_server::RefereeServer;
 use crate::state::AppState;
+use crate::telemetry;
+
+/// The service's routers and what they share.
+#[derive(Debug)]
+pub struct App {
+    /// HTTP and gRPC on one router, every layer applied.
+    pub router: Router,
+    /// gRPC only (for `--grpc-listen`), the same layers, health and metrics.
+    pub grpc_router: Router,
+    /// The gRPC health status of both routers.
+    pub health: HealthReporter,
+    /// The request metrics of both routers (served at `/metrics`).
+    pub metrics: Metrics,
+}
 
 /// HTTP and gRPC routes with every layer, and the gRPC health reporter.
-pub fn app(state: AppState, config: &Config) -> (Router, tonic_health::server::HealthReporter) {
+pub fn app(state: AppState, config: &Config) -> (Router, HealthReporter) {
+    let app = build(state, config);
+    (app.router, app.health)
+}
+
+/// Builds both routers over one state, health reporter, metrics registry
+/// and concurrency limit.
+pub fn build(state: AppState, config: &Config) -> App {
     let (grpc, health) = crate::grpc::router(state.clone(), config.max_body_bytes);
-    let router = crate::http::router(state)
-        .merge(grpc)
+    let metrics = Metrics::new();
+    let limit = GlobalConcurrencyLimitLayer::new(config.max_concurrency);
+    let router = layers(
+        crate::http::router(state).merge(grpc.clone()),
+        config,
+        &metrics,
+        &limit,
+    );
+    let grpc_router = layers(grpc, config, &metrics, &limit);
+    App {
+        router,
+        grpc_router,
+        health,
+        metrics,
+    }
+}
+
+/// Applied to every route (after routing, so spans and metrics know the
+/// matched route), outermost first:
+///
+/// 1. request id: an incoming `x-request-id` (up to 128 printable ASCII
+///    characters) is kept, otherwise a UUID is made; echoed in the response;
+/// 2. the request span ([`telemetry::request_span`]);
+/// 3. metrics, outcome and completion log ([`ObserveLayer`]), which see
+///    what the client sees, panics and timeouts included;
+/// 4. a 413 closes the HTTP/1 connection (its body was not read);
+/// 5. panics become a 500 problem, slow requests a 503, and at most
+///    `max_concurrency` requests run at once (HTTP and gRPC together).
+fn layers(
+    router: Router,
+    config: &Config,
+    metrics: &Metrics,
+    limit: &GlobalConcurrencyLimitLayer,
+) -> Router {
+    router
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
         .layer(
             ServiceBuilder::new()
-                .layer(CatchPanicLayer::custom(|_| {
-                    axum::response::IntoResponse::into_response(ApiError::new(
-                        ErrorKind::Internal,
-                        "internal",
-                        "the referee failed on this request; it has been logged",
-                    ))
-                }))
-                .layer(TraceLayer::new_for_http())
+                .layer(MapRequestLayer::new(
+                    telemetry::sanitize_request_id::<axum::body::Body>,
+                ))
+                .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+                .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(
+                    TraceLayer::new_for_http()
+                        .make_span_with(telemetry::request_span::<axum::body::Body>)
+                        .on_request(())
+                        .on_response(())
+                        .on_body_chunk(())
+                        .on_eos(())
+                        .on_failure(()),
+                )
+                .layer(ObserveLayer::new(metrics.clone()))
+                .layer(Extension(metrics.clone()))
+                .layer(axum::middleware::from_fn(close_after_refused_body))
+                .layer(CatchPanicLayer::custom(
+                    |panic: Box<dyn std::any::Any + Send>| {
+                        let message = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| (*s).to_owned())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        tracing::error!(panic = %message, "the handler panicked");
+                        axum::response::IntoResponse::into_response(ApiError::new(
+                            ErrorKind::Internal,
+                            "internal",
+                            "the referee failed on this request; it has been logged",
+                        ))
+                    },
+                ))
                 .layer(TimeoutLayer::with_status_code(
                     StatusCode::SERVICE_UNAVAILABLE,
                     config.request_timeout,
                 ))
-                .layer(tower::limit::ConcurrencyLimitLayer::new(
-                    config.max_concurrency,
-                )),
-        );
-    (router, health)
+                .layer(limit.clone()),
+        )
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves, then lets
-/// in-flight requests finish for at most `grace`.
+/// A body refused as too large is left unread, so the HTTP/1 connection
+/// cannot carry another request: say so (`Connection: close`), or a client
+/// reusing it would fail on its next request.
+async fn close_after_refused_body(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let http1 = req.version() <= http::Version::HTTP_11;
+    let mut response = next.run(req).await;
+    if http1 && response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        response.headers_mut().insert(
+            http::header::CONNECTION,
+            http::HeaderValue::from_static("close"),
+        );
+    }
+    response
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves: then stops
+/// accepting and lets in-flight requests finish for at most `grace`.
 ///
 /// # Errors
 /// I/O errors of the listener.
@@ -54,7 +155,7 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     grace: Duration,
 ) -> std::io::Result<()> {
-    let (tx, rx) = tokio::sync::watch::channel(false);
+    let (tx, rx) = watch::channel(false);
     let server = axum::serve(listener, router).with_graceful_shutdown(async move {
         shutdown.await;
         let _ = tx.send(true);
@@ -73,24 +174,76 @@ pub async fn serve(
     }
 }
 
+/// Starts draining on the first SIGTERM or Ctrl-C: `/readyz` answers 503
+/// and gRPC health reports NOT_SERVING (for `""` and `bgref.v1.Referee`)
+/// at once; after `delay` (or a second signal) the returned receiver turns
+/// `true`, which is when the servers stop accepting ([`stopped`]).
+pub fn drain_on_signal(
+    state: AppState,
+    health: HealthReporter,
+    delay: Duration,
+) -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    let signal = signal_now();
+    tokio::spawn(async move {
+        signal.await;
+        tracing::info!(
+            delay_secs = delay.as_secs_f64(),
+            "shutdown signal: draining"
+        );
+        state.set_draining();
+        health
+            .set_service_status("", ServingStatus::NotServing)
+            .await;
+        health
+            .set_not_serving::<RefereeServer<crate::grpc::RefereeService>>()
+            .await;
+        if !delay.is_zero() {
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {},
+                () = shutdown_signal() => tracing::info!("second signal: not waiting any longer"),
+            }
+        }
+        tracing::info!("no longer accepting connections; finishing in-flight requests");
+        let _ = tx.send(true);
+    });
+    rx
+}
+
+/// Resolves once `drain` (from [`drain_on_signal`]) says to stop.
+pub async fn stopped(mut drain: watch::Receiver<bool>) {
+    let _ = drain.wait_for(|&stop| stop).await;
+}
+
 /// Resolves on SIGTERM or Ctrl-C.
 pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    signal_now().await;
+}
+
+/// Like [`shutdown_signal`], but the SIGTERM handler is installed before
+/// this returns (not at the first poll), so a signal sent right after
+/// start-up is not lost.
+fn signal_now() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        let ctrl_c = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        #[cfg(unix)]
+        let terminate = async move {
+            match terminate {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {},
+            () = terminate => {},
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
     }
 }

@@ -44,6 +44,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(moves::apply_move))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))
+        .routes(routes!(ops::metrics))
         .merge(dice::routes())
         .merge(cube::routes())
 }

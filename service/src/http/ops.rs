@@ -1,11 +1,13 @@
-//! Liveness and readiness.
+//! Liveness, readiness and metrics.
 
-use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::{Extension, Json};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::metrics::Metrics;
 use crate::state::AppState;
 
 /// Health status.
@@ -35,4 +37,14 @@ pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>)
             }),
         )
     }
+}
+
+/// Prometheus metrics: request counts and latency histograms per protocol
+/// (HTTP, gRPC), operation and outcome (HTTP status, gRPC code).
+#[utoipa::path(get, path = "/metrics", tag = "service",
+    responses((status = 200, description = "Prometheus text exposition format 0.0.4",
+        body = String, content_type = "text/plain; version=0.0.4; charset=utf-8")))]
+pub async fn metrics(metrics: Option<Extension<Metrics>>) -> impl IntoResponse {
+    let body = metrics.map(|Extension(m)| m.render()).unwrap_or_default();
+    ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], body)
 }

@@ -1,0 +1,528 @@
+//! Prometheus metrics for HTTP and gRPC alike, served at `GET /metrics`.
+//!
+//! [`ObserveLayer`] sits on the merged router (after routing, so the
+//! matched route is known) and, for every request, once its response is
+//! complete (for gRPC: when the `grpc-status` trailer has gone out):
+//! counts it and times it per protocol, operation and outcome, and records
+//! the outcome on the request span ([`RequestOutcome::record`]). A request
+//! whose client goes away first is counted too (`499` / `CANCELLED`).
+//!
+//! Label values are bounded: HTTP operations are the method and the route
+//! template (`POST /legal-moves`, `GET unmatched`), gRPC operations the
+//! method path of a served service (`/bgref.v1.Referee/LegalMoves`) or
+//! `unknown`; outcomes are the HTTP status or the gRPC code name.
+//!
+//! Hand-rolled on atomics: a few dozen series do not need an exporter
+//! crate. The text format is Prometheus' `text/plain; version=0.0.4`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use http::{HeaderMap, Request, Response, StatusCode};
+use http_body::{Body, Frame, SizeHint};
+use tracing::Span;
+
+use crate::telemetry::{Operation, Protocol, RequestOutcome};
+
+/// `Content-Type` of [`Metrics::render`]'s output.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Upper bounds (seconds) of the latency histogram's buckets. Referee
+/// operations take microseconds to a few milliseconds.
+const BUCKETS: [f64; 14] = [
+    0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+/// Series are keyed by protocol, operation and outcome.
+type Key = (Protocol, String, String);
+
+/// One series: a counter and a latency histogram.
+#[derive(Debug, Default)]
+struct Series {
+    count: AtomicU64,
+    sum_nanos: AtomicU64,
+    /// Non-cumulative: `buckets[i]` counts latencies in `(BUCKETS[i-1], BUCKETS[i]]`.
+    buckets: [AtomicU64; BUCKETS.len()],
+}
+
+#[derive(Debug)]
+struct Registry {
+    series: RwLock<BTreeMap<Key, Arc<Series>>>,
+    in_flight: AtomicI64,
+    start_time: f64,
+}
+
+/// The request metrics of one server. Cloning shares them.
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    inner: Arc<Registry>,
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// Empty metrics.
+    pub fn new() -> Metrics {
+        let start_time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        Metrics {
+            inner: Arc::new(Registry {
+                series: RwLock::new(BTreeMap::new()),
+                in_flight: AtomicI64::new(0),
+                start_time,
+            }),
+        }
+    }
+
+    /// Counts one completed request.
+    pub fn observe(&self, protocol: Protocol, operation: &str, outcome: &str, latency: Duration) {
+        let series = self.series(protocol, operation, outcome);
+        let seconds = latency.as_secs_f64();
+        series.count.fetch_add(1, Ordering::Relaxed);
+        let nanos = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+        series.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+        if let Some(i) = BUCKETS.iter().position(|&le| seconds <= le) {
+            series.buckets[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn series(&self, protocol: Protocol, operation: &str, outcome: &str) -> Arc<Series> {
+        let key = (protocol, operation.to_owned(), outcome.to_owned());
+        let existing = self
+            .inner
+            .series
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        existing.unwrap_or_else(|| {
+            self.inner
+                .series
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(key)
+                .or_default()
+                .clone()
+        })
+    }
+
+    /// The Prometheus text exposition of every series.
+    pub fn render(&self) -> String {
+        let series: Vec<(Key, Arc<Series>)> = self
+            .inner
+            .series
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut out = String::with_capacity(256 + series.len() * 1600);
+        let labels = |(protocol, operation, status): &Key| {
+            format!(
+                "protocol=\"{}\",operation=\"{}\",status=\"{}\"",
+                protocol.as_str(),
+                escape(operation),
+                escape(status)
+            )
+        };
+
+        out.push_str(
+            "# HELP bgref_requests_total Requests completed, by protocol, operation and outcome \
+             (HTTP status or gRPC code).\n# TYPE bgref_requests_total counter\n",
+        );
+        for (key, s) in &series {
+            let _ = writeln!(
+                out,
+                "bgref_requests_total{{{}}} {}",
+                labels(key),
+                s.count.load(Ordering::Relaxed)
+            );
+        }
+
+        out.push_str(
+            "# HELP bgref_request_duration_seconds Time from receiving a request to the end of \
+             its response, by protocol, operation and outcome.\n\
+             # TYPE bgref_request_duration_seconds histogram\n",
+        );
+        for (key, s) in &series {
+            let labels = labels(key);
+            let count = s.count.load(Ordering::Relaxed);
+            let mut cumulative = 0;
+            for (le, bucket) in BUCKETS.iter().zip(&s.buckets) {
+                cumulative += bucket.load(Ordering::Relaxed);
+                let _ = writeln!(
+                    out,
+                    "bgref_request_duration_seconds_bucket{{{labels},le=\"{le}\"}} {cumulative}"
+                );
+            }
+            // The counts are read one by one: keep +Inf >= every bucket.
+            let count = count.max(cumulative);
+            let _ = writeln!(
+                out,
+                "bgref_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {count}\n\
+                 bgref_request_duration_seconds_sum{{{labels}}} {}\n\
+                 bgref_request_duration_seconds_count{{{labels}}} {count}",
+                s.sum_nanos.load(Ordering::Relaxed) as f64 / 1e9,
+            );
+        }
+
+        let _ = write!(
+            out,
+            "# HELP bgref_requests_in_flight Requests being handled now.\n\
+             # TYPE bgref_requests_in_flight gauge\n\
+             bgref_requests_in_flight {}\n\
+             # HELP bgref_build_info The running version; always 1.\n\
+             # TYPE bgref_build_info gauge\n\
+             bgref_build_info{{version=\"{}\"}} 1\n\
+             # HELP process_start_time_seconds Start time of the process since the Unix epoch, in seconds.\n\
+             # TYPE process_start_time_seconds gauge\n\
+             process_start_time_seconds {}\n",
+            self.inner.in_flight.load(Ordering::Relaxed),
+            env!("CARGO_PKG_VERSION"),
+            self.inner.start_time,
+        );
+        out
+    }
+}
+
+/// Escapes a label value (backslash, double quote, line feed).
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', r"\\")
+        .replace('"', "\\\"")
+        .replace('\n', r"\n")
+}
+
+/// Counts, times and logs every request; see the module doc.
+#[derive(Debug, Clone)]
+pub struct ObserveLayer {
+    metrics: Metrics,
+}
+
+impl ObserveLayer {
+    /// A layer feeding `metrics`.
+    pub fn new(metrics: Metrics) -> ObserveLayer {
+        ObserveLayer { metrics }
+    }
+}
+
+impl<S> tower::Layer<S> for ObserveLayer {
+    type Service = Observe<S>;
+
+    fn layer(&self, inner: S) -> Observe<S> {
+        Observe {
+            inner,
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+/// The service of [`ObserveLayer`].
+#[derive(Debug, Clone)]
+pub struct Observe<S> {
+    inner: S,
+    metrics: Metrics,
+}
+
+impl<S, ReqB, ResB> tower::Service<Request<ReqB>> for Observe<S>
+where
+    S: tower::Service<Request<ReqB>, Response = Response<ResB>>,
+    ResB: Body,
+{
+    type Response = Response<ObservedBody<ResB>>;
+    type Error = S::Error;
+    type Future = ObservedFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<ReqB>) -> Self::Future {
+        let pending = Pending::new(self.metrics.clone(), Operation::of(&req));
+        ObservedFuture {
+            inner: self.inner.call(req),
+            pending: Some(pending),
+        }
+    }
+}
+
+/// One request being observed; records itself exactly once, at the latest
+/// when dropped.
+#[derive(Debug)]
+struct Pending {
+    metrics: Metrics,
+    operation: Operation,
+    span: Span,
+    start: Instant,
+    /// The HTTP status, once the response head is out.
+    status: Option<StatusCode>,
+    done: bool,
+}
+
+impl Pending {
+    fn new(metrics: Metrics, operation: Operation) -> Pending {
+        metrics.inner.in_flight.fetch_add(1, Ordering::Relaxed);
+        Pending {
+            metrics,
+            operation,
+            span: Span::current(),
+            start: Instant::now(),
+            status: None,
+            done: false,
+        }
+    }
+
+    fn finish(&mut self, outcome: RequestOutcome) {
+        if std::mem::replace(&mut self.done, true) {
+            return;
+        }
+        let latency = self.start.elapsed();
+        self.metrics.inner.in_flight.fetch_sub(1, Ordering::Relaxed);
+        let label = match outcome {
+            // Unknown methods of a served gRPC service are one series.
+            RequestOutcome::Grpc(tonic::Code::Unimplemented) => "unknown".to_owned(),
+            _ => self.operation.label(),
+        };
+        self.metrics
+            .observe(self.operation.protocol, &label, &outcome.label(), latency);
+        outcome.record(&self.span, self.operation.probe, latency);
+    }
+
+    /// The outcome when the response ends without saying more: for HTTP the
+    /// status, for gRPC the status mapped as gRPC clients map it.
+    fn outcome_at_end(&self) -> RequestOutcome {
+        match (self.operation.protocol, self.status) {
+            (Protocol::Http, Some(status)) => RequestOutcome::Http(status),
+            (Protocol::Grpc, Some(status)) if status != StatusCode::OK => {
+                RequestOutcome::Grpc(grpc_code_of_http(status))
+            }
+            (Protocol::Grpc, Some(_)) => RequestOutcome::Grpc(tonic::Code::Unknown),
+            (protocol, None) => cancelled(protocol),
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.done {
+            // Dropped before the end: the client went away.
+            let outcome = match (self.operation.protocol, self.status) {
+                (Protocol::Http, Some(status)) => RequestOutcome::Http(status),
+                (protocol, _) => cancelled(protocol),
+            };
+            self.finish(outcome);
+        }
+    }
+}
+
+fn cancelled(protocol: Protocol) -> RequestOutcome {
+    match protocol {
+        // nginx's "client closed request".
+        Protocol::Http => {
+            RequestOutcome::Http(StatusCode::from_u16(499).unwrap_or(StatusCode::BAD_REQUEST))
+        }
+        Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Cancelled),
+    }
+}
+
+/// gRPC's mapping of an HTTP status without `grpc-status` (a proxy's or a
+/// limit's answer), as clients apply it.
+fn grpc_code_of_http(status: StatusCode) -> tonic::Code {
+    use tonic::Code;
+    match status.as_u16() {
+        400 => Code::Internal,
+        401 => Code::Unauthenticated,
+        403 => Code::PermissionDenied,
+        404 => Code::Unimplemented,
+        429 | 502 | 503 | 504 => Code::Unavailable,
+        _ => Code::Unknown,
+    }
+}
+
+fn grpc_status(headers: &HeaderMap) -> Option<tonic::Code> {
+    headers
+        .get("grpc-status")
+        .map(|v| tonic::Code::from_bytes(v.as_bytes()))
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`Observe`].
+    pub struct ObservedFuture<F> {
+        #[pin]
+        inner: F,
+        pending: Option<Pending>,
+    }
+}
+
+impl<F, ResB, E> Future for ObservedFuture<F>
+where
+    F: Future<Output = Result<Response<ResB>, E>>,
+    ResB: Body,
+{
+    type Output = Result<Response<ObservedBody<ResB>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let result = ready!(this.inner.poll(cx));
+        let Some(mut pending) = this.pending.take() else {
+            return Poll::Ready(result.map(|r| r.map(ObservedBody::done)));
+        };
+        let response = match result {
+            Ok(response) => response,
+            Err(err) => {
+                pending.finish(match pending.operation.protocol {
+                    Protocol::Http => RequestOutcome::Http(StatusCode::INTERNAL_SERVER_ERROR),
+                    Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
+                });
+                return Poll::Ready(Err(err));
+            }
+        };
+        pending.status = Some(response.status());
+        if pending.operation.protocol == Protocol::Grpc
+            && let Some(code) = grpc_status(response.headers())
+        {
+            // Trailers-only response: the status is in the head.
+            pending.finish(RequestOutcome::Grpc(code));
+        } else if response.body().is_end_stream() {
+            let outcome = pending.outcome_at_end();
+            pending.finish(outcome);
+        }
+        Poll::Ready(Ok(response.map(|body| ObservedBody {
+            inner: body,
+            pending: Some(pending),
+        })))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response body that completes its request's observation when it
+    /// ends (or is dropped).
+    pub struct ObservedBody<B> {
+        #[pin]
+        inner: B,
+        pending: Option<Pending>,
+    }
+}
+
+impl<B> ObservedBody<B> {
+    fn done(inner: B) -> ObservedBody<B> {
+        ObservedBody {
+            inner,
+            pending: None,
+        }
+    }
+}
+
+impl<B: Body> Body for ObservedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let mut this = self.project();
+        let frame = ready!(this.inner.as_mut().poll_frame(cx));
+        if let Some(pending) = this.pending.as_mut().filter(|p| !p.done) {
+            match &frame {
+                Some(Ok(frame)) => {
+                    if let Some(trailers) = frame.trailers_ref() {
+                        let outcome = match (pending.operation.protocol, grpc_status(trailers)) {
+                            (Protocol::Grpc, Some(code)) => RequestOutcome::Grpc(code),
+                            _ => pending.outcome_at_end(),
+                        };
+                        pending.finish(outcome);
+                    } else if this.inner.is_end_stream() {
+                        let outcome = pending.outcome_at_end();
+                        pending.finish(outcome);
+                    }
+                }
+                Some(Err(_)) => {
+                    let outcome = match pending.operation.protocol {
+                        Protocol::Http => pending.outcome_at_end(),
+                        Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
+                    };
+                    pending.finish(outcome);
+                }
+                None => {
+                    let outcome = pending.outcome_at_end();
+                    pending.finish(outcome);
+                }
+            }
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counters_and_cumulative_buckets() {
+        let m = Metrics::new();
+        let op = "POST /legal-moves";
+        m.observe(Protocol::Http, op, "200", Duration::from_micros(100));
+        m.observe(Protocol::Http, op, "200", Duration::from_millis(3));
+        m.observe(Protocol::Http, op, "200", Duration::from_secs(60));
+        m.observe(Protocol::Grpc, "/a\"b\\c", "OK", Duration::from_millis(1));
+        let text = m.render();
+        let l = r#"protocol="http",operation="POST /legal-moves",status="200""#;
+        assert!(text.contains(&format!("bgref_requests_total{{{l}}} 3\n")));
+        assert!(text.contains(&format!(
+            "bgref_request_duration_seconds_bucket{{{l},le=\"0.00025\"}} 1\n"
+        )));
+        assert!(text.contains(&format!(
+            "bgref_request_duration_seconds_bucket{{{l},le=\"0.005\"}} 2\n"
+        )));
+        assert!(text.contains(&format!(
+            "bgref_request_duration_seconds_bucket{{{l},le=\"10\"}} 2\n"
+        )));
+        assert!(text.contains(&format!(
+            "bgref_request_duration_seconds_bucket{{{l},le=\"+Inf\"}} 3\n"
+        )));
+        assert!(text.contains(&format!("bgref_request_duration_seconds_count{{{l}}} 3\n")));
+        assert!(text.contains(r#"operation="/a\"b\\c""#));
+        assert!(text.contains("bgref_requests_in_flight 0\n"));
+        // Every line is a comment or `name{labels} value`.
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let value = line.rsplit(' ').next().unwrap();
+            assert!(value.parse::<f64>().is_ok(), "{line}");
+        }
+    }
+
+    #[test]
+    fn http_statuses_map_to_grpc_codes_as_clients_do() {
+        assert_eq!(
+            grpc_code_of_http(StatusCode::SERVICE_UNAVAILABLE),
+            tonic::Code::Unavailable
+        );
+        assert_eq!(
+            grpc_code_of_http(StatusCode::NOT_FOUND),
+            tonic::Code::Unimplemented
+        );
+        assert_eq!(
+            grpc_code_of_http(StatusCode::PAYLOAD_TOO_LARGE),
+            tonic::Code::Unknown
+        );
+    }
+}

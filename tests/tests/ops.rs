@@ -1,0 +1,759 @@
+//! Operating the real binary: health and readiness, gRPC health and
+//! reflection, Prometheus metrics, request ids and structured logs,
+//! OpenTelemetry traces to a real OTLP receiver, graceful shutdown on
+//! SIGTERM, and configuration by flags and `BGREF_*` variables.
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bgref_e2e::Server;
+use bgref_service::proto;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}"#;
+
+fn legal_moves_request() -> proto::LegalMovesRequest {
+    proto::LegalMovesRequest {
+        variant: String::new(),
+        position: Some(proto::PositionInput {
+            encoding: Some(proto::position_input::Encoding::PositionId(
+                "4HPwATDgc/ABMA".into(),
+            )),
+            turn: 0,
+        }),
+        dice: vec![3, 1],
+    }
+}
+
+/// Takes the log receiver out of `server` (so that `terminate` can consume it).
+fn take_logs(server: &mut Server) -> UnboundedReceiver<String> {
+    let (_, empty) = tokio::sync::mpsc::unbounded_channel();
+    std::mem::replace(&mut server.logs, empty)
+}
+
+/// The first JSON log line matching `want`, waiting at most 10 s.
+async fn find_log(logs: &mut UnboundedReceiver<String>, want: impl Fn(&Value) -> bool) -> Value {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(line) = logs.recv().await {
+            if let Ok(v) = serde_json::from_str::<Value>(&line)
+                && want(&v)
+            {
+                return v;
+            }
+        }
+        panic!("log closed before the line was found");
+    })
+    .await
+    .expect("log line within 10 s")
+}
+
+async fn health_status(channel: tonic::transport::Channel, service: &str) -> ServingStatus {
+    let reply = HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: service.into(),
+        })
+        .await
+        .unwrap_or_else(|s| panic!("health of {service:?}: {s:?}"));
+    reply.into_inner().status()
+}
+
+#[tokio::test]
+async fn health_readiness_and_grpc_health() {
+    let server = Server::start(&[]).await;
+    assert_eq!(
+        server.get("/healthz").await,
+        (200, r#"{"status":"ok"}"#.into())
+    );
+    assert_eq!(
+        server.get("/readyz").await,
+        (200, r#"{"status":"ok"}"#.into())
+    );
+    let channel = server.channel().await;
+    assert_eq!(
+        health_status(channel.clone(), "").await,
+        ServingStatus::Serving
+    );
+    assert_eq!(
+        health_status(channel.clone(), "bgref.v1.Referee").await,
+        ServingStatus::Serving
+    );
+    let unknown = HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: "no.such.Service".into(),
+        })
+        .await
+        .expect_err("unknown service");
+    assert_eq!(unknown.code(), tonic::Code::NotFound);
+}
+
+#[tokio::test]
+async fn reflection_lists_the_services_v1_and_v1alpha() {
+    use tonic_reflection::pb::{v1, v1alpha};
+    let server = Server::start(&[]).await;
+    let want = [
+        "bgref.v1.Referee",
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+    ];
+
+    let request = v1::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(v1::server_reflection_request::MessageRequest::ListServices(
+            String::new(),
+        )),
+    };
+    let mut stream =
+        v1::server_reflection_client::ServerReflectionClient::new(server.channel().await)
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await
+            .expect("reflection v1")
+            .into_inner();
+    let reply = stream.message().await.expect("reply").expect("one message");
+    let Some(v1::server_reflection_response::MessageResponse::ListServicesResponse(list)) =
+        reply.message_response
+    else {
+        panic!("not a service list: {reply:?}");
+    };
+    let names: Vec<&str> = list.service.iter().map(|s| s.name.as_str()).collect();
+    for name in want {
+        assert!(names.contains(&name), "v1 lists {names:?}, not {name}");
+    }
+
+    let request = v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(
+            v1alpha::server_reflection_request::MessageRequest::FileContainingSymbol(
+                "bgref.v1.Referee".into(),
+            ),
+        ),
+    };
+    let mut stream =
+        v1alpha::server_reflection_client::ServerReflectionClient::new(server.channel().await)
+            .server_reflection_info(tokio_stream::iter([request]))
+            .await
+            .expect("reflection v1alpha")
+            .into_inner();
+    let reply = stream.message().await.expect("reply").expect("one message");
+    let Some(v1alpha::server_reflection_response::MessageResponse::FileDescriptorResponse(files)) =
+        reply.message_response
+    else {
+        panic!("not a file descriptor: {reply:?}");
+    };
+    assert!(!files.file_descriptor_proto.is_empty());
+}
+
+/// `name{labels} value` lines of a Prometheus text exposition.
+fn sample(text: &str, name: &str, labels: &str) -> Option<f64> {
+    let prefix = format!("{name}{{{labels}}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .and_then(|v| v.parse().ok())
+}
+
+#[tokio::test]
+async fn metrics_count_and_time_http_and_grpc_by_operation_and_outcome() {
+    let server = Server::start(&[]).await;
+    let request: Value = serde_json::from_str(LEGAL_MOVES).unwrap();
+    for _ in 0..2 {
+        assert_eq!(server.post("/legal-moves", &request).await.0, 200);
+    }
+    assert_eq!(
+        server
+            .post("/legal-moves", &json!({"dice": [3, 1]}))
+            .await
+            .0,
+        400
+    );
+    assert_eq!(server.get("/no/such/path").await.0, 404);
+
+    let mut grpc = server.grpc().await;
+    grpc.legal_moves(legal_moves_request())
+        .await
+        .expect("gRPC OK");
+    let invalid = grpc
+        .legal_moves(proto::LegalMovesRequest {
+            dice: vec![9, 1],
+            ..legal_moves_request()
+        })
+        .await
+        .expect_err("invalid dice");
+    assert_eq!(invalid.code(), tonic::Code::InvalidArgument);
+    // A method the service does not have.
+    let mut raw = tonic::client::Grpc::new(server.channel().await);
+    raw.ready().await.unwrap();
+    let missing = raw
+        .unary::<_, proto::GetKeysResponse, _>(
+            tonic::Request::new(proto::GetKeysRequest {}),
+            "/bgref.v1.Referee/NoSuchMethod".parse().unwrap(),
+            tonic_prost::ProstCodec::default(),
+        )
+        .await
+        .expect_err("no such method");
+    assert_eq!(missing.code(), tonic::Code::Unimplemented);
+
+    let resp = reqwest::get(server.url("/metrics")).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        resp.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let text = resp.text().await.unwrap();
+    let count = |labels: &str| sample(&text, "bgref_requests_total", labels);
+    assert_eq!(
+        count(r#"protocol="http",operation="POST /legal-moves",status="200""#),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(
+        count(r#"protocol="http",operation="POST /legal-moves",status="400""#),
+        Some(1.0)
+    );
+    assert_eq!(
+        count(r#"protocol="http",operation="GET unmatched",status="404""#),
+        Some(1.0)
+    );
+    assert_eq!(
+        count(r#"protocol="grpc",operation="/bgref.v1.Referee/LegalMoves",status="OK""#),
+        Some(1.0)
+    );
+    assert_eq!(
+        count(
+            r#"protocol="grpc",operation="/bgref.v1.Referee/LegalMoves",status="INVALID_ARGUMENT""#
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        count(r#"protocol="grpc",operation="unknown",status="UNIMPLEMENTED""#),
+        Some(1.0)
+    );
+
+    let labels = r#"protocol="grpc",operation="/bgref.v1.Referee/LegalMoves",status="OK""#;
+    let h = "bgref_request_duration_seconds";
+    assert_eq!(sample(&text, &format!("{h}_count"), labels), Some(1.0));
+    assert_eq!(
+        sample(
+            &text,
+            &format!("{h}_bucket"),
+            &format!("{labels},le=\"+Inf\"")
+        ),
+        Some(1.0)
+    );
+    assert!(sample(&text, &format!("{h}_sum"), labels).unwrap() > 0.0);
+    assert!(text.contains("# TYPE bgref_request_duration_seconds histogram\n"));
+    // The scrape itself is in flight.
+    let in_flight = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bgref_requests_in_flight "));
+    assert_eq!(in_flight, Some("1"));
+}
+
+#[tokio::test]
+async fn request_ids_are_kept_or_made_echoed_and_logged() {
+    let mut server = Server::start(&[]).await;
+    let http = reqwest::Client::new();
+    let post = |id: Option<&str>, traceparent: Option<&str>| {
+        let mut req = http
+            .post(server.url("/legal-moves"))
+            .header("content-type", "application/json")
+            .body(LEGAL_MOVES);
+        if let Some(id) = id {
+            req = req.header("x-request-id", id);
+        }
+        if let Some(tp) = traceparent {
+            req = req.header("traceparent", tp);
+        }
+        req.send()
+    };
+    let echoed = |r: &reqwest::Response| r.headers()["x-request-id"].to_str().unwrap().to_owned();
+
+    let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let resp = post(
+        Some("client-id-1"),
+        Some(&format!("00-{trace_id}-00f067aa0ba902b7-01")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(echoed(&resp), "client-id-1");
+
+    let made = echoed(&post(None, None).await.unwrap());
+    assert_eq!(made.len(), 36, "a UUID: {made}");
+    assert_eq!(made.matches('-').count(), 4, "a UUID: {made}");
+    let long = "x".repeat(300);
+    let replaced = echoed(&post(Some(&long), None).await.unwrap());
+    assert_eq!(
+        replaced.len(),
+        36,
+        "an over-long id is replaced: {replaced}"
+    );
+
+    let mut grpc = server.grpc().await;
+    let mut request = tonic::Request::new(legal_moves_request());
+    request
+        .metadata_mut()
+        .insert("x-request-id", "grpc-id-7".parse().unwrap());
+    let reply = grpc.legal_moves(request).await.unwrap();
+    assert_eq!(reply.metadata().get("x-request-id").unwrap(), "grpc-id-7");
+
+    // One "request completed" line per request, in its span.
+    let mut logs = take_logs(&mut server);
+    let line = find_log(&mut logs, |v| {
+        v["fields"]["message"] == "request completed" && v["span"]["request_id"] == "client-id-1"
+    })
+    .await;
+    assert_eq!(line["level"], "INFO");
+    assert_eq!(line["fields"]["status"], "200");
+    assert!(line["fields"]["latency_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(line["span"]["otel.name"], "POST /legal-moves");
+    assert_eq!(line["span"]["http.route"], "/legal-moves");
+    assert_eq!(line["span"]["http.response.status_code"], 200);
+    // Without an OTLP endpoint the caller's trace id is still logged.
+    assert_eq!(line["span"]["trace_id"], trace_id);
+
+    let line = find_log(&mut logs, |v| {
+        v["fields"]["message"] == "request completed" && v["span"]["request_id"] == "grpc-id-7"
+    })
+    .await;
+    assert_eq!(line["fields"]["status"], "OK");
+    assert_eq!(line["span"]["otel.name"], "bgref.v1.Referee/LegalMoves");
+    assert_eq!(line["span"]["rpc.system"], "grpc");
+    assert_eq!(line["span"]["rpc.grpc.status_code"], 0);
+}
+
+mod otlp {
+    use super::*;
+    use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
+        TraceService, TraceServiceServer,
+    };
+    use opentelemetry_proto::tonic::collector::trace::v1::{
+        ExportTraceServiceRequest, ExportTraceServiceResponse,
+    };
+    use opentelemetry_proto::tonic::common::v1::KeyValue;
+    use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+    use opentelemetry_proto::tonic::trace::v1::Span;
+
+    /// An OTLP/gRPC trace receiver that keeps what it is sent.
+    #[derive(Clone, Default)]
+    pub struct Collector {
+        requests: Arc<Mutex<Vec<ExportTraceServiceRequest>>>,
+    }
+
+    #[tonic::async_trait]
+    impl TraceService for Collector {
+        async fn export(
+            &self,
+            request: tonic::Request<ExportTraceServiceRequest>,
+        ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+            self.requests.lock().unwrap().push(request.into_inner());
+            Ok(tonic::Response::new(ExportTraceServiceResponse {
+                partial_success: None,
+            }))
+        }
+    }
+
+    impl Collector {
+        /// Serves on a free loopback port; returns its `http://` endpoint.
+        pub async fn start() -> (Collector, String) {
+            let collector = Collector::default();
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let endpoint = format!("http://{}", listener.local_addr().unwrap());
+            let service = TraceServiceServer::new(collector.clone());
+            tokio::spawn(
+                tonic::transport::Server::builder()
+                    .add_service(service)
+                    .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener)),
+            );
+            (collector, endpoint)
+        }
+
+        /// Every span received, with its resource's `service.name`.
+        pub fn spans(&self) -> Vec<(String, Span)> {
+            let mut out = Vec::new();
+            for request in self.requests.lock().unwrap().iter() {
+                for rs in &request.resource_spans {
+                    let service = rs
+                        .resource
+                        .as_ref()
+                        .and_then(|r| attr_of(&r.attributes, "service.name"))
+                        .unwrap_or_default();
+                    for ss in &rs.scope_spans {
+                        for span in &ss.spans {
+                            out.push((service.clone(), span.clone()));
+                        }
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    fn attr_of(attributes: &[KeyValue], key: &str) -> Option<String> {
+        let value = attributes.iter().find(|kv| kv.key == key)?.value.as_ref()?;
+        Some(match value.value.as_ref()? {
+            Any::StringValue(s) => s.clone(),
+            Any::IntValue(i) => i.to_string(),
+            Any::BoolValue(b) => b.to_string(),
+            Any::DoubleValue(d) => d.to_string(),
+            other => format!("{other:?}"),
+        })
+    }
+
+    pub fn attr(span: &Span, key: &str) -> Option<String> {
+        attr_of(&span.attributes, key)
+    }
+
+    pub fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+#[tokio::test]
+async fn traces_go_to_the_otlp_endpoint_and_are_flushed_at_exit() {
+    use otlp::{Collector, attr, hex};
+    let (collector, endpoint) = Collector::start().await;
+    // A long batch delay: the spans arrive only because exit flushes them.
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_BSP_SCHEDULE_DELAY", "600000"),
+    ])
+    .await;
+    let trace_id = "0af7651916cd43dd8448eb211c80319c";
+    let remote_parent = "b7ad6b7169203331";
+    let resp = reqwest::Client::new()
+        .post(server.url("/legal-moves"))
+        .header("content-type", "application/json")
+        .header("x-request-id", "otel-http-1")
+        .header("traceparent", format!("00-{trace_id}-{remote_parent}-01"))
+        .body(LEGAL_MOVES)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut grpc = server.grpc().await;
+    let mut request = tonic::Request::new(legal_moves_request());
+    request
+        .metadata_mut()
+        .insert("x-request-id", "otel-grpc-1".parse().unwrap());
+    grpc.legal_moves(request).await.unwrap();
+    let invalid = grpc
+        .legal_moves(proto::LegalMovesRequest {
+            dice: vec![7, 7],
+            ..legal_moves_request()
+        })
+        .await;
+    assert!(invalid.is_err());
+    drop(grpc);
+    assert!(collector.spans().is_empty(), "nothing before the flush");
+    assert_eq!(server.terminate().await, Some(0));
+
+    let spans = collector.spans();
+    let names: Vec<&str> = spans.iter().map(|(_, s)| s.name.as_str()).collect();
+    assert!(
+        spans.iter().all(|(service, _)| service == "bgref"),
+        "{spans:?}"
+    );
+    let find = |pred: &dyn Fn(&opentelemetry_proto::tonic::trace::v1::Span) -> bool| {
+        spans
+            .iter()
+            .map(|(_, s)| s)
+            .find(|s| pred(s))
+            .unwrap_or_else(|| panic!("span not among {names:?}"))
+            .clone()
+    };
+
+    // HTTP: the request span is a server span, child of the caller's span.
+    let http = find(&|s| s.name == "POST /legal-moves");
+    assert_eq!(hex(&http.trace_id), trace_id);
+    assert_eq!(hex(&http.parent_span_id), remote_parent);
+    assert_eq!(http.kind, 2, "SPAN_KIND_SERVER");
+    assert_eq!(attr(&http, "http.request.method").as_deref(), Some("POST"));
+    assert_eq!(attr(&http, "http.route").as_deref(), Some("/legal-moves"));
+    assert_eq!(
+        attr(&http, "http.response.status_code").as_deref(),
+        Some("200")
+    );
+    assert_eq!(attr(&http, "request_id").as_deref(), Some("otel-http-1"));
+    assert_eq!(attr(&http, "trace_id").as_deref(), Some(trace_id));
+    // The handler's span is its child.
+    let handler = find(&|s| s.name == "legal_moves");
+    assert_eq!(handler.trace_id, http.trace_id);
+    assert_eq!(handler.parent_span_id, http.span_id);
+
+    // gRPC: named after the method, with the gRPC status.
+    let rpc = find(&|s| {
+        s.name == "bgref.v1.Referee/LegalMoves"
+            && attr(s, "request_id").as_deref() == Some("otel-grpc-1")
+    });
+    assert!(rpc.parent_span_id.is_empty(), "no traceparent: a root span");
+    assert_eq!(attr(&rpc, "rpc.system").as_deref(), Some("grpc"));
+    assert_eq!(
+        attr(&rpc, "rpc.service").as_deref(),
+        Some("bgref.v1.Referee")
+    );
+    assert_eq!(attr(&rpc, "rpc.method").as_deref(), Some("LegalMoves"));
+    assert_eq!(attr(&rpc, "rpc.grpc.status_code").as_deref(), Some("0"));
+    let method = find(&|s| s.name == "LegalMoves" && s.parent_span_id == rpc.span_id);
+    assert_eq!(method.trace_id, rpc.trace_id);
+    // A client error is not a span error.
+    let refused = find(&|s| {
+        s.name == "bgref.v1.Referee/LegalMoves"
+            && attr(s, "rpc.grpc.status_code").as_deref() == Some("3")
+    });
+    assert_ne!(refused.status.map(|s| s.code), Some(2), "STATUS_CODE_ERROR");
+
+    // The exporter's own transport is not traced.
+    for (_, span) in &spans {
+        let module = attr(span, "code.namespace")
+            .or_else(|| attr(span, "code.module.name"))
+            .unwrap_or_default();
+        for noisy in ["hyper", "h2", "tonic", "tower", "opentelemetry"] {
+            assert!(!module.starts_with(noisy), "{} from {module}", span.name);
+        }
+    }
+}
+
+#[tokio::test]
+async fn no_traces_when_export_is_turned_off() {
+    let (collector, endpoint) = otlp::Collector::start().await;
+    let server = Server::start(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint),
+        ("OTEL_TRACES_EXPORTER", "none"),
+    ])
+    .await;
+    let request: Value = serde_json::from_str(LEGAL_MOVES).unwrap();
+    assert_eq!(server.post("/legal-moves", &request).await.0, 200);
+    assert_eq!(server.terminate().await, Some(0));
+    assert!(collector.spans().is_empty());
+}
+
+/// Sends a `POST /legal-moves` head and the first `sent` bytes of its body.
+async fn start_slow_request(addr: SocketAddr, sent: usize) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /legal-moves HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n",
+        LEGAL_MOVES.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+        .write_all(&LEGAL_MOVES.as_bytes()[..sent])
+        .await
+        .unwrap();
+    stream.flush().await.unwrap();
+    stream
+}
+
+/// Whether new connections are refused, polling for up to 5 s.
+async fn refuses_connections(addr: SocketAddr) -> bool {
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        if TcpStream::connect(addr).await.is_err() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn sigterm_stops_accepting_finishes_in_flight_requests_and_exits_0() {
+    let mut server = Server::start(&[]).await;
+    let addr = server.addr;
+    let mut logs = take_logs(&mut server);
+    // A request in flight: its body is still coming when SIGTERM arrives.
+    let mut slow = start_slow_request(addr, 10).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let exit = tokio::spawn(server.terminate());
+    find_log(&mut logs, |v| {
+        v["fields"]["message"] == "shutdown signal: draining"
+    })
+    .await;
+    assert!(
+        refuses_connections(addr).await,
+        "still accepting after SIGTERM"
+    );
+    assert!(!exit.is_finished(), "exited with a request in flight");
+
+    slow.write_all(&LEGAL_MOVES.as_bytes()[10..]).await.unwrap();
+    let mut response = String::new();
+    slow.read_to_string(&mut response).await.unwrap();
+    assert!(response.starts_with("HTTP/1.1 200 OK\r\n"), "{response}");
+    assert!(response.contains(r#""plays":"#), "{response}");
+    assert_eq!(exit.await.unwrap(), Some(0));
+}
+
+#[tokio::test]
+async fn sigterm_waits_no_longer_than_the_shutdown_timeout() {
+    let server = Server::start(&[
+        ("BGREF_SHUTDOWN_TIMEOUT", "1s"),
+        ("BGREF_REQUEST_TIMEOUT", "60s"),
+    ])
+    .await;
+    // Never finished by the client.
+    let _stuck = start_slow_request(server.addr, 5).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let start = Instant::now();
+    assert_eq!(server.terminate().await, Some(0));
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(900) && took < Duration::from_secs(8),
+        "exited after {took:?}"
+    );
+}
+
+#[tokio::test]
+async fn with_a_shutdown_delay_readiness_fails_first_then_the_process_exits_0() {
+    let mut server = Server::start(&[("BGREF_SHUTDOWN_DELAY", "5s")]).await;
+    let addr = server.addr;
+    let channel = server.channel().await;
+    let mut logs = take_logs(&mut server);
+    let start = Instant::now();
+    let exit = tokio::spawn(server.terminate());
+    find_log(&mut logs, |v| {
+        v["fields"]["message"] == "shutdown signal: draining"
+    })
+    .await;
+
+    // Still serving, on new connections too, but no longer ready.
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let url = |p: &str| format!("http://{addr}{p}");
+    let readyz = http.get(url("/readyz")).send().await.unwrap();
+    assert_eq!(readyz.status(), 503);
+    assert_eq!(
+        readyz.text().await.unwrap(),
+        r#"{"status":"shutting_down"}"#
+    );
+    assert_eq!(
+        http.get(url("/healthz")).send().await.unwrap().status(),
+        200
+    );
+    let moves = http
+        .post(url("/legal-moves"))
+        .header("content-type", "application/json")
+        .body(LEGAL_MOVES)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moves.status(), 200);
+    assert_eq!(
+        health_status(channel.clone(), "").await,
+        ServingStatus::NotServing
+    );
+    assert_eq!(
+        health_status(channel, "bgref.v1.Referee").await,
+        ServingStatus::NotServing
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "checks took too long"
+    );
+
+    assert_eq!(exit.await.unwrap(), Some(0));
+    assert!(
+        start.elapsed() >= Duration::from_secs(5),
+        "exited before the delay"
+    );
+}
+
+#[tokio::test]
+async fn help_documents_every_option_and_its_environment_variable() {
+    let out = tokio::process::Command::new(bgref_e2e::binary())
+        .arg("--help")
+        .env_clear()
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for (flag, env) in [
+        ("--listen", "BGREF_LISTEN"),
+        ("--grpc-listen", "BGREF_GRPC_LISTEN"),
+        ("--max-body-bytes", "BGREF_MAX_BODY_BYTES"),
+        ("--request-timeout", "BGREF_REQUEST_TIMEOUT"),
+        ("--max-concurrency", "BGREF_MAX_CONCURRENCY"),
+        ("--shutdown-timeout", "BGREF_SHUTDOWN_TIMEOUT"),
+        ("--shutdown-delay", "BGREF_SHUTDOWN_DELAY"),
+        ("--log-format", "BGREF_LOG_FORMAT"),
+        ("--log-filter", "BGREF_LOG_FILTER"),
+        ("--dice-secret", "BGREF_DICE_SECRET"),
+        ("--signing-key", "BGREF_SIGNING_KEY"),
+    ] {
+        assert!(help.contains(flag), "{flag} missing from --help:\n{help}");
+        assert!(
+            help.contains(&format!("[env: {env}")),
+            "{env} missing from --help"
+        );
+    }
+    for var in [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_SERVICE_NAME",
+        "RUST_LOG",
+    ] {
+        assert!(help.contains(var), "{var} missing from --help");
+    }
+}
+
+#[tokio::test]
+async fn the_bare_binary_runs_with_text_logs() {
+    // No configuration at all but a free port (the default 0.0.0.0:8080 may be taken).
+    let mut child = tokio::process::Command::new(bgref_e2e::binary())
+        .args(["--listen", "127.0.0.1:0"])
+        .env_clear()
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr: SocketAddr = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            assert!(
+                serde_json::from_str::<Value>(&line).is_err(),
+                "JSON: {line}"
+            );
+            assert!(!line.contains('\u{1b}'), "colour codes in a pipe: {line}");
+            if line.contains("bgref serving HTTP and gRPC") {
+                let listen = line.split("listen=").nth(1).unwrap();
+                return listen.split_whitespace().next().unwrap().parse().unwrap();
+            }
+        }
+        panic!("no start-up line");
+    })
+    .await
+    .unwrap();
+    let health = reqwest::get(format!("http://{addr}/healthz"))
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    let pid = child.id().unwrap().to_string();
+    std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+}
+
+#[tokio::test]
+async fn the_log_format_flag_wins_over_the_environment() {
+    // The harness finds the address in a JSON line: the flag must win over
+    // BGREF_LOG_FORMAT=text.
+    let server =
+        Server::start_with_args(&[("BGREF_LOG_FORMAT", "text")], &["--log-format", "json"]).await;
+    assert_eq!(server.get("/healthz").await.0, 200);
+    assert_eq!(server.terminate().await, Some(0));
+}
