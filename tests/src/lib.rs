@@ -52,6 +52,30 @@ pub const TEST_SIGNING_KEY: &str =
 /// Fixed test reveal token.
 pub const TEST_REVEAL_TOKEN: &str = "test-reveal-token";
 
+/// A `bgref` command on 127.0.0.1 with a free port and JSON logs on a
+/// piped stderr, an otherwise empty environment, the fixed test secrets
+/// when `test_secrets`, and `env` on top.
+pub fn command(env: &[(&str, &str)], test_secrets: bool) -> Command {
+    let mut cmd = Command::new(binary());
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("BGREF_LISTEN", "127.0.0.1:0")
+        .env("BGREF_LOG_FORMAT", "json")
+        .env("RUST_LOG", "info");
+    if test_secrets {
+        cmd.env("BGREF_DICE_SECRET", TEST_DICE_SECRET)
+            .env("BGREF_SIGNING_KEY", TEST_SIGNING_KEY)
+            .env("BGREF_REVEAL_TOKEN", TEST_REVEAL_TOKEN);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    cmd
+}
+
 impl Server {
     /// Starts `bgref` on 127.0.0.1 with a free port, the test secrets and
     /// `env` on top; waits until it serves.
@@ -61,22 +85,8 @@ impl Server {
 
     /// As [`Server::start`], with extra command-line arguments.
     pub async fn start_with_args(env: &[(&str, &str)], args: &[&str]) -> Server {
-        let mut cmd = Command::new(binary());
-        cmd.args(args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("BGREF_LISTEN", "127.0.0.1:0")
-            .env("BGREF_LOG_FORMAT", "json")
-            .env("RUST_LOG", "info")
-            .env("BGREF_DICE_SECRET", TEST_DICE_SECRET)
-            .env("BGREF_SIGNING_KEY", TEST_SIGNING_KEY)
-            .env("BGREF_REVEAL_TOKEN", TEST_REVEAL_TOKEN);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        cmd.stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+        let mut cmd = command(env, true);
+        cmd.args(args);
         let mut child = cmd.spawn().expect("start bgref");
         let stderr = child.stderr.take().expect("stderr");
         let mut lines = BufReader::new(stderr).lines();

@@ -7,7 +7,6 @@
 //! The harness starts `bgref` with `TEST_DICE_SECRET`, which is the master
 //! secret of `core/tests/data/dice-vectors.json`.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use bgref_e2e::{Server, TEST_DICE_SECRET, TEST_REVEAL_TOKEN};
@@ -788,18 +787,7 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
 /// Runs the binary with `env` (and nothing else), returning its stderr
 /// lines up to the "serving" line (or to exit) and the process.
 async fn run_binary(env: &[(&str, &str)]) -> (Vec<String>, tokio::process::Child) {
-    let mut cmd = tokio::process::Command::new(bgref_e2e::binary());
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("BGREF_LISTEN", "127.0.0.1:0")
-        .env("BGREF_LOG_FORMAT", "json")
-        .env("RUST_LOG", "info");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+    let mut cmd = bgref_e2e::command(env, false);
     let mut child = cmd.spawn().expect("start bgref");
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     let mut out = Vec::new();
