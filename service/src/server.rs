@@ -74,7 +74,7 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// 3. metrics, outcome and completion log ([`ObserveLayer`]), which see
 ///    what the client sees, panics and timeouts included;
 /// 4. a 413 closes the HTTP/1 connection (its body was not read);
-/// 5. panics become a 500 problem, slow requests a 503, and at most
+/// 5. panics become a 500 problem, slow requests a 503 problem, and at most
 ///    `max_concurrency` requests run at once (HTTP and gRPC together).
 fn layers(
     router: Router,
@@ -103,6 +103,7 @@ fn layers(
                 .layer(ObserveLayer::new(metrics.clone()))
                 .layer(Extension(metrics.clone()))
                 .layer(axum::middleware::from_fn(close_after_refused_body))
+                .layer(axum::middleware::from_fn(timeout_as_problem))
                 .layer(CatchPanicLayer::custom(
                     |panic: Box<dyn std::any::Any + Send>| {
                         let message = panic
@@ -124,6 +125,26 @@ fn layers(
                 ))
                 .layer(limit.clone()),
         )
+}
+
+/// The timeout layer answers a bare 503; say what happened in a problem
+/// document like every other error (a 503 with a body, such as `/readyz`
+/// while draining, is left alone).
+async fn timeout_as_problem(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let response = next.run(req).await;
+    if response.status() == StatusCode::SERVICE_UNAVAILABLE
+        && !response.headers().contains_key(http::header::CONTENT_TYPE)
+    {
+        return axum::response::IntoResponse::into_response(ApiError::new(
+            ErrorKind::Unavailable,
+            "timeout",
+            "the request took longer than the server's time limit (BGREF_REQUEST_TIMEOUT)",
+        ));
+    }
+    response
 }
 
 /// A body refused as too large is left unread, so the HTTP/1 connection

@@ -392,3 +392,24 @@ async fn finished_game_and_game_over_result() {
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["type"], "game-over");
 }
+
+#[tokio::test]
+async fn a_request_over_the_time_limit_is_a_503_problem() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let server = Server::start(&[("BGREF_REQUEST_TIMEOUT", "300ms")]).await;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    // A body that never arrives in full.
+    stream
+        .write_all(b"POST /legal-moves HTTP/1.1\r\nHost: bgref\r\nContent-Length: 100\r\n\r\n{")
+        .await
+        .unwrap();
+    let mut buf = vec![0u8; 4096];
+    let n = tokio::time::timeout(std::time::Duration::from_secs(10), stream.read(&mut buf))
+        .await
+        .expect("answered within the limit")
+        .unwrap();
+    let text = String::from_utf8_lossy(&buf[..n]);
+    assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+    assert!(text.contains("application/problem+json"), "{text}");
+    assert!(text.contains("\"type\":\"timeout\""), "{text}");
+}

@@ -63,6 +63,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
             body = Problem, content_type = "application/problem+json",
             example = json!({"type": "invalid-cube", "title": "Bad Request", "status": 400,
                 "detail": "a cube value is a power of two from 1 to 32768, got 3", "field": "cube.value"})),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The rules refuse it: the position is not finished (`game-not-over`), \
             a finished position scored as a pass or resignation (`game-over`), a pass in the Crawford game (`crawford-game`)",
             body = Problem, content_type = "application/problem+json",
@@ -136,6 +137,7 @@ pub async fn score_game(
             body = Problem, content_type = "application/problem+json",
             example = json!({"type": "invalid-match", "title": "Bad Request", "status": 400,
                 "detail": "there is no crawford game in money play", "field": "match.crawford"})),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "resolve_cube", skip_all)]
 pub async fn resolve_cube(

@@ -56,6 +56,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     responses(
         (status = 200, description = "The signed roll", body = RollResponse),
         (status = 400, description = "Malformed request, or a field out of bounds", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "roll_dice", skip_all, fields(match_id = tracing::field::Empty, game = req.game, turn = req.turn))]
 pub async fn roll(
@@ -75,6 +76,7 @@ pub async fn roll(
     responses(
         (status = 200, description = "The signed opening roll", body = OpeningResponse),
         (status = 400, description = "Malformed request, or a field out of bounds", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "opening_roll", skip_all, fields(match_id = tracing::field::Empty, game = req.game))]
 pub async fn opening(
@@ -115,6 +117,7 @@ pub async fn commitment(
     responses(
         (status = 200, description = "The server seed", body = RevealResponse),
         (status = 400, description = "Malformed request or match_id", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "Missing or wrong bearer token (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "No reveal token is configured: reveal is disabled (`reveal-disabled`)", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -139,6 +142,7 @@ pub async fn reveal(
     responses(
         (status = 200, description = "A verdict per roll and overall", body = VerifyResponse),
         (status = 400, description = "Malformed request, seed, commitment or roll", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "verify_dice", skip_all, fields(match_id = tracing::field::Empty, rolls = req.rolls.len()))]
 pub async fn verify(

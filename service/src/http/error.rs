@@ -41,21 +41,36 @@ impl From<ErrorKind> for StatusCode {
     }
 }
 
+/// A problem document response with `status`.
+pub fn problem_response(
+    status: StatusCode,
+    slug: &str,
+    detail: String,
+    field: Option<String>,
+) -> Response {
+    let problem = Problem {
+        kind: slug.to_owned(),
+        title: status.canonical_reason().unwrap_or("Error").to_owned(),
+        status: status.as_u16(),
+        detail,
+        field,
+    };
+    let mut response = (status, axum::Json(problem)).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    response
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         self.log();
-        let status = StatusCode::from(self.kind);
-        let problem = Problem {
-            kind: self.slug.to_owned(),
-            title: status.canonical_reason().unwrap_or("Error").to_owned(),
-            status: status.as_u16(),
-            detail: self.detail,
-            field: self.field,
-        };
-        let mut response = (status, axum::Json(problem)).into_response();
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/problem+json"),
+        let mut response = problem_response(
+            StatusCode::from(self.kind),
+            self.slug,
+            self.detail,
+            self.field,
         );
         if self.kind == ErrorKind::Unauthenticated {
             response

@@ -8,6 +8,8 @@ pub mod moves;
 pub mod ops;
 
 use axum::Router;
+use axum::http::StatusCode;
+use axum::response::Response;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -60,7 +62,20 @@ pub fn router(state: AppState) -> Router {
     router
         .merge(SwaggerUi::new("/docs").url("/openapi.json", api))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
+}
+
+/// A known path asked with a method it does not answer: a problem document
+/// (axum keeps its `Allow` header).
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    tracing::warn!(slug = "method-not-allowed", %method, "request refused");
+    error::problem_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        format!("{} does not answer {method}", uri.path()),
+        None,
+    )
 }
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {
@@ -69,4 +84,54 @@ async fn not_found(uri: axum::http::Uri) -> ApiError {
         "not-found",
         format!("no such endpoint: {}", uri.path()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use http_body_util::BodyExt as _;
+    use serde_json::Value;
+    use tower::ServiceExt as _;
+
+    use crate::config::Config;
+    use crate::keys::DiceKeys;
+    use crate::state::AppState;
+
+    async fn call(method: &str, path: &str) -> (axum::http::response::Parts, Value) {
+        let config = Config::defaults();
+        let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
+        let request = axum::http::Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::empty())
+            .unwrap();
+        let response = super::router(state).oneshot(request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        let bytes = body.collect().await.unwrap().to_bytes();
+        (parts, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_wrong_method_is_a_405_problem_with_allow() {
+        let (parts, body) = call("DELETE", "/legal-moves").await;
+        assert_eq!(parts.status, 405);
+        assert_eq!(parts.headers["content-type"], "application/problem+json");
+        assert_eq!(parts.headers["allow"], "POST");
+        assert_eq!(body["type"], "method-not-allowed");
+        assert_eq!(body["status"], 405);
+        assert_eq!(body["detail"], "/legal-moves does not answer DELETE");
+
+        let (parts, body) = call("POST", "/dice/keys").await;
+        assert_eq!(parts.status, 405);
+        assert_eq!(parts.headers["allow"], "GET,HEAD");
+        assert_eq!(body["type"], "method-not-allowed");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_path_is_a_404_problem() {
+        let (parts, body) = call("GET", "/no-such-thing").await;
+        assert_eq!(parts.status, 404);
+        assert_eq!(parts.headers["content-type"], "application/problem+json");
+        assert_eq!(body["type"], "not-found");
+    }
 }

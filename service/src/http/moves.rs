@@ -20,6 +20,7 @@ use crate::wire::moves::{
     responses(
         (status = 200, description = "The legal plays", body = LegalMovesResponse),
         (status = 400, description = "Malformed request, position or dice", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The game is already over", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "legal_moves", skip_all)]
@@ -39,6 +40,7 @@ pub async fn legal_moves(
     responses(
         (status = 200, description = "The position after the play", body = ApplyMoveResponse),
         (status = 400, description = "Malformed request, position, dice or notation", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Illegal or ambiguous play, or the game is over", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "apply_move", skip_all)]

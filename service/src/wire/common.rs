@@ -33,6 +33,7 @@ impl From<bgref_core::Player> for PlayerName {
 
 /// A count for each player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 pub struct PerPlayer {
     /// x's count.
@@ -44,6 +45,7 @@ pub struct PerPlayer {
 /// The board encoding: `points[i]` is point `i + 1` numbered from x's side;
 /// positive counts are x's checkers, negative o's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({
     "points": [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2],
@@ -64,6 +66,7 @@ pub struct Board {
 
 /// A position in a request: exactly one of `position_id`, `xgid`, `board`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position_id": "4HPwATDgc/ABMA"}))]
 pub struct PositionInput {
@@ -93,3 +96,5 @@ pub struct PositionOutput {
     /// The board encoding (with off counts).
     pub board: Board,
 }
+
+objects_only!(PerPlayer, Board, PositionInput);

@@ -90,6 +90,7 @@ pub enum CubeActionName {
 
 /// A resignation waiting for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 pub struct ResignationWire {
     /// The player who offers to resign.
@@ -107,6 +108,7 @@ fn one() -> i64 {
 /// names the player whose double (or beaver, or raccoon) waits; a take
 /// doubles the value and gives the cube to the player who was doubled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"value": 2, "owner": "o", "offered_by": null, "beavers": 0}))]
 pub struct Cube {
@@ -133,6 +135,7 @@ pub struct Cube {
 /// The match around the game. Length 0 is money play, where the score is a
 /// running session total.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"length": 5, "score": {"x": 2, "o": 3}, "crawford": false}))]
 pub struct MatchInput {
@@ -154,6 +157,7 @@ pub struct MatchInput {
 /// when the request has one, else from the default. Jacoby, beavers and automatic doubles are money-play
 /// rules and never apply in a match.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"jacoby": true, "beavers": 1, "automatic_doubles": 0, "max_cube": 64}))]
 pub struct RulesInput {
@@ -179,6 +183,7 @@ pub struct RulesInput {
 
 /// Request of `POST /score`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"ended_by": "resign", "winner": "x", "resign_level": "gammon",
     "cube": {"value": 2, "owner": "o"},
@@ -280,6 +285,7 @@ pub struct ScoreGameResponse {
 
 /// Request of `POST /cube`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"cube": {"value": 1, "owner": "centre", "offered_by": null, "beavers": 0},
     "match": {"length": 0, "score": {"x": 0, "o": 0}, "crawford": false},
@@ -350,3 +356,12 @@ pub struct ResolveCubeResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_over: Option<ScoreGameResponse>,
 }
+
+objects_only!(
+    ResignationWire,
+    Cube,
+    MatchInput,
+    RulesInput,
+    ScoreGameRequest,
+    ResolveCubeRequest
+);

@@ -9,6 +9,7 @@ use super::common::PlayerName;
 
 /// Request of `POST /dice/roll`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"match_id": "match-0001", "client_seed": "alice:bob", "game": 1, "turn": 1}))]
 pub struct RollRequest {
@@ -54,6 +55,7 @@ pub struct RollResponse {
 
 /// Request of `POST /dice/opening`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"match_id": "match-0001", "client_seed": "alice:bob", "game": 1}))]
 pub struct OpeningRequest {
@@ -120,6 +122,7 @@ pub struct CommitmentResponse {
 
 /// Request of `POST /dice/reveal`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"match_id": "match-0001"}))]
 pub struct RevealRequest {
@@ -141,6 +144,7 @@ pub struct RevealResponse {
 
 /// A roll to check, as it was dealt.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 pub struct ClaimedRollInput {
     /// The client seed the roll was asked with: 0 to 256 bytes, no control characters.
@@ -158,6 +162,7 @@ pub struct ClaimedRollInput {
 
 /// Request of `POST /dice/verify`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"match_id": "match-0001",
     "server_seed": "6025512f08ad4012896b8d1ad5ca00f965105f03adc2205032d249edbfc8bc2b",
@@ -230,3 +235,11 @@ pub struct KeysResponse {
     /// The current key first, then retired keys kept for verification.
     pub keys: Vec<KeyOutput>,
 }
+
+objects_only!(
+    RollRequest,
+    OpeningRequest,
+    RevealRequest,
+    ClaimedRollInput,
+    VerifyRequest
+);

@@ -7,6 +7,7 @@ use super::common::{PlayerName, PositionInput, PositionOutput};
 
 /// Request of `POST /legal-moves`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [6, 5]}))]
 pub struct LegalMovesRequest {
@@ -55,6 +56,7 @@ pub struct LegalMovesResponse {
 
 /// A move as a caller gives it: `from`/`to` may span several dice (24/13).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 pub struct MoveInput {
     /// Start point (25 = bar).
@@ -75,6 +77,7 @@ pub enum PlayInput {
 
 /// Request of `POST /apply-move`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [6, 5], "play": "24/13"}))]
 pub struct ApplyMoveRequest {
@@ -144,3 +147,5 @@ pub struct ApplyMoveResponse {
     /// Whose turn it is now.
     pub turn: PlayerName,
 }
+
+objects_only!(LegalMovesRequest, MoveInput, ApplyMoveRequest);
