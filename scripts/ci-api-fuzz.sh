@@ -59,6 +59,9 @@ DICE_SECRET=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 SIGNING_KEY=9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60
 REVEAL_TOKEN=test-token
 
+# shellcheck source=scripts/lib/bgref.sh
+source "$ROOT/scripts/lib/bgref.sh"
+
 say() { printf 'ci-api-fuzz: %s\n' "$*" >&2; }
 START_TIME=$SECONDS
 
@@ -111,30 +114,8 @@ env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
     "$BIN" >"$OUT/server.out" 2>"$LOG" &
 PID=$!
 
-ADDR=
-for _ in $(seq 1 300); do
-    ADDR=$("$PYTHON" - "$LOG" <<'EOF'
-import json, sys
-for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
-    try:
-        fields = json.loads(line).get("fields", {})
-    except ValueError:
-        continue
-    if fields.get("message") == "bgref serving HTTP and gRPC":
-        print(fields["listen"])
-        break
-EOF
-)
-    [[ -n $ADDR ]] && break
-    if ! kill -0 "$PID" 2>/dev/null; then
-        say "bgref exited during start-up:"
-        cat "$LOG" >&2
-        exit 1
-    fi
-    sleep 0.1
-done
-if [[ -z $ADDR ]]; then
-    say "bgref did not report its address in 30 s:"
+if ! ADDR=$(bgref_address "$LOG" "$PID"); then
+    say "bgref did not start (or report its address in 30 s):"
     cat "$LOG" >&2
     exit 1
 fi

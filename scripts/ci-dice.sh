@@ -26,6 +26,9 @@ VENV=${BGREF_DICE_VENV:-$ROOT/.venv-dice}
 VECTORS=$ROOT/core/tests/data/dice-vectors.json
 VERIFIER=$ROOT/tests/python/verify_dice.py
 
+# shellcheck source=scripts/lib/bgref.sh
+source "$ROOT/scripts/lib/bgref.sh"
+
 say() { printf 'ci-dice: %s\n' "$*" >&2; }
 
 if [[ ! -x $BIN ]]; then
@@ -82,29 +85,8 @@ start() {
         "$BIN" >"$WORK/$name.out" 2>"$log" &
     PIDS+=("$!")
     local pid=$! addr=
-    for _ in $(seq 1 300); do
-        addr=$("$PYTHON" - "$log" <<'EOF'
-import json, sys
-for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
-    try:
-        fields = json.loads(line).get("fields", {})
-    except ValueError:
-        continue
-    if fields.get("message") == "bgref serving HTTP and gRPC":
-        print(fields["listen"])
-        break
-EOF
-)
-        [[ -n $addr ]] && break
-        if ! kill -0 "$pid" 2>/dev/null; then
-            say "instance $name exited during start-up:"
-            cat "$log" >&2
-            return 1
-        fi
-        sleep 0.1
-    done
-    if [[ -z $addr ]]; then
-        say "instance $name did not report its address in 30 s:"
+    if ! addr=$(bgref_address "$log" "$pid"); then
+        say "instance $name did not start (or report its address in 30 s):"
         cat "$log" >&2
         return 1
     fi

@@ -33,6 +33,9 @@ SEED=${GNUBG_SEED:-1}
 # The copy of the shared gnubg corpus kept in the repository.
 CORPUS=$ROOT/core/tests/data/legal_moves.jsonl.gz
 
+# shellcheck source=scripts/lib/bgref.sh
+source "$ROOT/scripts/lib/bgref.sh"
+
 say() { printf 'gnubg-crosscheck: %s\n' "$*" >&2; }
 
 command -v python3 >/dev/null || { say "python3 is required"; exit 2; }
@@ -152,29 +155,11 @@ env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
     BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info \
     "$BIN" >"$WORK/bgref.out" 2>"$WORK/bgref.log" &
 PID=$!
-ADDR=
-for _ in $(seq 1 300); do
-    ADDR=$(python3 - "$WORK/bgref.log" <<'EOF'
-import json, sys
-for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
-    try:
-        fields = json.loads(line).get("fields", {})
-    except ValueError:
-        continue
-    if fields.get("message") == "bgref serving HTTP and gRPC":
-        print(fields["listen"])
-        break
-EOF
-)
-    [[ -n $ADDR ]] && break
-    if ! kill -0 "$PID" 2>/dev/null; then
-        cat "$WORK/bgref.log" >&2
-        say "bgref exited during start-up"
-        exit 2
-    fi
-    sleep 0.1
-done
-[[ -n $ADDR ]] || { cat "$WORK/bgref.log" >&2; say "bgref did not report its address in 30 s"; exit 2; }
+if ! ADDR=$(bgref_address "$WORK/bgref.log" "$PID"); then
+    cat "$WORK/bgref.log" >&2
+    say "bgref did not start (or report its address in 30 s)"
+    exit 2
+fi
 say "bgref at http://$ADDR"
 
 # --- 4. compare ------------------------------------------------------------------
