@@ -121,6 +121,13 @@ impl ApiError {
     }
 }
 
+/// A conversion that cannot fail (`From` seen as `TryFrom`).
+impl From<std::convert::Infallible> for ApiError {
+    fn from(never: std::convert::Infallible) -> ApiError {
+        match never {}
+    }
+}
+
 impl From<IllegalMoveText> for ApiError {
     fn from(err: IllegalMoveText) -> ApiError {
         match err {

@@ -11,7 +11,6 @@ pub mod metrics;
 pub mod server;
 pub mod state;
 pub mod telemetry;
-pub mod wire;
 
 /// Code generated from `proto/bgref/v1/*.proto`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

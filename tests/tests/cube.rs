@@ -13,6 +13,24 @@ use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt as _;
 
+/// The Match ID `id` once its game is under way with `player` on roll,
+/// before rolling: what an app's own Match ID says after the opening roll
+/// or after the opponent's move (the cube endpoints never pass the turn).
+fn turn(id: &Value, player: &str) -> Value {
+    use bgref_core::notation::match_id::{GameState, MatchId};
+    let mut id: MatchId = id
+        .as_str()
+        .expect("a match id")
+        .parse()
+        .expect("a valid match id");
+    let player = player.parse().expect("x or o");
+    id.game_state = GameState::Playing;
+    id.on_roll = player;
+    id.turn = player;
+    id.dice = None;
+    json!(id.to_string())
+}
+
 // --- JSON request -> proto request (None when proto cannot say it) ---
 
 fn p_player(v: &Value) -> Option<i32> {
@@ -22,6 +40,18 @@ fn p_player(v: &Value) -> Option<i32> {
         Value::String(s) if s == "o" => Some(proto::Player::O as i32),
         _ => None,
     }
+}
+
+fn p_variant(v: &Value) -> Option<i32> {
+    Some(match v.as_str() {
+        None if v.is_null() => 0,
+        Some("standard") => proto::Variant::Standard as i32,
+        Some("nackgammon") => proto::Variant::Nackgammon as i32,
+        Some("hypergammon-1") => proto::Variant::Hypergammon1 as i32,
+        Some("hypergammon-2") => proto::Variant::Hypergammon2 as i32,
+        Some("hypergammon" | "hypergammon-3") => proto::Variant::Hypergammon3 as i32,
+        _ => return None,
+    })
 }
 
 fn p_result(v: &Value) -> Option<i32> {
@@ -160,7 +190,7 @@ fn score_request(body: &Value) -> Option<proto::ScoreGameRequest> {
         return None;
     }
     Some(proto::ScoreGameRequest {
-        variant: body["variant"].as_str().unwrap_or_default().to_owned(),
+        variant: p_variant(&body["variant"])?,
         ended_by: match &body["ended_by"] {
             Value::Null => proto::EndedBy::Unspecified,
             v if v == "bearoff" => proto::EndedBy::Bearoff,
@@ -510,18 +540,37 @@ async fn five_point_match_through_crawford_and_post_crawford() {
         json!({"length": 5, "score": {"x": 2, "o": 0}, "winner": null, "next_game": "normal"})
     );
 
-    // Game 2, 2-0: o doubles, x takes, x redoubles to 4, o drops: x wins 2
-    // and reaches 4-0, one point from the match: the Crawford game is next.
+    // Game 2, 2-0: no double before the opening roll; then o (on roll)
+    // doubles, x takes, x redoubles to 4 on x's next turn, o drops: x wins
+    // 2 and reaches 4-0, one point from the match: the Crawford game is next.
     let id = &game1["match_id"];
+    r.refused(
+        json!({"match_id": id, "player": "o", "action": "double"}),
+        "no-game",
+    )
+    .await;
+    r.refused(
+        json!({"match_id": turn(id, "x"), "player": "o", "action": "double"}),
+        "not-your-turn",
+    )
+    .await;
     let offered = r
-        .allowed(json!({"match_id": id, "player": "o", "action": "double"}))
+        .allowed(json!({"match_id": turn(id, "o"), "player": "o", "action": "double"}))
         .await;
     let taken = r
         .allowed(json!({"match_id": offered["match_id"], "action": "take"}))
         .await;
     assert_eq!(taken["cube"]["owner"], "x");
+    // The take leaves o on roll: x's redouble waits for x's turn.
+    r.refused(
+        json!({"match_id": taken["match_id"], "player": "x", "action": "double"}),
+        "not-your-turn",
+    )
+    .await;
     let redoubled = r
-        .allowed(json!({"match_id": taken["match_id"], "player": "x", "action": "double"}))
+        .allowed(
+            json!({"match_id": turn(&taken["match_id"], "x"), "player": "x", "action": "double"}),
+        )
         .await;
     assert_eq!(redoubled["to_act"], "o");
     let dropped = r
@@ -548,7 +597,7 @@ async fn five_point_match_through_crawford_and_post_crawford() {
     let crawford_id = &game2["match_id"];
     for player in ["x", "o"] {
         r.refused(
-            json!({"match_id": crawford_id, "player": player, "action": "double"}),
+            json!({"match_id": turn(crawford_id, player), "player": player, "action": "double"}),
             "crawford-game",
         )
         .await;
@@ -586,7 +635,7 @@ async fn five_point_match_through_crawford_and_post_crawford() {
     // x takes; x resigns a single (rejected once, then accepted): o wins 2.
     let post = &game3["match_id"];
     let offered = r
-        .allowed(json!({"match_id": post, "player": "o", "action": "double"}))
+        .allowed(json!({"match_id": turn(post, "o"), "player": "o", "action": "double"}))
         .await;
     let taken = r
         .allowed(json!({"match_id": offered["match_id"], "action": "take"}))
@@ -616,7 +665,9 @@ async fn five_point_match_through_crawford_and_post_crawford() {
 
     // Game 5, double match point: x doubles, o drops: x wins the match 5-4.
     let offered = r
-        .allowed(json!({"match_id": game4["match_id"], "player": "x", "action": "double"}))
+        .allowed(
+            json!({"match_id": turn(&game4["match_id"], "x"), "player": "x", "action": "double"}),
+        )
         .await;
     let dropped = r
         .allowed(json!({"match_id": offered["match_id"], "player": "o", "action": "pass"}))
@@ -1022,9 +1073,10 @@ async fn match_ids_in_and_out_agree_with_gnubg() {
         "not-your-cube",
     )
     .await;
+    // x is not on roll: only the player on roll doubles, before rolling.
     r.refused(
         json!({"match_id": manual, "player": "x", "action": "double"}),
-        "dice-rolled",
+        "not-your-turn",
     )
     .await;
     let resigned = r
@@ -1102,11 +1154,17 @@ async fn match_ids_in_and_out_agree_with_gnubg() {
         assert_eq!(answer["points"], line["points_won"], "line {}", n + 1);
         assert_eq!(answer["game_match_id"], final_id, "line {}: {body}", n + 1);
         session = score_of(&answer);
-        // The next game's Match ID carries the session score on.
+        // The next game's Match ID carries the session score on (once its
+        // opening roll is played: no double comes before it).
         if n < 50 {
+            r.refused(
+                json!({"match_id": answer["match_id"], "player": winner, "action": "double"}),
+                "no-game",
+            )
+            .await;
             let next = r
-                .allowed(json!({"match_id": answer["match_id"], "player": winner,
-                    "action": "double"}))
+                .allowed(json!({"match_id": turn(&answer["match_id"], &winner),
+                    "player": winner, "action": "double"}))
                 .await;
             let drop = r
                 .allowed(json!({"match_id": next["match_id"], "action": "pass"}))

@@ -86,7 +86,7 @@ async fn legal_moves_http_and_grpc_agree() {
                 .collect();
             let reply = grpc
                 .legal_moves(proto::LegalMovesRequest {
-                    variant: String::new(),
+                    variant: 0,
                     position: Some(proto_position(&position)),
                     dice: dice.to_vec(),
                 })
@@ -205,7 +205,7 @@ async fn apply_move_http_and_grpc_agree_and_explain() {
         };
         let reply = grpc
             .apply_move(proto::ApplyMoveRequest {
-                variant: String::new(),
+                variant: 0,
                 position: Some(proto_position(&start)),
                 dice: dice.to_vec(),
                 play: Some(grpc_play),

@@ -22,7 +22,7 @@ const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice"
 
 fn legal_moves_request() -> proto::LegalMovesRequest {
     proto::LegalMovesRequest {
-        variant: String::new(),
+        variant: 0,
         position: Some(proto::PositionInput {
             encoding: Some(proto::position_input::Encoding::PositionId(
                 "4HPwATDgc/ABMA".into(),

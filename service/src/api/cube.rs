@@ -11,17 +11,189 @@ use bgref_core::notation::match_id::{GameState, MatchId};
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{
     ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRules, CubeState, CubeValue,
-    GameEnd, GameKind, GameResult, GameScore, MatchState, Player, Resignation,
+    GameEnd, GameResult, GameScore, MatchState, Player, Resignation, Variant,
 };
 
-use super::common::{read_position, read_variant};
+use super::input::{self, PositionInput, required};
 use crate::error::ApiError;
-use crate::wire::common::{PerPlayer, PlayerName};
-use crate::wire::cube::{
-    Cube, CubeActionName, CubeOwnerName, EndedBy, GameKindName, GameResultName, MatchInput,
-    MatchOutput, ResignationWire, ResolveCubeRequest, ResolveCubeResponse, RulesInput,
-    ScoreGameRequest, ScoreGameResponse,
-};
+
+/// The cube as a request gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CubeInput {
+    /// The value (checked: a power of two up to 32768).
+    pub value: i64,
+    /// Who holds it.
+    pub owner: CubeOwner,
+    /// The player whose double, beaver or raccoon waits for an answer.
+    pub offered_by: Option<Player>,
+    /// Beavers and raccoons made on the pending double.
+    pub beavers: i64,
+    /// A resignation waiting for an answer.
+    pub resignation: Option<Resignation>,
+}
+
+impl Default for CubeInput {
+    fn default() -> Self {
+        CubeInput {
+            value: 1,
+            owner: CubeOwner::Centre,
+            offered_by: None,
+            beavers: 0,
+            resignation: None,
+        }
+    }
+}
+
+/// The match as a request gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MatchInput {
+    /// Points to win; 0 is money play.
+    pub length: i64,
+    /// The score before this game.
+    pub score: ByPlayer<i64>,
+    /// This game is the Crawford game.
+    pub crawford: bool,
+}
+
+/// Rule options as a request gives them; `None` is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RulesInput {
+    /// The Jacoby rule.
+    pub jacoby: Option<bool>,
+    /// Beavers and raccoons one double allows.
+    pub beavers: Option<i64>,
+    /// Tied opening rolls that double the centred cube.
+    pub automatic_doubles: Option<i64>,
+    /// The highest cube value.
+    pub max_cube: Option<i64>,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndedBy {
+    /// The winner bore off every checker.
+    Bearoff,
+    /// The loser passed the winner's double.
+    Pass,
+    /// The loser resigned and the winner accepted.
+    Resign,
+}
+
+impl EndedBy {
+    /// How `end` ended.
+    pub fn of(end: &GameEnd) -> EndedBy {
+        match end {
+            GameEnd::BearOff { .. } => EndedBy::Bearoff,
+            GameEnd::Pass { .. } => EndedBy::Pass,
+            GameEnd::Resign { .. } => EndedBy::Resign,
+        }
+    }
+}
+
+/// A cube or resignation decision as a request names it (the level of a
+/// resignation comes in its own field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionName {
+    /// Offer a double.
+    Double,
+    /// Accept the pending double, beaver or raccoon.
+    Take,
+    /// Refuse it.
+    Pass,
+    /// Take and at once redouble.
+    Beaver,
+    /// Take a beaver and at once redouble.
+    Raccoon,
+    /// Offer to resign.
+    Resign,
+    /// Accept the opponent's resignation.
+    Accept,
+    /// Reject it.
+    Reject,
+}
+
+/// Input of score-game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScoreInput {
+    /// The variant of `position`.
+    pub variant: Variant,
+    /// How the game ended (required).
+    pub ended_by: Option<EndedBy>,
+    /// The finished position (required for a bear-off).
+    pub position: Option<PositionInput>,
+    /// The winner (required for a pass or a resignation).
+    pub winner: Option<Player>,
+    /// The level resigned (required for a resignation).
+    pub resign_level: Option<GameResult>,
+    /// The cube as the game ended.
+    pub cube: Option<CubeInput>,
+    /// The match before this game.
+    pub match_state: Option<MatchInput>,
+    /// Rule options.
+    pub rules: Option<RulesInput>,
+    /// gnubg Match ID instead of `cube` and `match`.
+    pub match_id: Option<String>,
+}
+
+/// Input of resolve-cube.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CubeActionInput {
+    /// The cube before the action.
+    pub cube: Option<CubeInput>,
+    /// The match.
+    pub match_state: Option<MatchInput>,
+    /// Rule options.
+    pub rules: Option<RulesInput>,
+    /// gnubg Match ID instead of `cube` and `match`.
+    pub match_id: Option<String>,
+    /// The player taking the action.
+    pub player: Option<Player>,
+    /// The action (required).
+    pub action: Option<ActionName>,
+    /// The level, with `resign`.
+    pub resign_level: Option<GameResult>,
+}
+
+/// A scored game with the Match IDs to carry on with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scored {
+    /// The score.
+    pub score: GameScore,
+    /// Match ID of the next game (or, once the match is won, of this one).
+    pub match_id: Option<String>,
+    /// Match ID of this game as gnubg writes it when the game ends.
+    pub game_match_id: Option<String>,
+}
+
+impl Scored {
+    /// How the game ended.
+    pub fn ended_by(&self) -> EndedBy {
+        EndedBy::of(&self.score.end)
+    }
+}
+
+/// The answer to a cube or resignation action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CubeAnswer {
+    /// The rules refuse the action now.
+    Refused {
+        /// Stable slug.
+        slug: &'static str,
+        /// Why, as a lower-case sentence.
+        reason: String,
+    },
+    /// Allowed; play goes on.
+    Continue {
+        /// The cube after the action.
+        cube: CubeState,
+        /// Who must answer a pending double or resignation.
+        to_act: Option<Player>,
+        /// Match ID of the state after the action.
+        match_id: Option<String>,
+    },
+    /// Allowed, and it ended the game.
+    GameOver(Scored),
+}
 
 /// Where a part of the state came from, so that an error names that field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,62 +311,6 @@ pub fn refusal_slug(err: CubeError) -> &'static str {
     }
 }
 
-// --- wire <-> core ---
-
-fn owner_in(owner: CubeOwnerName) -> CubeOwner {
-    match owner {
-        CubeOwnerName::Centre => CubeOwner::Centre,
-        CubeOwnerName::X => CubeOwner::Player(Player::X),
-        CubeOwnerName::O => CubeOwner::Player(Player::O),
-    }
-}
-
-fn owner_out(owner: CubeOwner) -> CubeOwnerName {
-    match owner {
-        CubeOwner::Centre => CubeOwnerName::Centre,
-        CubeOwner::Player(Player::X) => CubeOwnerName::X,
-        CubeOwner::Player(Player::O) => CubeOwnerName::O,
-    }
-}
-
-fn result_in(result: GameResultName) -> GameResult {
-    match result {
-        GameResultName::Single => GameResult::Single,
-        GameResultName::Gammon => GameResult::Gammon,
-        GameResultName::Backgammon => GameResult::Backgammon,
-    }
-}
-
-fn result_out(result: GameResult) -> GameResultName {
-    match result {
-        GameResult::Single => GameResultName::Single,
-        GameResult::Gammon => GameResultName::Gammon,
-        GameResult::Backgammon => GameResultName::Backgammon,
-    }
-}
-
-fn kind_out(kind: GameKind) -> GameKindName {
-    match kind {
-        GameKind::Normal => GameKindName::Normal,
-        GameKind::Crawford => GameKindName::Crawford,
-        GameKind::PostCrawford => GameKindName::PostCrawford,
-    }
-}
-
-/// A cube on the wire.
-pub fn cube_out(cube: &CubeState) -> Cube {
-    Cube {
-        value: i64::from(cube.value.get()),
-        owner: owner_out(cube.owner),
-        offered_by: cube.offered_by.map(PlayerName::from),
-        beavers: i64::from(cube.beavers),
-        resignation: cube.resignation.map(|r| ResignationWire {
-            by: r.by.into(),
-            level: result_out(r.level),
-        }),
-    }
-}
-
 fn cube_value(value: i64, field: String, slug: &'static str) -> Result<CubeValue, ApiError> {
     u64::try_from(value)
         .ok()
@@ -218,16 +334,13 @@ fn small_count(value: i64, field: &str, slug: &'static str) -> Result<u8, ApiErr
     })
 }
 
-fn read_cube(cube: &Cube) -> Result<CubeState, ApiError> {
+fn read_cube(cube: &CubeInput) -> Result<CubeState, ApiError> {
     Ok(CubeState {
         value: cube_value(cube.value, "cube.value".to_owned(), "invalid-cube")?,
-        owner: owner_in(cube.owner),
-        offered_by: cube.offered_by.map(Player::from),
+        owner: cube.owner,
+        offered_by: cube.offered_by,
         beavers: small_count(cube.beavers, "cube.beavers", "invalid-cube")?,
-        resignation: cube.resignation.map(|r| Resignation {
-            by: r.by.into(),
-            level: result_in(r.level),
-        }),
+        resignation: cube.resignation,
     })
 }
 
@@ -324,7 +437,7 @@ fn read_rules(
 /// Reads the cube, match and rules of a request: `match_id` instead of
 /// `cube` and `match`, and the XGID's fields for those left out.
 fn read_context(
-    cube: Option<&Cube>,
+    cube: Option<&CubeInput>,
     match_input: Option<&MatchInput>,
     rules: Option<&RulesInput>,
     match_id: Option<&str>,
@@ -377,22 +490,9 @@ fn read_context(
     })
 }
 
-fn match_output(score: &GameScore) -> MatchOutput {
-    let outcome = &score.match_outcome;
-    MatchOutput {
-        length: outcome.length,
-        score: PerPlayer {
-            x: i64::from(outcome.score.x),
-            o: i64::from(outcome.score.o),
-        },
-        winner: outcome.winner.map(PlayerName::from),
-        next_game: outcome.next_game.map(kind_out),
-    }
-}
-
-/// The response for a scored game: `cube` as the game ended.
-fn score_output(score: &GameScore, cube: &CubeState, ctx: &Context) -> ScoreGameResponse {
-    let game_match_id = MatchId::game_over(score, cube, &ctx.match_state, &ctx.rules)
+/// The scored game and its Match IDs; `cube` as the game ended.
+fn scored(score: GameScore, cube: &CubeState, ctx: &Context) -> Scored {
+    let game_match_id = MatchId::game_over(&score, cube, &ctx.match_state, &ctx.rules)
         .ok()
         .map(|id| id.to_string());
     // The next game has not started: no game state, and x on roll only as
@@ -409,24 +509,11 @@ fn score_output(score: &GameScore, cube: &CubeState, ctx: &Context) -> ScoreGame
             }),
         None => game_match_id.clone(),
     };
-    ScoreGameResponse {
-        ended_by: match score.end {
-            GameEnd::BearOff { .. } => EndedBy::Bearoff,
-            GameEnd::Pass { .. } => EndedBy::Pass,
-            GameEnd::Resign { .. } => EndedBy::Resign,
-        },
-        winner: score.winner.into(),
-        result: result_out(score.result),
-        points: score.points,
-        jacoby_applied: score.jacoby,
-        match_state: match_output(score),
+    Scored {
+        score,
         match_id,
         game_match_id,
     }
-}
-
-fn required<T: Copy>(value: Option<T>, field: &str, why: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| ApiError::invalid("invalid-request", field, why))
 }
 
 fn not_allowed<T>(value: &Option<T>, field: &str, why: &str) -> Result<(), ApiError> {
@@ -438,12 +525,11 @@ fn not_allowed<T>(value: &Option<T>, field: &str, why: &str) -> Result<(), ApiEr
 
 /// Scores a game that ended by bearing off, by a dropped double or by an
 /// accepted resignation.
-pub fn score_game(req: &ScoreGameRequest) -> Result<ScoreGameResponse, ApiError> {
-    let variant = read_variant(req.variant.as_deref())?;
+pub fn score_game(req: &ScoreInput) -> Result<Scored, ApiError> {
     let read = req
         .position
         .as_ref()
-        .map(|p| read_position(p, variant, "position"))
+        .map(|p| input::position(p, req.variant, "position"))
         .transpose()?;
     let ctx = read_context(
         req.cube.as_ref(),
@@ -488,15 +574,14 @@ pub fn score_game(req: &ScoreGameRequest) -> Result<ScoreGameResponse, ApiError>
                 ));
             };
             if let Some(winner) = req.winner
-                && Player::from(winner) != outcome.winner
+                && winner != outcome.winner
             {
                 return Err(ApiError::invalid(
                     "invalid-request",
                     "winner",
                     format!(
                         "the position shows {} has borne off every checker, not {}",
-                        outcome.winner,
-                        Player::from(winner)
+                        outcome.winner, winner
                     ),
                 ));
             }
@@ -525,12 +610,11 @@ pub fn score_game(req: &ScoreGameRequest) -> Result<ScoreGameResponse, ApiError>
                     ),
                 ));
             }
-            let winner: Player = required(
+            let winner = required(
                 req.winner,
                 "winner",
                 "ended_by pass and resign need the winner",
-            )?
-            .into();
+            )?;
             if ended_by == EndedBy::Pass {
                 pass_end(&ctx, &mut cube, winner, req.resign_level)?
             } else {
@@ -541,7 +625,7 @@ pub fn score_game(req: &ScoreGameRequest) -> Result<ScoreGameResponse, ApiError>
     ctx.validate(&cube)?;
     let score = bgref_core::score_game(end, &cube, &ctx.match_state, &ctx.rules)
         .map_err(|e| ctx.error(e))?;
-    Ok(score_output(&score, &cube, &ctx))
+    Ok(scored(score, &cube, &ctx))
 }
 
 /// A pass: the winner is the player whose double waits; no doubling in
@@ -550,7 +634,7 @@ fn pass_end(
     ctx: &Context,
     cube: &mut CubeState,
     winner: Player,
-    level: Option<GameResultName>,
+    level: Option<GameResult>,
 ) -> Result<GameEnd, ApiError> {
     not_allowed(
         &level,
@@ -593,13 +677,13 @@ fn resign_end(
     ctx: &Context,
     cube: &mut CubeState,
     winner: Player,
-    level: Option<GameResultName>,
+    level: Option<GameResult>,
 ) -> Result<GameEnd, ApiError> {
-    let level = result_in(required(
+    let level = required(
         level,
         "resign_level",
         "ended_by resign needs resign_level: single, gammon or backgammon",
-    )?);
+    )?;
     let offered = Resignation { by: !winner, level };
     match cube.resignation {
         None => cube.resignation = Some(offered),
@@ -619,11 +703,8 @@ fn resign_end(
     Ok(GameEnd::Resign { winner, level })
 }
 
-fn action_in(
-    action: CubeActionName,
-    level: Option<GameResultName>,
-) -> Result<CubeAction, ApiError> {
-    if action != CubeActionName::Resign {
+fn action_in(action: ActionName, level: Option<GameResult>) -> Result<CubeAction, ApiError> {
+    if action != ActionName::Resign {
         not_allowed(
             &level,
             "resign_level",
@@ -631,37 +712,32 @@ fn action_in(
         )?;
     }
     Ok(match action {
-        CubeActionName::Double => CubeAction::Double,
-        CubeActionName::Take => CubeAction::Take,
-        CubeActionName::Pass => CubeAction::Pass,
-        CubeActionName::Beaver => CubeAction::Beaver,
-        CubeActionName::Raccoon => CubeAction::Raccoon,
-        CubeActionName::Resign => CubeAction::Resign(result_in(required(
+        ActionName::Double => CubeAction::Double,
+        ActionName::Take => CubeAction::Take,
+        ActionName::Pass => CubeAction::Pass,
+        ActionName::Beaver => CubeAction::Beaver,
+        ActionName::Raccoon => CubeAction::Raccoon,
+        ActionName::Resign => CubeAction::Resign(required(
             level,
             "resign_level",
             "action resign needs resign_level: single, gammon or backgammon",
-        )?)),
-        CubeActionName::Accept => CubeAction::Accept,
-        CubeActionName::Reject => CubeAction::Reject,
+        )?),
+        ActionName::Accept => CubeAction::Accept,
+        ActionName::Reject => CubeAction::Reject,
     })
 }
 
-fn refused(slug: &str, reason: impl ToString) -> ResolveCubeResponse {
-    ResolveCubeResponse {
-        allowed: false,
-        reason: Some(reason.to_string()),
-        reason_slug: Some(slug.to_owned()),
-        cube: None,
-        to_act: None,
-        match_id: None,
-        game_over: None,
+fn refused(slug: &'static str, reason: impl ToString) -> CubeAnswer {
+    CubeAnswer::Refused {
+        slug,
+        reason: reason.to_string(),
     }
 }
 
 /// Whether `player` may take `action` now, and what follows: the new cube,
 /// or the scored game after a pass or an accepted resignation. A refusal
-/// is an answer (`allowed: false`), not an error.
-pub fn resolve_cube(req: &ResolveCubeRequest) -> Result<ResolveCubeResponse, ApiError> {
+/// is an answer, not an error.
+pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
     let ctx = read_context(
         req.cube.as_ref(),
         req.match_state.as_ref(),
@@ -670,8 +746,8 @@ pub fn resolve_cube(req: &ResolveCubeRequest) -> Result<ResolveCubeResponse, Api
         None,
     )?;
     ctx.validate(&ctx.cube)?;
-    let player: Player = match (req.player, &ctx.match_id) {
-        (Some(player), _) => player.into(),
+    let player = match (req.player, &ctx.match_id) {
+        (Some(player), _) => player,
         (None, Some(id)) if id.game_state == GameState::Playing => id.turn,
         (None, _) => {
             return Err(ApiError::invalid(
@@ -690,13 +766,34 @@ pub fn resolve_cube(req: &ResolveCubeRequest) -> Result<ResolveCubeResponse, Api
         )?,
         req.resign_level,
     )?;
+    // A Match ID also says whether a game is on, who is on roll and whether
+    // the dice are rolled: a double is offered by the player on roll,
+    // before rolling, in a game in progress.
+    if let Some(id) = &ctx.match_id
+        && action == CubeAction::Double
+    {
+        if id.game_state == GameState::NoGame {
+            return Ok(refused(
+                "no-game",
+                "no game is in progress: a game starts with the opening roll, which is \
+                 played at once; no double comes before it",
+            ));
+        }
+        if id.turn == id.on_roll && player != id.on_roll {
+            return Ok(refused(
+                "not-your-turn",
+                format!(
+                    "it is {}'s turn: only the player on roll may double",
+                    id.on_roll
+                ),
+            ));
+        }
+    }
     let outcome = match ctx.cube.apply(player, action, &ctx.match_state, &ctx.rules) {
         Ok(outcome) => outcome,
         Err(err) if err.is_refusal() => return Ok(refused(refusal_slug(err), err)),
         Err(err) => return Err(ctx.state_error(err)),
     };
-    // A Match ID also says whether the dice are rolled: a double is offered
-    // before rolling.
     if let (CubeAction::Double, Some(id)) = (action, &ctx.match_id)
         && id.dice.is_some()
     {
@@ -707,14 +804,16 @@ pub fn resolve_cube(req: &ResolveCubeRequest) -> Result<ResolveCubeResponse, Api
     }
     match outcome {
         CubeOutcome::Continue(next) => {
-            // The player on roll: who doubled (the decision is pending, or
-            // was just taken), or who resigned (pending, or just rejected).
-            let on_roll = next
-                .original_doubler()
-                .or(ctx.cube.original_doubler())
-                .or(next.resignation.map(|r| r.by))
-                .or(ctx.cube.resignation.map(|r| r.by))
-                .unwrap_or(player);
+            // The player on roll: as the Match ID says; without one, who
+            // doubled (the decision is pending, or was just taken), or who
+            // resigned (pending, or just rejected).
+            let on_roll = ctx.match_id.map(|id| id.on_roll).unwrap_or_else(|| {
+                next.original_doubler()
+                    .or(ctx.cube.original_doubler())
+                    .or(next.resignation.map(|r| r.by))
+                    .or(ctx.cube.resignation.map(|r| r.by))
+                    .unwrap_or(player)
+            });
             let match_id = MatchId::new(&next, &ctx.match_state, &ctx.rules, on_roll)
                 .ok()
                 .map(|id| {
@@ -724,118 +823,12 @@ pub fn resolve_cube(req: &ResolveCubeRequest) -> Result<ResolveCubeResponse, Api
                     }
                     .to_string()
                 });
-            Ok(ResolveCubeResponse {
-                allowed: true,
-                reason: None,
-                reason_slug: None,
-                cube: Some(cube_out(&next)),
-                to_act: next.to_act().map(PlayerName::from),
+            Ok(CubeAnswer::Continue {
+                to_act: next.to_act(),
+                cube: next,
                 match_id,
-                game_over: None,
             })
         }
-        CubeOutcome::GameOver(score) => Ok(ResolveCubeResponse {
-            allowed: true,
-            reason: None,
-            reason_slug: None,
-            cube: None,
-            to_act: None,
-            match_id: None,
-            game_over: Some(score_output(&score, &ctx.cube, &ctx)),
-        }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::wire::common::PositionInput;
-
-    fn cube_req(body: serde_json::Value) -> Result<ResolveCubeResponse, ApiError> {
-        resolve_cube(&serde_json::from_value(body).expect("request shape"))
-    }
-
-    fn score_req(body: serde_json::Value) -> Result<ScoreGameResponse, ApiError> {
-        score_game(&serde_json::from_value(body).expect("request shape"))
-    }
-
-    #[test]
-    fn double_take_and_the_match_id_round_trip() {
-        let offered = cube_req(serde_json::json!({"player": "x", "action": "double"})).unwrap();
-        assert!(offered.allowed);
-        assert_eq!(offered.to_act, Some(PlayerName::O));
-        let id = offered.match_id.clone().unwrap();
-        // The Match ID alone carries the pending double and whose turn it is.
-        let taken = cube_req(serde_json::json!({"match_id": id, "action": "take"})).unwrap();
-        assert!(taken.allowed, "{taken:?}");
-        let cube = taken.cube.unwrap();
-        assert_eq!((cube.value, cube.owner), (2, CubeOwnerName::O));
-        // x no longer owns the cube.
-        let again = cube_req(serde_json::json!({"match_id": taken.match_id.unwrap(),
-            "player": "x", "action": "double"}))
-        .unwrap();
-        assert_eq!(again.reason_slug.as_deref(), Some("not-your-cube"));
-    }
-
-    #[test]
-    fn refusals_and_invalid_states() {
-        let crawford =
-            serde_json::json!({"length": 5, "score": {"x": 4, "o": 1}, "crawford": true});
-        let answer =
-            cube_req(serde_json::json!({"match": crawford, "player": "o", "action": "double"}))
-                .unwrap();
-        assert!(!answer.allowed);
-        assert_eq!(
-            answer.reason.as_deref(),
-            Some("no doubling in the crawford game")
-        );
-        let bad =
-            cube_req(serde_json::json!({"cube": {"value": 3}, "player": "o", "action": "double"}))
-                .unwrap_err();
-        assert_eq!(bad.field.as_deref(), Some("cube.value"));
-        let money_crawford = cube_req(serde_json::json!({"match": {"crawford": true},
-            "player": "o", "action": "double"}))
-        .unwrap_err();
-        assert_eq!(money_crawford.field.as_deref(), Some("match.crawford"));
-        assert_eq!(money_crawford.slug, "invalid-match");
-        let both = cube_req(serde_json::json!({"match_id": "cAkAAAAAAAAA", "cube": {},
-            "action": "double"}))
-        .unwrap_err();
-        assert_eq!(both.field.as_deref(), Some("match_id"));
-    }
-
-    #[test]
-    fn scoring_bear_off_pass_and_resign() {
-        let board = serde_json::json!({"board": {
-            "points": [0, -5, -5, -5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-            "off": {"x": 15, "o": 0}, "turn": "o"}});
-        let position: PositionInput = serde_json::from_value(board.clone()).unwrap();
-        let gammon = score_req(
-            serde_json::json!({"ended_by": "bearoff", "position": position,
-            "cube": {"value": 4, "owner": "o"}}),
-        )
-        .unwrap();
-        assert_eq!(
-            (gammon.winner, gammon.result, gammon.points),
-            (PlayerName::X, GameResultName::Backgammon, 12)
-        );
-        let pass = score_req(serde_json::json!({"ended_by": "pass", "winner": "o",
-            "cube": {"value": 2, "owner": "o"},
-            "match": {"length": 5, "score": {"x": 1, "o": 2}}}))
-        .unwrap();
-        assert_eq!(pass.points, 2);
-        assert_eq!(pass.match_state.next_game, Some(GameKindName::Crawford));
-        let wrong = score_req(serde_json::json!({"ended_by": "pass", "winner": "x",
-            "cube": {"value": 2, "owner": "o"}}))
-        .unwrap_err();
-        assert_eq!(wrong.field.as_deref(), Some("winner"));
-        let resign = score_req(serde_json::json!({"ended_by": "resign", "winner": "x",
-            "resign_level": "gammon", "rules": {"jacoby": true}}))
-        .unwrap();
-        assert_eq!((resign.points, resign.jacoby_applied), (1, true));
-        let not_over = score_req(serde_json::json!({"ended_by": "bearoff",
-            "position": {"position_id": "4HPwATDgc/ABMA"}}))
-        .unwrap_err();
-        assert_eq!(not_over.slug, "game-not-over");
+        CubeOutcome::GameOver(score) => Ok(CubeAnswer::GameOver(scored(score, &ctx.cube, &ctx))),
     }
 }

@@ -11,15 +11,188 @@
 //! with turn 0 and the dice `[x_die, o_die]`.
 
 use bgref_core::verify::{self, ClaimedRoll};
-use bgref_core::{Dice, Die};
+use bgref_core::{Dice, Die, Player};
 
 use crate::error::{ApiError, ErrorKind};
 use crate::keys::{ALGORITHM, DiceKeys, RevealAccess};
-use crate::wire::dice::{
-    ClaimedRollInput, CommitmentQuery, CommitmentResponse, KeyOutput, KeysResponse, OpeningRequest,
-    OpeningResponse, RevealRequest, RevealResponse, RollRequest, RollResponse, RollVerdict,
-    VerifyRequest, VerifyResponse,
-};
+
+/// Request of `POST /dice/roll`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RollInput {
+    /// The match: 1 to 128 bytes of UTF-8, no control characters. Fixes the
+    /// server seed.
+    pub match_id: String,
+    /// The players' contribution, agreed after the commitment is published:
+    /// 0 to 256 bytes of UTF-8, no control characters (`""` for none).
+    pub client_seed: String,
+    /// The game of the match, 1 to 100000.
+    pub game: i64,
+    /// The turn of the game, 1 to 10000 (turn 0 is the opening roll: use
+    /// `POST /dice/opening`).
+    pub turn: i64,
+}
+
+/// A signed roll: `POST /dice/roll`'s response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedRoll {
+    /// As requested.
+    pub match_id: String,
+    /// As requested.
+    pub client_seed: String,
+    /// As requested.
+    pub game: u32,
+    /// As requested.
+    pub turn: u32,
+    /// The first two dice of the turn's stream, in the order dealt.
+    pub dice: [u8; 2],
+    /// The match's commitment: lower-case hex of SHA-256(server_seed).
+    pub commitment: String,
+    /// Id of the key that signed (see `GET /dice/keys`).
+    pub key_id: String,
+    /// Ed25519 signature (128 lower-case hex digits) over the UTF-8 bytes
+    /// `"bgref-roll-v1\n" + match_id + "\n" + client_seed + "\n" + game + "\n" + turn + "\n" + d1 + "\n" + d2 + "\n" + commitment`,
+    /// where `d1`, `d2` are the dice in order.
+    pub signature: String,
+}
+
+/// Request of `POST /dice/opening`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpeningInput {
+    /// The match: 1 to 128 bytes of UTF-8, no control characters.
+    pub match_id: String,
+    /// The players' contribution: 0 to 256 bytes of UTF-8, no control characters.
+    pub client_seed: String,
+    /// The game of the match, 1 to 100000.
+    pub game: i64,
+}
+
+/// A signed opening roll: `POST /dice/opening`'s response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opening {
+    /// As requested.
+    pub match_id: String,
+    /// As requested.
+    pub client_seed: String,
+    /// As requested.
+    pub game: u32,
+    /// Always 0: the opening roll is read from the stream of turn 0, and
+    /// signed as turn 0.
+    pub turn: u32,
+    /// x's die of the deciding throw.
+    pub x_die: u8,
+    /// o's die of the deciding throw (never equal to `x_die`).
+    pub o_die: u8,
+    /// The player with the higher die, who plays both dice.
+    pub starts: Player,
+    /// Tied throws before the deciding one (for automatic doubles).
+    pub ties: u32,
+    /// The starter's roll: `[x_die, o_die]`.
+    pub dice: [u8; 2],
+    /// The match's commitment.
+    pub commitment: String,
+    /// Id of the key that signed.
+    pub key_id: String,
+    /// Ed25519 signature over the same bytes as a roll's, with turn `0` and
+    /// the dice `[x_die, o_die]`.
+    pub signature: String,
+}
+
+/// A match's commitment: `GET /dice/commitment`'s response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Commitment {
+    /// As requested.
+    pub match_id: String,
+    /// Lower-case hex of SHA-256(server_seed): publish it before the match.
+    pub commitment: String,
+}
+
+/// A revealed seed: `POST /dice/reveal`'s response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revealed {
+    /// As requested.
+    pub match_id: String,
+    /// The match's server seed, 64 lower-case hex digits.
+    pub server_seed: String,
+    /// Its commitment, SHA-256(server_seed) in hex.
+    pub commitment: String,
+}
+
+/// A roll to check, as it was dealt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedRollInput {
+    /// The client seed the roll was asked with: 0 to 256 bytes, no control characters.
+    pub client_seed: String,
+    /// The game, 1 to 100000.
+    pub game: i64,
+    /// The turn, 0 to 10000; 0 is the opening roll, whose dice are `[x_die, o_die]`.
+    pub turn: i64,
+    /// The two dice as dealt, in order.
+    pub dice: Vec<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyInput {
+    /// The match (echoed): 1 to 128 bytes, no control characters.
+    pub match_id: String,
+    /// The revealed server seed: 64 hex digits.
+    pub server_seed: String,
+    /// The commitment published before the match: 64 hex digits.
+    pub commitment: String,
+    /// The rolls to check: at most 1000.
+    pub rolls: Vec<ClaimedRollInput>,
+}
+
+/// The check of one claimed roll.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RollVerdict {
+    /// As claimed.
+    pub game: u32,
+    /// As claimed.
+    pub turn: u32,
+    /// The dice claimed.
+    pub dice: [u8; 2],
+    /// The dice the seed gives (for turn 0: the opening roll's `[x_die, o_die]`).
+    pub expected: [u8; 2],
+    /// `dice == expected`, order included.
+    pub matches: bool,
+}
+
+/// `POST /dice/verify`'s response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// As requested.
+    pub match_id: String,
+    /// SHA-256 of the given seed, in hex.
+    pub seed_commitment: String,
+    /// Whether `seed_commitment` equals the given commitment.
+    pub commitment_matches: bool,
+    /// One verdict per claimed roll, in order.
+    pub rolls: Vec<RollVerdict>,
+    /// Indices (in `rolls`) of the rolls that do not match.
+    pub mismatches: Vec<usize>,
+    /// The commitment and every roll match.
+    pub valid: bool,
+}
+
+/// A published verification key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishedKey {
+    /// First 16 hex digits of SHA-256(public_key bytes).
+    pub key_id: String,
+    /// Always `ed25519`.
+    pub algorithm: String,
+    /// The 32-byte Ed25519 public key, 64 lower-case hex digits.
+    pub public_key: String,
+    /// Whether this key signs new rolls (the others verify older ones).
+    pub current: bool,
+}
+
+/// `GET /dice/keys`'s response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keys {
+    /// The current key first, then retired keys kept for verification.
+    pub keys: Vec<PublishedKey>,
+}
 
 /// Longest `match_id`, in bytes of UTF-8.
 pub const MAX_MATCH_ID_BYTES: usize = 128;
@@ -132,7 +305,7 @@ fn sign_roll(
 ///
 /// # Errors
 /// `invalid-match-id`, `invalid-client-seed`, `invalid-game`, `invalid-turn`.
-pub fn roll(keys: &DiceKeys, req: &RollRequest) -> Result<RollResponse, ApiError> {
+pub fn roll(keys: &DiceKeys, req: &RollInput) -> Result<SignedRoll, ApiError> {
     check_match_id(&req.match_id, "match_id")?;
     check_client_seed(&req.client_seed, "client_seed")?;
     let game = game(req.game, "game")?;
@@ -147,7 +320,7 @@ pub fn roll(keys: &DiceKeys, req: &RollRequest) -> Result<RollResponse, ApiError
     let seed = keys.server_seed(&req.match_id);
     let commitment = verify::commitment(&seed);
     let dice = verify::roll(&seed, &req.client_seed, game, turn);
-    Ok(RollResponse {
+    Ok(SignedRoll {
         match_id: req.match_id.clone(),
         client_seed: req.client_seed.clone(),
         game,
@@ -171,21 +344,21 @@ pub fn roll(keys: &DiceKeys, req: &RollRequest) -> Result<RollResponse, ApiError
 ///
 /// # Errors
 /// `invalid-match-id`, `invalid-client-seed`, `invalid-game`.
-pub fn opening(keys: &DiceKeys, req: &OpeningRequest) -> Result<OpeningResponse, ApiError> {
+pub fn opening(keys: &DiceKeys, req: &OpeningInput) -> Result<Opening, ApiError> {
     check_match_id(&req.match_id, "match_id")?;
     check_client_seed(&req.client_seed, "client_seed")?;
     let game = game(req.game, "game")?;
     let seed = keys.server_seed(&req.match_id);
     let commitment = verify::commitment(&seed);
     let opening = verify::opening_roll(&seed, &req.client_seed, game);
-    Ok(OpeningResponse {
+    Ok(Opening {
         match_id: req.match_id.clone(),
         client_seed: req.client_seed.clone(),
         game,
         turn: 0,
         x_die: opening.x_die.get(),
         o_die: opening.o_die.get(),
-        starts: opening.starts.into(),
+        starts: opening.starts,
         ties: opening.ties,
         dice: opening.dice.values(),
         commitment: verify::to_hex(&commitment),
@@ -206,11 +379,11 @@ pub fn opening(keys: &DiceKeys, req: &OpeningRequest) -> Result<OpeningResponse,
 ///
 /// # Errors
 /// `invalid-match-id`.
-pub fn commitment(keys: &DiceKeys, req: &CommitmentQuery) -> Result<CommitmentResponse, ApiError> {
-    let match_id = req.match_id.as_deref().unwrap_or_default();
+pub fn commitment(keys: &DiceKeys, match_id: Option<&str>) -> Result<Commitment, ApiError> {
+    let match_id = match_id.unwrap_or_default();
     check_match_id(match_id, "match_id")?;
     let seed = keys.server_seed(match_id);
-    Ok(CommitmentResponse {
+    Ok(Commitment {
         match_id: match_id.to_owned(),
         commitment: verify::to_hex(&verify::commitment(&seed)),
     })
@@ -225,9 +398,9 @@ pub fn commitment(keys: &DiceKeys, req: &CommitmentQuery) -> Result<CommitmentRe
 /// `invalid-match-id`.
 pub fn reveal(
     keys: &DiceKeys,
-    req: &RevealRequest,
+    match_id: &str,
     authorization: Option<&str>,
-) -> Result<RevealResponse, ApiError> {
+) -> Result<Revealed, ApiError> {
     match keys.reveal_access(authorization) {
         RevealAccess::Disabled => {
             return Err(ApiError::new(
@@ -247,11 +420,11 @@ pub fn reveal(
         }
         RevealAccess::Granted => {}
     }
-    check_match_id(&req.match_id, "match_id")?;
-    let seed = keys.server_seed(&req.match_id);
-    tracing::info!(match_id = %req.match_id, "server seed revealed");
-    Ok(RevealResponse {
-        match_id: req.match_id.clone(),
+    check_match_id(match_id, "match_id")?;
+    let seed = keys.server_seed(match_id);
+    tracing::info!(match_id = %match_id, "server seed revealed");
+    Ok(Revealed {
+        match_id: match_id.to_owned(),
         server_seed: verify::to_hex(&*seed),
         commitment: verify::to_hex(&verify::commitment(&seed)),
     })
@@ -301,7 +474,7 @@ fn claimed_roll(roll: &ClaimedRollInput, i: usize) -> Result<ClaimedRoll<'_>, Ap
 /// `invalid-match-id`, `invalid-server-seed`, `invalid-commitment`,
 /// `too-many-rolls`, and per roll `invalid-client-seed`, `invalid-game`,
 /// `invalid-turn`, `invalid-dice`.
-pub fn verify(req: &VerifyRequest) -> Result<VerifyResponse, ApiError> {
+pub fn verify(req: &VerifyInput) -> Result<Verdict, ApiError> {
     check_match_id(&req.match_id, "match_id")?;
     let seed = verify::parse_hex32(&req.server_seed).map_err(|e| {
         ApiError::invalid(
@@ -334,7 +507,7 @@ pub fn verify(req: &VerifyRequest) -> Result<VerifyResponse, ApiError> {
         .map(|(i, r)| claimed_roll(r, i))
         .collect::<Result<Vec<_>, _>>()?;
     let verdict = verify::verify_rolls(&seed, &commitment, &claims);
-    Ok(VerifyResponse {
+    Ok(Verdict {
         match_id: req.match_id.clone(),
         seed_commitment: verify::to_hex(&verdict.seed_commitment),
         commitment_matches: verdict.commitment_matches,
@@ -355,12 +528,12 @@ pub fn verify(req: &VerifyRequest) -> Result<VerifyResponse, ApiError> {
 }
 
 /// The public keys that sign (and signed) rolls.
-pub fn keys(keys: &DiceKeys) -> KeysResponse {
-    KeysResponse {
+pub fn keys(keys: &DiceKeys) -> Keys {
+    Keys {
         keys: keys
             .published()
             .iter()
-            .map(|k| KeyOutput {
+            .map(|k| PublishedKey {
                 key_id: k.key_id.clone(),
                 algorithm: ALGORITHM.to_owned(),
                 public_key: verify::to_hex(k.public_key.as_bytes()),
@@ -389,8 +562,8 @@ mod tests {
         DiceKeys::from_parts(&SECRET, &[9u8; 32], token).unwrap()
     }
 
-    fn roll_req(match_id: &str, client_seed: &str, game: i64, turn: i64) -> RollRequest {
-        RollRequest {
+    fn roll_req(match_id: &str, client_seed: &str, game: i64, turn: i64) -> RollInput {
+        RollInput {
             match_id: match_id.into(),
             client_seed: client_seed.into(),
             game,
@@ -439,14 +612,14 @@ mod tests {
     #[test]
     fn opening_is_signed_as_turn_zero() {
         let k = keys(None);
-        let req = OpeningRequest {
+        let req = OpeningInput {
             match_id: "match-0001".into(),
             client_seed: "alice:bob".into(),
             game: 2,
         };
         let o = opening(&k, &req).unwrap();
         assert_eq!((o.x_die, o.o_die, o.ties, o.turn), (1, 4, 0, 0));
-        assert_eq!(o.starts, crate::wire::common::PlayerName::O);
+        assert_eq!(o.starts, Player::O);
         assert_eq!(o.dice, [1, 4]);
         let message = format!(
             "bgref-roll-v1\nmatch-0001\nalice:bob\n2\n0\n1\n4\n{}",
@@ -505,41 +678,33 @@ mod tests {
         )
         .unwrap();
         roll(&k, &roll_req("m", "", 1, 1)).unwrap();
-        let err = commitment(&k, &CommitmentQuery::default()).unwrap_err();
+        let err = commitment(&k, None).unwrap_err();
         assert_eq!(err.slug, "invalid-match-id");
         assert!(err.detail.contains("required"), "{}", err.detail);
     }
 
     #[test]
     fn reveal_is_protected() {
-        let req = RevealRequest {
-            match_id: "match-0001".into(),
-        };
-        let err = reveal(&keys(None), &req, Some("Bearer x")).unwrap_err();
+        let req = "match-0001";
+        let err = reveal(&keys(None), req, Some("Bearer x")).unwrap_err();
         assert_eq!(
             (err.kind, err.slug),
             (ErrorKind::Forbidden, "reveal-disabled")
         );
         let k = keys(Some("tok"));
         for auth in [None, Some("Bearer nope"), Some("tok")] {
-            let err = reveal(&k, &req, auth).unwrap_err();
+            let err = reveal(&k, req, auth).unwrap_err();
             assert_eq!(
                 (err.kind, err.slug),
                 (ErrorKind::Unauthenticated, "unauthorized")
             );
         }
-        let r = reveal(&k, &req, Some("Bearer tok")).unwrap();
+        let r = reveal(&k, req, Some("Bearer tok")).unwrap();
         assert_eq!(
             r.server_seed,
             "6025512f08ad4012896b8d1ad5ca00f965105f03adc2205032d249edbfc8bc2b"
         );
-        let c = commitment(
-            &k,
-            &CommitmentQuery {
-                match_id: Some("match-0001".into()),
-            },
-        )
-        .unwrap();
+        let c = commitment(&k, Some("match-0001")).unwrap();
         assert_eq!(r.commitment, c.commitment);
     }
 
@@ -551,7 +716,7 @@ mod tests {
             turn,
             dice,
         };
-        let mut req = VerifyRequest {
+        let mut req = VerifyInput {
             match_id: "match-0001".into(),
             server_seed: "6025512f08ad4012896b8d1ad5ca00f965105f03adc2205032d249edbfc8bc2b".into(),
             commitment: "AEBB1934451E5E78C63CDE858FB88B5EAC408BE3BD1D8CDD9BAF6312EC7443CC".into(),

@@ -1,8 +1,16 @@
-//! The service API as plain functions: our request structs in, response
-//! structs or [`ApiError`](crate::error::ApiError) out. No transport, no
-//! async: `http/` and `grpc/` only convert and call these.
+//! The service API, transport-free: each operation takes domain input
+//! (checked by [`input`], the one validator, so both transports refuse a
+//! mistake with the same slug, detail and field) and answers with domain
+//! views. `http/` and `grpc/` each parse their own messages into that
+//! input and render the views once:
+//!
+//! ```text
+//! JSON  -> http::types -> api input -> bgref_core -> api view -> http::types -> JSON
+//! proto ---------------> api input -> bgref_core -> api view ---------------> proto
+//! ```
 
-pub mod common;
 pub mod cube;
 pub mod dice;
+pub mod input;
 pub mod moves;
+pub mod view;

@@ -1,36 +1,101 @@
 //! Legal moves and applying a play.
 
 use bgref_core::notation::move_text::{MoveText, Segment};
-use bgref_core::{Dice, Move, Play, Point};
+use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, Player, Point, Variant};
 
-use super::common::{ReadPosition, read_dice, read_position, read_variant};
+use super::input::{self, PositionInput, ReadPosition};
+use super::view::PositionView;
 use crate::error::ApiError;
-use crate::wire::common::PositionInput;
-use crate::wire::moves::{
-    ApplyMoveRequest, ApplyMoveResponse, GameOverOutput, LegalMovesRequest, LegalMovesResponse,
-    MoveOutput, PartialOutput, PlayInput, PlayOutput, PlayedOutput,
-};
 
-fn moves_output(moves: &[Move]) -> Vec<MoveOutput> {
-    moves
-        .iter()
-        .map(|m| MoveOutput {
-            from: m.from().get(),
-            to: m.to().get(),
-            hit: m.is_hit(),
-        })
-        .collect()
+/// A position and a roll: the input of both operations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnInput {
+    /// The variant.
+    pub variant: Variant,
+    /// The position before the roll (`None`: left out).
+    pub position: Option<PositionInput>,
+    /// The two dice as given (`None`: left out, then the XGID's roll).
+    pub dice: Option<Vec<i64>>,
+}
+
+/// A play as a request gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlayInput {
+    /// gnubg-style notation.
+    Notation(String),
+    /// `(from, to)` pairs; each may span several dice.
+    Moves(Vec<(i64, i64)>),
+}
+
+/// Input of apply-move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyMoveInput {
+    /// The position and roll.
+    pub turn: TurnInput,
+    /// The play (`None`: left out).
+    pub play: Option<PlayInput>,
+    /// The moves are the start of a turn entered one die at a time.
+    pub partial: bool,
+}
+
+/// One legal play and where it leads.
+#[derive(Debug, Clone)]
+pub struct PlayView {
+    /// The play (its `Display` is gnubg notation).
+    pub play: Play,
+    /// The position after it, opponent on roll.
+    pub position: PositionView,
+}
+
+/// Answer of legal-moves.
+#[derive(Debug, Clone)]
+pub struct LegalMoves {
+    /// One entry per distinct resulting position.
+    pub plays: Vec<PlayView>,
+    /// The roll.
+    pub dice: Dice,
+}
+
+impl LegalMoves {
+    /// Exactly one legal play.
+    pub fn forced(&self) -> bool {
+        self.plays.len() == 1
+    }
+}
+
+/// Answer of apply-move.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// The play as the referee understood it.
+    pub play: Play,
+    /// The new position.
+    pub position: PositionView,
+    /// Set when the play ended the game.
+    pub game_over: Option<GameOutcome>,
+    /// Set for a partial play.
+    pub partial: Option<PartialPlay>,
+}
+
+impl Applied {
+    /// Points (mover's view) where a blot was hit.
+    pub fn hits(&self) -> impl Iterator<Item = u8> + '_ {
+        self.play
+            .moves()
+            .iter()
+            .filter(|m| m.is_hit())
+            .map(|m| m.to().get())
+    }
+
+    /// Whose turn it is now.
+    pub fn turn(&self) -> Player {
+        self.position.position.turn()
+    }
 }
 
 /// The position and roll of a request, for a game still going on.
-fn read_turn(
-    variant: Option<&str>,
-    position: &PositionInput,
-    dice: Option<&[i64]>,
-) -> Result<(ReadPosition, Dice), ApiError> {
-    let variant = read_variant(variant)?;
-    let read = read_position(position, variant, "position")?;
-    let dice = read_dice(dice, read.xgid_dice())?;
+fn read_turn(input: &TurnInput) -> Result<(ReadPosition, Dice), ApiError> {
+    let read = input::required_position(input.position.as_ref(), input.variant, "position")?;
+    let dice = input::dice(input.dice.as_deref(), "dice", read.xgid_dice())?;
     if let Some(outcome) = read.position.outcome() {
         return Err(ApiError::illegal(
             "game-over",
@@ -45,28 +110,23 @@ fn read_turn(
 }
 
 /// Every legal play of the position for the roll.
-pub fn legal_moves(req: &LegalMovesRequest) -> Result<LegalMovesResponse, ApiError> {
-    let (read, dice) = read_turn(req.variant.as_deref(), &req.position, req.dice.as_deref())?;
+pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
+    let (read, dice) = read_turn(input)?;
     let position = &read.position;
-    let plays = position.legal_plays(dice);
-    let plays: Vec<PlayOutput> = plays
+    let plays = position
+        .legal_plays(dice)
         .iter()
-        .map(|play| PlayOutput {
-            notation: MoveText::format(play),
-            moves: moves_output(play.moves()),
-            position: read.output(&position.after(play)),
+        .map(|play| PlayView {
+            play: *play,
+            position: PositionView::new(position.after(play), read.xgid.as_ref()),
         })
         .collect();
-    Ok(LegalMovesResponse {
-        forced: plays.len() == 1,
-        plays,
-        dice: dice.values(),
-    })
+    Ok(LegalMoves { plays, dice })
 }
 
 /// The play of a request as move text.
-fn play_text(play: &PlayInput) -> Result<MoveText, ApiError> {
-    match play {
+fn play_text(play: Option<&PlayInput>) -> Result<MoveText, ApiError> {
+    match input::required(play, "play", "play is required: notation or moves")? {
         PlayInput::Notation(text) => Ok(text.parse()?),
         PlayInput::Moves(list) => {
             if list.len() > 4 {
@@ -77,7 +137,7 @@ fn play_text(play: &PlayInput) -> Result<MoveText, ApiError> {
                 ));
             }
             let mut segments = Vec::with_capacity(list.len());
-            for (i, m) in list.iter().enumerate() {
+            for (i, &(from, to)) in list.iter().enumerate() {
                 let point = |v: i64, name: &str| {
                     Point::try_from(v).map_err(|_| {
                         ApiError::invalid(
@@ -88,7 +148,7 @@ fn play_text(play: &PlayInput) -> Result<MoveText, ApiError> {
                     })
                 };
                 segments.push(Segment {
-                    path: vec![(point(m.from, "from")?, false), (point(m.to, "to")?, false)],
+                    path: vec![(point(from, "from")?, false), (point(to, "to")?, false)],
                     count: 1,
                 });
             }
@@ -111,13 +171,12 @@ fn hops(text: &MoveText) -> Vec<Move> {
 }
 
 /// Checks and applies a play (or the start of one, with `partial`).
-pub fn apply_move(req: &ApplyMoveRequest) -> Result<ApplyMoveResponse, ApiError> {
-    let (read, dice) = read_turn(req.variant.as_deref(), &req.position, req.dice.as_deref())?;
+pub fn apply_move(input: &ApplyMoveInput) -> Result<Applied, ApiError> {
+    let (read, dice) = read_turn(&input.turn)?;
     let position = &read.position;
-    let text = play_text(&req.play)?;
-    let (play, partial) = if req.partial {
-        let hops = hops(&text);
-        let partial = position.partial_play(&hops, dice)?;
+    let text = play_text(input.play.as_ref())?;
+    let (play, partial) = if input.partial {
+        let partial = position.partial_play(&hops(&text), dice)?;
         let play = Play::new(&partial.moves).ok_or_else(|| {
             ApiError::invalid("invalid-play", "play", "a play has at most four moves")
         })?;
@@ -125,35 +184,15 @@ pub fn apply_move(req: &ApplyMoveRequest) -> Result<ApplyMoveResponse, ApiError>
     } else {
         (text.to_play(position, dice)?, None)
     };
-    let finished = partial.as_ref().is_none_or(|p| p.complete);
-    let after = if finished {
-        position.after(&play)
-    } else {
+    let mut after = position.after(&play);
+    if partial.as_ref().is_some_and(|p| !p.complete) {
         // The mover is still moving.
-        position.after(&play).swap_turn()
-    };
-    let hits: Vec<u8> = play
-        .moves()
-        .iter()
-        .filter(|m| m.is_hit())
-        .map(|m| m.to().get())
-        .collect();
-    Ok(ApplyMoveResponse {
-        play: PlayedOutput {
-            notation: MoveText::format(&play),
-            moves: moves_output(play.moves()),
-        },
-        position: read.output(&after),
-        hits,
-        game_over: after.outcome().map(|o| GameOverOutput {
-            winner: o.winner.into(),
-            result: o.result.as_str().to_owned(),
-        }),
-        partial: partial.map(|p| PartialOutput {
-            complete: p.complete,
-            remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
-            completions: p.completions,
-        }),
-        turn: after.turn().into(),
+        after = after.swap_turn();
+    }
+    Ok(Applied {
+        play,
+        game_over: after.outcome(),
+        position: PositionView::new(after, read.xgid.as_ref()),
+        partial,
     })
 }

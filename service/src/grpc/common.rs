@@ -1,93 +1,132 @@
-//! Conversions of the shared messages.
+//! The shared messages: players, variants, results, positions.
 
+use bgref_core::{ByPlayer, GameResult, Player, Variant};
+
+use crate::api::input::{self, BoardInput, PositionInput};
+use crate::api::view::PositionView;
 use crate::error::ApiError;
 use crate::proto;
-use crate::wire::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput};
 
-/// A proto player; `UNSPECIFIED` is `None`.
-pub fn player_in(value: i32) -> Result<Option<PlayerName>, ApiError> {
+/// A proto player in `field`; `UNSPECIFIED` is `None`.
+pub fn player_in(value: i32, field: &str) -> Result<Option<Player>, ApiError> {
     match proto::Player::try_from(value) {
         Ok(proto::Player::Unspecified) => Ok(None),
-        Ok(proto::Player::X) => Ok(Some(PlayerName::X)),
-        Ok(proto::Player::O) => Ok(Some(PlayerName::O)),
-        Err(_) => Err(ApiError::invalid_request(
-            "invalid-request",
-            format!("unknown player value {value}"),
-        )),
+        Ok(proto::Player::X) => Ok(Some(Player::X)),
+        Ok(proto::Player::O) => Ok(Some(Player::O)),
+        Err(_) => Err(input::unknown_value(field, value)),
     }
 }
 
 /// A player as its proto value.
-pub fn player_out(p: PlayerName) -> i32 {
+pub fn player_out(p: Player) -> i32 {
     match p {
-        PlayerName::X => proto::Player::X as i32,
-        PlayerName::O => proto::Player::O as i32,
+        Player::X => proto::Player::X,
+        Player::O => proto::Player::O,
+    }
+    .into()
+}
+
+/// A proto game result in `field`; `UNSPECIFIED` is `None`.
+pub fn result_in(value: i32, field: &str) -> Result<Option<GameResult>, ApiError> {
+    match proto::GameResult::try_from(value) {
+        Ok(proto::GameResult::Unspecified) => Ok(None),
+        Ok(proto::GameResult::Single) => Ok(Some(GameResult::Single)),
+        Ok(proto::GameResult::Gammon) => Ok(Some(GameResult::Gammon)),
+        Ok(proto::GameResult::Backgammon) => Ok(Some(GameResult::Backgammon)),
+        Err(_) => Err(input::unknown_value(field, value)),
     }
 }
 
-fn per_player_in(p: Option<proto::PerPlayer>) -> PerPlayer {
-    p.map_or_else(PerPlayer::default, |p| PerPlayer {
+/// A game result as its proto value.
+pub fn result_out(result: GameResult) -> i32 {
+    match result {
+        GameResult::Single => proto::GameResult::Single,
+        GameResult::Gammon => proto::GameResult::Gammon,
+        GameResult::Backgammon => proto::GameResult::Backgammon,
+    }
+    .into()
+}
+
+/// The variant of a request: `UNSPECIFIED` is standard.
+pub fn variant_in(value: i32) -> Result<Variant, ApiError> {
+    match proto::Variant::try_from(value) {
+        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(Variant::Standard),
+        Ok(proto::Variant::Nackgammon) => Ok(Variant::Nackgammon),
+        Ok(proto::Variant::Hypergammon1) => Ok(Variant::Hypergammon1),
+        Ok(proto::Variant::Hypergammon2) => Ok(Variant::Hypergammon2),
+        Ok(proto::Variant::Hypergammon3) => Ok(Variant::Hypergammon3),
+        Err(_) => Err(input::unknown_variant(format!(
+            "unknown variant value {value}"
+        ))),
+    }
+}
+
+/// A variant as its proto value.
+pub fn variant_out(variant: Variant) -> i32 {
+    match variant {
+        Variant::Standard => proto::Variant::Standard,
+        Variant::Nackgammon => proto::Variant::Nackgammon,
+        Variant::Hypergammon1 => proto::Variant::Hypergammon1,
+        Variant::Hypergammon2 => proto::Variant::Hypergammon2,
+        Variant::Hypergammon3 => proto::Variant::Hypergammon3,
+    }
+    .into()
+}
+
+fn per_player_in(p: Option<proto::PerPlayer>) -> ByPlayer<i64> {
+    p.map_or_else(ByPlayer::default, |p| ByPlayer {
         x: i64::from(p.x),
         o: i64::from(p.o),
     })
 }
 
-fn per_player_out(p: PerPlayer) -> proto::PerPlayer {
+/// Counts as a proto pair.
+pub fn per_player_out<T: Into<u32>>(p: ByPlayer<T>) -> proto::PerPlayer {
     proto::PerPlayer {
-        x: u32::try_from(p.x).unwrap_or(0),
-        o: u32::try_from(p.o).unwrap_or(0),
+        x: p.x.into(),
+        o: p.o.into(),
     }
 }
 
-/// A request position.
+/// A request position (`None`: left out).
 pub fn position_in(
     input: Option<proto::PositionInput>,
     field: &str,
-) -> Result<PositionInput, ApiError> {
+) -> Result<Option<PositionInput>, ApiError> {
     let Some(input) = input else {
-        return Err(ApiError::invalid(
-            "invalid-position",
-            field,
-            "position is required",
-        ));
+        return Ok(None);
     };
     let mut out = PositionInput {
-        turn: player_in(input.turn)?,
+        turn: player_in(input.turn, &format!("{field}.turn"))?,
         ..PositionInput::default()
     };
     match input.encoding {
         Some(proto::position_input::Encoding::PositionId(id)) => out.position_id = Some(id),
         Some(proto::position_input::Encoding::Xgid(x)) => out.xgid = Some(x),
         Some(proto::position_input::Encoding::Board(b)) => {
-            let turn = player_in(b.turn)?.ok_or_else(|| {
-                ApiError::invalid(
-                    "invalid-position",
-                    format!("{field}.board.turn"),
-                    "board.turn is required (x or o)",
-                )
-            })?;
-            out.board = Some(Board {
+            out.board = Some(BoardInput {
                 points: b.points.iter().map(|&n| i64::from(n)).collect(),
                 bar: per_player_in(b.bar),
                 off: b.off.map(|o| per_player_in(Some(o))),
-                turn,
+                turn: player_in(b.turn, &format!("{field}.board.turn"))?,
             });
         }
         None => {}
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// A response position.
-pub fn position_out(p: PositionOutput) -> proto::Position {
+pub fn position_out(view: &PositionView) -> proto::Position {
+    let board = view.board();
     proto::Position {
-        position_id: p.position_id,
-        xgid: p.xgid,
+        position_id: view.position_id(),
+        xgid: view.xgid(),
         board: Some(proto::Board {
-            points: p.board.points.iter().map(|&n| n as i32).collect(),
-            bar: Some(per_player_out(p.board.bar)),
-            off: p.board.off.map(per_player_out),
-            turn: player_out(p.board.turn),
+            points: board.points.iter().map(|&n| i32::from(n)).collect(),
+            bar: Some(per_player_out(board.bar)),
+            off: Some(per_player_out(board.off)),
+            turn: player_out(board.turn),
         }),
     }
 }
@@ -95,9 +134,4 @@ pub fn position_out(p: PositionOutput) -> proto::Position {
 /// Dice of a request: an empty list means none given.
 pub fn dice_in(dice: &[u32]) -> Option<Vec<i64>> {
     (!dice.is_empty()).then(|| dice.iter().map(|&d| i64::from(d)).collect())
-}
-
-/// The variant of a request: empty means the default.
-pub fn variant_in(variant: String) -> Option<String> {
-    (!variant.is_empty()).then_some(variant)
 }

@@ -12,6 +12,8 @@ use tonic::server::NamedService;
 use tonic::{Request, Response, Status};
 use tower::ServiceExt as _;
 
+use crate::api;
+use crate::error::ApiError;
 use crate::proto;
 use crate::proto::referee_server::{Referee, RefereeServer};
 use crate::state::AppState;
@@ -31,6 +33,18 @@ impl RefereeService {
 
 type Reply<T> = Result<Response<T>, Status>;
 
+/// The one shape of every method: the message parsed into the api input,
+/// the operation, the answer rendered.
+fn call<M, I, A, R>(request: Request<M>, op: impl FnOnce(&I) -> Result<A, ApiError>) -> Reply<R>
+where
+    M: TryInto<I>,
+    ApiError: From<M::Error>,
+    R: for<'a> From<&'a A>,
+{
+    let input = request.into_inner().try_into().map_err(ApiError::from)?;
+    Ok(Response::new(R::from(&op(&input)?)))
+}
+
 #[tonic::async_trait]
 impl Referee for RefereeService {
     #[tracing::instrument(name = "LegalMoves", skip_all)]
@@ -38,7 +52,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Reply<proto::LegalMovesResponse> {
-        Ok(Response::new(moves::legal_moves(request.into_inner())?))
+        call(request, api::moves::legal_moves)
     }
 
     #[tracing::instrument(name = "ApplyMove", skip_all)]
@@ -46,7 +60,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::ApplyMoveRequest>,
     ) -> Reply<proto::ApplyMoveResponse> {
-        Ok(Response::new(moves::apply_move(request.into_inner())?))
+        call(request, api::moves::apply_move)
     }
 
     #[tracing::instrument(name = "RollDice", skip_all)]
@@ -54,7 +68,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::RollDiceRequest>,
     ) -> Reply<proto::RollDiceResponse> {
-        dice::roll_dice(&self.state, request).map(Response::new)
+        call(request, |input| api::dice::roll(&self.state.dice, input))
     }
 
     #[tracing::instrument(name = "OpeningRoll", skip_all)]
@@ -62,7 +76,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::OpeningRollRequest>,
     ) -> Reply<proto::OpeningRollResponse> {
-        dice::opening_roll(&self.state, request).map(Response::new)
+        call(request, |input| api::dice::opening(&self.state.dice, input))
     }
 
     #[tracing::instrument(name = "GetCommitment", skip_all)]
@@ -70,7 +84,9 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::GetCommitmentRequest>,
     ) -> Reply<proto::GetCommitmentResponse> {
-        dice::get_commitment(&self.state, request).map(Response::new)
+        call(request, |input: &proto::GetCommitmentRequest| {
+            api::dice::commitment(&self.state.dice, Some(&input.match_id))
+        })
     }
 
     #[tracing::instrument(name = "RevealSeed", skip_all)]
@@ -78,7 +94,15 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::RevealSeedRequest>,
     ) -> Reply<proto::RevealSeedResponse> {
-        dice::reveal_seed(&self.state, request).map(Response::new)
+        // The bearer token comes in the `authorization` metadata.
+        let authorization = request
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        call(request, |input: &proto::RevealSeedRequest| {
+            api::dice::reveal(&self.state.dice, &input.match_id, authorization.as_deref())
+        })
     }
 
     #[tracing::instrument(name = "VerifyDice", skip_all)]
@@ -86,7 +110,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::VerifyDiceRequest>,
     ) -> Reply<proto::VerifyDiceResponse> {
-        dice::verify_dice(&self.state, request).map(Response::new)
+        call(request, api::dice::verify)
     }
 
     #[tracing::instrument(name = "GetKeys", skip_all)]
@@ -94,7 +118,9 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::GetKeysRequest>,
     ) -> Reply<proto::GetKeysResponse> {
-        dice::get_keys(&self.state, request).map(Response::new)
+        call(request, |_: &proto::GetKeysRequest| {
+            Ok(api::dice::keys(&self.state.dice))
+        })
     }
 
     #[tracing::instrument(name = "ScoreGame", skip_all)]
@@ -102,7 +128,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::ScoreGameRequest>,
     ) -> Reply<proto::ScoreGameResponse> {
-        cube::score_game(&self.state, request).map(Response::new)
+        call(request, api::cube::score_game)
     }
 
     #[tracing::instrument(name = "ResolveCube", skip_all)]
@@ -110,7 +136,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::ResolveCubeRequest>,
     ) -> Reply<proto::ResolveCubeResponse> {
-        cube::resolve_cube(&self.state, request).map(Response::new)
+        call(request, api::cube::resolve_cube)
     }
 }
 

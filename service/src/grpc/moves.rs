@@ -1,103 +1,99 @@
 //! `LegalMoves` and `ApplyMove`.
 
-use super::common::{dice_in, player_out, position_in, position_out, variant_in};
-use crate::api;
+use bgref_core::Play;
+use bgref_core::notation::move_text::MoveText;
+
+use super::common::{dice_in, player_out, position_in, position_out, result_out, variant_in};
+use crate::api::moves::{Applied, ApplyMoveInput, LegalMoves, PlayInput, TurnInput};
 use crate::error::ApiError;
 use crate::proto;
-use crate::wire::moves::{
-    ApplyMoveRequest, ApplyMoveResponse, LegalMovesRequest, LegalMovesResponse, MoveInput,
-    MoveOutput, PlayInput,
-};
 
-fn moves_out(moves: Vec<MoveOutput>) -> Vec<proto::Move> {
-    moves
-        .into_iter()
+fn moves_out(play: &Play) -> Vec<proto::Move> {
+    play.moves()
+        .iter()
         .map(|m| proto::Move {
-            from: u32::from(m.from),
-            to: u32::from(m.to),
-            hit: m.hit,
+            from: u32::from(m.from().get()),
+            to: u32::from(m.to().get()),
+            hit: m.is_hit(),
         })
         .collect()
 }
 
-/// LegalMoves.
-pub fn legal_moves(req: proto::LegalMovesRequest) -> Result<proto::LegalMovesResponse, ApiError> {
-    let req = LegalMovesRequest {
-        variant: variant_in(req.variant),
-        position: position_in(req.position, "position")?,
-        dice: dice_in(&req.dice),
-    };
-    let LegalMovesResponse {
-        plays,
-        dice,
-        forced,
-    } = api::moves::legal_moves(&req)?;
-    Ok(proto::LegalMovesResponse {
-        plays: plays
-            .into_iter()
-            .map(|p| proto::Play {
-                notation: p.notation,
-                moves: moves_out(p.moves),
-                position: Some(position_out(p.position)),
-            })
-            .collect(),
-        dice: dice.iter().map(|&d| u32::from(d)).collect(),
-        forced,
-    })
+impl TryFrom<proto::LegalMovesRequest> for TurnInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::LegalMovesRequest) -> Result<Self, ApiError> {
+        Ok(TurnInput {
+            variant: variant_in(req.variant)?,
+            position: position_in(req.position, "position")?,
+            dice: dice_in(&req.dice),
+        })
+    }
 }
 
-/// ApplyMove.
-pub fn apply_move(req: proto::ApplyMoveRequest) -> Result<proto::ApplyMoveResponse, ApiError> {
-    let play = match req.play {
-        Some(proto::apply_move_request::Play::Notation(text)) => PlayInput::Notation(text),
-        Some(proto::apply_move_request::Play::Moves(list)) => PlayInput::Moves(
-            list.moves
+impl From<&LegalMoves> for proto::LegalMovesResponse {
+    fn from(answer: &LegalMoves) -> Self {
+        proto::LegalMovesResponse {
+            plays: answer
+                .plays
                 .iter()
-                .map(|m| MoveInput {
-                    from: i64::from(m.from),
-                    to: i64::from(m.to),
+                .map(|p| proto::Play {
+                    notation: MoveText::format(&p.play),
+                    moves: moves_out(&p.play),
+                    position: Some(position_out(&p.position)),
                 })
                 .collect(),
-        ),
-        None => {
-            return Err(ApiError::invalid(
-                "invalid-play",
-                "play",
-                "play is required: notation or moves",
-            ));
+            dice: answer.dice.values().map(u32::from).to_vec(),
+            forced: answer.forced(),
         }
-    };
-    let req = ApplyMoveRequest {
-        variant: variant_in(req.variant),
-        position: position_in(req.position, "position")?,
-        dice: dice_in(&req.dice),
-        play,
-        partial: req.partial,
-    };
-    let ApplyMoveResponse {
-        play,
-        position,
-        hits,
-        game_over,
-        partial,
-        turn: _,
-    } = api::moves::apply_move(&req)?;
-    Ok(proto::ApplyMoveResponse {
-        play: Some(proto::Play {
-            notation: play.notation,
-            moves: moves_out(play.moves),
-            position: None,
-        }),
-        position: Some(position_out(position)),
-        hits: hits.into_iter().map(u32::from).collect(),
-        game_over: game_over.map(|g| proto::GameOver {
-            winner: player_out(g.winner),
-            result: g.result,
-        }),
-        partial: partial.map(|p| proto::PartialInfo {
-            complete: p.complete,
-            remaining_dice: p.remaining_dice.into_iter().map(u32::from).collect(),
-            completions: u32::try_from(p.completions).unwrap_or(u32::MAX),
-        }),
-    })
+    }
+}
+
+impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::ApplyMoveRequest) -> Result<Self, ApiError> {
+        let play = req.play.map(|play| match play {
+            proto::apply_move_request::Play::Notation(text) => PlayInput::Notation(text),
+            proto::apply_move_request::Play::Moves(list) => PlayInput::Moves(
+                list.moves
+                    .iter()
+                    .map(|m| (i64::from(m.from), i64::from(m.to)))
+                    .collect(),
+            ),
+        });
+        Ok(ApplyMoveInput {
+            turn: TurnInput {
+                variant: variant_in(req.variant)?,
+                position: position_in(req.position, "position")?,
+                dice: dice_in(&req.dice),
+            },
+            play,
+            partial: req.partial,
+        })
+    }
+}
+
+impl From<&Applied> for proto::ApplyMoveResponse {
+    fn from(answer: &Applied) -> Self {
+        proto::ApplyMoveResponse {
+            play: Some(proto::Play {
+                notation: MoveText::format(&answer.play),
+                moves: moves_out(&answer.play),
+                position: None,
+            }),
+            position: Some(position_out(&answer.position)),
+            hits: answer.hits().map(u32::from).collect(),
+            game_over: answer.game_over.map(|o| proto::GameOver {
+                winner: player_out(o.winner),
+                result: result_out(o.result),
+            }),
+            partial: answer.partial.as_ref().map(|p| proto::PartialInfo {
+                complete: p.complete,
+                remaining_dice: p.remaining.iter().map(|d| u32::from(d.get())).collect(),
+                completions: u32::try_from(p.completions).unwrap_or(u32::MAX),
+            }),
+            turn: player_out(answer.turn()),
+        }
+    }
 }

@@ -6,12 +6,12 @@ use utoipa_axum::routes;
 
 use super::error::Problem;
 use super::extract::ApiJson;
+use super::types::cube::{
+    ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest, ScoreGameResponse,
+};
 use crate::api;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::wire::cube::{
-    ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest, ScoreGameResponse,
-};
 
 /// The cube and scoring routes.
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -75,7 +75,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub async fn score_game(
     ApiJson(req): ApiJson<ScoreGameRequest>,
 ) -> Result<Json<ScoreGameResponse>, ApiError> {
-    api::cube::score_game(&req).map(Json)
+    let answer = api::cube::score_game(&req.into_input()?)?;
+    Ok(Json((&answer).into()))
 }
 
 /// Resolves a cube or resignation action: may this player do it now, and
@@ -143,12 +144,15 @@ pub async fn score_game(
 pub async fn resolve_cube(
     ApiJson(req): ApiJson<ResolveCubeRequest>,
 ) -> Result<Json<ResolveCubeResponse>, ApiError> {
-    api::cube::resolve_cube(&req).map(Json)
+    let answer = api::cube::resolve_cube(&req.into())?;
+    Ok(Json((&answer).into()))
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
+
+    use super::{ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest, ScoreGameResponse};
 
     /// The examples of `path` in the generated document: request examples
     /// by name, and the 200 response examples (or example) by name.
@@ -172,10 +176,13 @@ mod tests {
         let (requests, response) = examples("/score");
         assert_eq!(requests.len(), 4);
         for (name, body) in requests {
-            let req = serde_json::from_value(body).unwrap();
-            let answer =
-                crate::api::cube::score_game(&req).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let req: ScoreGameRequest = serde_json::from_value(body).unwrap();
+            let answer = req
+                .into_input()
+                .and_then(|input| crate::api::cube::score_game(&input))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             if name == "resignation" {
+                let answer = ScoreGameResponse::from(&answer);
                 assert_eq!(serde_json::to_value(answer).unwrap(), response["example"]);
             }
         }
@@ -186,10 +193,10 @@ mod tests {
         let (requests, response) = examples("/cube");
         assert_eq!(requests.len(), 5);
         for (name, body) in requests {
-            let req = serde_json::from_value(body).unwrap();
-            let answer =
-                crate::api::cube::resolve_cube(&req).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let answer = serde_json::to_value(answer).unwrap();
+            let req: ResolveCubeRequest = serde_json::from_value(body).unwrap();
+            let answer = crate::api::cube::resolve_cube(&req.into())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let answer = serde_json::to_value(ResolveCubeResponse::from(&answer)).unwrap();
             let expected = match name.as_str() {
                 "may_double" => "allowed",
                 "crawford" => "refused",

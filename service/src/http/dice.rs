@@ -12,13 +12,13 @@ use utoipa_axum::routes;
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use crate::api;
-use crate::error::ApiError;
-use crate::state::AppState;
-use crate::wire::dice::{
+use super::types::dice::{
     CommitmentQuery, CommitmentResponse, KeysResponse, OpeningRequest, OpeningResponse,
     RevealRequest, RevealResponse, RollRequest, RollResponse, VerifyRequest, VerifyResponse,
 };
+use crate::api;
+use crate::error::ApiError;
+use crate::state::AppState;
 
 /// The dice routes, with the `bearer` security scheme of the reveal.
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -63,7 +63,7 @@ pub async fn roll(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<RollRequest>,
 ) -> Result<Json<RollResponse>, ApiError> {
-    api::dice::roll(&state.dice, &req).map(Json)
+    Ok(Json((&api::dice::roll(&state.dice, &req.into())?).into()))
 }
 
 /// Rolls the opening roll of a game.
@@ -83,7 +83,9 @@ pub async fn opening(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<OpeningRequest>,
 ) -> Result<Json<OpeningResponse>, ApiError> {
-    api::dice::opening(&state.dice, &req).map(Json)
+    Ok(Json(
+        (&api::dice::opening(&state.dice, &req.into())?).into(),
+    ))
 }
 
 /// The commitment of a match: SHA-256 of its server seed.
@@ -103,7 +105,9 @@ pub async fn commitment(
 ) -> Result<Json<CommitmentResponse>, ApiError> {
     let Query(query) =
         query.map_err(|e| ApiError::invalid("invalid-match-id", "match_id", e.body_text()))?;
-    api::dice::commitment(&state.dice, &query).map(Json)
+    Ok(Json(
+        (&api::dice::commitment(&state.dice, query.match_id.as_deref())?).into(),
+    ))
 }
 
 /// Reveals the server seed of a match (operator only).
@@ -130,7 +134,9 @@ pub async fn reveal(
     let authorization = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok());
-    api::dice::reveal(&state.dice, &req, authorization).map(Json)
+    Ok(Json(
+        (&api::dice::reveal(&state.dice, &req.match_id, authorization)?).into(),
+    ))
 }
 
 /// Checks rolls against a revealed seed and the published commitment.
@@ -148,7 +154,7 @@ pub async fn reveal(
 pub async fn verify(
     ApiJson(req): ApiJson<VerifyRequest>,
 ) -> Result<Json<VerifyResponse>, ApiError> {
-    api::dice::verify(&req).map(Json)
+    Ok(Json((&api::dice::verify(&req.into())?).into()))
 }
 
 /// The Ed25519 public keys that sign rolls, by key id.
@@ -159,5 +165,5 @@ pub async fn verify(
     responses((status = 200, description = "The published keys", body = KeysResponse)))]
 #[tracing::instrument(name = "get_keys", skip_all)]
 pub async fn keys(State(state): State<AppState>) -> Json<KeysResponse> {
-    Json(api::dice::keys(&state.dice))
+    Json((&api::dice::keys(&state.dice)).into())
 }

@@ -6,6 +6,7 @@ pub mod error;
 pub mod extract;
 pub mod moves;
 pub mod ops;
+pub mod types;
 
 use axum::Router;
 use axum::http::StatusCode;

@@ -4,11 +4,11 @@ use axum::Json;
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use crate::api;
-use crate::error::ApiError;
-use crate::wire::moves::{
+use super::types::moves::{
     ApplyMoveRequest, ApplyMoveResponse, LegalMovesRequest, LegalMovesResponse,
 };
+use crate::api;
+use crate::error::ApiError;
 
 /// Every legal play of a position for a roll.
 ///
@@ -27,7 +27,8 @@ use crate::wire::moves::{
 pub async fn legal_moves(
     ApiJson(req): ApiJson<LegalMovesRequest>,
 ) -> Result<Json<LegalMovesResponse>, ApiError> {
-    api::moves::legal_moves(&req).map(Json)
+    let answer = api::moves::legal_moves(&req.into_input()?)?;
+    Ok(Json((&answer).into()))
 }
 
 /// Checks a play and applies it.
@@ -47,5 +48,6 @@ pub async fn legal_moves(
 pub async fn apply_move(
     ApiJson(req): ApiJson<ApplyMoveRequest>,
 ) -> Result<Json<ApplyMoveResponse>, ApiError> {
-    api::moves::apply_move(&req).map(Json)
+    let answer = api::moves::apply_move(&req.into_input()?)?;
+    Ok(Json((&answer).into()))
 }

@@ -3,7 +3,15 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PlayerName, PositionInput, PositionOutput};
+use super::common::{PlayerName, PositionInput, PositionOutput, VariantName};
+use super::cube::GameResultName;
+use bgref_core::notation::move_text::MoveText;
+
+use crate::api::input;
+use crate::api::moves::{
+    Applied, ApplyMoveInput, LegalMoves, PlayInput as ApiPlay, PlayView, TurnInput,
+};
+use crate::error::ApiError;
 
 /// Request of `POST /legal-moves`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
@@ -13,6 +21,7 @@ use super::common::{PlayerName, PositionInput, PositionOutput};
 pub struct LegalMovesRequest {
     /// `standard` (default), `nackgammon`, `hypergammon`, `hypergammon-1`, `hypergammon-2`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
     /// The position before the roll.
     pub position: PositionInput,
@@ -83,6 +92,7 @@ pub enum PlayInput {
 pub struct ApplyMoveRequest {
     /// The variant (default `standard`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
     /// The position before the play.
     pub position: PositionInput,
@@ -105,7 +115,7 @@ pub struct GameOverOutput {
     /// The player who bore off every checker.
     pub winner: PlayerName,
     /// `single`, `gammon` or `backgammon`.
-    pub result: String,
+    pub result: GameResultName,
 }
 
 /// What is known about a turn entered move by move (`partial: true`).
@@ -146,6 +156,91 @@ pub struct ApplyMoveResponse {
     pub partial: Option<PartialOutput>,
     /// Whose turn it is now.
     pub turn: PlayerName,
+}
+
+impl LegalMovesRequest {
+    /// The transport-free input.
+    pub fn into_input(self) -> Result<TurnInput, ApiError> {
+        Ok(TurnInput {
+            variant: input::variant_name(self.variant.as_deref())?,
+            position: Some(self.position.into()),
+            dice: self.dice,
+        })
+    }
+}
+
+impl ApplyMoveRequest {
+    /// The transport-free input.
+    pub fn into_input(self) -> Result<ApplyMoveInput, ApiError> {
+        Ok(ApplyMoveInput {
+            turn: TurnInput {
+                variant: input::variant_name(self.variant.as_deref())?,
+                position: Some(self.position.into()),
+                dice: self.dice,
+            },
+            play: Some(match self.play {
+                PlayInput::Notation(text) => ApiPlay::Notation(text),
+                PlayInput::Moves(list) => {
+                    ApiPlay::Moves(list.iter().map(|m| (m.from, m.to)).collect())
+                }
+            }),
+            partial: self.partial,
+        })
+    }
+}
+
+fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
+    play.moves()
+        .iter()
+        .map(|m| MoveOutput {
+            from: m.from().get(),
+            to: m.to().get(),
+            hit: m.is_hit(),
+        })
+        .collect()
+}
+
+impl From<&PlayView> for PlayOutput {
+    fn from(view: &PlayView) -> Self {
+        PlayOutput {
+            notation: MoveText::format(&view.play),
+            moves: moves_output(&view.play),
+            position: (&view.position).into(),
+        }
+    }
+}
+
+impl From<&LegalMoves> for LegalMovesResponse {
+    fn from(answer: &LegalMoves) -> Self {
+        LegalMovesResponse {
+            plays: answer.plays.iter().map(PlayOutput::from).collect(),
+            dice: answer.dice.values(),
+            forced: answer.forced(),
+        }
+    }
+}
+
+impl From<&Applied> for ApplyMoveResponse {
+    fn from(answer: &Applied) -> Self {
+        ApplyMoveResponse {
+            play: PlayedOutput {
+                notation: MoveText::format(&answer.play),
+                moves: moves_output(&answer.play),
+            },
+            position: (&answer.position).into(),
+            hits: answer.hits().collect(),
+            game_over: answer.game_over.map(|o| GameOverOutput {
+                winner: o.winner.into(),
+                result: o.result.into(),
+            }),
+            partial: answer.partial.as_ref().map(|p| PartialOutput {
+                complete: p.complete,
+                remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
+                completions: p.completions,
+            }),
+            turn: answer.turn().into(),
+        }
+    }
 }
 
 objects_only!(LegalMovesRequest, MoveInput, ApplyMoveRequest);

@@ -1,6 +1,6 @@
-//! The JSON shapes of the public contract (`api.md`), shared by the HTTP
-//! adapter (serde, OpenAPI schemas) and the transport-free `api` module.
-//! The gRPC adapter converts its messages to and from these.
+//! The JSON shapes of the public contract (`docs/api.md`): serde and the
+//! OpenAPI schemas, each request with its conversion into the api input
+//! and each response rendered from an api view.
 
 use serde::Deserializer;
 use serde::de::Visitor;
@@ -19,7 +19,7 @@ macro_rules! objects_only {
     ($($ty:ty),* $(,)?) => {$(
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                <$ty>::deserialize($crate::wire::ObjectOnly(deserializer))
+                <$ty>::deserialize($crate::http::types::ObjectOnly(deserializer))
             }
         }
 

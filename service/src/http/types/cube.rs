@@ -9,7 +9,15 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PerPlayer, PlayerName, PositionInput};
+use bgref_core::{CubeOwner, CubeState, GameKind, GameResult, Player, Resignation};
+
+use super::common::{PerPlayer, PlayerName, PositionInput, VariantName};
+use crate::api::cube::{
+    ActionName, CubeActionInput, CubeAnswer, CubeInput, EndedBy as ApiEndedBy,
+    MatchInput as ApiMatch, RulesInput as ApiRules, ScoreInput, Scored,
+};
+use crate::api::input;
+use crate::error::ApiError;
 
 /// Who holds the cube: `centre` (either player may double) or the player
 /// who may redouble. `center` is accepted too.
@@ -191,6 +199,7 @@ pub struct RulesInput {
 pub struct ScoreGameRequest {
     /// The variant of `position` (default `standard`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
     /// `bearoff`, `pass` (a dropped double; `drop` is accepted too) or
     /// `resign`. Required.
@@ -336,7 +345,7 @@ pub struct ResolveCubeResponse {
     /// A stable slug for `reason`: `not-your-cube`, `crawford-game`,
     /// `cube-at-maximum`, `beavers-disabled`, `beavers-in-match-play`,
     /// `beaver-limit-reached`, `raccoon-expected`, `no-beaver-to-raccoon`,
-    /// `not-your-turn`, `no-double-offered`, `double-already-offered`,
+    /// `not-your-turn` (also: not the player on roll, per the `match_id`), `no-game` (a `match_id` of a game not started: no double before the opening roll), `no-double-offered`, `double-already-offered`,
     /// `resignation-already-offered`, `no-resignation-offered`, or (with
     /// a `match_id`) `dice-rolled`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -357,6 +366,231 @@ pub struct ResolveCubeResponse {
     pub game_over: Option<ScoreGameResponse>,
 }
 
+impl From<CubeOwnerName> for CubeOwner {
+    fn from(owner: CubeOwnerName) -> Self {
+        match owner {
+            CubeOwnerName::Centre => CubeOwner::Centre,
+            CubeOwnerName::X => CubeOwner::Player(Player::X),
+            CubeOwnerName::O => CubeOwner::Player(Player::O),
+        }
+    }
+}
+
+impl From<CubeOwner> for CubeOwnerName {
+    fn from(owner: CubeOwner) -> Self {
+        match owner {
+            CubeOwner::Centre => CubeOwnerName::Centre,
+            CubeOwner::Player(Player::X) => CubeOwnerName::X,
+            CubeOwner::Player(Player::O) => CubeOwnerName::O,
+        }
+    }
+}
+
+impl From<GameResultName> for GameResult {
+    fn from(result: GameResultName) -> Self {
+        match result {
+            GameResultName::Single => GameResult::Single,
+            GameResultName::Gammon => GameResult::Gammon,
+            GameResultName::Backgammon => GameResult::Backgammon,
+        }
+    }
+}
+
+impl From<GameResult> for GameResultName {
+    fn from(result: GameResult) -> Self {
+        match result {
+            GameResult::Single => GameResultName::Single,
+            GameResult::Gammon => GameResultName::Gammon,
+            GameResult::Backgammon => GameResultName::Backgammon,
+        }
+    }
+}
+
+impl From<GameKind> for GameKindName {
+    fn from(kind: GameKind) -> Self {
+        match kind {
+            GameKind::Normal => GameKindName::Normal,
+            GameKind::Crawford => GameKindName::Crawford,
+            GameKind::PostCrawford => GameKindName::PostCrawford,
+        }
+    }
+}
+
+impl From<EndedBy> for ApiEndedBy {
+    fn from(ended_by: EndedBy) -> Self {
+        match ended_by {
+            EndedBy::Bearoff => ApiEndedBy::Bearoff,
+            EndedBy::Pass => ApiEndedBy::Pass,
+            EndedBy::Resign => ApiEndedBy::Resign,
+        }
+    }
+}
+
+impl From<ApiEndedBy> for EndedBy {
+    fn from(ended_by: ApiEndedBy) -> Self {
+        match ended_by {
+            ApiEndedBy::Bearoff => EndedBy::Bearoff,
+            ApiEndedBy::Pass => EndedBy::Pass,
+            ApiEndedBy::Resign => EndedBy::Resign,
+        }
+    }
+}
+
+impl From<CubeActionName> for ActionName {
+    fn from(action: CubeActionName) -> Self {
+        match action {
+            CubeActionName::Double => ActionName::Double,
+            CubeActionName::Take => ActionName::Take,
+            CubeActionName::Pass => ActionName::Pass,
+            CubeActionName::Beaver => ActionName::Beaver,
+            CubeActionName::Raccoon => ActionName::Raccoon,
+            CubeActionName::Resign => ActionName::Resign,
+            CubeActionName::Accept => ActionName::Accept,
+            CubeActionName::Reject => ActionName::Reject,
+        }
+    }
+}
+
+impl From<Cube> for CubeInput {
+    fn from(cube: Cube) -> Self {
+        CubeInput {
+            value: cube.value,
+            owner: cube.owner.into(),
+            offered_by: cube.offered_by.map(Into::into),
+            beavers: cube.beavers,
+            resignation: cube.resignation.map(|r| Resignation {
+                by: r.by.into(),
+                level: r.level.into(),
+            }),
+        }
+    }
+}
+
+impl From<&CubeState> for Cube {
+    fn from(cube: &CubeState) -> Self {
+        Cube {
+            value: i64::from(cube.value.get()),
+            owner: cube.owner.into(),
+            offered_by: cube.offered_by.map(Into::into),
+            beavers: i64::from(cube.beavers),
+            resignation: cube.resignation.map(|r| ResignationWire {
+                by: r.by.into(),
+                level: r.level.into(),
+            }),
+        }
+    }
+}
+
+impl From<MatchInput> for ApiMatch {
+    fn from(m: MatchInput) -> Self {
+        ApiMatch {
+            length: m.length,
+            score: m.score.into(),
+            crawford: m.crawford,
+        }
+    }
+}
+
+impl From<RulesInput> for ApiRules {
+    fn from(r: RulesInput) -> Self {
+        ApiRules {
+            jacoby: r.jacoby,
+            beavers: r.beavers,
+            automatic_doubles: r.automatic_doubles,
+            max_cube: r.max_cube,
+        }
+    }
+}
+
+impl ScoreGameRequest {
+    /// The transport-free input.
+    pub fn into_input(self) -> Result<ScoreInput, ApiError> {
+        Ok(ScoreInput {
+            variant: input::variant_name(self.variant.as_deref())?,
+            ended_by: self.ended_by.map(Into::into),
+            position: self.position.map(Into::into),
+            winner: self.winner.map(Into::into),
+            resign_level: self.resign_level.map(Into::into),
+            cube: self.cube.map(Into::into),
+            match_state: self.match_state.map(Into::into),
+            rules: self.rules.map(Into::into),
+            match_id: self.match_id,
+        })
+    }
+}
+
+impl From<ResolveCubeRequest> for CubeActionInput {
+    fn from(req: ResolveCubeRequest) -> Self {
+        CubeActionInput {
+            cube: req.cube.map(Into::into),
+            match_state: req.match_state.map(Into::into),
+            rules: req.rules.map(Into::into),
+            match_id: req.match_id,
+            player: req.player.map(Into::into),
+            action: req.action.map(Into::into),
+            resign_level: req.resign_level.map(Into::into),
+        }
+    }
+}
+
+impl From<&Scored> for ScoreGameResponse {
+    fn from(scored: &Scored) -> Self {
+        let score = &scored.score;
+        let outcome = &score.match_outcome;
+        ScoreGameResponse {
+            ended_by: scored.ended_by().into(),
+            winner: score.winner.into(),
+            result: score.result.into(),
+            points: score.points,
+            jacoby_applied: score.jacoby,
+            match_state: MatchOutput {
+                length: outcome.length,
+                score: outcome.score.into(),
+                winner: outcome.winner.map(Into::into),
+                next_game: outcome.next_game.map(Into::into),
+            },
+            match_id: scored.match_id.clone(),
+            game_match_id: scored.game_match_id.clone(),
+        }
+    }
+}
+
+impl From<&CubeAnswer> for ResolveCubeResponse {
+    fn from(answer: &CubeAnswer) -> Self {
+        let none = ResolveCubeResponse {
+            allowed: true,
+            reason: None,
+            reason_slug: None,
+            cube: None,
+            to_act: None,
+            match_id: None,
+            game_over: None,
+        };
+        match answer {
+            CubeAnswer::Refused { slug, reason } => ResolveCubeResponse {
+                allowed: false,
+                reason: Some(reason.clone()),
+                reason_slug: Some((*slug).to_owned()),
+                ..none
+            },
+            CubeAnswer::Continue {
+                cube,
+                to_act,
+                match_id,
+            } => ResolveCubeResponse {
+                cube: Some(cube.into()),
+                to_act: to_act.map(Into::into),
+                match_id: match_id.clone(),
+                ..none
+            },
+            CubeAnswer::GameOver(scored) => ResolveCubeResponse {
+                game_over: Some(scored.into()),
+                ..none
+            },
+        }
+    }
+}
+
 objects_only!(
     ResignationWire,
     Cube,
@@ -365,3 +599,102 @@ objects_only!(
     ScoreGameRequest,
     ResolveCubeRequest
 );
+
+#[cfg(test)]
+mod tests {
+    //! The cube and scoring operations through their JSON shapes.
+
+    use super::*;
+    use crate::api::cube::{resolve_cube, score_game};
+    use crate::http::types::common::PositionInput;
+
+    fn cube_req(body: serde_json::Value) -> Result<ResolveCubeResponse, ApiError> {
+        let req: ResolveCubeRequest = serde_json::from_value(body).expect("request shape");
+        resolve_cube(&req.into()).map(|answer| (&answer).into())
+    }
+
+    fn score_req(body: serde_json::Value) -> Result<ScoreGameResponse, ApiError> {
+        let req: ScoreGameRequest = serde_json::from_value(body).expect("request shape");
+        score_game(&req.into_input()?).map(|answer| (&answer).into())
+    }
+
+    #[test]
+    fn double_take_and_the_match_id_round_trip() {
+        let offered = cube_req(serde_json::json!({"player": "x", "action": "double"})).unwrap();
+        assert!(offered.allowed);
+        assert_eq!(offered.to_act, Some(PlayerName::O));
+        let id = offered.match_id.clone().unwrap();
+        // The Match ID alone carries the pending double and whose turn it is.
+        let taken = cube_req(serde_json::json!({"match_id": id, "action": "take"})).unwrap();
+        assert!(taken.allowed, "{taken:?}");
+        let cube = taken.cube.unwrap();
+        assert_eq!((cube.value, cube.owner), (2, CubeOwnerName::O));
+        // x no longer owns the cube.
+        let again = cube_req(serde_json::json!({"match_id": taken.match_id.unwrap(),
+            "player": "x", "action": "double"}))
+        .unwrap();
+        assert_eq!(again.reason_slug.as_deref(), Some("not-your-cube"));
+    }
+
+    #[test]
+    fn refusals_and_invalid_states() {
+        let crawford =
+            serde_json::json!({"length": 5, "score": {"x": 4, "o": 1}, "crawford": true});
+        let answer =
+            cube_req(serde_json::json!({"match": crawford, "player": "o", "action": "double"}))
+                .unwrap();
+        assert!(!answer.allowed);
+        assert_eq!(
+            answer.reason.as_deref(),
+            Some("no doubling in the crawford game")
+        );
+        let bad =
+            cube_req(serde_json::json!({"cube": {"value": 3}, "player": "o", "action": "double"}))
+                .unwrap_err();
+        assert_eq!(bad.field.as_deref(), Some("cube.value"));
+        let money_crawford = cube_req(serde_json::json!({"match": {"crawford": true},
+            "player": "o", "action": "double"}))
+        .unwrap_err();
+        assert_eq!(money_crawford.field.as_deref(), Some("match.crawford"));
+        assert_eq!(money_crawford.slug, "invalid-match");
+        let both = cube_req(serde_json::json!({"match_id": "cAkAAAAAAAAA", "cube": {},
+            "action": "double"}))
+        .unwrap_err();
+        assert_eq!(both.field.as_deref(), Some("match_id"));
+    }
+
+    #[test]
+    fn scoring_bear_off_pass_and_resign() {
+        let board = serde_json::json!({"board": {
+            "points": [0, -5, -5, -5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+            "off": {"x": 15, "o": 0}, "turn": "o"}});
+        let position: PositionInput = serde_json::from_value(board.clone()).unwrap();
+        let gammon = score_req(
+            serde_json::json!({"ended_by": "bearoff", "position": position,
+            "cube": {"value": 4, "owner": "o"}}),
+        )
+        .unwrap();
+        assert_eq!(
+            (gammon.winner, gammon.result, gammon.points),
+            (PlayerName::X, GameResultName::Backgammon, 12)
+        );
+        let pass = score_req(serde_json::json!({"ended_by": "pass", "winner": "o",
+            "cube": {"value": 2, "owner": "o"},
+            "match": {"length": 5, "score": {"x": 1, "o": 2}}}))
+        .unwrap();
+        assert_eq!(pass.points, 2);
+        assert_eq!(pass.match_state.next_game, Some(GameKindName::Crawford));
+        let wrong = score_req(serde_json::json!({"ended_by": "pass", "winner": "x",
+            "cube": {"value": 2, "owner": "o"}}))
+        .unwrap_err();
+        assert_eq!(wrong.field.as_deref(), Some("winner"));
+        let resign = score_req(serde_json::json!({"ended_by": "resign", "winner": "x",
+            "resign_level": "gammon", "rules": {"jacoby": true}}))
+        .unwrap();
+        assert_eq!((resign.points, resign.jacoby_applied), (1, true));
+        let not_over = score_req(serde_json::json!({"ended_by": "bearoff",
+            "position": {"position_id": "4HPwATDgc/ABMA"}}))
+        .unwrap_err();
+        assert_eq!(not_over.slug, "game-not-over");
+    }
+}

@@ -1,13 +1,44 @@
-//! Reading positions, variants and dice from requests, and writing positions.
+//! The one validator: request data as any transport hands it over
+//! (numbers as wide as any transport sends them, texts as given), checked
+//! into domain values. Every refusal names the field by its JSON path, so
+//! HTTP and gRPC give the same slug, detail and field for the same mistake.
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{ByPlayer, Dice, Die, Player, Position, PositionError, Setup, Variant};
 
 use crate::error::ApiError;
-use crate::wire::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput};
 
-/// A position read from a request, with what its XGID said besides.
+/// A position as a request gives it: exactly one encoding (HTTP may send
+/// several keys; gRPC's `oneof` at most one), and `turn` only beside a
+/// Position ID.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PositionInput {
+    /// gnubg Position ID.
+    pub position_id: Option<String>,
+    /// eXtreme Gammon ID.
+    pub xgid: Option<String>,
+    /// The signed board.
+    pub board: Option<BoardInput>,
+    /// Who is on roll, beside `position_id` only (default x).
+    pub turn: Option<Player>,
+}
+
+/// The board encoding as given: `points[i]` is point `i + 1` from x's side,
+/// positive counts x's checkers, negative o's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardInput {
+    /// The 24 signed counts.
+    pub points: Vec<i64>,
+    /// Checkers on the bar.
+    pub bar: ByPlayer<i64>,
+    /// Checkers borne off, if given (else derived from the variant).
+    pub off: Option<ByPlayer<i64>>,
+    /// The player on roll (`None`: left out, which is an error).
+    pub turn: Option<Player>,
+}
+
+/// A checked position, with what its XGID said besides.
 #[derive(Debug, Clone)]
 pub struct ReadPosition {
     /// The checked position.
@@ -25,30 +56,45 @@ impl ReadPosition {
             _ => None,
         }
     }
-
-    /// `position` in all three encodings, with this request's XGID fields.
-    pub fn output(&self, position: &Position) -> PositionOutput {
-        position_output(position, self.xgid.as_ref())
-    }
 }
 
-/// The variant named in a request (default standard).
-pub fn read_variant(name: Option<&str>) -> Result<Variant, ApiError> {
-    match name {
-        None => Ok(Variant::Standard),
-        Some(name) => name
-            .parse()
-            .map_err(|e| ApiError::invalid("invalid-variant", "variant", e)),
-    }
+/// An unknown variant name or number in `field`.
+pub fn unknown_variant(detail: impl std::fmt::Display) -> ApiError {
+    ApiError::invalid("invalid-variant", "variant", detail)
 }
 
-/// The dice of a request, or those of its XGID.
-pub fn read_dice(dice: Option<&[i64]>, from_position: Option<Dice>) -> Result<Dice, ApiError> {
-    let Some(values) = dice else {
+/// A variant given by name (HTTP); `None` is the default, standard.
+pub fn variant_name(name: Option<&str>) -> Result<Variant, ApiError> {
+    name.map_or(Ok(Variant::Standard), |name| {
+        name.parse().map_err(unknown_variant)
+    })
+}
+
+/// An enum value a transport does not know, in `field`.
+pub fn unknown_value(field: &str, value: impl std::fmt::Display) -> ApiError {
+    ApiError::invalid(
+        "invalid-request",
+        field,
+        format!("unknown {field} value {value}"),
+    )
+}
+
+/// A required field that was left out.
+pub fn required<T>(value: Option<T>, field: &str, why: &str) -> Result<T, ApiError> {
+    value.ok_or_else(|| ApiError::invalid("invalid-request", field, why))
+}
+
+/// The dice of a request (`None`: left out), or those of its XGID.
+pub fn dice(
+    values: Option<&[i64]>,
+    field: &str,
+    from_position: Option<Dice>,
+) -> Result<Dice, ApiError> {
+    let Some(values) = values else {
         return from_position.ok_or_else(|| {
             ApiError::invalid(
                 "invalid-dice",
-                "dice",
+                field,
                 "dice are required: two numbers 1 to 6 (or an XGID with a roll)",
             )
         });
@@ -56,7 +102,7 @@ pub fn read_dice(dice: Option<&[i64]>, from_position: Option<Dice>) -> Result<Di
     if values.len() != 2 {
         return Err(ApiError::invalid(
             "invalid-dice",
-            "dice",
+            field,
             format!("a roll is exactly two dice, got {}", values.len()),
         ));
     }
@@ -64,7 +110,7 @@ pub fn read_dice(dice: Option<&[i64]>, from_position: Option<Dice>) -> Result<Di
         Die::try_from(values[i]).map_err(|_| {
             ApiError::invalid(
                 "invalid-dice",
-                format!("dice[{i}]"),
+                format!("{field}[{i}]"),
                 format!("a die shows 1 to 6, got {}", values[i]),
             )
         })
@@ -86,7 +132,7 @@ fn count(value: i64, field: String, what: &str) -> Result<u8, ApiError> {
 }
 
 /// The setup of the board encoding, field errors with their paths.
-fn board_setup(board: &Board, field: &str) -> Result<Setup, ApiError> {
+fn board_setup(board: &BoardInput, field: &str) -> Result<Setup, ApiError> {
     if board.points.len() != 24 {
         return Err(ApiError::invalid(
             "invalid-position",
@@ -99,15 +145,24 @@ fn board_setup(board: &Board, field: &str) -> Result<Setup, ApiError> {
     }
     let mut points = [0i8; 24];
     for (i, &n) in board.points.iter().enumerate() {
-        if !(-15..=15).contains(&n) {
-            return Err(ApiError::invalid(
-                "invalid-position",
-                format!("{field}.points[{i}]"),
-                format!("a point holds at most 15 checkers, got {n}"),
-            ));
-        }
-        points[i] = n as i8;
+        points[i] = i8::try_from(n)
+            .ok()
+            .filter(|n| (-15..=15).contains(n))
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "invalid-position",
+                    format!("{field}.points[{i}]"),
+                    format!("a point holds at most 15 checkers, got {n}"),
+                )
+            })?;
     }
+    let turn = board.turn.ok_or_else(|| {
+        ApiError::invalid(
+            "invalid-position",
+            format!("{field}.turn"),
+            "board.turn is required (x or o)",
+        )
+    })?;
     let bar = ByPlayer {
         x: count(board.bar.x, format!("{field}.bar.x"), "a bar count")?,
         o: count(board.bar.o, format!("{field}.bar.o"), "a bar count")?,
@@ -119,7 +174,7 @@ fn board_setup(board: &Board, field: &str) -> Result<Setup, ApiError> {
             o: count(off.o, format!("{field}.off.o"), "an off count")?,
         }),
     };
-    Ok(Setup::from_signed(&points, bar, off, board.turn.into()))
+    Ok(Setup::from_signed(&points, bar, off, turn))
 }
 
 /// Says what is wrong with a setup, with the numbers.
@@ -158,8 +213,19 @@ fn position_error(setup: &Setup, variant: Variant, err: PositionError, field: &s
     ApiError::invalid("invalid-position", field, reasons.join("; "))
 }
 
+/// A position that must be given.
+pub fn required_position(
+    input: Option<&PositionInput>,
+    variant: Variant,
+    field: &str,
+) -> Result<ReadPosition, ApiError> {
+    let input = input
+        .ok_or_else(|| ApiError::invalid("invalid-position", field, "position is required"))?;
+    position(input, variant, field)
+}
+
 /// Reads and checks the position of a request.
-pub fn read_position(
+pub fn position(
     input: &PositionInput,
     variant: Variant,
     field: &str,
@@ -190,56 +256,27 @@ pub fn read_position(
         let parsed: PositionId = id.parse().map_err(|e| {
             ApiError::invalid("invalid-position", format!("{field}.position_id"), e)
         })?;
-        let turn = input.turn.map_or(Player::X, Player::from);
-        (parsed.to_setup(turn), None, "position_id")
+        (
+            parsed.to_setup(input.turn.unwrap_or(Player::X)),
+            None,
+            "position_id",
+        )
     } else if let Some(text) = &input.xgid {
         let parsed: Xgid = text
             .parse()
             .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.xgid"), e))?;
         (parsed.setup.clone(), Some(parsed), "xgid")
-    } else {
-        let board = input.board.as_ref().expect("one encoding is present");
+    } else if let Some(board) = &input.board {
         (
             board_setup(board, &format!("{field}.board"))?,
             None,
             "board",
         )
+    } else {
+        unreachable!("exactly one encoding is present")
     };
     let sub_field = format!("{field}.{sub}");
     let position = Position::from_setup(&setup, variant)
         .map_err(|e| position_error(&setup, variant, e, &sub_field))?;
     Ok(ReadPosition { position, xgid })
-}
-
-/// A position in all three encodings. `meta` is the request's XGID, whose
-/// cube, score and match fields are kept (its dice are not: they belonged
-/// to the position before).
-pub fn position_output(position: &Position, meta: Option<&Xgid>) -> PositionOutput {
-    let setup = position.to_setup();
-    let mut xgid = match meta {
-        Some(m) => Xgid {
-            setup: setup.clone(),
-            dice: XgidDice::NotRolled,
-            ..m.clone()
-        },
-        None => Xgid::from_position(position),
-    };
-    xgid.setup.off = None;
-    let off = setup.off.unwrap_or_default();
-    PositionOutput {
-        position_id: PositionId::from_position(position).to_string(),
-        xgid: xgid.to_string(),
-        board: Board {
-            points: setup.to_signed().iter().map(|&n| i64::from(n)).collect(),
-            bar: PerPlayer {
-                x: i64::from(setup.bar.x),
-                o: i64::from(setup.bar.o),
-            },
-            off: Some(PerPlayer {
-                x: i64::from(off.x),
-                o: i64::from(off.o),
-            }),
-            turn: PlayerName::from(position.turn()),
-        },
-    }
 }

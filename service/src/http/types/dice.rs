@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::common::PlayerName;
+use crate::api::dice::{
+    ClaimedRollInput as ApiClaim, Commitment, Keys, Opening, OpeningInput, Revealed, RollInput,
+    SignedRoll, Verdict, VerifyInput,
+};
 
 /// Request of `POST /dice/roll`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
@@ -234,6 +238,140 @@ pub struct KeyOutput {
 pub struct KeysResponse {
     /// The current key first, then retired keys kept for verification.
     pub keys: Vec<KeyOutput>,
+}
+
+impl From<RollRequest> for RollInput {
+    fn from(r: RollRequest) -> Self {
+        RollInput {
+            match_id: r.match_id,
+            client_seed: r.client_seed,
+            game: r.game,
+            turn: r.turn,
+        }
+    }
+}
+
+impl From<&SignedRoll> for RollResponse {
+    fn from(r: &SignedRoll) -> Self {
+        RollResponse {
+            match_id: r.match_id.clone(),
+            client_seed: r.client_seed.clone(),
+            game: r.game,
+            turn: r.turn,
+            dice: r.dice,
+            commitment: r.commitment.clone(),
+            key_id: r.key_id.clone(),
+            signature: r.signature.clone(),
+        }
+    }
+}
+
+impl From<OpeningRequest> for OpeningInput {
+    fn from(r: OpeningRequest) -> Self {
+        OpeningInput {
+            match_id: r.match_id,
+            client_seed: r.client_seed,
+            game: r.game,
+        }
+    }
+}
+
+impl From<&Opening> for OpeningResponse {
+    fn from(o: &Opening) -> Self {
+        OpeningResponse {
+            match_id: o.match_id.clone(),
+            client_seed: o.client_seed.clone(),
+            game: o.game,
+            turn: o.turn,
+            x_die: o.x_die,
+            o_die: o.o_die,
+            starts: o.starts.into(),
+            ties: o.ties,
+            dice: o.dice,
+            commitment: o.commitment.clone(),
+            key_id: o.key_id.clone(),
+            signature: o.signature.clone(),
+        }
+    }
+}
+
+impl From<&Commitment> for CommitmentResponse {
+    fn from(c: &Commitment) -> Self {
+        CommitmentResponse {
+            match_id: c.match_id.clone(),
+            commitment: c.commitment.clone(),
+        }
+    }
+}
+
+impl From<&Revealed> for RevealResponse {
+    fn from(r: &Revealed) -> Self {
+        RevealResponse {
+            match_id: r.match_id.clone(),
+            server_seed: r.server_seed.clone(),
+            commitment: r.commitment.clone(),
+        }
+    }
+}
+
+impl From<VerifyRequest> for VerifyInput {
+    fn from(r: VerifyRequest) -> Self {
+        VerifyInput {
+            match_id: r.match_id,
+            server_seed: r.server_seed,
+            commitment: r.commitment,
+            rolls: r
+                .rolls
+                .into_iter()
+                .map(|c| ApiClaim {
+                    client_seed: c.client_seed,
+                    game: c.game,
+                    turn: c.turn,
+                    dice: c.dice,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<&Verdict> for VerifyResponse {
+    fn from(v: &Verdict) -> Self {
+        VerifyResponse {
+            match_id: v.match_id.clone(),
+            seed_commitment: v.seed_commitment.clone(),
+            commitment_matches: v.commitment_matches,
+            rolls: v
+                .rolls
+                .iter()
+                .map(|r| RollVerdict {
+                    game: r.game,
+                    turn: r.turn,
+                    dice: r.dice,
+                    expected: r.expected,
+                    matches: r.matches,
+                })
+                .collect(),
+            mismatches: v.mismatches.clone(),
+            valid: v.valid,
+        }
+    }
+}
+
+impl From<&Keys> for KeysResponse {
+    fn from(k: &Keys) -> Self {
+        KeysResponse {
+            keys: k
+                .keys
+                .iter()
+                .map(|k| KeyOutput {
+                    key_id: k.key_id.clone(),
+                    algorithm: k.algorithm.clone(),
+                    public_key: k.public_key.clone(),
+                    current: k.current,
+                })
+                .collect(),
+        }
+    }
 }
 
 objects_only!(

@@ -1,7 +1,11 @@
-//! Players, positions and boards on the wire.
+//! Players, variants, positions and boards in JSON.
 
+use bgref_core::{ByPlayer, Player};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+use crate::api::input::{BoardInput, PositionInput as ApiPosition};
+use crate::api::view::PositionView;
 
 /// `x` or `o`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -13,22 +17,45 @@ pub enum PlayerName {
     O,
 }
 
-impl From<PlayerName> for bgref_core::Player {
+impl From<PlayerName> for Player {
     fn from(p: PlayerName) -> Self {
         match p {
-            PlayerName::X => bgref_core::Player::X,
-            PlayerName::O => bgref_core::Player::O,
+            PlayerName::X => Player::X,
+            PlayerName::O => Player::O,
         }
     }
 }
 
-impl From<bgref_core::Player> for PlayerName {
-    fn from(p: bgref_core::Player) -> Self {
+impl From<Player> for PlayerName {
+    fn from(p: Player) -> Self {
         match p {
-            bgref_core::Player::X => PlayerName::X,
-            bgref_core::Player::O => PlayerName::O,
+            Player::X => PlayerName::X,
+            Player::O => PlayerName::O,
         }
     }
+}
+
+/// The variants, by name. Requests carry the name as text so that an
+/// unknown one is refused by the same validator over HTTP and gRPC
+/// (`invalid-variant`); this enum documents the closed set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum VariantName {
+    /// 15 checkers, the standard start.
+    Standard,
+    /// 15 checkers, Nackgammon's start.
+    Nackgammon,
+    /// 3 checkers (the same as `hypergammon-3`).
+    Hypergammon,
+    /// 1 checker.
+    #[serde(rename = "hypergammon-1")]
+    Hypergammon1,
+    /// 2 checkers.
+    #[serde(rename = "hypergammon-2")]
+    Hypergammon2,
+    /// 3 checkers.
+    #[serde(rename = "hypergammon-3")]
+    Hypergammon3,
 }
 
 /// A count for each player.
@@ -86,6 +113,37 @@ pub struct PositionInput {
     pub turn: Option<PlayerName>,
 }
 
+impl From<PerPlayer> for ByPlayer<i64> {
+    fn from(p: PerPlayer) -> Self {
+        ByPlayer { x: p.x, o: p.o }
+    }
+}
+
+impl<T: Into<i64>> From<ByPlayer<T>> for PerPlayer {
+    fn from(p: ByPlayer<T>) -> Self {
+        PerPlayer {
+            x: p.x.into(),
+            o: p.o.into(),
+        }
+    }
+}
+
+impl From<PositionInput> for ApiPosition {
+    fn from(p: PositionInput) -> Self {
+        ApiPosition {
+            position_id: p.position_id,
+            xgid: p.xgid,
+            board: p.board.map(|b| BoardInput {
+                points: b.points,
+                bar: b.bar.into(),
+                off: b.off.map(Into::into),
+                turn: Some(b.turn.into()),
+            }),
+            turn: p.turn.map(Into::into),
+        }
+    }
+}
+
 /// A position in a response, in all three encodings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PositionOutput {
@@ -95,6 +153,22 @@ pub struct PositionOutput {
     pub xgid: String,
     /// The board encoding (with off counts).
     pub board: Board,
+}
+
+impl From<&PositionView> for PositionOutput {
+    fn from(view: &PositionView) -> Self {
+        let board = view.board();
+        PositionOutput {
+            position_id: view.position_id(),
+            xgid: view.xgid(),
+            board: Board {
+                points: board.points.iter().map(|&n| i64::from(n)).collect(),
+                bar: board.bar.into(),
+                off: Some(board.off.into()),
+                turn: board.turn.into(),
+            },
+        }
+    }
 }
 
 objects_only!(PerPlayer, Board, PositionInput);
