@@ -413,3 +413,33 @@ async fn a_request_over_the_time_limit_is_a_503_problem() {
     assert!(text.contains("application/problem+json"), "{text}");
     assert!(text.contains("\"type\":\"timeout\""), "{text}");
 }
+
+/// Not a speed test: a socket-option check. Without TCP_NODELAY on the
+/// server's side, a gRPC response written in two pieces waits for the
+/// client's delayed ACK (about 40 ms a call); with it a call takes well
+/// under a millisecond here. 20 ms leaves a 40x margin for a slow machine.
+#[tokio::test]
+async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let request = proto::LegalMovesRequest {
+        variant: 0,
+        position: Some(proto_position(&json!({"position_id": "4HPwATDgc/ABMA"}))),
+        dice: vec![3, 1],
+    };
+    let mut times = Vec::new();
+    for _ in 0..21 {
+        let start = std::time::Instant::now();
+        let answer = grpc.legal_moves(request.clone()).await.unwrap();
+        times.push(start.elapsed());
+        assert_eq!(answer.into_inner().plays.len(), 16);
+    }
+    // The first call also opens the HTTP/2 connection.
+    times.remove(0);
+    times.sort();
+    let median = times[times.len() / 2];
+    assert!(
+        median < std::time::Duration::from_millis(20),
+        "median of 20 sequential gRPC calls: {median:?} (TCP_NODELAY not set?)"
+    );
+}
