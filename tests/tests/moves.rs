@@ -89,6 +89,7 @@ async fn legal_moves_http_and_grpc_agree() {
                     variant: 0,
                     position: Some(proto_position(&position)),
                     dice: dice.to_vec(),
+                    game_start: false,
                 })
                 .await
                 .unwrap_or_else(|s| panic!("{position} {dice:?}: {s:?}"))
@@ -208,6 +209,7 @@ async fn apply_move_http_and_grpc_agree_and_explain() {
                 variant: 0,
                 position: Some(proto_position(&start)),
                 dice: dice.to_vec(),
+                game_start: false,
                 play: Some(grpc_play),
                 partial: false,
             })
@@ -426,6 +428,7 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
         variant: 0,
         position: Some(proto_position(&json!({"position_id": "4HPwATDgc/ABMA"}))),
         dice: vec![3, 1],
+        game_start: false,
     };
     let mut times = Vec::new();
     for _ in 0..21 {

@@ -30,6 +30,7 @@ fn legal_moves_request() -> proto::LegalMovesRequest {
             turn: 0,
         }),
         dice: vec![3, 1],
+        game_start: false,
     }
 }
 
@@ -181,6 +182,7 @@ async fn metrics_count_and_time_http_and_grpc_by_operation_and_outcome() {
     let invalid = grpc
         .legal_moves(proto::LegalMovesRequest {
             dice: vec![9, 1],
+            game_start: false,
             ..legal_moves_request()
         })
         .await
@@ -446,6 +448,7 @@ async fn traces_go_to_the_otlp_endpoint_and_are_flushed_at_exit() {
     let invalid = grpc
         .legal_moves(proto::LegalMovesRequest {
             dice: vec![7, 7],
+            game_start: false,
             ..legal_moves_request()
         })
         .await;

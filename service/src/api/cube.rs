@@ -344,7 +344,7 @@ fn read_cube(cube: &CubeInput) -> Result<CubeState, ApiError> {
     })
 }
 
-fn read_match(input: &MatchInput) -> Result<MatchState, ApiError> {
+pub(crate) fn read_match(input: &MatchInput) -> Result<MatchState, ApiError> {
     let length = u32::try_from(input.length)
         .ok()
         .filter(|&n| n <= 32767)
@@ -432,6 +432,24 @@ fn read_rules(
         rules.max_cube = cube_value(max, "rules.max_cube".to_owned(), "invalid-rules")?;
     }
     Ok(rules)
+}
+
+/// The starting cube of a game whose opening roll tied `ties` times:
+/// automatic doubles in money play (see [`CubeState::for_new_game`]).
+pub(crate) fn starting_cube(
+    ties: u32,
+    match_input: Option<&MatchInput>,
+    rules: Option<&RulesInput>,
+) -> Result<CubeState, ApiError> {
+    let match_state = match_input
+        .map(read_match)
+        .transpose()?
+        .unwrap_or(MatchState::MONEY);
+    match_state
+        .validate()
+        .map_err(|e| ApiError::invalid("invalid-match", "match", CubeError::from(e)))?;
+    let rules = read_rules(rules, None, None)?;
+    Ok(CubeState::for_new_game(ties, &match_state, &rules))
 }
 
 /// Reads the cube, match and rules of a request: `match_id` instead of

@@ -11,7 +11,10 @@
 //! with turn 0 and the dice `[x_die, o_die]`.
 
 use bgref_core::verify::{self, ClaimedRoll};
-use bgref_core::{Dice, Die, Player};
+use bgref_core::{CubeState, Dice, Die, Player, Position, Variant};
+
+use super::cube::{MatchInput, RulesInput};
+use super::view::PositionView;
 
 use crate::error::{ApiError, ErrorKind};
 use crate::keys::{ALGORITHM, DiceKeys, RevealAccess};
@@ -64,10 +67,16 @@ pub struct OpeningInput {
     pub client_seed: String,
     /// The game of the match, 1 to 100000.
     pub game: i64,
+    /// The variant whose starting position the answer gives.
+    pub variant: Variant,
+    /// The match (`None`: money play).
+    pub match_state: Option<MatchInput>,
+    /// Rule options (automatic doubles, maximum cube).
+    pub rules: Option<RulesInput>,
 }
 
 /// A signed opening roll: `POST /dice/opening`'s response.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Opening {
     /// As requested.
     pub match_id: String,
@@ -95,6 +104,10 @@ pub struct Opening {
     /// Ed25519 signature over the same bytes as a roll's, with turn `0` and
     /// the dice `[x_die, o_die]`.
     pub signature: String,
+    /// The cube the game starts with (automatic doubles in money play).
+    pub cube: CubeState,
+    /// The variant's starting position, the starter on roll.
+    pub position: PositionView,
 }
 
 /// A match's commitment: `GET /dice/commitment`'s response.
@@ -351,7 +364,11 @@ pub fn opening(keys: &DiceKeys, req: &OpeningInput) -> Result<Opening, ApiError>
     let seed = keys.server_seed(&req.match_id);
     let commitment = verify::commitment(&seed);
     let opening = verify::opening_roll(&seed, &req.client_seed, game);
+    let cube =
+        super::cube::starting_cube(opening.ties, req.match_state.as_ref(), req.rules.as_ref())?;
     Ok(Opening {
+        cube,
+        position: PositionView::new(Position::start(req.variant, opening.starts), None),
         match_id: req.match_id.clone(),
         client_seed: req.client_seed.clone(),
         game,
@@ -616,10 +633,18 @@ mod tests {
             match_id: "match-0001".into(),
             client_seed: "alice:bob".into(),
             game: 2,
+            variant: Variant::Nackgammon,
+            match_state: None,
+            rules: None,
         };
         let o = opening(&k, &req).unwrap();
         assert_eq!((o.x_die, o.o_die, o.ties, o.turn), (1, 4, 0, 0));
         assert_eq!(o.starts, Player::O);
+        assert_eq!(
+            o.position.position,
+            Position::start(Variant::Nackgammon, Player::O)
+        );
+        assert_eq!(o.cube, CubeState::START);
         assert_eq!(o.dice, [1, 4]);
         let message = format!(
             "bgref-roll-v1\nmatch-0001\nalice:bob\n2\n0\n1\n4\n{}",
@@ -628,6 +653,46 @@ mod tests {
         verifying_key(&k)
             .verify_strict(message.as_bytes(), &signature(&o.signature))
             .unwrap();
+    }
+
+    #[test]
+    fn automatic_doubles_set_the_starting_cube() {
+        let k = keys(None);
+        let mut req = OpeningInput {
+            match_id: "match-0001".into(),
+            client_seed: "alice:bob".into(),
+            game: 1,
+            variant: Variant::Standard,
+            match_state: None,
+            rules: Some(RulesInput {
+                automatic_doubles: Some(2),
+                max_cube: Some(64),
+                ..RulesInput::default()
+            }),
+        };
+        // Find games of this match whose opening roll tied once, and more.
+        let mut seen = [false; 3];
+        for game in 1..=2000 {
+            req.game = game;
+            let o = opening(&k, &req).unwrap();
+            let doublings = o.ties.min(2);
+            assert_eq!(o.cube.value.get(), 1 << doublings, "game {game}");
+            assert_eq!(o.cube.owner, bgref_core::CubeOwner::Centre);
+            seen[doublings as usize] = true;
+            if doublings > 0 {
+                // Capped by the maximum cube; no automatic doubles in a match.
+                let mut capped = req.clone();
+                capped.rules.as_mut().unwrap().max_cube = Some(1);
+                assert_eq!(opening(&k, &capped).unwrap().cube, CubeState::START);
+                let mut in_match = req.clone();
+                in_match.match_state = Some(MatchInput {
+                    length: 5,
+                    ..MatchInput::default()
+                });
+                assert_eq!(opening(&k, &in_match).unwrap().cube, CubeState::START);
+            }
+        }
+        assert_eq!(seen, [true; 3], "no opening roll tied twice in 2000 games");
     }
 
     #[test]

@@ -280,3 +280,20 @@ pub fn position(
         .map_err(|e| position_error(&setup, variant, e, &sub_field))?;
     Ok(ReadPosition { position, xgid })
 }
+
+/// Checks a position said to be the start of a game: it must be its
+/// variant's starting position (either player on roll).
+pub fn game_start(position: &Position, field: &str) -> Result<(), ApiError> {
+    let variant = position.variant();
+    if *position == Position::start(variant, position.turn()) {
+        return Ok(());
+    }
+    Err(ApiError::invalid(
+        "not-start-position",
+        field,
+        format!(
+            "the position is said to be the start of a game but is not the {variant} start \
+             (GET /variants lists each variant's starting position)"
+        ),
+    ))
+}

@@ -13,4 +13,5 @@ pub mod cube;
 pub mod dice;
 pub mod input;
 pub mod moves;
+pub mod variants;
 pub mod view;

@@ -16,6 +16,8 @@ pub struct TurnInput {
     pub position: Option<PositionInput>,
     /// The two dice as given (`None`: left out, then the XGID's roll).
     pub dice: Option<Vec<i64>>,
+    /// The request says the position is the start of a game.
+    pub game_start: bool,
 }
 
 /// A play as a request gives it.
@@ -96,6 +98,9 @@ impl Applied {
 fn read_turn(input: &TurnInput) -> Result<(ReadPosition, Dice), ApiError> {
     let read = input::required_position(input.position.as_ref(), input.variant, "position")?;
     let dice = input::dice(input.dice.as_deref(), "dice", read.xgid_dice())?;
+    if input.game_start {
+        input::game_start(&read.position, "position")?;
+    }
     if let Some(outcome) = read.position.outcome() {
         return Err(ApiError::illegal(
             "game-over",

@@ -44,7 +44,7 @@ fn cube_in(cube: proto::Cube) -> Result<CubeInput, ApiError> {
     })
 }
 
-fn cube_out(cube: &CubeState) -> proto::Cube {
+pub(super) fn cube_out(cube: &CubeState) -> proto::Cube {
     proto::Cube {
         value: Some(cube.value.get()),
         owner: match cube.owner {
@@ -62,7 +62,7 @@ fn cube_out(cube: &CubeState) -> proto::Cube {
     }
 }
 
-fn match_in(m: proto::MatchState) -> MatchInput {
+pub(super) fn match_in(m: proto::MatchState) -> MatchInput {
     let score = m.score.unwrap_or_default();
     MatchInput {
         length: i64::from(m.length),
@@ -74,7 +74,7 @@ fn match_in(m: proto::MatchState) -> MatchInput {
     }
 }
 
-fn rules_in(r: proto::CubeRules) -> RulesInput {
+pub(super) fn rules_in(r: proto::CubeRules) -> RulesInput {
     RulesInput {
         jacoby: r.jacoby,
         beavers: r.beavers.map(i64::from),

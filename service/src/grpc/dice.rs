@@ -1,11 +1,13 @@
 //! `RollDice`, `OpeningRoll`, `GetCommitment`, `RevealSeed`, `VerifyDice`,
 //! `GetKeys`.
 
-use super::common::player_out;
+use super::common::{player_out, position_out, variant_in};
+use super::cube::{cube_out, match_in, rules_in};
 use crate::api::dice::{
     ClaimedRollInput, Commitment, Keys, Opening, OpeningInput, Revealed, RollInput, SignedRoll,
     Verdict, VerifyInput,
 };
+use crate::error::ApiError;
 use crate::proto;
 
 fn dice_out(dice: [u8; 2]) -> Vec<u32> {
@@ -38,13 +40,18 @@ impl From<&SignedRoll> for proto::RollDiceResponse {
     }
 }
 
-impl From<proto::OpeningRollRequest> for OpeningInput {
-    fn from(req: proto::OpeningRollRequest) -> Self {
-        OpeningInput {
+impl TryFrom<proto::OpeningRollRequest> for OpeningInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::OpeningRollRequest) -> Result<Self, ApiError> {
+        Ok(OpeningInput {
             match_id: req.match_id,
             client_seed: req.client_seed,
             game: i64::from(req.game),
-        }
+            variant: variant_in(req.variant)?,
+            match_state: req.r#match.map(match_in),
+            rules: req.rules.map(rules_in),
+        })
     }
 }
 
@@ -63,6 +70,8 @@ impl From<&Opening> for proto::OpeningRollResponse {
             commitment: o.commitment.clone(),
             key_id: o.key_id.clone(),
             signature: o.signature.clone(),
+            cube: Some(cube_out(&o.cube)),
+            position: Some(position_out(&o.position)),
         }
     }
 }

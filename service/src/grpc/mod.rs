@@ -63,6 +63,16 @@ impl Referee for RefereeService {
         call(request, api::moves::apply_move)
     }
 
+    #[tracing::instrument(name = "ListVariants", skip_all)]
+    async fn list_variants(
+        &self,
+        request: Request<proto::ListVariantsRequest>,
+    ) -> Reply<proto::ListVariantsResponse> {
+        call(request, |_: &proto::ListVariantsRequest| {
+            Ok(api::variants::list())
+        })
+    }
+
     #[tracing::instrument(name = "RollDice", skip_all)]
     async fn roll_dice(
         &self,

@@ -3,8 +3,11 @@
 use bgref_core::Play;
 use bgref_core::notation::move_text::MoveText;
 
-use super::common::{dice_in, player_out, position_in, position_out, result_out, variant_in};
+use super::common::{
+    dice_in, player_out, position_in, position_out, result_out, variant_in, variant_out,
+};
 use crate::api::moves::{Applied, ApplyMoveInput, LegalMoves, PlayInput, TurnInput};
+use crate::api::variants::VariantInfo;
 use crate::error::ApiError;
 use crate::proto;
 
@@ -27,6 +30,7 @@ impl TryFrom<proto::LegalMovesRequest> for TurnInput {
             variant: variant_in(req.variant)?,
             position: position_in(req.position, "position")?,
             dice: dice_in(&req.dice),
+            game_start: req.game_start,
         })
     }
 }
@@ -67,6 +71,7 @@ impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
                 variant: variant_in(req.variant)?,
                 position: position_in(req.position, "position")?,
                 dice: dice_in(&req.dice),
+                game_start: req.game_start,
             },
             play,
             partial: req.partial,
@@ -94,6 +99,27 @@ impl From<&Applied> for proto::ApplyMoveResponse {
                 completions: u32::try_from(p.completions).unwrap_or(u32::MAX),
             }),
             turn: player_out(answer.turn()),
+        }
+    }
+}
+
+impl From<&Vec<VariantInfo>> for proto::ListVariantsResponse {
+    fn from(list: &Vec<VariantInfo>) -> Self {
+        proto::ListVariantsResponse {
+            variants: list
+                .iter()
+                .map(|v| proto::VariantInfo {
+                    variant: variant_out(v.variant),
+                    name: v.variant.to_string(),
+                    checkers: u32::from(v.checkers),
+                    start: Some(position_out(&v.start)),
+                    rules: Some(proto::VariantRules {
+                        cube: v.rules.cube,
+                        gammons: v.rules.gammons,
+                        backgammons: v.rules.backgammons,
+                    }),
+                })
+                .collect(),
         }
     }
 }

@@ -84,7 +84,7 @@ pub async fn opening(
     ApiJson(req): ApiJson<OpeningRequest>,
 ) -> Result<Json<OpeningResponse>, ApiError> {
     Ok(Json(
-        (&api::dice::opening(&state.dice, &req.into())?).into(),
+        (&api::dice::opening(&state.dice, &req.into_input()?)?).into(),
     ))
 }
 

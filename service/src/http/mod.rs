@@ -7,6 +7,7 @@ pub mod extract;
 pub mod moves;
 pub mod ops;
 pub mod types;
+pub mod variants;
 
 use axum::Router;
 use axum::http::StatusCode;
@@ -45,6 +46,7 @@ fn api_router() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(moves::legal_moves))
         .routes(routes!(moves::apply_move))
+        .routes(routes!(variants::variants))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))
         .routes(routes!(ops::metrics))

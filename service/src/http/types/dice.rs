@@ -5,11 +5,14 @@
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::common::PlayerName;
+use super::common::{PlayerName, PositionOutput, VariantName};
+use super::cube::{Cube, MatchInput, RulesInput};
 use crate::api::dice::{
     ClaimedRollInput as ApiClaim, Commitment, Keys, Opening, OpeningInput, Revealed, RollInput,
     SignedRoll, Verdict, VerifyInput,
 };
+use crate::api::input;
+use crate::error::ApiError;
 
 /// Request of `POST /dice/roll`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
@@ -72,6 +75,19 @@ pub struct OpeningRequest {
     /// The game of the match, 1 to 100000.
     #[schema(minimum = 1, maximum = 100000)]
     pub game: i64,
+    /// The variant whose starting position the answer gives (default
+    /// `standard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<VariantName>)]
+    pub variant: Option<String>,
+    /// The match (default: money play).
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub match_state: Option<MatchInput>,
+    /// Rule options: with `automatic_doubles` in money play each tied
+    /// opening throw doubles the starting cube (up to that many times and
+    /// `max_cube`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<RulesInput>,
 }
 
 /// A signed opening roll: `POST /dice/opening`'s response.
@@ -103,6 +119,11 @@ pub struct OpeningResponse {
     /// Ed25519 signature over the same bytes as a roll's, with turn `0` and
     /// the dice `[x_die, o_die]`.
     pub signature: String,
+    /// The cube the game starts with: centred; with automatic doubles in
+    /// money play 2^min(ties, automatic_doubles), at most `max_cube`; else 1.
+    pub cube: Cube,
+    /// The variant's starting position with the starter on roll.
+    pub position: PositionOutput,
 }
 
 /// Query of `GET /dice/commitment`.
@@ -266,13 +287,17 @@ impl From<&SignedRoll> for RollResponse {
     }
 }
 
-impl From<OpeningRequest> for OpeningInput {
-    fn from(r: OpeningRequest) -> Self {
-        OpeningInput {
-            match_id: r.match_id,
-            client_seed: r.client_seed,
-            game: r.game,
-        }
+impl OpeningRequest {
+    /// The transport-free input.
+    pub fn into_input(self) -> Result<OpeningInput, ApiError> {
+        Ok(OpeningInput {
+            match_id: self.match_id,
+            client_seed: self.client_seed,
+            game: self.game,
+            variant: input::variant_name(self.variant.as_deref())?,
+            match_state: self.match_state.map(Into::into),
+            rules: self.rules.map(Into::into),
+        })
     }
 }
 
@@ -291,6 +316,8 @@ impl From<&Opening> for OpeningResponse {
             commitment: o.commitment.clone(),
             key_id: o.key_id.clone(),
             signature: o.signature.clone(),
+            cube: (&o.cube).into(),
+            position: (&o.position).into(),
         }
     }
 }

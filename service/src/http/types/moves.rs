@@ -28,6 +28,10 @@ pub struct LegalMovesRequest {
     /// The two dice; may be left out when the XGID carries the roll.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dice: Option<Vec<i64>>,
+    /// The position is the start of a game: refused (`not-start-position`)
+    /// unless it is the variant's starting position (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub game_start: bool,
 }
 
 /// One checker moved by one die; points from the mover's view (25 = bar, 0 = off).
@@ -107,6 +111,10 @@ pub struct ApplyMoveRequest {
     /// requiring a whole play.
     #[serde(default)]
     pub partial: bool,
+    /// The position is the start of a game: refused (`not-start-position`)
+    /// unless it is the variant's starting position (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub game_start: bool,
 }
 
 /// How a finished game ended.
@@ -165,6 +173,7 @@ impl LegalMovesRequest {
             variant: input::variant_name(self.variant.as_deref())?,
             position: Some(self.position.into()),
             dice: self.dice,
+            game_start: self.game_start,
         })
     }
 }
@@ -177,6 +186,7 @@ impl ApplyMoveRequest {
                 variant: input::variant_name(self.variant.as_deref())?,
                 position: Some(self.position.into()),
                 dice: self.dice,
+                game_start: self.game_start,
             },
             play: Some(match self.play {
                 PlayInput::Notation(text) => ApiPlay::Notation(text),

@@ -1,0 +1,59 @@
+//! `GET /variants`.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::common::{PositionOutput, VariantName};
+use crate::api::variants::VariantInfo;
+
+/// Which rules of the game apply in a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct VariantRulesOutput {
+    /// The doubling cube is used.
+    pub cube: bool,
+    /// A gammon counts double.
+    pub gammons: bool,
+    /// A backgammon counts triple.
+    pub backgammons: bool,
+}
+
+/// One variant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct VariantOutput {
+    /// The name requests use.
+    #[schema(value_type = VariantName)]
+    pub name: String,
+    /// Checkers per player.
+    pub checkers: u8,
+    /// The starting position, x on roll, in all three encodings.
+    pub start: PositionOutput,
+    /// Which rules apply.
+    pub rules: VariantRulesOutput,
+}
+
+/// Response of `GET /variants`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct VariantsResponse {
+    /// Every variant served.
+    pub variants: Vec<VariantOutput>,
+}
+
+impl From<&Vec<VariantInfo>> for VariantsResponse {
+    fn from(list: &Vec<VariantInfo>) -> Self {
+        VariantsResponse {
+            variants: list
+                .iter()
+                .map(|v| VariantOutput {
+                    name: v.variant.to_string(),
+                    checkers: v.checkers,
+                    start: (&v.start).into(),
+                    rules: VariantRulesOutput {
+                        cube: v.rules.cube,
+                        gammons: v.rules.gammons,
+                        backgammons: v.rules.backgammons,
+                    },
+                })
+                .collect(),
+        }
+    }
+}
