@@ -27,13 +27,11 @@ extern crate std;
 mod board;
 mod cube;
 mod dice;
-mod match_state;
 mod movegen;
 mod play;
 mod player;
 mod point;
 mod position;
-mod scoring;
 mod setup;
 pub mod verify;
 
@@ -45,6 +43,12 @@ pub mod notation {
     pub mod xgid;
 }
 
+pub use crate::cube::{
+    CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState, CubeValue,
+    GameEnd, GameKind, GameResult, GameScore, InvalidCubeState, InvalidCubeValue,
+    InvalidMatchState, MatchOutcome, MatchState, ParseCubeActionError, ParseCubeOwnerError,
+    ParseGameResultError, Resignation, score_game,
+};
 pub use crate::dice::{Dice, Die, InvalidDice, InvalidDie};
 pub use crate::movegen::PlayList;
 pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
@@ -52,8 +56,3 @@ pub use crate::player::{ByPlayer, ParsePlayerError, Player};
 pub use crate::point::{InvalidPoint, Point};
 pub use crate::position::{GameOutcome, Position, PositionError};
 pub use crate::setup::{ParseVariantError, Setup, Variant};
-
-// --- cube, match and scoring (issue 4) ---
-pub use crate::cube::*;
-pub use crate::match_state::*;
-pub use crate::scoring::*;

@@ -5,12 +5,12 @@ use core::fmt;
 use bitflags::bitflags;
 
 use crate::board::Board;
+use crate::cube::GameResult;
 use crate::dice::{Dice, Die};
 use crate::movegen::{self, PlayList};
 use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 use crate::player::{ByPlayer, Player};
 use crate::point::Point;
-use crate::scoring::GameResult;
 use crate::setup::{Setup, Variant};
 
 bitflags! {

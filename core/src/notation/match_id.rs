@@ -85,11 +85,12 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::cube::{CubeOwner, CubeRules, CubeState, CubeValue, Resignation};
+use crate::cube::{
+    CubeOwner, CubeRules, CubeState, CubeValue, GameEnd, GameResult, GameScore, MatchState,
+    Resignation,
+};
 use crate::dice::{Dice, Die};
-use crate::match_state::MatchState;
 use crate::player::{ByPlayer, Player};
-use crate::scoring::{GameEnd, GameResult, GameScore};
 
 /// gnubg's game state field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -660,7 +661,7 @@ mod tests {
 
     #[test]
     fn game_over_as_gnubg_writes_it() {
-        use crate::scoring::score_game;
+        use crate::cube::score_game;
         let rules = CubeRules::DEFAULT;
         let money = MatchState::MONEY;
         let cube = |value: u32, owner: CubeOwner| CubeState {
@@ -730,7 +731,7 @@ mod tests {
 
     #[test]
     fn game_over_reproduces_every_gnubg_selfplay_game() {
-        use crate::scoring::score_game;
+        use crate::cube::score_game;
         let rules = CubeRules {
             max_cube: CubeValue::MAX,
             ..CubeRules::DEFAULT
