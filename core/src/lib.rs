@@ -12,6 +12,30 @@
 //! # Ok::<_, bgref_core::PositionError>(())
 //! ```
 //!
+//! # Errors: one naming convention
+//! Every error type is small (a unit struct or a `Copy` enum, no `String`),
+//! has a lower-case `Display` and implements `core::error::Error`. Its name
+//! says what went wrong:
+//!
+//! - **`ParseXError`**: text is not an `X` (syntax only): [`ParsePointError`],
+//!   [`ParseDiceError`], [`ParsePlayerError`], [`ParseVariantError`],
+//!   [`ParseCubeOwnerError`], [`ParseCubeActionError`],
+//!   [`ParseGameResultError`], and in [`notation`] `ParsePositionIdError`,
+//!   `ParseMatchIdError`, `ParseXgidError`, `ParseMoveTextError`; in
+//!   [`verify`] `ParseHexError`.
+//! - **`InvalidX`**: a value or combination that cannot be an `X` (an
+//!   out-of-range constructor or `TryFrom`, or a state that cannot occur):
+//!   [`InvalidDie`], [`InvalidDice`], [`InvalidPoint`], [`InvalidCubeValue`],
+//!   [`InvalidMatchState`], [`InvalidCubeState`], and
+//!   `notation::match_id::InvalidMatchId`.
+//! - **Rule answers, named for what they are**: a valid request the rules
+//!   refuse: [`IllegalPlay`], `notation::move_text::IllegalMoveText`,
+//!   [`CubeRefusal`] (each with a stable [`CubeRefusal::slug`]).
+//! - **`XError`** only for the error of a checked door that can fail in
+//!   several of those ways at once: [`PositionError`] (every reason a
+//!   [`Setup`] is not a valid [`Position`], with the numbers) and
+//!   [`CubeError`] (either a [`CubeRefusal`] or an [`InvalidCubeState`]).
+//!
 //! # Feature flags
 //! - `std` (default): nothing rule-related depends on it; the crate is
 //!   `no_std` + `alloc` without it.
@@ -49,10 +73,10 @@ pub use crate::cube::{
     InvalidMatchState, MatchOutcome, MatchState, ParseCubeActionError, ParseCubeOwnerError,
     ParseGameResultError, Resignation, score_game,
 };
-pub use crate::dice::{Dice, Die, InvalidDice, InvalidDie};
+pub use crate::dice::{Dice, Die, InvalidDice, InvalidDie, ParseDiceError};
 pub use crate::movegen::PlayList;
 pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 pub use crate::player::{ByPlayer, ParsePlayerError, Player};
-pub use crate::point::{InvalidPoint, Point};
+pub use crate::point::{InvalidPoint, ParsePointError, Point};
 pub use crate::position::{GameOutcome, Position, PositionError};
 pub use crate::setup::{ParseVariantError, Setup, Variant};

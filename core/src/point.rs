@@ -56,7 +56,7 @@ impl Point {
     }
 }
 
-/// Error for a point number outside 0 to 25 or an unknown point name.
+/// Error for a point number outside 0 to 25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidPoint;
 
@@ -97,18 +97,33 @@ impl fmt::Display for Point {
     }
 }
 
+/// Error for text that is not `bar`, `off` or a number 0 to 25.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsePointError;
+
+impl fmt::Display for ParsePointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a point is 1 to 24, bar (25) or off (0)")
+    }
+}
+
+impl core::error::Error for ParsePointError {}
+
 impl FromStr for Point {
-    type Err = InvalidPoint;
+    type Err = ParsePointError;
     /// Reads `bar`, `off` (any case) or a number 0 to 25.
-    fn from_str(s: &str) -> Result<Point, InvalidPoint> {
+    fn from_str(s: &str) -> Result<Point, ParsePointError> {
         if s.eq_ignore_ascii_case("bar") {
             Ok(Point::BAR)
         } else if s.eq_ignore_ascii_case("off") {
             Ok(Point::OFF)
         } else if !s.is_empty() && s.len() <= 2 && s.bytes().all(|b| b.is_ascii_digit()) {
-            s.parse::<u8>().map_err(|_| InvalidPoint)?.try_into()
+            s.parse::<u8>()
+                .ok()
+                .and_then(|n| Point::try_from(n).ok())
+                .ok_or(ParsePointError)
         } else {
-            Err(InvalidPoint)
+            Err(ParsePointError)
         }
     }
 }
