@@ -78,5 +78,5 @@ pub use crate::movegen::PlayList;
 pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 pub use crate::player::{ByPlayer, ParsePlayerError, Player};
 pub use crate::point::{InvalidPoint, ParsePointError, Point};
-pub use crate::position::{GameOutcome, Position, PositionError};
+pub use crate::position::{CheckerCount, GameOutcome, Position, PositionError, PositionErrorKinds};
 pub use crate::setup::{ParseVariantError, Setup, Variant};
