@@ -177,7 +177,9 @@ impl fmt::Display for IllegalMoveText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IllegalMoveText::Illegal(reason) => reason.fmt(f),
-            IllegalMoveText::Ambiguous => IllegalPlay::Ambiguous.fmt(f),
+            IllegalMoveText::Ambiguous => f.write_str(
+                "the notation fits more than one legal play: mark the hits with * or give intermediate points",
+            ),
         }
     }
 }
@@ -233,10 +235,10 @@ impl MoveText {
         MoveText { segments }
     }
 
-    /// The text as a string (same as `to_string`), for plays.
+    /// The text of a play as a string: the same as `play.to_string()`.
     #[must_use]
     pub fn format(play: &Play) -> String {
-        MoveText::from_play(play).to_string()
+        play.to_string()
     }
 
     /// The legal play this text means in `position` for `dice`.
@@ -326,6 +328,14 @@ impl MoveText {
     }
 }
 
+impl fmt::Display for Play {
+    /// The play in gnubg's notation, as [`MoveText::from_play`] writes it
+    /// (`24/18 13/11*`, `8/5(2) 6/3(2)`; the empty play is empty).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&MoveText::from_play(self), f)
+    }
+}
+
 /// Bit `p` for each point `p` a play hits on.
 fn hits_of(play: &Play) -> u32 {
     play.moves()
@@ -386,6 +396,7 @@ mod tests {
             .to_play(&pos, dice(3, 3))
             .unwrap();
         assert_eq!(MoveText::format(&play), "8/5(2) 6/3(2)");
+        assert_eq!(play.to_string(), "8/5(2) 6/3(2)");
         let err = "13/7"
             .parse::<MoveText>()
             .unwrap()
