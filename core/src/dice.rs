@@ -3,8 +3,11 @@
 use core::fmt;
 use core::str::FromStr;
 
-/// The face of one die, 1 to 6.
+/// The face of one die, 1 to 6. With the `serde` feature: a number,
+/// checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "u8", into = "u8"))]
 #[repr(transparent)]
 pub struct Die(u8);
 
@@ -60,14 +63,23 @@ impl TryFrom<i64> for Die {
     }
 }
 
+impl From<Die> for u8 {
+    fn from(die: Die) -> u8 {
+        die.0
+    }
+}
+
 impl fmt::Display for Die {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
     }
 }
 
-/// A roll of two dice, kept in the order thrown.
+/// A roll of two dice, kept in the order thrown. With the `serde` feature:
+/// `[a, b]`, each checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "[u8; 2]", into = "[u8; 2]"))]
 pub struct Dice {
     first: Die,
     second: Die,
@@ -167,6 +179,21 @@ impl fmt::Display for InvalidDice {
 }
 
 impl core::error::Error for InvalidDice {}
+
+impl TryFrom<[u8; 2]> for Dice {
+    type Error = InvalidDice;
+    fn try_from([a, b]: [u8; 2]) -> Result<Dice, InvalidDice> {
+        let a = Die::try_from(a).map_err(|_| InvalidDice::Face)?;
+        let b = Die::try_from(b).map_err(|_| InvalidDice::Face)?;
+        Ok(Dice::new(a, b))
+    }
+}
+
+impl From<Dice> for [u8; 2] {
+    fn from(dice: Dice) -> [u8; 2] {
+        dice.values()
+    }
+}
 
 impl TryFrom<&[i64]> for Dice {
     type Error = InvalidDice;

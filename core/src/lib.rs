@@ -39,7 +39,17 @@
 //! # Feature flags
 //! - `std` (default): nothing rule-related depends on it; the crate is
 //!   `no_std` + `alloc` without it.
-//! - `serde`: `Serialize`/`Deserialize` for the vocabulary types.
+//! - `serde`: `Serialize`/`Deserialize` for the vocabulary types, in the
+//!   service's JSON spellings: [`Player`] `"x"`/`"o"`; [`Variant`] its wire
+//!   name (`"standard"`, `"nackgammon"`, `"hypergammon"`,
+//!   `"hypergammon-1"`, `"hypergammon-2"`); [`GameResult`] `"single"`,
+//!   `"gammon"`, `"backgammon"`; [`CubeOwner`] `"centre"`, `"x"`, `"o"`;
+//!   [`GameKind`] `"normal"`, `"crawford"`, `"post_crawford"`;
+//!   [`CubeAction`] lower case (`{"resign": "gammon"}` for a resignation);
+//!   [`Die`], [`Point`] and [`CubeValue`] as checked numbers, [`Dice`] as
+//!   `[a, b]`; [`ByPlayer`] as `{"x": .., "o": ..}`; and the cube, match
+//!   and score structs with those fields. Deserializing refuses every
+//!   out-of-range value. CI: `cargo test -p bgref-core --features serde`.
 
 #![no_std]
 #![warn(missing_docs, missing_debug_implementations)]

@@ -6,7 +6,11 @@ use core::str::FromStr;
 /// A place a checker can stand, numbered from the mover's own view, as
 /// every backgammon program prints it: `0` is off (borne off), `1..=24` are
 /// the points (1 is the last before bearing off), `25` is the bar.
+///
+/// With the `serde` feature: the number 0 to 25, checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "u8", into = "u8"))]
 #[repr(transparent)]
 pub struct Point(u8);
 
@@ -83,6 +87,12 @@ impl TryFrom<i64> for Point {
     type Error = InvalidPoint;
     fn try_from(n: i64) -> Result<Point, InvalidPoint> {
         u8::try_from(n).map_err(|_| InvalidPoint)?.try_into()
+    }
+}
+
+impl From<Point> for u8 {
+    fn from(point: Point) -> u8 {
+        point.0
     }
 }
 
