@@ -12,6 +12,12 @@
 //! # Ok::<_, bgref_core::PositionError>(())
 //! ```
 //!
+//! # Embedding
+//! The crate's `README.md` has a section on embedding it in your own
+//! program, and `examples/embed.rs` is a short program to copy: parse an
+//! XGID, list the plays, apply one given in notation, run the cube and
+//! score the end of a game (`cargo run -p bgref-core --example embed`).
+//!
 //! # Errors: one naming convention
 //! Every error type is small (a unit struct or a `Copy` enum, no `String`),
 //! has a lower-case `Display` and implements `core::error::Error`. Its name
