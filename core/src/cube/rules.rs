@@ -52,6 +52,32 @@ impl CubeRules {
     }
 }
 
+impl CubeRules {
+    /// The cube at the start of a game whose opening roll was tied
+    /// `opening_ties` times (automatic doubles): in money play
+    /// 2^min(`opening_ties`, [`CubeRules::automatic_doubles`]), never above
+    /// [`CubeRules::max_cube`]; in match play, or with automatic doubles
+    /// off, 1. The cube stays centred ([`crate::CubeState::for_new_game`]).
+    ///
+    /// ```
+    /// use bgref_core::{CubeRules, CubeValue, MatchState};
+    ///
+    /// let rules = CubeRules { automatic_doubles: 2, ..CubeRules::DEFAULT };
+    /// assert_eq!(rules.opening_cube(1, &MatchState::MONEY).get(), 2);
+    /// assert_eq!(rules.opening_cube(5, &MatchState::MONEY).get(), 4);
+    /// assert_eq!(rules.opening_cube(5, &MatchState::new_match(7)), CubeValue::ONE);
+    /// ```
+    #[must_use]
+    pub fn opening_cube(&self, opening_ties: u32, match_state: &MatchState) -> CubeValue {
+        let rules = self.effective(match_state);
+        let doublings = opening_ties
+            .min(u32::from(rules.automatic_doubles))
+            .min(u32::from(rules.max_cube.log2()));
+        // `doublings` is at most the maximum's log2, so it is a cube value.
+        CubeValue::from_log2(doublings as u8).unwrap_or(rules.max_cube)
+    }
+}
+
 impl Default for CubeRules {
     fn default() -> CubeRules {
         CubeRules::DEFAULT

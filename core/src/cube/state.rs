@@ -456,21 +456,20 @@ impl CubeState {
     };
 
     /// The cube at the start of a game whose opening roll was tied
-    /// `opening_ties` times: with automatic doubles (money play only) each
-    /// tie doubles the centred cube, up to [`CubeRules::automatic_doubles`]
-    /// times and never above [`CubeRules::max_cube`]. In match play, or with
-    /// automatic doubles off, the cube starts at 1.
+    /// `opening_ties` times: centred, at [`CubeRules::opening_cube`] (with
+    /// automatic doubles, money play only, each tie doubles the centred
+    /// cube, up to [`CubeRules::automatic_doubles`] times and never above
+    /// [`CubeRules::max_cube`]; otherwise 1). [`CubeState::validate`]
+    /// accepts the result: a centred cube above 1 is valid in money play as
+    /// long as automatic doubles can explain it.
     #[must_use]
     pub fn for_new_game(
         opening_ties: u32,
         match_state: &MatchState,
         rules: &CubeRules,
     ) -> CubeState {
-        let rules = rules.effective(match_state);
-        let doublings = opening_ties.min(u32::from(rules.automatic_doubles));
-        let log2 = doublings.min(u32::from(rules.max_cube.log2())) as u8;
         CubeState {
-            value: CubeValue::from_log2(log2).unwrap_or(rules.max_cube),
+            value: rules.opening_cube(opening_ties, match_state),
             ..CubeState::START
         }
     }
@@ -1005,6 +1004,72 @@ mod tests {
         );
         let five = MatchState::new_match(5);
         assert_eq!(CubeState::for_new_game(2, &five, &r), CubeState::START);
+    }
+
+    #[test]
+    fn automatic_doubles_start_a_valid_centred_cube() {
+        for limit in 0..=4u8 {
+            let r = CubeRules {
+                automatic_doubles: limit,
+                ..CubeRules::DEFAULT
+            };
+            for ties in 0..=6u32 {
+                let cube = CubeState::for_new_game(ties, &MONEY, &r);
+                let expected = 1u32 << ties.min(u32::from(limit));
+                assert_eq!(cube.value.get(), expected, "limit {limit} ties {ties}");
+                assert_eq!(cube.owner, CubeOwner::Centre);
+                assert_eq!(
+                    cube.validate(&MONEY, &r),
+                    Ok(()),
+                    "limit {limit} ties {ties}"
+                );
+                // Either player may still double the centred cube.
+                for player in Player::ALL {
+                    assert_eq!(cube.may_double(player, &MONEY, &r), Ok(()));
+                }
+                // And a double on it, taken, leaves an owned cube.
+                let offered = next(cube, Player::X, CubeAction::Double, &r);
+                assert_eq!(offered.validate(&MONEY, &r), Ok(()));
+                let taken = next(offered, Player::O, CubeAction::Take, &r);
+                assert_eq!(taken.value.get(), expected * 2);
+                assert_eq!(taken.owner, CubeOwner::Player(Player::O));
+            }
+        }
+        // A centred cube beyond the limit is still an invalid state.
+        let r = CubeRules {
+            automatic_doubles: 1,
+            ..CubeRules::DEFAULT
+        };
+        let four = CubeState {
+            value: CubeValue::new(4),
+            ..CubeState::START
+        };
+        assert_eq!(
+            four.validate(&MONEY, &r),
+            Err(InvalidCubeState::CentredCubeTurned)
+        );
+        // Match play: never, whatever the rules say.
+        let seven = MatchState::new_match(7);
+        let r = CubeRules {
+            automatic_doubles: 3,
+            ..CubeRules::DEFAULT
+        };
+        assert_eq!(r.opening_cube(2, &seven), CubeValue::ONE);
+        let two = CubeState {
+            value: CubeValue::new(2),
+            ..CubeState::START
+        };
+        assert_eq!(
+            two.validate(&seven, &r),
+            Err(InvalidCubeState::CentredCubeTurned)
+        );
+        // The maximum caps the opening cube.
+        let capped = CubeRules {
+            automatic_doubles: 10,
+            max_cube: CubeValue::new(8),
+            ..CubeRules::DEFAULT
+        };
+        assert_eq!(capped.opening_cube(9, &MONEY).get(), 8);
     }
 
     #[test]
