@@ -671,4 +671,42 @@ mod tests {
         assert_eq!(resolve(&point, "24/18 13/7", roll), Err(blocked));
         assert_eq!(resolve(&point, "24/21/18 13/7", roll), Err(blocked));
     }
+
+    #[test]
+    fn every_legal_play_given_move_by_move_is_itself() {
+        let mut positions = alloc::vec![
+            Position::start(Variant::Standard, Player::X),
+            start_with(&[(13, 4), (20, 1)]),
+            start_with(&[(6, 4), (4, 1)]),
+            start_with(&[(13, 3), (15, 1), (20, 1)]),
+        ];
+        // x on the bar against a few blots.
+        let mut setup = crate::setup::Setup::start(Variant::Standard, Player::X);
+        setup.off = None;
+        setup.points.x[23] = 1;
+        setup.bar.x = 1;
+        setup.points.o[5] = 3;
+        setup.points.o[3] = 1;
+        setup.points.o[2] = 1;
+        positions.push(Position::from_setup(&setup, Variant::Standard).unwrap());
+        for pos in positions {
+            for roll in Dice::ALL_21 {
+                for play in pos.legal_plays(roll).iter() {
+                    let listed: alloc::vec::Vec<(u8, u8)> = play
+                        .moves()
+                        .iter()
+                        .map(|m| (m.from().get(), m.to().get()))
+                        .collect();
+                    let resolved = moves_text(&listed).to_play(&pos, roll);
+                    assert_eq!(
+                        resolved.map(|p| pos.after(&p)),
+                        Ok(pos.after(play)),
+                        "{play} as {listed:?} with {roll}"
+                    );
+                    let text = play.to_string();
+                    assert_eq!(resolve(&pos, &text, roll), Ok(*play), "{text} with {roll}");
+                }
+            }
+        }
+    }
 }
