@@ -3,8 +3,11 @@
 use core::fmt;
 use core::str::FromStr;
 
-/// The face of one die, 1 to 6.
+/// The face of one die, 1 to 6. With the `serde` feature: a number,
+/// checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "u8", into = "u8"))]
 #[repr(transparent)]
 pub struct Die(u8);
 
@@ -60,14 +63,23 @@ impl TryFrom<i64> for Die {
     }
 }
 
+impl From<Die> for u8 {
+    fn from(die: Die) -> u8 {
+        die.0
+    }
+}
+
 impl fmt::Display for Die {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.0)
     }
 }
 
-/// A roll of two dice, kept in the order thrown.
+/// A roll of two dice, kept in the order thrown. With the `serde` feature:
+/// `[a, b]`, each checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "[u8; 2]", into = "[u8; 2]"))]
 pub struct Dice {
     first: Die,
     second: Die,
@@ -168,6 +180,21 @@ impl fmt::Display for InvalidDice {
 
 impl core::error::Error for InvalidDice {}
 
+impl TryFrom<[u8; 2]> for Dice {
+    type Error = InvalidDice;
+    fn try_from([a, b]: [u8; 2]) -> Result<Dice, InvalidDice> {
+        let a = Die::try_from(a).map_err(|_| InvalidDice::Face)?;
+        let b = Die::try_from(b).map_err(|_| InvalidDice::Face)?;
+        Ok(Dice::new(a, b))
+    }
+}
+
+impl From<Dice> for [u8; 2] {
+    fn from(dice: Dice) -> [u8; 2] {
+        dice.values()
+    }
+}
+
 impl TryFrom<&[i64]> for Dice {
     type Error = InvalidDice;
     fn try_from(values: &[i64]) -> Result<Dice, InvalidDice> {
@@ -187,10 +214,32 @@ impl fmt::Display for Dice {
     }
 }
 
+/// Error for text that is not a roll of two dice: `65`, `6-5`, `6,5` or
+/// `6 5`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseDiceError {
+    /// Not exactly two digits.
+    Count,
+    /// A die outside 1 to 6, or a character that is not a digit or a
+    /// separator.
+    Face,
+}
+
+impl fmt::Display for ParseDiceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ParseDiceError::Count => "a roll is exactly two dice",
+            ParseDiceError::Face => "a die shows 1 to 6",
+        })
+    }
+}
+
+impl core::error::Error for ParseDiceError {}
+
 impl FromStr for Dice {
-    type Err = InvalidDice;
+    type Err = ParseDiceError;
     /// Reads two digits, optionally separated by `-`, `,` or a space: `65`, `6-5`.
-    fn from_str(s: &str) -> Result<Dice, InvalidDice> {
+    fn from_str(s: &str) -> Result<Dice, ParseDiceError> {
         let digits: [u8; 2] = {
             let mut out = [0u8; 2];
             let mut n = 0;
@@ -199,21 +248,21 @@ impl FromStr for Dice {
                     '-' | ',' | ' ' => {}
                     '0'..='9' => {
                         if n == 2 {
-                            return Err(InvalidDice::Count);
+                            return Err(ParseDiceError::Count);
                         }
                         out[n] = c as u8 - b'0';
                         n += 1;
                     }
-                    _ => return Err(InvalidDice::Face),
+                    _ => return Err(ParseDiceError::Face),
                 }
             }
             if n != 2 {
-                return Err(InvalidDice::Count);
+                return Err(ParseDiceError::Count);
             }
             out
         };
-        let a = Die::try_from(digits[0]).map_err(|_| InvalidDice::Face)?;
-        let b = Die::try_from(digits[1]).map_err(|_| InvalidDice::Face)?;
+        let a = Die::try_from(digits[0]).map_err(|_| ParseDiceError::Face)?;
+        let b = Die::try_from(digits[1]).map_err(|_| ParseDiceError::Face)?;
         Ok(Dice::new(a, b))
     }
 }
@@ -227,8 +276,8 @@ mod tests {
         assert_eq!(Dice::ALL_21.iter().filter(|d| d.is_double()).count(), 6);
         assert_eq!(Dice::ALL_21[20].values(), [6, 6]);
         assert_eq!("6-5".parse::<Dice>().map(Dice::values), Ok([6, 5]));
-        assert_eq!("07".parse::<Dice>(), Err(InvalidDice::Face));
-        assert_eq!("655".parse::<Dice>(), Err(InvalidDice::Count));
+        assert_eq!("07".parse::<Dice>(), Err(ParseDiceError::Face));
+        assert_eq!("655".parse::<Dice>(), Err(ParseDiceError::Count));
         assert_eq!(Dice::try_from(&[1i64, 2, 3][..]), Err(InvalidDice::Count));
         assert_eq!(Dice::try_from(&[0i64, 2][..]), Err(InvalidDice::Face));
     }

@@ -12,10 +12,50 @@
 //! # Ok::<_, bgref_core::PositionError>(())
 //! ```
 //!
+//! # Embedding
+//! The crate's `README.md` has a section on embedding it in your own
+//! program, and `examples/embed.rs` is a short program to copy: parse an
+//! XGID, list the plays, apply one given in notation, run the cube and
+//! score the end of a game (`cargo run -p bgref-core --example embed`).
+//!
+//! # Errors: one naming convention
+//! Every error type is small (a unit struct or a `Copy` enum, no `String`),
+//! has a lower-case `Display` and implements `core::error::Error`. Its name
+//! says what went wrong:
+//!
+//! - **`ParseXError`**: text is not an `X` (syntax only): [`ParsePointError`],
+//!   [`ParseDiceError`], [`ParsePlayerError`], [`ParseVariantError`],
+//!   [`ParseCubeOwnerError`], [`ParseCubeActionError`],
+//!   [`ParseGameResultError`], and in [`notation`] `ParsePositionIdError`,
+//!   `ParseMatchIdError`, `ParseXgidError`, `ParseMoveTextError`; in
+//!   [`verify`] `ParseHexError`.
+//! - **`InvalidX`**: a value or combination that cannot be an `X` (an
+//!   out-of-range constructor or `TryFrom`, or a state that cannot occur):
+//!   [`InvalidDie`], [`InvalidDice`], [`InvalidPoint`], [`InvalidCubeValue`],
+//!   [`InvalidMatchState`], [`InvalidCubeState`], and
+//!   `notation::match_id::InvalidMatchId`.
+//! - **Rule answers, named for what they are**: a valid request the rules
+//!   refuse: [`IllegalPlay`], `notation::move_text::IllegalMoveText`,
+//!   [`CubeRefusal`] (each with a stable [`CubeRefusal::slug`]).
+//! - **`XError`** only for the error of a checked door that can fail in
+//!   several of those ways at once: [`PositionError`] (every reason a
+//!   [`Setup`] is not a valid [`Position`], with the numbers) and
+//!   [`CubeError`] (either a [`CubeRefusal`] or an [`InvalidCubeState`]).
+//!
 //! # Feature flags
 //! - `std` (default): nothing rule-related depends on it; the crate is
 //!   `no_std` + `alloc` without it.
-//! - `serde`: `Serialize`/`Deserialize` for the vocabulary types.
+//! - `serde`: `Serialize`/`Deserialize` for the vocabulary types, in the
+//!   service's JSON spellings: [`Player`] `"x"`/`"o"`; [`Variant`] its wire
+//!   name (`"standard"`, `"nackgammon"`, `"hypergammon"`,
+//!   `"hypergammon-1"`, `"hypergammon-2"`); [`GameResult`] `"single"`,
+//!   `"gammon"`, `"backgammon"`; [`CubeOwner`] `"centre"`, `"x"`, `"o"`;
+//!   [`GameKind`] `"normal"`, `"crawford"`, `"post_crawford"`;
+//!   [`CubeAction`] lower case (`{"resign": "gammon"}` for a resignation);
+//!   [`Die`], [`Point`] and [`CubeValue`] as checked numbers, [`Dice`] as
+//!   `[a, b]`; [`ByPlayer`] as `{"x": .., "o": ..}`; and the cube, match
+//!   and score structs with those fields. Deserializing refuses every
+//!   out-of-range value. CI: `cargo test -p bgref-core --features serde`.
 
 #![no_std]
 #![warn(missing_docs, missing_debug_implementations)]
@@ -27,13 +67,11 @@ extern crate std;
 mod board;
 mod cube;
 mod dice;
-mod match_state;
 mod movegen;
 mod play;
 mod player;
 mod point;
 mod position;
-mod scoring;
 mod setup;
 pub mod verify;
 
@@ -45,15 +83,16 @@ pub mod notation {
     pub mod xgid;
 }
 
-pub use crate::dice::{Dice, Die, InvalidDice, InvalidDie};
+pub use crate::cube::{
+    CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState, CubeValue,
+    GameEnd, GameKind, GameResult, GameScore, InvalidCubeState, InvalidCubeValue,
+    InvalidMatchState, MatchOutcome, MatchState, ParseCubeActionError, ParseCubeOwnerError,
+    ParseGameResultError, Resignation, score_game,
+};
+pub use crate::dice::{Dice, Die, InvalidDice, InvalidDie, ParseDiceError};
 pub use crate::movegen::PlayList;
 pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 pub use crate::player::{ByPlayer, ParsePlayerError, Player};
-pub use crate::point::{InvalidPoint, Point};
-pub use crate::position::{GameOutcome, Position, PositionError};
+pub use crate::point::{InvalidPoint, ParsePointError, Point};
+pub use crate::position::{CheckerCount, GameOutcome, Position, PositionError, PositionErrorKinds};
 pub use crate::setup::{ParseVariantError, Setup, Variant};
-
-// --- cube, match and scoring (issue 4) ---
-pub use crate::cube::*;
-pub use crate::match_state::*;
-pub use crate::scoring::*;

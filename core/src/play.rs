@@ -99,6 +99,9 @@ impl Play {
     }
 }
 
+// `Display` for `Play` (gnubg notation) lives beside the formatter in
+// `notation/move_text.rs`.
+
 impl fmt::Debug for Play {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.moves()).finish()
@@ -136,8 +139,6 @@ pub enum IllegalPlay {
     MustMove,
     /// A move is marked as a hit where no blot is hit.
     NoHit(Point),
-    /// The notation fits more than one legal play; say which points are hit.
-    Ambiguous,
     /// Moves were given but no move is possible with this roll.
     NoMovePossible,
     /// Not a legal play for this roll.
@@ -148,7 +149,9 @@ impl fmt::Display for IllegalPlay {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             IllegalPlay::GameOver => f.write_str("the game is over"),
-            IllegalPlay::NoChecker(p) => write!(f, "no checker of the player on roll on {}", describe(p)),
+            IllegalPlay::NoChecker(p) => {
+                write!(f, "no checker of the player on roll on {}", describe(p))
+            }
             IllegalPlay::Blocked(p) => write!(f, "point {p} is blocked"),
             IllegalPlay::MustEnterFirst => f.write_str("a checker on the bar must enter first"),
             IllegalPlay::CannotBearOff(p) if p.is_bar() => {
@@ -167,9 +170,6 @@ impl fmt::Display for IllegalPlay {
             IllegalPlay::TooManyMoves => f.write_str("more moves than the dice allow"),
             IllegalPlay::MustMove => f.write_str("a legal play exists: the turn cannot be passed"),
             IllegalPlay::NoHit(p) => write!(f, "no blot is hit on point {p}"),
-            IllegalPlay::Ambiguous => f.write_str(
-                "the notation fits more than one legal play: mark the hits with * or give intermediate points",
-            ),
             IllegalPlay::NoMovePossible => {
                 f.write_str("no move is possible with this roll: the play must be empty")
             }

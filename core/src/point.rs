@@ -6,7 +6,11 @@ use core::str::FromStr;
 /// A place a checker can stand, numbered from the mover's own view, as
 /// every backgammon program prints it: `0` is off (borne off), `1..=24` are
 /// the points (1 is the last before bearing off), `25` is the bar.
+///
+/// With the `serde` feature: the number 0 to 25, checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "u8", into = "u8"))]
 #[repr(transparent)]
 pub struct Point(u8);
 
@@ -56,7 +60,7 @@ impl Point {
     }
 }
 
-/// Error for a point number outside 0 to 25 or an unknown point name.
+/// Error for a point number outside 0 to 25.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InvalidPoint;
 
@@ -86,6 +90,12 @@ impl TryFrom<i64> for Point {
     }
 }
 
+impl From<Point> for u8 {
+    fn from(point: Point) -> u8 {
+        point.0
+    }
+}
+
 impl fmt::Display for Point {
     /// `bar`, `off` or the number.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -97,18 +107,33 @@ impl fmt::Display for Point {
     }
 }
 
+/// Error for text that is not `bar`, `off` or a number 0 to 25.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsePointError;
+
+impl fmt::Display for ParsePointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a point is 1 to 24, bar (25) or off (0)")
+    }
+}
+
+impl core::error::Error for ParsePointError {}
+
 impl FromStr for Point {
-    type Err = InvalidPoint;
+    type Err = ParsePointError;
     /// Reads `bar`, `off` (any case) or a number 0 to 25.
-    fn from_str(s: &str) -> Result<Point, InvalidPoint> {
+    fn from_str(s: &str) -> Result<Point, ParsePointError> {
         if s.eq_ignore_ascii_case("bar") {
             Ok(Point::BAR)
         } else if s.eq_ignore_ascii_case("off") {
             Ok(Point::OFF)
         } else if !s.is_empty() && s.len() <= 2 && s.bytes().all(|b| b.is_ascii_digit()) {
-            s.parse::<u8>().map_err(|_| InvalidPoint)?.try_into()
+            s.parse::<u8>()
+                .ok()
+                .and_then(|n| Point::try_from(n).ok())
+                .ok_or(ParsePointError)
         } else {
-            Err(InvalidPoint)
+            Err(ParsePointError)
         }
     }
 }

@@ -5,18 +5,19 @@ use core::fmt;
 use bitflags::bitflags;
 
 use crate::board::Board;
+use crate::cube::GameResult;
 use crate::dice::{Dice, Die};
 use crate::movegen::{self, PlayList};
 use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 use crate::player::{ByPlayer, Player};
 use crate::point::Point;
-use crate::scoring::GameResult;
 use crate::setup::{Setup, Variant};
 
 bitflags! {
-    /// Every reason a [`Setup`] is not a valid position (several may hold).
+    /// The kinds of reason a [`Setup`] is not a valid position (several may
+    /// hold); [`PositionError::kinds`] gives them.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-    pub struct PositionError: u8 {
+    pub struct PositionErrorKinds: u8 {
         /// x does not have the variant's number of checkers (on the board,
         /// on the bar and borne off together; without off counts, more than
         /// that number on the board and bar).
@@ -30,25 +31,112 @@ bitflags! {
     }
 }
 
+/// The checkers a setup gives one player, as far as the count goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CheckerCount {
+    /// Checkers on the board and on the bar.
+    pub on_board: u32,
+    /// Checkers borne off, when the setup says (`None`: the setup has no
+    /// off counts, they follow from the variant).
+    pub off: Option<u8>,
+}
+
+/// Why a [`Setup`] is not a valid position: every reason found, with the
+/// numbers needed to say it. `Display` writes one lower-case sentence per
+/// reason, joined by `"; "`, for example `x has 16 checkers (15 on the board
+/// and bar, 1 off) but standard has 15; point 24 (from x's side) holds
+/// checkers of both players`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PositionError {
+    kinds: PositionErrorKinds,
+    variant: Variant,
+    counts: ByPlayer<CheckerCount>,
+    /// Bit `i` set: x's point `i + 1` is shared.
+    shared: u32,
+}
+
 impl PositionError {
-    /// One sentence per reason, in flag order.
-    pub fn reasons(self) -> impl Iterator<Item = &'static str> {
-        self.iter().map(|flag| match flag {
-            PositionError::X_CHECKER_COUNT => "x does not have the variant's number of checkers",
-            PositionError::O_CHECKER_COUNT => "o does not have the variant's number of checkers",
-            PositionError::SHARED_POINT => "a point holds checkers of both players",
-            _ => "both players have borne off every checker",
-        })
+    /// Which reasons apply.
+    #[must_use]
+    pub const fn kinds(&self) -> PositionErrorKinds {
+        self.kinds
+    }
+
+    /// Whether `kind` (one or more flags) all apply.
+    #[must_use]
+    pub const fn contains(&self, kind: PositionErrorKinds) -> bool {
+        self.kinds.contains(kind)
+    }
+
+    /// The variant the setup was checked against.
+    #[must_use]
+    pub const fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The checkers the setup gives `player`.
+    #[must_use]
+    pub const fn checker_count(&self, player: Player) -> CheckerCount {
+        *self.counts.get(player)
+    }
+
+    /// The points (numbered from x's side) holding checkers of both
+    /// players, lowest first.
+    pub fn shared_points(&self) -> impl Iterator<Item = Point> + '_ {
+        (0..24u8)
+            .filter(|&i| self.shared & (1 << i) != 0)
+            .map(|i| Point::new(i + 1))
     }
 }
 
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, reason) in self.reasons().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
+        let n = self.variant.checkers();
+        let variant = self.variant;
+        let mut first = true;
+        let mut sep = |f: &mut fmt::Formatter<'_>| {
+            if core::mem::replace(&mut first, false) {
+                Ok(())
+            } else {
+                f.write_str("; ")
             }
-            f.write_str(reason)?;
+        };
+        for (player, flag) in [
+            (Player::X, PositionErrorKinds::X_CHECKER_COUNT),
+            (Player::O, PositionErrorKinds::O_CHECKER_COUNT),
+        ] {
+            if !self.kinds.contains(flag) {
+                continue;
+            }
+            sep(f)?;
+            let count = self.counts[player];
+            let on_board = count.on_board;
+            match count.off {
+                Some(off) => write!(
+                    f,
+                    "{player} has {} checkers ({on_board} on the board and bar, {off} off) but {variant} has {n}",
+                    on_board + u32::from(off)
+                )?,
+                None => write!(
+                    f,
+                    "{player} has {on_board} checkers on the board and bar but {variant} has {n}"
+                )?,
+            }
+        }
+        if self.kinds.contains(PositionErrorKinds::SHARED_POINT) {
+            sep(f)?;
+            f.write_str("point ")?;
+            for (i, point) in self.shared_points().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
+                }
+                write!(f, "{point}")?;
+            }
+            f.write_str(" (from x's side) holds checkers of both players")?;
+        }
+        if self.kinds.contains(PositionErrorKinds::BOTH_FINISHED) {
+            sep(f)?;
+            f.write_str("both players have borne off every checker")?;
         }
         Ok(())
     }
@@ -98,18 +186,19 @@ impl Position {
     /// Checks a setup against the rules of `variant`.
     ///
     /// # Errors
-    /// Every problem found, as a set of [`PositionError`] flags.
+    /// [`PositionError`] with every problem found (its
+    /// [`PositionError::kinds`]) and the numbers behind each.
     pub fn from_setup(setup: &Setup, variant: Variant) -> Result<Position, PositionError> {
         let n = u32::from(variant.checkers());
-        let mut err = PositionError::empty();
+        let mut err = PositionErrorKinds::empty();
         let mut sides = ByPlayer {
             x: [0u8; 26],
             o: [0u8; 26],
         };
         for player in Player::ALL {
             let flag = player.fold(
-                PositionError::X_CHECKER_COUNT,
-                PositionError::O_CHECKER_COUNT,
+                PositionErrorKinds::X_CHECKER_COUNT,
+                PositionErrorKinds::O_CHECKER_COUNT,
             );
             let on_board = setup.on_board(player);
             let off = match setup.off {
@@ -131,14 +220,25 @@ impl Position {
             side[25] = setup.bar[player];
             side[0] = u8::try_from(off).unwrap_or(u8::MAX);
         }
-        if (0..24).any(|i| setup.points.x[i] > 0 && setup.points.o[23 - i] > 0) {
-            err |= PositionError::SHARED_POINT;
+        let shared = (0..24)
+            .filter(|&i| setup.points.x[i] > 0 && setup.points.o[23 - i] > 0)
+            .fold(0u32, |acc, i| acc | 1 << i);
+        if shared != 0 {
+            err |= PositionErrorKinds::SHARED_POINT;
         }
         if err.is_empty() && sides.x[0] == variant.checkers() && sides.o[0] == variant.checkers() {
-            err |= PositionError::BOTH_FINISHED;
+            err |= PositionErrorKinds::BOTH_FINISHED;
         }
         if !err.is_empty() {
-            return Err(err);
+            return Err(PositionError {
+                kinds: err,
+                variant,
+                counts: ByPlayer::new_with(|player| CheckerCount {
+                    on_board: setup.on_board(player),
+                    off: setup.off.map(|off| off[player]),
+                }),
+                shared,
+            });
         }
         let turn = setup.turn;
         Ok(Position {
@@ -516,5 +616,57 @@ fn die_used(mv: Move, dice: &[Die]) -> Option<Die> {
         dice.iter().copied().filter(|d| d.get() >= from).min()
     } else {
         dice.iter().copied().find(|d| d.get() == from - to)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn position_error_says_it_with_the_numbers() {
+        let mut setup = Setup::start(Variant::Standard, Player::X);
+        setup.off = Some(ByPlayer { x: 1, o: 0 });
+        setup.points.o[0] = 1;
+        setup.points.o[5] = 4;
+        let err = Position::from_setup(&setup, Variant::Standard).unwrap_err();
+        assert_eq!(
+            err.kinds(),
+            PositionErrorKinds::X_CHECKER_COUNT | PositionErrorKinds::SHARED_POINT
+        );
+        assert_eq!(
+            err.to_string(),
+            "x has 16 checkers (15 on the board and bar, 1 off) but standard has 15; \
+             point 24 (from x's side) holds checkers of both players"
+        );
+        assert_eq!(
+            err.checker_count(Player::X),
+            CheckerCount {
+                on_board: 15,
+                off: Some(1)
+            }
+        );
+
+        let mut setup = Setup::start(Variant::Standard, Player::O);
+        setup.off = None;
+        setup.points.x[13] = 1;
+        setup.points.x[10] = 1;
+        setup.points.o[10] = 1;
+        setup.points.o[13] = 1;
+        let err = Position::from_setup(&setup, Variant::Standard).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x has 17 checkers on the board and bar but standard has 15; \
+             o has 17 checkers on the board and bar but standard has 15; \
+             point 11, 14 (from x's side) holds checkers of both players"
+        );
+        assert_eq!(err.shared_points().count(), 2);
+
+        let mut done = Setup::empty(Player::X);
+        done.off = Some(ByPlayer { x: 3, o: 3 });
+        let err = Position::from_setup(&done, Variant::Hypergammon3).unwrap_err();
+        assert_eq!(err.kinds(), PositionErrorKinds::BOTH_FINISHED);
+        assert_eq!(err.to_string(), "both players have borne off every checker");
     }
 }

@@ -8,19 +8,42 @@ use crate::player::{ByPlayer, Player};
 
 /// The game played: they share the movement rules and differ in the
 /// number of checkers and the start.
+///
+/// With the `serde` feature it is (de)serialized as its wire name
+/// ([`Variant::as_str`]); deserializing also accepts the other spellings
+/// [`Variant::from_str`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(u8)]
 pub enum Variant {
     /// 15 checkers: 2 on 24, 5 on 13, 3 on 8, 5 on 6.
     #[default]
+    #[cfg_attr(feature = "serde", serde(rename = "standard"))]
     Standard,
     /// 15 checkers: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6.
+    #[cfg_attr(feature = "serde", serde(rename = "nackgammon"))]
     Nackgammon,
     /// One checker, on 24.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "hypergammon-1", alias = "hypergammon1")
+    )]
     Hypergammon1,
     /// Two checkers, on 24 and 23.
+    #[cfg_attr(
+        feature = "serde",
+        serde(rename = "hypergammon-2", alias = "hypergammon2")
+    )]
     Hypergammon2,
     /// Three checkers, on 24, 23 and 22.
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            rename = "hypergammon",
+            alias = "hypergammon-3",
+            alias = "hypergammon3"
+        )
+    )]
     Hypergammon3,
 }
 

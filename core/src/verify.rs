@@ -34,7 +34,7 @@
 //! let claimed = [verify::ClaimedRoll { client_seed: "alice:bob", game: 1, turn: 1, dice }];
 //! let commitment = verify::parse_hex32(&published)?;
 //! assert!(verify::verify_rolls(&seed, &commitment, &claimed).is_valid());
-//! # Ok::<_, bgref_core::verify::InvalidHex>(())
+//! # Ok::<_, bgref_core::verify::ParseHexError>(())
 //! ```
 
 use alloc::string::String;
@@ -121,15 +121,15 @@ pub fn to_hex(bytes: &[u8]) -> String {
 
 /// Error for a string that is not exactly 64 hexadecimal digits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InvalidHex;
+pub struct ParseHexError;
 
-impl fmt::Display for InvalidHex {
+impl fmt::Display for ParseHexError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("expected exactly 64 hexadecimal digits")
     }
 }
 
-impl core::error::Error for InvalidHex {}
+impl core::error::Error for ParseHexError {}
 
 /// Reads a seed or commitment from 64 hexadecimal digits.
 ///
@@ -137,19 +137,19 @@ impl core::error::Error for InvalidHex {}
 /// `0x` prefix, no whitespace).
 ///
 /// # Errors
-/// [`InvalidHex`] when `s` is not exactly 64 hexadecimal digits.
-pub fn parse_hex32(s: &str) -> Result<[u8; SEED_LEN], InvalidHex> {
-    fn nibble(c: u8) -> Result<u8, InvalidHex> {
+/// [`ParseHexError`] when `s` is not exactly 64 hexadecimal digits.
+pub fn parse_hex32(s: &str) -> Result<[u8; SEED_LEN], ParseHexError> {
+    fn nibble(c: u8) -> Result<u8, ParseHexError> {
         match c {
             b'0'..=b'9' => Ok(c - b'0'),
             b'a'..=b'f' => Ok(c - b'a' + 10),
             b'A'..=b'F' => Ok(c - b'A' + 10),
-            _ => Err(InvalidHex),
+            _ => Err(ParseHexError),
         }
     }
     let s = s.as_bytes();
     if s.len() != 2 * SEED_LEN {
-        return Err(InvalidHex);
+        return Err(ParseHexError);
     }
     let mut out = [0u8; SEED_LEN];
     for (byte, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
@@ -585,12 +585,12 @@ mod tests {
         assert_eq!(hex, hex.to_ascii_lowercase());
         assert_eq!(parse_hex32(&hex), Ok(bytes));
         assert_eq!(parse_hex32(&hex.to_ascii_uppercase()), Ok(bytes));
-        assert_eq!(parse_hex32(&hex[..62]), Err(InvalidHex));
-        assert_eq!(parse_hex32(&format!("{hex}00")), Err(InvalidHex));
-        assert_eq!(parse_hex32(&format!("0x{}", &hex[2..])), Err(InvalidHex));
-        assert_eq!(parse_hex32(&"é".repeat(32)), Err(InvalidHex));
+        assert_eq!(parse_hex32(&hex[..62]), Err(ParseHexError));
+        assert_eq!(parse_hex32(&format!("{hex}00")), Err(ParseHexError));
+        assert_eq!(parse_hex32(&format!("0x{}", &hex[2..])), Err(ParseHexError));
+        assert_eq!(parse_hex32(&"é".repeat(32)), Err(ParseHexError));
         assert_eq!(
-            format!("{InvalidHex}"),
+            format!("{ParseHexError}"),
             "expected exactly 64 hexadecimal digits"
         );
     }

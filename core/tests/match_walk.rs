@@ -5,8 +5,9 @@
 
 use bgref_core::notation::match_id::{GameState, MatchId};
 use bgref_core::{
-    ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRules, CubeState, CubeValue,
-    GameEnd, GameKind, GameResult, GameScore, MatchState, Player, score_game,
+    ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState,
+    CubeValue, GameEnd, GameKind, GameResult, GameScore, InvalidCubeState, MatchState, Player,
+    score_game,
 };
 
 use CubeAction::{Beaver, Double, Pass, Raccoon, Take};
@@ -132,7 +133,7 @@ fn five_point_match_through_crawford_and_post_crawford() {
             for player in Player::ALL {
                 assert_eq!(
                     CubeState::START.may_double(player, &current, &rules),
-                    Err(CubeError::CrawfordGame),
+                    Err(CubeError::Refused(CubeRefusal::CrawfordGame)),
                     "game {i}: {player} doubles in the Crawford game"
                 );
             }
@@ -272,12 +273,12 @@ fn beavers_and_raccoons_with_limits() {
         (
             0,
             &[(X, Double), (O, Beaver)],
-            Expect::Refused(CubeError::BeaversDisabled),
+            Expect::Refused(CubeError::Refused(CubeRefusal::BeaversDisabled)),
         ),
         (
             1,
             &[(X, Double), (O, Raccoon)],
-            Expect::Refused(CubeError::NoBeaverToRaccoon),
+            Expect::Refused(CubeError::Refused(CubeRefusal::NoBeaverToRaccoon)),
         ),
         (
             1,
@@ -287,17 +288,17 @@ fn beavers_and_raccoons_with_limits() {
         (
             1,
             &[(X, Double), (O, Beaver), (X, Raccoon)],
-            Expect::Refused(CubeError::BeaverLimitReached),
+            Expect::Refused(CubeError::Refused(CubeRefusal::BeaverLimitReached)),
         ),
         (
             1,
             &[(X, Double), (O, Beaver), (X, Beaver)],
-            Expect::Refused(CubeError::RaccoonExpected),
+            Expect::Refused(CubeError::Refused(CubeRefusal::RaccoonExpected)),
         ),
         (
             1,
             &[(X, Double), (O, Beaver), (O, Take)],
-            Expect::Refused(CubeError::NotYourTurnToAct),
+            Expect::Refused(CubeError::Refused(CubeRefusal::NotYourTurnToAct)),
         ),
         (
             1,
@@ -317,7 +318,7 @@ fn beavers_and_raccoons_with_limits() {
         (
             2,
             &[(X, Double), (O, Beaver), (X, Raccoon), (O, Beaver)],
-            Expect::Refused(CubeError::BeaverLimitReached),
+            Expect::Refused(CubeError::Refused(CubeRefusal::BeaverLimitReached)),
         ),
         (
             3,
@@ -382,7 +383,7 @@ fn beavers_and_raccoons_with_limits() {
     };
     assert_eq!(
         offered.check(O, Beaver, &MatchState::new_match(9), &rules),
-        Err(CubeError::BeaversInMatchPlay)
+        Err(CubeError::Refused(CubeRefusal::BeaversInMatchPlay))
     );
     // A beaver that would take the cube past the maximum is refused.
     let high = CubeState {
@@ -393,7 +394,7 @@ fn beavers_and_raccoons_with_limits() {
     };
     assert_eq!(
         high.check(O, Beaver, &money, &rules),
-        Err(CubeError::CubeAtMaximum)
+        Err(CubeError::Refused(CubeRefusal::CubeAtMaximum))
     );
     assert_eq!(high.check(O, Take, &money, &rules), Ok(()));
 }
@@ -447,7 +448,7 @@ fn automatic_doubles_with_a_limit() {
     };
     assert_eq!(
         cube.validate(&MatchState::MONEY, &rules),
-        Err(CubeError::CentredCubeTurned)
+        Err(InvalidCubeState::CentredCubeTurned)
     );
 }
 
@@ -455,12 +456,36 @@ fn automatic_doubles_with_a_limit() {
 fn cube_at_its_maximum() {
     // (max, value, owner, player) -> may double?
     let table = [
-        (64, 64, Some(X), X, Err(CubeError::CubeAtMaximum)),
-        (64, 64, Some(X), O, Err(CubeError::NotYourCube)),
+        (
+            64,
+            64,
+            Some(X),
+            X,
+            Err(CubeError::Refused(CubeRefusal::CubeAtMaximum)),
+        ),
+        (
+            64,
+            64,
+            Some(X),
+            O,
+            Err(CubeError::Refused(CubeRefusal::NotYourCube)),
+        ),
         (64, 32, Some(X), X, Ok(())),
-        (1, 1, None, X, Err(CubeError::CubeAtMaximum)),
+        (
+            1,
+            1,
+            None,
+            X,
+            Err(CubeError::Refused(CubeRefusal::CubeAtMaximum)),
+        ),
         (256, 128, Some(O), O, Ok(())),
-        (32768, 32768, Some(O), O, Err(CubeError::CubeAtMaximum)),
+        (
+            32768,
+            32768,
+            Some(O),
+            O,
+            Err(CubeError::Refused(CubeRefusal::CubeAtMaximum)),
+        ),
     ];
     for (max, value, owner, player, expect) in table {
         let rules = CubeRules {
@@ -487,7 +512,10 @@ fn cube_at_its_maximum() {
     let error = cube
         .may_double(X, &MatchState::MONEY, &CubeRules::DEFAULT)
         .unwrap_err();
-    assert_eq!(error, CubeError::CubeAboveMaximum);
+    assert_eq!(
+        error,
+        CubeError::InvalidState(InvalidCubeState::CubeAboveMaximum)
+    );
     assert!(!error.is_refusal());
 }
 

@@ -79,17 +79,18 @@
 //! assert_eq!(id.dice.map(|d| d.values()), Some([5, 2]));
 //! assert_eq!((id.match_length, id.score.x, id.score.o), (9, 2, 4));
 //! assert_eq!(id.to_string(), "QYkqASAAIAAA");
-//! # Ok::<_, bgref_core::notation::match_id::MatchIdError>(())
+//! # Ok::<_, bgref_core::notation::match_id::ParseMatchIdError>(())
 //! ```
 
 use core::fmt;
 use core::str::FromStr;
 
-use crate::cube::{CubeOwner, CubeRules, CubeState, CubeValue, Resignation};
+use crate::cube::{
+    CubeOwner, CubeRules, CubeState, CubeValue, GameEnd, GameResult, GameScore, MatchState,
+    Resignation,
+};
 use crate::dice::{Dice, Die};
-use crate::match_state::MatchState;
 use crate::player::{ByPlayer, Player};
-use crate::scoring::{GameEnd, GameResult, GameScore};
 
 /// gnubg's game state field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -155,9 +156,9 @@ pub struct MatchId {
     pub jacoby: bool,
 }
 
-/// Why a string is not a Match ID, or a state does not fit one.
+/// Why a string is not a Match ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MatchIdError {
+pub enum ParseMatchIdError {
     /// Not exactly 12 characters.
     Length,
     /// A character outside the base64 alphabet.
@@ -174,27 +175,39 @@ pub enum MatchIdError {
     CrawfordInMoneyPlay,
     /// A score is above the match length.
     Score,
-    /// A match length or score above 32767 does not fit.
-    TooLarge,
 }
 
-impl fmt::Display for MatchIdError {
+impl fmt::Display for ParseMatchIdError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            MatchIdError::Length => "a match id has exactly 12 characters",
-            MatchIdError::Character => "a match id uses only the characters A-Z, a-z, 0-9, + and /",
-            MatchIdError::UnusedBits => "the unused last bits of a match id must be 0",
-            MatchIdError::CubeOwner => "match id cube owner must be 0, 1 or 3",
-            MatchIdError::GameState => "match id game state must be 0 to 4",
-            MatchIdError::Dice => "match id dice must both be 1 to 6, or both 0",
-            MatchIdError::CrawfordInMoneyPlay => "match id has a crawford game in money play",
-            MatchIdError::Score => "match id score is above the match length",
-            MatchIdError::TooLarge => "match length and scores above 32767 do not fit a match id",
+            ParseMatchIdError::Length => "a match id has exactly 12 characters",
+            ParseMatchIdError::Character => {
+                "a match id uses only the characters A-Z, a-z, 0-9, + and /"
+            }
+            ParseMatchIdError::UnusedBits => "the unused last bits of a match id must be 0",
+            ParseMatchIdError::CubeOwner => "match id cube owner must be 0, 1 or 3",
+            ParseMatchIdError::GameState => "match id game state must be 0 to 4",
+            ParseMatchIdError::Dice => "match id dice must both be 1 to 6, or both 0",
+            ParseMatchIdError::CrawfordInMoneyPlay => "match id has a crawford game in money play",
+            ParseMatchIdError::Score => "match id score is above the match length",
         })
     }
 }
 
-impl core::error::Error for MatchIdError {}
+impl core::error::Error for ParseMatchIdError {}
+
+/// Error for a match state whose length or score is above 32767, which a
+/// Match ID cannot hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InvalidMatchId;
+
+impl fmt::Display for InvalidMatchId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("match length and scores above 32767 do not fit a match id")
+    }
+}
+
+impl core::error::Error for InvalidMatchId {}
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -226,27 +239,27 @@ const fn player_bit(player: Player) -> u128 {
 }
 
 impl FromStr for MatchId {
-    type Err = MatchIdError;
+    type Err = ParseMatchIdError;
 
     /// Reads a Match ID; see the [module documentation](self) for exactly
     /// what is accepted.
-    fn from_str(s: &str) -> Result<MatchId, MatchIdError> {
+    fn from_str(s: &str) -> Result<MatchId, ParseMatchIdError> {
         let chars = s.as_bytes();
         if chars.len() != 12 {
-            return Err(MatchIdError::Length);
+            return Err(ParseMatchIdError::Length);
         }
         let mut key: u128 = 0;
         let mut bytes = [0u8; 16];
         for (group, out) in chars.chunks_exact(4).zip(bytes.chunks_exact_mut(3)) {
             let mut word: u32 = 0;
             for &c in group {
-                word = (word << 6) | u32::from(sextet(c).ok_or(MatchIdError::Character)?);
+                word = (word << 6) | u32::from(sextet(c).ok_or(ParseMatchIdError::Character)?);
             }
             out.copy_from_slice(&word.to_be_bytes()[1..]);
         }
         key |= u128::from_le_bytes(bytes);
         if bits(key, 67, 5) != 0 {
-            return Err(MatchIdError::UnusedBits);
+            return Err(ParseMatchIdError::UnusedBits);
         }
         // Four bits always hold 0 to 15, a valid cube.
         let cube_value = CubeValue::from_log2(bits(key, 0, 4) as u8).unwrap_or(CubeValue::MAX);
@@ -254,16 +267,16 @@ impl FromStr for MatchId {
             0 => CubeOwner::Player(Player::X),
             1 => CubeOwner::Player(Player::O),
             3 => CubeOwner::Centre,
-            _ => return Err(MatchIdError::CubeOwner),
+            _ => return Err(ParseMatchIdError::CubeOwner),
         };
         let game_state =
-            GameState::from_bits(bits(key, 8, 3) as u8).ok_or(MatchIdError::GameState)?;
+            GameState::from_bits(bits(key, 8, 3) as u8).ok_or(ParseMatchIdError::GameState)?;
         let resignation = GameResult::from_multiplier(bits(key, 13, 2));
         let dice = match (bits(key, 15, 3) as u8, bits(key, 18, 3) as u8) {
             (0, 0) => None,
             (a, b) => match (Die::try_from(a), Die::try_from(b)) {
                 (Ok(a), Ok(b)) => Some(Dice::new(a, b)),
-                _ => return Err(MatchIdError::Dice),
+                _ => return Err(ParseMatchIdError::Dice),
             },
         };
         let match_length = bits(key, 21, 15) as u16;
@@ -273,10 +286,10 @@ impl FromStr for MatchId {
         };
         let crawford = bits(key, 7, 1) == 1;
         if match_length == 0 && crawford {
-            return Err(MatchIdError::CrawfordInMoneyPlay);
+            return Err(ParseMatchIdError::CrawfordInMoneyPlay);
         }
         if match_length > 0 && (score.x > match_length || score.o > match_length) {
-            return Err(MatchIdError::Score);
+            return Err(ParseMatchIdError::Score);
         }
         Ok(MatchId {
             cube_value,
@@ -344,19 +357,19 @@ impl MatchId {
     /// (on) in match play, where it does not apply.
     ///
     /// # Errors
-    /// [`MatchIdError::TooLarge`] when the match length or a score is above
+    /// [`InvalidMatchId`] when the match length or a score is above
     /// 32767.
     pub fn new(
         cube: &CubeState,
         match_state: &MatchState,
         rules: &CubeRules,
         on_roll: Player,
-    ) -> Result<MatchId, MatchIdError> {
+    ) -> Result<MatchId, InvalidMatchId> {
         let fit = |n: u32| {
             u16::try_from(n)
                 .ok()
                 .filter(|&n| n <= 0x7FFF)
-                .ok_or(MatchIdError::TooLarge)
+                .ok_or(InvalidMatchId)
         };
         Ok(MatchId {
             cube_value: cube.value,
@@ -404,14 +417,14 @@ impl MatchId {
     /// self-play games in `core/tests/data/selfplay_results.jsonl`.
     ///
     /// # Errors
-    /// [`MatchIdError::TooLarge`] when the match length or a score is above
+    /// [`InvalidMatchId`] when the match length or a score is above
     /// 32767.
     pub fn game_over(
         score: &GameScore,
         cube: &CubeState,
         match_state: &MatchState,
         rules: &CubeRules,
-    ) -> Result<MatchId, MatchIdError> {
+    ) -> Result<MatchId, InvalidMatchId> {
         let winner = score.winner;
         let mut after = MatchState {
             score: score.match_outcome.score,
@@ -598,21 +611,21 @@ mod tests {
     #[test]
     fn rejects() {
         let cases = [
-            ("", MatchIdError::Length),
-            ("QYkqASAAIAA", MatchIdError::Length),
-            ("QYkqASAAIAAAA", MatchIdError::Length),
-            ("QYkqASAAIAA=", MatchIdError::Character),
-            ("QYkqASAAIAA ", MatchIdError::Character),
-            ("QYkqASAAIAAé", MatchIdError::Length),
-            ("QYkqASAAIAAI", MatchIdError::UnusedBits),
+            ("", ParseMatchIdError::Length),
+            ("QYkqASAAIAA", ParseMatchIdError::Length),
+            ("QYkqASAAIAAAA", ParseMatchIdError::Length),
+            ("QYkqASAAIAA=", ParseMatchIdError::Character),
+            ("QYkqASAAIAA ", ParseMatchIdError::Character),
+            ("QYkqASAAIAAé", ParseMatchIdError::Length),
+            ("QYkqASAAIAAI", ParseMatchIdError::UnusedBits),
             // Cube owner 2.
-            ("YAkAAAAAAAAA", MatchIdError::CubeOwner),
+            ("YAkAAAAAAAAA", ParseMatchIdError::CubeOwner),
             // Game state 5.
-            ("cA0AAAAAAAAA", MatchIdError::GameState),
+            ("cA0AAAAAAAAA", ParseMatchIdError::GameState),
             // Die 1 is 7.
-            ("cIkLAAAAAAAA", MatchIdError::Dice),
+            ("cIkLAAAAAAAA", ParseMatchIdError::Dice),
             // Crawford flag in money play.
-            ("8AkAAAAAAAAA", MatchIdError::CrawfordInMoneyPlay),
+            ("8AkAAAAAAAAA", ParseMatchIdError::CrawfordInMoneyPlay),
         ];
         for (text, error) in cases {
             assert_eq!(text.parse::<MatchId>(), Err(error), "{text:?}");
@@ -621,14 +634,14 @@ mod tests {
         over.score.o = 10;
         assert_eq!(
             over.to_string().parse::<MatchId>(),
-            Err(MatchIdError::Score)
+            Err(ParseMatchIdError::Score)
         );
         over.score.o = 9;
         assert!(over.to_string().parse::<MatchId>().is_ok());
         let huge = MatchState::new_match(40_000);
         assert_eq!(
             MatchId::new(&CubeState::START, &huge, &CubeRules::DEFAULT, Player::X),
-            Err(MatchIdError::TooLarge)
+            Err(InvalidMatchId)
         );
     }
 
@@ -660,7 +673,7 @@ mod tests {
 
     #[test]
     fn game_over_as_gnubg_writes_it() {
-        use crate::scoring::score_game;
+        use crate::cube::score_game;
         let rules = CubeRules::DEFAULT;
         let money = MatchState::MONEY;
         let cube = |value: u32, owner: CubeOwner| CubeState {
@@ -730,7 +743,7 @@ mod tests {
 
     #[test]
     fn game_over_reproduces_every_gnubg_selfplay_game() {
-        use crate::scoring::score_game;
+        use crate::cube::score_game;
         let rules = CubeRules {
             max_cube: CubeValue::MAX,
             ..CubeRules::DEFAULT

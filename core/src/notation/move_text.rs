@@ -3,7 +3,10 @@
 //!
 //! Parsing happens in two phases, as for chess SAN: [`MoveText::from_str`]
 //! checks the syntax only; [`MoveText::to_play`] finds the legal play the
-//! text means in a position for a roll.
+//! text means in a position for a roll. Every point the text names is a
+//! point a checker lands on (a blot there is hit, a blocked one makes the
+//! play illegal); only the route inside a hop that spans several dice is
+//! left open, as gnubg folds it (see [`MoveText::to_play`]).
 //!
 //! Parser leniency: moves may come in any order, separated by white space
 //! or commas; `bar` and `off` in any case (and 25 and 0 as numbers); a `*`
@@ -22,6 +25,7 @@ use alloc::vec::Vec;
 use core::fmt::{self, Write as _};
 use core::str::FromStr;
 
+use crate::board::Board;
 use crate::dice::Dice;
 use crate::play::{IllegalPlay, Move, Play};
 use crate::point::Point;
@@ -177,7 +181,9 @@ impl fmt::Display for IllegalMoveText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IllegalMoveText::Illegal(reason) => reason.fmt(f),
-            IllegalMoveText::Ambiguous => IllegalPlay::Ambiguous.fmt(f),
+            IllegalMoveText::Ambiguous => f.write_str(
+                "the notation fits more than one legal play: mark the hits with * or give intermediate points",
+            ),
         }
     }
 }
@@ -233,20 +239,31 @@ impl MoveText {
         MoveText { segments }
     }
 
-    /// The text as a string (same as `to_string`), for plays.
+    /// The text of a play as a string: the same as `play.to_string()`.
     #[must_use]
     pub fn format(play: &Play) -> String {
-        MoveText::from_play(play).to_string()
+        play.to_string()
     }
 
     /// The legal play this text means in `position` for `dice`.
     ///
-    /// The text fixes where the mover's checkers end up; the legal play
-    /// reaching that placement is the answer. When two legal plays reach it
-    /// but hit differently, the `*` marks decide: a marked point must be
-    /// hit, and if that still leaves several, the one hitting exactly the
-    /// marked points is taken (so `24/13` means the play that hits nothing,
-    /// as gnubg would write `24/18*/13` for the other).
+    /// Every point the text names is a point where a checker lands: each
+    /// segment `a/b/c` is the hops `a/b` and `b/c`, and a checker moving
+    /// `a/b` stops on `b` (so a blot there is hit, and if two or more
+    /// opposing checkers hold it the play is illegal:
+    /// [`IllegalPlay::Blocked`]). A list of single moves given as separate
+    /// segments (`13/10 10/9`) therefore means the same as the chain
+    /// `13/10/9`. Only the route *inside* a hop that spans several dice
+    /// (`24/16` with 4-4, `13/9` with 3-1) is left open, as gnubg folds it:
+    /// any legal route will do. A `(n)` fold is `n` checkers each making the
+    /// segment's hops.
+    ///
+    /// When the open routes reach legal plays that differ only in what they
+    /// hit (a route through a blot is a different play from one around it),
+    /// the `*` marks decide: a marked point must be hit, and if that still
+    /// leaves several, the one hitting exactly the marked points is taken
+    /// (so `24/13` means the play that hits nothing, as gnubg would write
+    /// `24/18*/13` for the other); otherwise the text is ambiguous.
     ///
     /// # Errors
     /// [`IllegalMoveText::Illegal`] with the reason the text is not a legal
@@ -257,14 +274,17 @@ impl MoveText {
             return Err(IllegalMoveText::Illegal(IllegalPlay::GameOver));
         }
         let mover = position.side(position.turn());
-        // Where the mover's checkers end up, and the hops in order.
+        // The named hops, by chain (one chain per checker: a segment, once
+        // per fold), and how many checkers leave each point.
         let mut counts = [0i32; 26];
         for (c, &n) in counts.iter_mut().zip(mover.iter()) {
             *c = i32::from(n);
         }
         let mut hops: Vec<Move> = Vec::new();
+        let mut chains: Vec<Vec<(Point, Point)>> = Vec::new();
         let mut marked = 0u32;
         for segment in &self.segments {
+            let mut chain = Vec::new();
             for pair in segment.path.windows(2) {
                 let (from, to) = (pair[0].0, pair[1].0);
                 if to >= from || to.is_bar() || from.is_off() {
@@ -278,6 +298,10 @@ impl MoveText {
                 for _ in 0..segment.count {
                     hops.push(Move::with_hit(from, to, pair[1].1));
                 }
+                chain.push((from, to));
+            }
+            for _ in 0..segment.count {
+                chains.push(chain.clone());
             }
         }
         if let Some(p) = counts.iter().position(|&c| c < 0) {
@@ -285,18 +309,36 @@ impl MoveText {
                 Point::new(p as u8),
             )));
         }
-        let candidates: Vec<(Play, u32)> = legal
-            .iter()
-            .filter_map(|play| {
-                let after = position.after(play);
-                let side = after.side(position.turn());
-                let same = side
-                    .iter()
-                    .zip(counts.iter())
-                    .all(|(&a, &b)| i32::from(a) == b);
-                same.then(|| (*play, hits_of(play)))
-            })
-            .collect();
+        if self.segments.is_empty() && legal.is_empty() {
+            return Ok(Play::EMPTY);
+        }
+        // Every way to make the named hops with single legal moves of the
+        // dice, as the positions they reach; then the legal plays reaching
+        // those positions.
+        let board = Board {
+            me: *mover,
+            opp: *position.side(!position.turn()),
+        };
+        let mut reached: Vec<Position> = Vec::new();
+        let mut search = Realize {
+            position,
+            chains: &chains,
+            at: chains.iter().map(|chain| (chain[0].0.get(), 0)).collect(),
+            dice: dice_list(dice),
+            used: 0,
+            moves: Vec::new(),
+            reached: &mut reached,
+        };
+        search.step(&board);
+        let candidates: Vec<(Play, u32)> = if reached.is_empty() {
+            Vec::new()
+        } else {
+            legal
+                .iter()
+                .filter(|play| reached.contains(&position.after(play)))
+                .map(|play| (*play, hits_of(play)))
+                .collect()
+        };
         let marked_ok: Vec<&(Play, u32)> = candidates
             .iter()
             .filter(|(_, hits)| marked & !hits == 0)
@@ -319,10 +361,104 @@ impl MoveText {
                 };
             }
         }
-        if self.segments.is_empty() && legal.is_empty() {
-            return Ok(Play::EMPTY);
-        }
         Err(IllegalMoveText::Illegal(position.explain(&hops, dice)))
+    }
+}
+
+/// The dice of a roll as single moves: two, or four for doubles.
+fn dice_list(dice: Dice) -> Vec<u8> {
+    if dice.is_double() {
+        alloc::vec![dice.first().get(); 4]
+    } else {
+        alloc::vec![dice.high().get(), dice.low().get()]
+    }
+}
+
+/// The search behind [`MoveText::to_play`]: every order of single legal
+/// moves of the dice that makes the named hops, each chain's checker
+/// stopping on every point the chain names (an open route inside a hop may
+/// take any way, and the checkers' moves may interleave, as entering two
+/// checkers before moving either on); the positions reached.
+struct Realize<'a> {
+    position: &'a Position,
+    chains: &'a [Vec<(Point, Point)>],
+    /// For each chain, its checker's point and the index of the hop it is
+    /// making (the chain's length once done).
+    at: Vec<(u8, usize)>,
+    dice: Vec<u8>,
+    /// Bit i: `dice[i]` is used.
+    used: u8,
+    moves: Vec<Move>,
+    reached: &'a mut Vec<Position>,
+}
+
+impl Realize<'_> {
+    /// Plays one more die for some chain from `board`, or records the
+    /// position once every chain is done.
+    fn step(&mut self, board: &Board) {
+        let mut done = true;
+        for c in 0..self.chains.len() {
+            let (at, hop) = self.at[c];
+            let Some(&(_, to)) = self.chains[c].get(hop) else {
+                continue;
+            };
+            done = false;
+            let to = to.get();
+            for i in 0..self.dice.len() {
+                let d = self.dice[i];
+                let seen = (0..i).any(|j| self.used & (1 << j) == 0 && self.dice[j] == d);
+                if self.used & (1 << i) != 0 || seen {
+                    continue;
+                }
+                let Some(next) = single_move(board, at, d) else {
+                    continue;
+                };
+                if next < to {
+                    continue;
+                }
+                let mut after = *board;
+                let hit = after.apply(Move::new(Point::new(at), Point::new(next)));
+                self.used |= 1 << i;
+                self.moves
+                    .push(Move::with_hit(Point::new(at), Point::new(next), hit));
+                self.at[c] = (next, if next == to { hop + 1 } else { hop });
+                self.step(&after);
+                self.at[c] = (at, hop);
+                self.moves.pop();
+                self.used &= !(1 << i);
+            }
+        }
+        if done && let Some(play) = Play::new(&self.moves) {
+            let after = self.position.after(&play);
+            if !self.reached.contains(&after) {
+                self.reached.push(after);
+            }
+        }
+    }
+}
+
+/// Where a legal single move of die `d` from `at` lands on `board` (0 for
+/// bearing off), or `None`: a checker on the bar must enter first, the
+/// landing point is blocked, or the bear-off is not allowed.
+fn single_move(board: &Board, at: u8, d: u8) -> Option<u8> {
+    if board.me[usize::from(at)] == 0 || (board.me[25] > 0 && at != 25) {
+        return None;
+    }
+    if at > d {
+        let next = at - d;
+        return (board.opp_at(next) < 2).then_some(next);
+    }
+    // Bearing off: every checker home, and exactly or from the highest point.
+    let home = board.me[7..26].iter().all(|&n| n == 0);
+    let highest = (1..=6u8).rev().find(|&p| board.me[usize::from(p)] > 0);
+    (home && (at == d || highest == Some(at))).then_some(0)
+}
+
+impl fmt::Display for Play {
+    /// The play in gnubg's notation, as [`MoveText::from_play`] writes it
+    /// (`24/18 13/11*`, `8/5(2) 6/3(2)`; the empty play is empty).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&MoveText::from_play(self), f)
     }
 }
 
@@ -386,6 +522,7 @@ mod tests {
             .to_play(&pos, dice(3, 3))
             .unwrap();
         assert_eq!(MoveText::format(&play), "8/5(2) 6/3(2)");
+        assert_eq!(play.to_string(), "8/5(2) 6/3(2)");
         let err = "13/7"
             .parse::<MoveText>()
             .unwrap()
@@ -416,5 +553,160 @@ mod tests {
             err,
             IllegalMoveText::Illegal(IllegalPlay::Blocked(Point::new(1)))
         );
+    }
+
+    /// The standard start, x on roll, after `edit` changes o's checkers
+    /// (o's own point numbers, 1 to 24).
+    fn start_with(edit: &[(usize, u8)]) -> Position {
+        let mut setup = crate::setup::Setup::start(Variant::Standard, Player::X);
+        setup.off = None;
+        for &(point, count) in edit {
+            setup.points.o[point - 1] = count;
+        }
+        Position::from_setup(&setup, Variant::Standard).unwrap()
+    }
+
+    fn resolve(pos: &Position, text: &str, d: Dice) -> Result<Play, IllegalMoveText> {
+        text.parse::<MoveText>().unwrap().to_play(pos, d)
+    }
+
+    fn hit_points(play: &Play) -> Vec<u8> {
+        play.moves()
+            .iter()
+            .filter(|m| m.is_hit())
+            .map(|m| m.to().get())
+            .collect()
+    }
+
+    /// The list-of-moves form: one segment `[from, to]` per move.
+    fn moves_text(moves: &[(u8, u8)]) -> MoveText {
+        MoveText {
+            segments: moves
+                .iter()
+                .map(|&(from, to)| Segment {
+                    path: alloc::vec![(Point::new(from), false), (Point::new(to), false)],
+                    count: 1,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_named_point_with_a_blot_is_hit() {
+        // o has a blot on x's 5 (o's 20), taken from o's 13; x's 7 is open.
+        let pos = start_with(&[(13, 4), (20, 1)]);
+        let roll = dice(3, 1);
+        for text in ["8/5/4", "8/5*/4", "8/5 5/4", "5/4 8/5"] {
+            let play = resolve(&pos, text, roll).unwrap();
+            assert_eq!(hit_points(&play), [5], "{text}");
+            assert_eq!(play.to_string(), "8/5*/4", "{text}");
+        }
+        let listed = moves_text(&[(8, 5), (5, 4)]).to_play(&pos, roll).unwrap();
+        assert_eq!(hit_points(&listed), [5]);
+        assert_eq!(listed.to_string(), "8/5*/4");
+        // No intermediate point named: gnubg's fold, the route that does not hit.
+        let folded = resolve(&pos, "8/4", roll).unwrap();
+        assert_eq!(hit_points(&folded), [] as [u8; 0]);
+        assert_eq!(folded.to_string(), "8/4");
+        let folded = moves_text(&[(8, 4)]).to_play(&pos, roll).unwrap();
+        assert_eq!(hit_points(&folded), [] as [u8; 0]);
+        // Going around by the other die, named.
+        let around = resolve(&pos, "8/7/4", roll).unwrap();
+        assert_eq!(around, folded);
+        let listed = moves_text(&[(8, 7), (7, 4)]).to_play(&pos, roll).unwrap();
+        assert_eq!(listed, folded);
+        assert_eq!(
+            resolve(&pos, "8/4*", roll),
+            Err(IllegalMoveText::Illegal(IllegalPlay::NoHit(Point::new(4))))
+        );
+        // With the only open route through the blot, the fold hits.
+        let only = start_with(&[(15, 1), (13, 4)]);
+        let play = resolve(&only, "13/9", roll).unwrap();
+        assert_eq!(hit_points(&play), [10]);
+    }
+
+    #[test]
+    fn a_named_blocked_point_makes_the_play_illegal() {
+        // At the start o holds x's 19 (o's 6) and x's 17 (o's 8).
+        let pos = Position::start(Variant::Standard, Player::X);
+        let roll = dice(5, 3);
+        let blocked = IllegalMoveText::Illegal(IllegalPlay::Blocked(Point::new(19)));
+        assert_eq!(resolve(&pos, "24/19/16", roll), Err(blocked));
+        assert_eq!(
+            moves_text(&[(24, 19), (19, 16)]).to_play(&pos, roll),
+            Err(blocked)
+        );
+        assert_eq!(blocked.to_string(), "point 19 is blocked");
+        // Named the open way, or not named at all: the same legal play.
+        let named = resolve(&pos, "24/21/16", roll).unwrap();
+        let folded = resolve(&pos, "24/16", roll).unwrap();
+        assert_eq!(named, folded);
+        assert_eq!(folded.to_string(), "24/16");
+    }
+
+    #[test]
+    fn doubles_and_folds() {
+        let pos = Position::start(Variant::Standard, Player::X);
+        // 4-4: 24/16 has one route (via 20); naming it changes nothing.
+        let roll = dice(4, 4);
+        let a = resolve(&pos, "24/16(2)", roll).unwrap();
+        let b = resolve(&pos, "24/20/16(2)", roll).unwrap();
+        let c = moves_text(&[(24, 20), (20, 16), (24, 20), (20, 16)])
+            .to_play(&pos, roll)
+            .unwrap();
+        assert_eq!((a, b), (c, c));
+        assert_eq!(a.to_string(), "24/16(2)");
+        // 3-3: 24/18 is 24/21/18, and o's blot on x's 21 (o's 4) is hit by
+        // the first checker only.
+        let roll = dice(3, 3);
+        let blot = start_with(&[(6, 4), (4, 1)]);
+        let one = resolve(&blot, "24/18 13/7", roll).unwrap();
+        assert_eq!(hit_points(&one), [21]);
+        let two = resolve(&blot, "24/18(2)", roll).unwrap();
+        assert_eq!(hit_points(&two), [21]);
+        assert_eq!(two.to_string(), "24/21*/18(2)");
+        // o's point on x's 21: no route for 24/18, and a named 21 is blocked.
+        let point = start_with(&[(6, 3), (4, 2)]);
+        let blocked = IllegalMoveText::Illegal(IllegalPlay::Blocked(Point::new(21)));
+        assert_eq!(resolve(&point, "24/18 13/7", roll), Err(blocked));
+        assert_eq!(resolve(&point, "24/21/18 13/7", roll), Err(blocked));
+    }
+
+    #[test]
+    fn every_legal_play_given_move_by_move_is_itself() {
+        let mut positions = alloc::vec![
+            Position::start(Variant::Standard, Player::X),
+            start_with(&[(13, 4), (20, 1)]),
+            start_with(&[(6, 4), (4, 1)]),
+            start_with(&[(13, 3), (15, 1), (20, 1)]),
+        ];
+        // x on the bar against a few blots.
+        let mut setup = crate::setup::Setup::start(Variant::Standard, Player::X);
+        setup.off = None;
+        setup.points.x[23] = 1;
+        setup.bar.x = 1;
+        setup.points.o[5] = 3;
+        setup.points.o[3] = 1;
+        setup.points.o[2] = 1;
+        positions.push(Position::from_setup(&setup, Variant::Standard).unwrap());
+        for pos in positions {
+            for roll in Dice::ALL_21 {
+                for play in pos.legal_plays(roll).iter() {
+                    let listed: alloc::vec::Vec<(u8, u8)> = play
+                        .moves()
+                        .iter()
+                        .map(|m| (m.from().get(), m.to().get()))
+                        .collect();
+                    let resolved = moves_text(&listed).to_play(&pos, roll);
+                    assert_eq!(
+                        resolved.map(|p| pos.after(&p)),
+                        Ok(pos.after(play)),
+                        "{play} as {listed:?} with {roll}"
+                    );
+                    let text = play.to_string();
+                    assert_eq!(resolve(&pos, &text, roll), Ok(*play), "{text} with {roll}");
+                }
+            }
+        }
     }
 }

@@ -12,7 +12,8 @@
 //!    offered, `B` beavered, `R` raccooned;
 //! 6. and 7. x's and o's score;
 //! 8. in a match `1` for the Crawford game; in money play bit 0 Jacoby,
-//!    bit 1 beavers;
+//!    bit 1 beavers (read into [`Xgid::crawford`], [`Xgid::jacoby`] and
+//!    [`Xgid::beavers`]);
 //! 9. the match length (0 = money play);
 //! 10. the maximum cube as a power of two.
 //!
@@ -21,12 +22,21 @@
 //! Parser leniency: the `XGID=` prefix and surrounding white space are
 //! optional; the tenth field may be missing (then 10, XG's default); letters
 //! up to `P`/`p` (16) are read so that the position check, not the parser,
-//! reports too many checkers. Everything else must be as above. The writer
-//! always emits the prefix and all ten fields.
+//! reports too many checkers; field 8 may be 0 to 3 in a match too (bit 1,
+//! meaningless there, is dropped). Everything else must be as above. The
+//! writer always emits the prefix and all ten fields; field 8 is written
+//! from [`Xgid::crawford`] in a match and from [`Xgid::jacoby`] and
+//! [`Xgid::beavers`] in money play (the flags of the other kind are not
+//! written).
+//!
+//! The typed fields are what callers use: [`Xgid::cube_state`],
+//! [`Xgid::match_state`], [`Xgid::cube_rules`] and [`Xgid::rolled_dice`]
+//! turn them into the crate's vocabulary, so no caller decodes the bits.
 
 use core::fmt;
 use core::str::FromStr;
 
+use crate::cube::{CubeOwner, CubeRules, CubeState, CubeValue, MatchState};
 use crate::dice::{Dice, Die};
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
@@ -47,27 +57,30 @@ pub enum XgidDice {
     Raccooned,
 }
 
-/// Everything an XGID says.
+/// Everything an XGID says, typed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Xgid {
     /// The checkers and the player on turn (no off counts: they follow from
     /// the variant).
     pub setup: Setup,
-    /// The cube value as a power of two.
-    pub cube_log2: u8,
-    /// The cube owner, `None` when centred.
-    pub cube_owner: Option<Player>,
+    /// The cube value.
+    pub cube_value: CubeValue,
+    /// The cube owner.
+    pub cube_owner: CubeOwner,
     /// The dice field.
     pub dice: XgidDice,
     /// The score of each player.
     pub score: ByPlayer<u32>,
-    /// Field 8: in a match 1 for the Crawford game; in money play bit 0
-    /// Jacoby, bit 1 beavers.
-    pub rules: u8,
+    /// Field 8 in a match: this game is the Crawford game.
+    pub crawford: bool,
+    /// Field 8 bit 0 in money play: the Jacoby rule is on.
+    pub jacoby: bool,
+    /// Field 8 bit 1 in money play: beavers are allowed.
+    pub beavers: bool,
     /// The match length; 0 for money play.
     pub match_length: u32,
-    /// The maximum cube value as a power of two.
-    pub max_cube_log2: u8,
+    /// The maximum cube value.
+    pub max_cube: CubeValue,
 }
 
 /// Error for a string that is not an XGID, naming the bad field.
@@ -117,19 +130,85 @@ impl fmt::Display for ParseXgidError {
 impl core::error::Error for ParseXgidError {}
 
 impl Xgid {
+    /// XG's default maximum cube, 1024 (written as 10).
+    pub const DEFAULT_MAX_CUBE: CubeValue = CubeValue::new(1024);
+
     /// The XGID of a position with a centred 1-cube, no dice, money play and
     /// XG's default maximum cube (2^10).
     #[must_use]
     pub fn from_position(position: &Position) -> Xgid {
         Xgid {
             setup: position.to_setup(),
-            cube_log2: 0,
-            cube_owner: None,
+            cube_value: CubeValue::ONE,
+            cube_owner: CubeOwner::Centre,
             dice: XgidDice::NotRolled,
             score: ByPlayer { x: 0, o: 0 },
-            rules: 0,
+            crawford: false,
+            jacoby: false,
+            beavers: false,
             match_length: 0,
-            max_cube_log2: 10,
+            max_cube: Xgid::DEFAULT_MAX_CUBE,
+        }
+    }
+
+    /// Whether this is money play (match length 0).
+    #[must_use]
+    pub const fn is_money(&self) -> bool {
+        self.match_length == 0
+    }
+
+    /// The cube: value and owner, nothing pending. (The `D`, `B` and `R`
+    /// dice fields are not turned into a pending double: read
+    /// [`Xgid::dice`] for them.)
+    #[must_use]
+    pub fn cube_state(&self) -> CubeState {
+        CubeState {
+            value: self.cube_value,
+            owner: self.cube_owner,
+            ..CubeState::START
+        }
+    }
+
+    /// The match: length, score, and the Crawford flag (match play only).
+    #[must_use]
+    pub fn match_state(&self) -> MatchState {
+        MatchState {
+            length: self.match_length,
+            score: self.score,
+            crawford: !self.is_money() && self.crawford,
+        }
+    }
+
+    /// The cube rules the XGID carries: Jacoby and beavers (one beaver, no
+    /// raccoon) in money play only, and the maximum cube; no automatic
+    /// doubles (an XGID cannot say).
+    #[must_use]
+    pub fn cube_rules(&self) -> CubeRules {
+        let money = self.is_money();
+        CubeRules {
+            jacoby: money && self.jacoby,
+            beavers: u8::from(money && self.beavers),
+            automatic_doubles: 0,
+            max_cube: self.max_cube,
+        }
+    }
+
+    /// The roll, when the dice field holds one.
+    #[must_use]
+    pub const fn rolled_dice(&self) -> Option<Dice> {
+        match self.dice {
+            XgidDice::Rolled(dice) => Some(dice),
+            _ => None,
+        }
+    }
+
+    /// Field 8 as written: the Crawford flag in a match, Jacoby (bit 0) and
+    /// beavers (bit 1) in money play.
+    const fn rules_field(&self) -> u8 {
+        if self.is_money() {
+            self.jacoby as u8 | (self.beavers as u8) << 1
+        } else {
+            self.crawford as u8
         }
     }
 }
@@ -192,11 +271,13 @@ impl FromStr for Xgid {
                 (p, Player::O) => setup.points.o[24 - p] = count,
             }
         }
-        let cube_log2 = number(fields[1], 15).ok_or(ParseXgidError::CubeValue)? as u8;
+        let cube_value = number(fields[1], 15)
+            .and_then(|log2| CubeValue::from_log2(log2 as u8))
+            .ok_or(ParseXgidError::CubeValue)?;
         let cube_owner = match sign(fields[2]) {
-            Some(0) => None,
-            Some(1) => Some(Player::X),
-            Some(-1) => Some(Player::O),
+            Some(0) => CubeOwner::Centre,
+            Some(1) => CubeOwner::Player(Player::X),
+            Some(-1) => CubeOwner::Player(Player::O),
             _ => return Err(ParseXgidError::CubeOwner),
         };
         let dice = match fields[4].as_bytes() {
@@ -220,20 +301,25 @@ impl FromStr for Xgid {
         };
         let rules = number(fields[7], 3).ok_or(ParseXgidError::Rules)? as u8;
         let match_length = number(fields[8], 32767).ok_or(ParseXgidError::MatchLength)?;
-        let max_cube_log2 = if n == 10 {
-            number(fields[9], 15).ok_or(ParseXgidError::MaxCube)? as u8
+        let max_cube = if n == 10 {
+            number(fields[9], 15)
+                .and_then(|log2| CubeValue::from_log2(log2 as u8))
+                .ok_or(ParseXgidError::MaxCube)?
         } else {
-            10
+            Xgid::DEFAULT_MAX_CUBE
         };
+        let money = match_length == 0;
         Ok(Xgid {
             setup,
-            cube_log2,
+            cube_value,
             cube_owner,
             dice,
             score,
-            rules,
+            crawford: !money && rules & 1 != 0,
+            jacoby: money && rules & 1 != 0,
+            beavers: money && rules & 2 != 0,
             match_length,
-            max_cube_log2,
+            max_cube,
         })
     }
 }
@@ -262,12 +348,12 @@ impl fmt::Display for Xgid {
         }
         write!(f, "{}", letter(setup.bar.x, b'A'))?;
         let owner = match self.cube_owner {
-            None => 0,
-            Some(Player::X) => 1,
-            Some(Player::O) => -1,
+            CubeOwner::Centre => 0,
+            CubeOwner::Player(Player::X) => 1,
+            CubeOwner::Player(Player::O) => -1,
         };
         let turn = setup.turn.fold(1, -1);
-        write!(f, ":{}:{owner}:{turn}:", self.cube_log2)?;
+        write!(f, ":{}:{owner}:{turn}:", self.cube_value.log2())?;
         match self.dice {
             XgidDice::NotRolled => f.write_str("00")?,
             XgidDice::Rolled(d) => write!(f, "{}{}", d.first(), d.second())?,
@@ -278,7 +364,11 @@ impl fmt::Display for Xgid {
         write!(
             f,
             ":{}:{}:{}:{}:{}",
-            self.score.x, self.score.o, self.rules, self.match_length, self.max_cube_log2
+            self.score.x,
+            self.score.o,
+            self.rules_field(),
+            self.match_length,
+            self.max_cube.log2()
         )
     }
 }
@@ -286,6 +376,7 @@ impl fmt::Display for Xgid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cube::{CubeOwner, CubeValue, MatchState};
     use crate::setup::Variant;
     use alloc::string::ToString;
 
@@ -312,13 +403,64 @@ mod tests {
         assert_eq!(xgid.setup.points.x[5], 13);
         assert_eq!(xgid.setup.points.o[23], 1);
         assert_eq!(xgid.setup.turn, Player::O);
-        assert_eq!(xgid.cube_owner, Some(Player::O));
+        assert_eq!(xgid.cube_owner, CubeOwner::Player(Player::O));
         assert_eq!(
             xgid.dice,
             XgidDice::Rolled(Dice::new(Die::new(5), Die::new(2)))
         );
         assert_eq!(xgid.score, ByPlayer { x: 3, o: 4 });
         assert_eq!(xgid.to_string(), s);
+    }
+
+    #[test]
+    fn typed_fields_and_accessors() {
+        let money: Xgid = "XGID=-b----E-C---eE---c-e----B-:2:1:1:00:3:1:3:0:8"
+            .parse()
+            .unwrap();
+        assert_eq!(money.cube_value, CubeValue::new(4));
+        assert_eq!(money.cube_owner, CubeOwner::Player(Player::X));
+        assert!(money.jacoby && money.beavers && !money.crawford);
+        assert_eq!(money.max_cube, CubeValue::new(256));
+        let rules = money.cube_rules();
+        assert!(rules.jacoby);
+        assert_eq!((rules.beavers, rules.max_cube.get()), (1, 256));
+        assert_eq!(
+            money.match_state(),
+            MatchState {
+                length: 0,
+                score: ByPlayer { x: 3, o: 1 },
+                crawford: false,
+            }
+        );
+        let cube = money.cube_state();
+        assert_eq!(
+            (cube.value.get(), cube.owner),
+            (4, CubeOwner::Player(Player::X))
+        );
+        assert_eq!(money.rolled_dice(), None);
+        assert_eq!(
+            money.to_string(),
+            "XGID=-b----E-C---eE---c-e----B-:2:1:1:00:3:1:3:0:8"
+        );
+
+        let crawford: Xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:-1:31:4:2:1:5"
+            .parse()
+            .unwrap();
+        assert!(crawford.crawford && !crawford.jacoby && !crawford.beavers);
+        assert!(crawford.match_state().crawford);
+        assert!(!crawford.cube_rules().jacoby);
+        assert_eq!(crawford.max_cube, Xgid::DEFAULT_MAX_CUBE);
+        assert_eq!(crawford.rolled_dice().map(Dice::values), Some([3, 1]));
+        assert_eq!(
+            crawford.to_string(),
+            "XGID=-b----E-C---eE---c-e----B-:0:0:-1:31:4:2:1:5:10"
+        );
+        // Bit 1 means nothing in a match: read leniently, not written.
+        let odd: Xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:3:5:10"
+            .parse()
+            .unwrap();
+        assert!(odd.crawford && !odd.beavers);
+        assert!(odd.to_string().ends_with(":0:0:1:5:10"));
     }
 
     #[test]

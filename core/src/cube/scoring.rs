@@ -1,14 +1,15 @@
-//! Scoring a finished game: by bearing off, by a dropped double, or by an
-//! accepted resignation; then the match score, the match winner and the
-//! kind of the next game.
-//!
-//! The module is private; the rules are documented on [`score_game`].
+//! What a finished game is worth: [`GameResult`], [`GameEnd`] and
+//! [`GameScore`], and the arithmetic (result times cube, the Jacoby rule,
+//! the match after the game). Depends on [`super::value`],
+//! [`super::match_state`] and [`super::rules`]; the checked entry point,
+//! [`super::state::score_game`], validates the cube state first.
 
 use core::fmt;
 use core::str::FromStr;
 
-use crate::cube::{CubeError, CubeRules, CubeState};
-use crate::match_state::{MatchOutcome, MatchState};
+use super::match_state::{MatchOutcome, MatchState};
+use super::rules::CubeRules;
+use super::value::{CubeOwner, CubeValue};
 use crate::player::Player;
 
 /// How big a win is, before the cube: 1, 2 or 3 times the cube value.
@@ -173,68 +174,38 @@ pub struct GameScore {
     pub match_outcome: MatchOutcome,
 }
 
-/// Scores a finished game played with `cube` under `match_state` and
-/// `rules`.
-///
-/// Points are the result (1, 2 or 3) times the cube value:
-/// - bear-off: the result found on the board (computed by the position);
-/// - pass: the doubler wins the cube value *before* the refused double
-///   ([`crate::CubeState::value`] during an offer is exactly that), a single;
-/// - resignation: the resigned level times the cube.
-///
-/// Jacoby rule (money play, [`crate::CubeRules::jacoby`]): while the cube is
-/// centred (never turned; a cube raised only by automatic doubles stays
-/// centred, as in gnubg), gammons and backgammons count as single. It is
-/// applied to bear-offs and to accepted resignations alike: a resigned
-/// gammon on a centred cube is worth a single. [`GameScore::result`] keeps
-/// the result as it happened and [`GameScore::jacoby`] says when the rule
-/// reduced it. Match play adds the points in full to the score (no capping
-/// at the match length, as gnubg does).
-///
-/// ```
-/// use bgref_core::{CubeRules, CubeState, GameEnd, GameResult, MatchState, Player, score_game};
-///
-/// let end = GameEnd::BearOff { winner: Player::O, result: GameResult::Gammon };
-/// let score = score_game(end, &CubeState::START, &MatchState::new_match(5), &CubeRules::DEFAULT)?;
-/// assert_eq!(score.points, 2);
-/// assert_eq!(score.match_outcome.score.o, 2);
-/// # Ok::<_, bgref_core::CubeError>(())
-/// ```
-///
-/// # Errors
-/// An inconsistent cube or match state ([`CubeState::validate`]), and
-/// [`CubeError::CrawfordGame`] for a pass in the Crawford game, where no
-/// double can have been offered.
-pub fn score_game(
-    end: GameEnd,
-    cube: &CubeState,
-    match_state: &MatchState,
-    rules: &CubeRules,
-) -> Result<GameScore, CubeError> {
-    cube.validate(match_state, rules)?;
-    if matches!(end, GameEnd::Pass { .. }) && match_state.crawford {
-        return Err(CubeError::CrawfordGame);
+impl GameScore {
+    /// The score of `end` with a cube at `value` held by `owner`, under
+    /// `match_state` and `rules`, without checking that the state can occur
+    /// (see [`super::state::score_game`] for the rules and the checks).
+    pub(crate) fn compute(
+        end: GameEnd,
+        value: CubeValue,
+        owner: CubeOwner,
+        match_state: &MatchState,
+        rules: &CubeRules,
+    ) -> GameScore {
+        let rules = rules.effective(match_state);
+        let result = end.result();
+        let jacoby = rules.jacoby && owner.is_centred() && result != GameResult::Single;
+        let counted = if jacoby { GameResult::Single } else { result };
+        let points = counted.multiplier().saturating_mul(value.get());
+        GameScore {
+            end,
+            winner: end.winner(),
+            result,
+            jacoby,
+            points,
+            match_outcome: match_state.after_game(end.winner(), points),
+        }
     }
-    let rules = rules.effective(match_state);
-    let result = end.result();
-    let jacoby = rules.jacoby && cube.owner.is_centred() && result != GameResult::Single;
-    let counted = if jacoby { GameResult::Single } else { result };
-    let points = counted.multiplier().saturating_mul(cube.value.get());
-    Ok(GameScore {
-        end,
-        winner: end.winner(),
-        result,
-        jacoby,
-        points,
-        match_outcome: match_state.after_game(end.winner(), points),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cube::{CubeOwner, CubeValue};
-    use crate::match_state::GameKind;
+    use crate::cube::match_state::{GameKind, InvalidMatchState};
+    use crate::cube::state::{CubeError, CubeRefusal, CubeState, InvalidCubeState, score_game};
     use crate::player::ByPlayer;
 
     fn cube(value: u32, owner: CubeOwner) -> CubeState {
@@ -345,7 +316,7 @@ mod tests {
                 &crawford,
                 &rules
             ),
-            Err(CubeError::CrawfordGame)
+            Err(CubeError::Refused(CubeRefusal::CrawfordGame))
         );
         let over = MatchState {
             score: ByPlayer { x: 3, o: 0 },
@@ -354,7 +325,9 @@ mod tests {
         };
         assert_eq!(
             score_game(single, &CubeState::START, &over, &rules),
-            Err(CubeError::MatchOver)
+            Err(CubeError::InvalidState(InvalidCubeState::Match(
+                InvalidMatchState::MatchOver
+            )))
         );
     }
 

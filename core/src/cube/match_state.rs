@@ -1,7 +1,7 @@
 //! The match around a game: money play, or a match to N points with its
-//! score and the Crawford rule.
+//! score and the Crawford rule. Depends on nothing else in `cube`.
 //!
-//! The module is private; the rules are documented on [`MatchState`].
+//! The rules are documented on [`MatchState`].
 
 use core::fmt;
 
@@ -97,7 +97,7 @@ impl MatchOutcome {
 
 /// Why a match state cannot occur.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MatchStateError {
+pub enum InvalidMatchState {
     /// A score has reached the match length: the match is over.
     MatchOver,
     /// The Crawford flag is set in money play.
@@ -107,23 +107,29 @@ pub enum MatchStateError {
     CrawfordNotOneAway,
 }
 
-impl fmt::Display for MatchStateError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(crate::cube::CubeError::from(*self).as_str())
-    }
-}
-
-impl core::error::Error for MatchStateError {}
-
-impl From<MatchStateError> for crate::cube::CubeError {
-    fn from(error: MatchStateError) -> crate::cube::CubeError {
-        match error {
-            MatchStateError::MatchOver => crate::cube::CubeError::MatchOver,
-            MatchStateError::CrawfordInMoneyPlay => crate::cube::CubeError::CrawfordInMoneyPlay,
-            MatchStateError::CrawfordNotOneAway => crate::cube::CubeError::CrawfordNotOneAway,
+impl InvalidMatchState {
+    /// The lower-case reason, as `Display` writes it.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            InvalidMatchState::MatchOver => {
+                "the match is over: a score has reached the match length"
+            }
+            InvalidMatchState::CrawfordInMoneyPlay => "there is no crawford game in money play",
+            InvalidMatchState::CrawfordNotOneAway => {
+                "the crawford game needs exactly one player one point from winning the match"
+            }
         }
     }
 }
+
+impl fmt::Display for InvalidMatchState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl core::error::Error for InvalidMatchState {}
 
 impl MatchState {
     /// Money play: no match length, no Crawford game, score 0-0.
@@ -200,27 +206,27 @@ impl MatchState {
     /// Checks that a game can be played in this state.
     ///
     /// # Errors
-    /// [`MatchStateError::MatchOver`] when a score has reached the length,
-    /// [`MatchStateError::CrawfordInMoneyPlay`], and
-    /// [`MatchStateError::CrawfordNotOneAway`] when the Crawford flag is set
+    /// [`InvalidMatchState::MatchOver`] when a score has reached the length,
+    /// [`InvalidMatchState::CrawfordInMoneyPlay`], and
+    /// [`InvalidMatchState::CrawfordNotOneAway`] when the Crawford flag is set
     /// without exactly one player at N-1.
-    pub fn validate(&self) -> Result<(), MatchStateError> {
+    pub fn validate(&self) -> Result<(), InvalidMatchState> {
         if self.is_money() {
             return if self.crawford {
-                Err(MatchStateError::CrawfordInMoneyPlay)
+                Err(InvalidMatchState::CrawfordInMoneyPlay)
             } else {
                 Ok(())
             };
         }
         if self.winner().is_some() {
-            return Err(MatchStateError::MatchOver);
+            return Err(InvalidMatchState::MatchOver);
         }
         let one_away = Player::ALL
             .into_iter()
             .filter(|&p| self.away(p) == Some(1))
             .count();
         if self.crawford && (one_away != 1 || self.length < 2) {
-            return Err(MatchStateError::CrawfordNotOneAway);
+            return Err(InvalidMatchState::CrawfordNotOneAway);
         }
         Ok(())
     }
@@ -291,23 +297,23 @@ mod tests {
         assert_eq!(state(5, 2, 3, false).validate(), Ok(()));
         assert_eq!(
             state(5, 5, 3, false).validate(),
-            Err(MatchStateError::MatchOver)
+            Err(InvalidMatchState::MatchOver)
         );
         assert_eq!(
             state(0, 0, 0, true).validate(),
-            Err(MatchStateError::CrawfordInMoneyPlay)
+            Err(InvalidMatchState::CrawfordInMoneyPlay)
         );
         assert_eq!(
             state(5, 3, 3, true).validate(),
-            Err(MatchStateError::CrawfordNotOneAway)
+            Err(InvalidMatchState::CrawfordNotOneAway)
         );
         assert_eq!(
             state(5, 4, 4, true).validate(),
-            Err(MatchStateError::CrawfordNotOneAway)
+            Err(InvalidMatchState::CrawfordNotOneAway)
         );
         assert_eq!(
             state(1, 0, 0, true).validate(),
-            Err(MatchStateError::CrawfordNotOneAway)
+            Err(InvalidMatchState::CrawfordNotOneAway)
         );
         assert_eq!(state(5, 4, 0, true).validate(), Ok(()));
         assert_eq!(state(0, 900, 3, false).validate(), Ok(()));

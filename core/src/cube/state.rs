@@ -1,304 +1,16 @@
-//! The doubling cube: its value and owner, the house rules that govern it
-//! (Jacoby, beavers and raccoons, automatic doubles, maximum value), and the
-//! cube and resignation actions, each either allowed, with the state it
-//! leads to, or refused with the exact reason.
-//!
-//! The module is private; its items are re-exported at the crate root and
-//! the model is documented on [`CubeState`].
+//! The cube state machine: [`CubeState`], the [`CubeAction`]s, and the two
+//! ways an action can fail: [`CubeRefusal`] (the rules say no now) and
+//! [`InvalidCubeState`] (the state itself cannot occur). Depends on every
+//! other `cube` module.
 
 use core::fmt;
 use core::str::FromStr;
 
-use crate::match_state::MatchState;
+use super::match_state::{InvalidMatchState, MatchState};
+use super::rules::CubeRules;
+use super::scoring::{GameEnd, GameResult, GameScore};
+use super::value::{CubeOwner, CubeValue};
 use crate::player::Player;
-use crate::scoring::{GameEnd, GameResult, GameScore, score_game};
-
-/// The number on the cube: a power of two from 1 to 32768 (2^15, the largest
-/// value a gnubg Match ID can carry).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(try_from = "u32", into = "u32"))]
-#[repr(transparent)]
-pub struct CubeValue(u8);
-
-impl CubeValue {
-    /// The cube at 1: the start of every game.
-    pub const ONE: CubeValue = CubeValue(0);
-    /// 64, the highest face of a physical cube and the default maximum.
-    pub const SIXTY_FOUR: CubeValue = CubeValue(6);
-    /// 32768 (2^15), the largest value this crate represents.
-    pub const MAX: CubeValue = CubeValue(15);
-
-    /// The cube showing `value`.
-    ///
-    /// # Panics
-    /// When `value` is not a power of two from 1 to 32768; use
-    /// `CubeValue::try_from` for input.
-    #[must_use]
-    #[track_caller]
-    pub const fn new(value: u32) -> CubeValue {
-        assert!(
-            value.is_power_of_two() && value <= 1 << 15,
-            "a cube value is a power of two from 1 to 32768"
-        );
-        CubeValue(value.trailing_zeros() as u8)
-    }
-
-    /// The cube showing 2^`log2`, or `None` when `log2` is above 15.
-    #[must_use]
-    pub const fn from_log2(log2: u8) -> Option<CubeValue> {
-        if log2 <= CubeValue::MAX.0 {
-            Some(CubeValue(log2))
-        } else {
-            None
-        }
-    }
-
-    /// The value: 1, 2, 4, ... 32768.
-    #[must_use]
-    pub const fn get(self) -> u32 {
-        1 << self.0
-    }
-
-    /// The base-2 logarithm of the value, 0 to 15 (what a Match ID stores).
-    #[must_use]
-    pub const fn log2(self) -> u8 {
-        self.0
-    }
-
-    /// Twice this value, or `None` above [`CubeValue::MAX`].
-    #[must_use]
-    pub const fn doubled(self) -> Option<CubeValue> {
-        CubeValue::from_log2(self.0 + 1)
-    }
-}
-
-/// Error for a cube value that is not a power of two from 1 to 32768.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct InvalidCubeValue;
-
-impl fmt::Display for InvalidCubeValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a cube value is a power of two from 1 to 32768")
-    }
-}
-
-impl core::error::Error for InvalidCubeValue {}
-
-impl TryFrom<u32> for CubeValue {
-    type Error = InvalidCubeValue;
-    fn try_from(value: u32) -> Result<CubeValue, InvalidCubeValue> {
-        if value.is_power_of_two() && value <= CubeValue::MAX.get() {
-            Ok(CubeValue(value.trailing_zeros() as u8))
-        } else {
-            Err(InvalidCubeValue)
-        }
-    }
-}
-
-impl TryFrom<u64> for CubeValue {
-    type Error = InvalidCubeValue;
-    fn try_from(value: u64) -> Result<CubeValue, InvalidCubeValue> {
-        u32::try_from(value)
-            .map_err(|_| InvalidCubeValue)?
-            .try_into()
-    }
-}
-
-impl From<CubeValue> for u32 {
-    fn from(value: CubeValue) -> u32 {
-        value.get()
-    }
-}
-
-impl fmt::Display for CubeValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.get())
-    }
-}
-
-/// Who holds the cube: the centre (either player may double) or the one
-/// player who may redouble. On the wire: `"centre"`, `"x"` or `"o"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(
-    feature = "serde",
-    serde(from = "CubeOwnerRepr", into = "CubeOwnerRepr")
-)]
-pub enum CubeOwner {
-    /// In the middle: either player may double.
-    #[default]
-    Centre,
-    /// On this player's side: only they may redouble.
-    Player(Player),
-}
-
-/// The flat wire form of [`CubeOwner`].
-#[cfg(feature = "serde")]
-#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum CubeOwnerRepr {
-    #[serde(alias = "center")]
-    Centre,
-    X,
-    O,
-}
-
-#[cfg(feature = "serde")]
-impl From<CubeOwnerRepr> for CubeOwner {
-    fn from(repr: CubeOwnerRepr) -> CubeOwner {
-        match repr {
-            CubeOwnerRepr::Centre => CubeOwner::Centre,
-            CubeOwnerRepr::X => CubeOwner::Player(Player::X),
-            CubeOwnerRepr::O => CubeOwner::Player(Player::O),
-        }
-    }
-}
-
-#[cfg(feature = "serde")]
-impl From<CubeOwner> for CubeOwnerRepr {
-    fn from(owner: CubeOwner) -> CubeOwnerRepr {
-        match owner {
-            CubeOwner::Centre => CubeOwnerRepr::Centre,
-            CubeOwner::Player(Player::X) => CubeOwnerRepr::X,
-            CubeOwner::Player(Player::O) => CubeOwnerRepr::O,
-        }
-    }
-}
-
-impl CubeOwner {
-    /// The owning player, or `None` for the centre.
-    #[must_use]
-    pub const fn player(self) -> Option<Player> {
-        match self {
-            CubeOwner::Centre => None,
-            CubeOwner::Player(player) => Some(player),
-        }
-    }
-
-    /// Whether the cube is in the middle.
-    #[must_use]
-    pub const fn is_centred(self) -> bool {
-        matches!(self, CubeOwner::Centre)
-    }
-
-    /// Whether `player` holds the cube or it is centred, i.e. whether the
-    /// cube is theirs to turn.
-    #[must_use]
-    pub fn is_available_to(self, player: Player) -> bool {
-        match self {
-            CubeOwner::Centre => true,
-            CubeOwner::Player(owner) => owner == player,
-        }
-    }
-
-    /// `"centre"`, `"x"` or `"o"`.
-    #[must_use]
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            CubeOwner::Centre => "centre",
-            CubeOwner::Player(player) => player.as_str(),
-        }
-    }
-}
-
-impl From<Player> for CubeOwner {
-    fn from(player: Player) -> CubeOwner {
-        CubeOwner::Player(player)
-    }
-}
-
-impl From<Option<Player>> for CubeOwner {
-    fn from(player: Option<Player>) -> CubeOwner {
-        player.map_or(CubeOwner::Centre, CubeOwner::Player)
-    }
-}
-
-impl fmt::Display for CubeOwner {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Error for a cube owner that is not `centre`, `x` or `o`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParseCubeOwnerError;
-
-impl fmt::Display for ParseCubeOwnerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("cube owner must be \"centre\", \"x\" or \"o\"")
-    }
-}
-
-impl core::error::Error for ParseCubeOwnerError {}
-
-impl FromStr for CubeOwner {
-    type Err = ParseCubeOwnerError;
-    /// Reads `centre` (or `center`), `x` or `o`; upper-case `X` and `O` too.
-    fn from_str(s: &str) -> Result<CubeOwner, ParseCubeOwnerError> {
-        match s {
-            "centre" | "center" => Ok(CubeOwner::Centre),
-            _ => s
-                .parse::<Player>()
-                .map(CubeOwner::Player)
-                .map_err(|_| ParseCubeOwnerError),
-        }
-    }
-}
-
-/// The rule options for the cube. All money-play options are off by default
-/// and are ignored in match play ([`CubeRules::effective`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(default))]
-pub struct CubeRules {
-    /// Jacoby rule (money only): gammons and backgammons count as single
-    /// while the cube is centred, i.e. has never been turned (a cube raised
-    /// by automatic doubles stays centred, so the rule still applies, as in
-    /// gnubg).
-    pub jacoby: bool,
-    /// How many beavers and raccoons may be made on one double (money
-    /// only): 0 disables them, 1 allows a beaver, 2 a beaver and a raccoon.
-    pub beavers: u8,
-    /// How many tied opening rolls double the centred cube (money only):
-    /// 0 disables automatic doubles.
-    pub automatic_doubles: u8,
-    /// The highest value the cube may reach; 64 by default.
-    pub max_cube: CubeValue,
-}
-
-impl CubeRules {
-    /// No Jacoby, no beavers, no automatic doubles, cube up to 64.
-    pub const DEFAULT: CubeRules = CubeRules {
-        jacoby: false,
-        beavers: 0,
-        automatic_doubles: 0,
-        max_cube: CubeValue::SIXTY_FOUR,
-    };
-
-    /// The rules as they apply under `match_state`: in match play Jacoby,
-    /// beavers and automatic doubles are switched off; money play keeps
-    /// them. The maximum cube applies in both.
-    #[must_use]
-    pub const fn effective(self, match_state: &MatchState) -> CubeRules {
-        if match_state.is_money() {
-            self
-        } else {
-            CubeRules {
-                jacoby: false,
-                beavers: 0,
-                automatic_doubles: 0,
-                max_cube: self.max_cube,
-            }
-        }
-    }
-}
-
-impl Default for CubeRules {
-    fn default() -> CubeRules {
-        CubeRules::DEFAULT
-    }
-}
 
 /// A resignation waiting for an answer: `by` offers to lose `level` (times
 /// the cube).
@@ -477,13 +189,12 @@ pub enum CubeOutcome {
     GameOver(GameScore),
 }
 
-/// Why a cube or resignation action is refused, or why a cube state (or the
-/// match state beside it) is inconsistent. [`CubeError::is_refusal`] tells
-/// the two kinds apart. `Display` is a lower-case sentence fit for an API
-/// `reason`.
+/// Why the rules refuse a cube or resignation action in a valid state: the
+/// answer is "not now", not "the request is broken". `Display` is a
+/// lower-case sentence fit for an API `reason`; [`CubeRefusal::slug`] is a
+/// stable machine-readable name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CubeError {
-    // --- refusals: the state is valid, the action is not allowed ---
+pub enum CubeRefusal {
     /// The opponent owns the cube.
     NotYourCube,
     /// No doubling in the Crawford game.
@@ -512,14 +223,86 @@ pub enum CubeError {
     ResignationAlreadyOffered,
     /// Accept or reject without a pending resignation.
     NoResignationOffered,
-    // --- invalid states ---
-    /// A score has reached the match length: the match is over.
-    MatchOver,
-    /// The Crawford flag is set in money play.
-    CrawfordInMoneyPlay,
-    /// The Crawford flag is set but not exactly one player is one point
-    /// from winning the match (or the match is to 1 point).
-    CrawfordNotOneAway,
+}
+
+impl CubeRefusal {
+    /// Every refusal, in declaration order.
+    pub const ALL: [CubeRefusal; 13] = [
+        CubeRefusal::NotYourCube,
+        CubeRefusal::CrawfordGame,
+        CubeRefusal::CubeAtMaximum,
+        CubeRefusal::BeaversDisabled,
+        CubeRefusal::BeaversInMatchPlay,
+        CubeRefusal::BeaverLimitReached,
+        CubeRefusal::RaccoonExpected,
+        CubeRefusal::NoBeaverToRaccoon,
+        CubeRefusal::NotYourTurnToAct,
+        CubeRefusal::NoDoubleOffered,
+        CubeRefusal::DoubleAlreadyOffered,
+        CubeRefusal::ResignationAlreadyOffered,
+        CubeRefusal::NoResignationOffered,
+    ];
+
+    /// A stable, kebab-case name for the refusal (an API `reason_slug`):
+    /// `not-your-cube`, `crawford-game`, `cube-at-maximum`,
+    /// `beavers-disabled`, `beavers-in-match-play`, `beaver-limit-reached`,
+    /// `raccoon-expected`, `no-beaver-to-raccoon`, `not-your-turn`,
+    /// `no-double-offered`, `double-already-offered`,
+    /// `resignation-already-offered`, `no-resignation-offered`.
+    #[must_use]
+    pub const fn slug(self) -> &'static str {
+        match self {
+            CubeRefusal::NotYourCube => "not-your-cube",
+            CubeRefusal::CrawfordGame => "crawford-game",
+            CubeRefusal::CubeAtMaximum => "cube-at-maximum",
+            CubeRefusal::BeaversDisabled => "beavers-disabled",
+            CubeRefusal::BeaversInMatchPlay => "beavers-in-match-play",
+            CubeRefusal::BeaverLimitReached => "beaver-limit-reached",
+            CubeRefusal::RaccoonExpected => "raccoon-expected",
+            CubeRefusal::NoBeaverToRaccoon => "no-beaver-to-raccoon",
+            CubeRefusal::NotYourTurnToAct => "not-your-turn",
+            CubeRefusal::NoDoubleOffered => "no-double-offered",
+            CubeRefusal::DoubleAlreadyOffered => "double-already-offered",
+            CubeRefusal::ResignationAlreadyOffered => "resignation-already-offered",
+            CubeRefusal::NoResignationOffered => "no-resignation-offered",
+        }
+    }
+
+    /// The lower-case reason, as `Display` writes it.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CubeRefusal::NotYourCube => "not your cube: the opponent owns it",
+            CubeRefusal::CrawfordGame => "no doubling in the crawford game",
+            CubeRefusal::CubeAtMaximum => "the cube is at its maximum value",
+            CubeRefusal::BeaversDisabled => "beavers are not enabled",
+            CubeRefusal::BeaversInMatchPlay => "beavers and raccoons are not played in match play",
+            CubeRefusal::BeaverLimitReached => "beaver limit reached",
+            CubeRefusal::RaccoonExpected => "the original doubler answers a beaver with a raccoon",
+            CubeRefusal::NoBeaverToRaccoon => "there is no beaver to raccoon",
+            CubeRefusal::NotYourTurnToAct => "not your turn to act",
+            CubeRefusal::NoDoubleOffered => "no double is offered",
+            CubeRefusal::DoubleAlreadyOffered => "a double is already offered",
+            CubeRefusal::ResignationAlreadyOffered => "a resignation is already offered",
+            CubeRefusal::NoResignationOffered => "no resignation is offered",
+        }
+    }
+}
+
+impl fmt::Display for CubeRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl core::error::Error for CubeRefusal {}
+
+/// Why a cube state (or the match state beside it) cannot occur: the
+/// request itself is broken. `Display` is a lower-case sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InvalidCubeState {
+    /// The match state is impossible.
+    Match(InvalidMatchState),
     /// The cube value is above [`CubeRules::max_cube`].
     CubeAboveMaximum,
     /// An owned cube shows 1.
@@ -540,75 +323,127 @@ pub enum CubeError {
     DoubleAndResignation,
 }
 
-impl CubeError {
-    /// Whether this is a rules refusal of a valid request (`allowed: false`)
-    /// rather than an inconsistent state.
-    #[must_use]
-    pub const fn is_refusal(self) -> bool {
-        matches!(
-            self,
-            CubeError::NotYourCube
-                | CubeError::CrawfordGame
-                | CubeError::CubeAtMaximum
-                | CubeError::BeaversDisabled
-                | CubeError::BeaversInMatchPlay
-                | CubeError::BeaverLimitReached
-                | CubeError::RaccoonExpected
-                | CubeError::NoBeaverToRaccoon
-                | CubeError::NotYourTurnToAct
-                | CubeError::NoDoubleOffered
-                | CubeError::DoubleAlreadyOffered
-                | CubeError::ResignationAlreadyOffered
-                | CubeError::NoResignationOffered
-        )
-    }
-
+impl InvalidCubeState {
     /// The lower-case reason, as `Display` writes it.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
-            CubeError::NotYourCube => "not your cube: the opponent owns it",
-            CubeError::CrawfordGame => "no doubling in the crawford game",
-            CubeError::CubeAtMaximum => "the cube is at its maximum value",
-            CubeError::BeaversDisabled => "beavers are not enabled",
-            CubeError::BeaversInMatchPlay => "beavers and raccoons are not played in match play",
-            CubeError::BeaverLimitReached => "beaver limit reached",
-            CubeError::RaccoonExpected => "the original doubler answers a beaver with a raccoon",
-            CubeError::NoBeaverToRaccoon => "there is no beaver to raccoon",
-            CubeError::NotYourTurnToAct => "not your turn to act",
-            CubeError::NoDoubleOffered => "no double is offered",
-            CubeError::DoubleAlreadyOffered => "a double is already offered",
-            CubeError::ResignationAlreadyOffered => "a resignation is already offered",
-            CubeError::NoResignationOffered => "no resignation is offered",
-            CubeError::MatchOver => "the match is over: a score has reached the match length",
-            CubeError::CrawfordInMoneyPlay => "there is no crawford game in money play",
-            CubeError::CrawfordNotOneAway => {
-                "the crawford game needs exactly one player one point from winning the match"
-            }
-            CubeError::CubeAboveMaximum => "the cube value is above the maximum",
-            CubeError::OwnedCubeAtOne => "an owned cube shows at least 2",
-            CubeError::CentredCubeTurned => {
+            InvalidCubeState::Match(error) => error.as_str(),
+            InvalidCubeState::CubeAboveMaximum => "the cube value is above the maximum",
+            InvalidCubeState::OwnedCubeAtOne => "an owned cube shows at least 2",
+            InvalidCubeState::CentredCubeTurned => {
                 "a centred cube above 1 needs automatic doubles in money play"
             }
-            CubeError::CubeTurnedInCrawfordGame => "the cube cannot be turned in the crawford game",
-            CubeError::BeaversWithoutDouble => "beavers are counted only while a double is offered",
-            CubeError::BeaverCountAboveLimit => "more beavers and raccoons than the rules allow",
-            CubeError::BeaversAboveCube => "the cube value is too low for the beavers counted",
-            CubeError::OfferByNonOwner => {
+            InvalidCubeState::CubeTurnedInCrawfordGame => {
+                "the cube cannot be turned in the crawford game"
+            }
+            InvalidCubeState::BeaversWithoutDouble => {
+                "beavers are counted only while a double is offered"
+            }
+            InvalidCubeState::BeaverCountAboveLimit => {
+                "more beavers and raccoons than the rules allow"
+            }
+            InvalidCubeState::BeaversAboveCube => {
+                "the cube value is too low for the beavers counted"
+            }
+            InvalidCubeState::OfferByNonOwner => {
                 "the double was offered by a player who does not own the cube"
             }
-            CubeError::DoubleAndResignation => "a double and a resignation cannot both be pending",
+            InvalidCubeState::DoubleAndResignation => {
+                "a double and a resignation cannot both be pending"
+            }
+        }
+    }
+}
+
+impl fmt::Display for InvalidCubeState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl core::error::Error for InvalidCubeState {}
+
+impl From<InvalidMatchState> for InvalidCubeState {
+    fn from(error: InvalidMatchState) -> InvalidCubeState {
+        InvalidCubeState::Match(error)
+    }
+}
+
+/// Why a cube or resignation action (or scoring a game) did not go through:
+/// either the rules refuse it in a valid state, or the state is invalid.
+/// The two are kept apart so that a caller can answer a refusal ("not
+/// allowed") differently from a broken request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CubeError {
+    /// The state is valid; the rules say no.
+    Refused(CubeRefusal),
+    /// The cube or match state cannot occur.
+    InvalidState(InvalidCubeState),
+}
+
+impl CubeError {
+    /// Whether this is a rules refusal of a valid request rather than an
+    /// invalid state.
+    #[must_use]
+    pub const fn is_refusal(self) -> bool {
+        matches!(self, CubeError::Refused(_))
+    }
+
+    /// The refusal, if this is one.
+    #[must_use]
+    pub const fn refusal(self) -> Option<CubeRefusal> {
+        match self {
+            CubeError::Refused(refusal) => Some(refusal),
+            CubeError::InvalidState(_) => None,
+        }
+    }
+
+    /// The invalid state, if this is one.
+    #[must_use]
+    pub const fn invalid_state(self) -> Option<InvalidCubeState> {
+        match self {
+            CubeError::Refused(_) => None,
+            CubeError::InvalidState(invalid) => Some(invalid),
         }
     }
 }
 
 impl fmt::Display for CubeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        match self {
+            CubeError::Refused(refusal) => refusal.fmt(f),
+            CubeError::InvalidState(invalid) => invalid.fmt(f),
+        }
     }
 }
 
-impl core::error::Error for CubeError {}
+impl core::error::Error for CubeError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            CubeError::Refused(refusal) => Some(refusal),
+            CubeError::InvalidState(invalid) => Some(invalid),
+        }
+    }
+}
+
+impl From<CubeRefusal> for CubeError {
+    fn from(refusal: CubeRefusal) -> CubeError {
+        CubeError::Refused(refusal)
+    }
+}
+
+impl From<InvalidCubeState> for CubeError {
+    fn from(invalid: InvalidCubeState) -> CubeError {
+        CubeError::InvalidState(invalid)
+    }
+}
+
+impl From<InvalidMatchState> for CubeError {
+    fn from(invalid: InvalidMatchState) -> CubeError {
+        CubeError::InvalidState(InvalidCubeState::Match(invalid))
+    }
+}
 
 impl CubeState {
     /// The cube at the start of a game: centred at 1.
@@ -621,21 +456,20 @@ impl CubeState {
     };
 
     /// The cube at the start of a game whose opening roll was tied
-    /// `opening_ties` times: with automatic doubles (money play only) each
-    /// tie doubles the centred cube, up to [`CubeRules::automatic_doubles`]
-    /// times and never above [`CubeRules::max_cube`]. In match play, or with
-    /// automatic doubles off, the cube starts at 1.
+    /// `opening_ties` times: centred, at [`CubeRules::opening_cube`] (with
+    /// automatic doubles, money play only, each tie doubles the centred
+    /// cube, up to [`CubeRules::automatic_doubles`] times and never above
+    /// [`CubeRules::max_cube`]; otherwise 1). [`CubeState::validate`]
+    /// accepts the result: a centred cube above 1 is valid in money play as
+    /// long as automatic doubles can explain it.
     #[must_use]
     pub fn for_new_game(
         opening_ties: u32,
         match_state: &MatchState,
         rules: &CubeRules,
     ) -> CubeState {
-        let rules = rules.effective(match_state);
-        let doublings = opening_ties.min(u32::from(rules.automatic_doubles));
-        let log2 = doublings.min(u32::from(rules.max_cube.log2())) as u8;
         CubeState {
-            value: CubeValue::from_log2(log2).unwrap_or(rules.max_cube),
+            value: rules.opening_cube(opening_ties, match_state),
             ..CubeState::START
         }
     }
@@ -667,56 +501,60 @@ impl CubeState {
     /// `rules` (the match state is checked too).
     ///
     /// # Errors
-    /// The first inconsistency found, one of the invalid-state variants of
-    /// [`CubeError`]: the match state's ([`MatchState::validate`]), then
-    /// [`CubeError::CubeAboveMaximum`] (the value, or the value a pending
+    /// The first inconsistency found: the match state's
+    /// ([`MatchState::validate`], as [`InvalidCubeState::Match`]), then
+    /// [`InvalidCubeState::CubeAboveMaximum`] (the value, or the value a pending
     /// double would reach, is above the maximum),
-    /// [`CubeError::CubeTurnedInCrawfordGame`],
-    /// [`CubeError::BeaversWithoutDouble`], [`CubeError::BeaverCountAboveLimit`],
-    /// [`CubeError::BeaversAboveCube`], [`CubeError::OwnedCubeAtOne`],
-    /// [`CubeError::CentredCubeTurned`], [`CubeError::OfferByNonOwner`],
-    /// [`CubeError::DoubleAndResignation`].
-    pub fn validate(&self, match_state: &MatchState, rules: &CubeRules) -> Result<(), CubeError> {
+    /// [`InvalidCubeState::CubeTurnedInCrawfordGame`],
+    /// [`InvalidCubeState::BeaversWithoutDouble`], [`InvalidCubeState::BeaverCountAboveLimit`],
+    /// [`InvalidCubeState::BeaversAboveCube`], [`InvalidCubeState::OwnedCubeAtOne`],
+    /// [`InvalidCubeState::CentredCubeTurned`], [`InvalidCubeState::OfferByNonOwner`],
+    /// [`InvalidCubeState::DoubleAndResignation`].
+    pub fn validate(
+        &self,
+        match_state: &MatchState,
+        rules: &CubeRules,
+    ) -> Result<(), InvalidCubeState> {
         match_state.validate()?;
         let rules = rules.effective(match_state);
         if self.value > rules.max_cube {
-            return Err(CubeError::CubeAboveMaximum);
+            return Err(InvalidCubeState::CubeAboveMaximum);
         }
         if self.offered_by.is_some() && self.value.doubled().is_none_or(|v| v > rules.max_cube) {
-            return Err(CubeError::CubeAboveMaximum);
+            return Err(InvalidCubeState::CubeAboveMaximum);
         }
         if match_state.crawford
             && (self.value != CubeValue::ONE
                 || !self.owner.is_centred()
                 || self.offered_by.is_some())
         {
-            return Err(CubeError::CubeTurnedInCrawfordGame);
+            return Err(InvalidCubeState::CubeTurnedInCrawfordGame);
         }
         if self.beavers > 0 && self.offered_by.is_none() {
-            return Err(CubeError::BeaversWithoutDouble);
+            return Err(InvalidCubeState::BeaversWithoutDouble);
         }
         if self.beavers > rules.beavers {
-            return Err(CubeError::BeaverCountAboveLimit);
+            return Err(InvalidCubeState::BeaverCountAboveLimit);
         }
         // Each beaver or raccoon has already doubled the value: the owner
         // was settled at the value before the original double.
         let Some(base_log2) = self.value.log2().checked_sub(self.beavers) else {
-            return Err(CubeError::BeaversAboveCube);
+            return Err(InvalidCubeState::BeaversAboveCube);
         };
         match self.owner {
-            CubeOwner::Player(_) if base_log2 == 0 => return Err(CubeError::OwnedCubeAtOne),
+            CubeOwner::Player(_) if base_log2 == 0 => return Err(InvalidCubeState::OwnedCubeAtOne),
             CubeOwner::Centre if base_log2 > rules.automatic_doubles => {
-                return Err(CubeError::CentredCubeTurned);
+                return Err(InvalidCubeState::CentredCubeTurned);
             }
             _ => {}
         }
         if let Some(doubler) = self.original_doubler()
             && !self.owner.is_available_to(doubler)
         {
-            return Err(CubeError::OfferByNonOwner);
+            return Err(InvalidCubeState::OfferByNonOwner);
         }
         if self.offered_by.is_some() && self.resignation.is_some() {
-            return Err(CubeError::DoubleAndResignation);
+            return Err(InvalidCubeState::DoubleAndResignation);
         }
         Ok(())
     }
@@ -768,17 +606,17 @@ impl CubeState {
     /// # Errors
     /// An invalid state first (see [`CubeState::validate`]), then the
     /// refusal, checked in this order: for a double
-    /// [`CubeError::DoubleAlreadyOffered`],
-    /// [`CubeError::ResignationAlreadyOffered`], [`CubeError::CrawfordGame`],
-    /// [`CubeError::NotYourCube`], [`CubeError::CubeAtMaximum`]; for an
-    /// answer [`CubeError::NoDoubleOffered`] (or
-    /// [`CubeError::NoResignationOffered`]), [`CubeError::NotYourTurnToAct`];
-    /// for a beaver or raccoon then [`CubeError::BeaversInMatchPlay`],
-    /// [`CubeError::BeaversDisabled`], [`CubeError::RaccoonExpected`] or
-    /// [`CubeError::NoBeaverToRaccoon`], [`CubeError::BeaverLimitReached`],
-    /// [`CubeError::CubeAtMaximum`]; for a resignation
-    /// [`CubeError::DoubleAlreadyOffered`],
-    /// [`CubeError::ResignationAlreadyOffered`].
+    /// [`CubeRefusal::DoubleAlreadyOffered`],
+    /// [`CubeRefusal::ResignationAlreadyOffered`], [`CubeRefusal::CrawfordGame`],
+    /// [`CubeRefusal::NotYourCube`], [`CubeRefusal::CubeAtMaximum`]; for an
+    /// answer [`CubeRefusal::NoDoubleOffered`] (or
+    /// [`CubeRefusal::NoResignationOffered`]), [`CubeRefusal::NotYourTurnToAct`];
+    /// for a beaver or raccoon then [`CubeRefusal::BeaversInMatchPlay`],
+    /// [`CubeRefusal::BeaversDisabled`], [`CubeRefusal::RaccoonExpected`] or
+    /// [`CubeRefusal::NoBeaverToRaccoon`], [`CubeRefusal::BeaverLimitReached`],
+    /// [`CubeRefusal::CubeAtMaximum`]; for a resignation
+    /// [`CubeRefusal::DoubleAlreadyOffered`],
+    /// [`CubeRefusal::ResignationAlreadyOffered`].
     pub fn apply(
         self,
         player: Player,
@@ -791,19 +629,19 @@ impl CubeState {
         match action {
             CubeAction::Double => {
                 if self.offered_by.is_some() {
-                    return Err(CubeError::DoubleAlreadyOffered);
+                    return Err(CubeError::Refused(CubeRefusal::DoubleAlreadyOffered));
                 }
                 if self.resignation.is_some() {
-                    return Err(CubeError::ResignationAlreadyOffered);
+                    return Err(CubeError::Refused(CubeRefusal::ResignationAlreadyOffered));
                 }
                 if match_state.crawford {
-                    return Err(CubeError::CrawfordGame);
+                    return Err(CubeError::Refused(CubeRefusal::CrawfordGame));
                 }
                 if !self.owner.is_available_to(player) {
-                    return Err(CubeError::NotYourCube);
+                    return Err(CubeError::Refused(CubeRefusal::NotYourCube));
                 }
                 if self.value.doubled().is_none_or(|v| v > rules.max_cube) {
-                    return Err(CubeError::CubeAtMaximum);
+                    return Err(CubeError::Refused(CubeRefusal::CubeAtMaximum));
                 }
                 Ok(CubeOutcome::Continue(CubeState {
                     offered_by: Some(player),
@@ -813,10 +651,10 @@ impl CubeState {
             }
             CubeAction::Take | CubeAction::Pass | CubeAction::Beaver | CubeAction::Raccoon => {
                 let (Some(last), Some(doubler)) = (self.offered_by, self.original_doubler()) else {
-                    return Err(CubeError::NoDoubleOffered);
+                    return Err(CubeError::Refused(CubeRefusal::NoDoubleOffered));
                 };
                 if player == last {
-                    return Err(CubeError::NotYourTurnToAct);
+                    return Err(CubeError::Refused(CubeRefusal::NotYourTurnToAct));
                 }
                 // `validate` guarantees the doubled value exists and fits.
                 let taken = self.value.doubled().unwrap_or(self.value);
@@ -834,26 +672,26 @@ impl CubeState {
                     }
                     _ => {
                         if !match_state.is_money() {
-                            return Err(CubeError::BeaversInMatchPlay);
+                            return Err(CubeError::Refused(CubeRefusal::BeaversInMatchPlay));
                         }
                         if rules.beavers == 0 {
-                            return Err(CubeError::BeaversDisabled);
+                            return Err(CubeError::Refused(CubeRefusal::BeaversDisabled));
                         }
                         let beaver_turn = self.beavers.is_multiple_of(2);
                         match action {
                             CubeAction::Beaver if !beaver_turn => {
-                                return Err(CubeError::RaccoonExpected);
+                                return Err(CubeError::Refused(CubeRefusal::RaccoonExpected));
                             }
                             CubeAction::Raccoon if beaver_turn => {
-                                return Err(CubeError::NoBeaverToRaccoon);
+                                return Err(CubeError::Refused(CubeRefusal::NoBeaverToRaccoon));
                             }
                             _ => {}
                         }
                         if self.beavers >= rules.beavers {
-                            return Err(CubeError::BeaverLimitReached);
+                            return Err(CubeError::Refused(CubeRefusal::BeaverLimitReached));
                         }
                         if taken.doubled().is_none_or(|v| v > rules.max_cube) {
-                            return Err(CubeError::CubeAtMaximum);
+                            return Err(CubeError::Refused(CubeRefusal::CubeAtMaximum));
                         }
                         Ok(CubeOutcome::Continue(CubeState {
                             value: taken,
@@ -866,10 +704,10 @@ impl CubeState {
             }
             CubeAction::Resign(level) => {
                 if self.offered_by.is_some() {
-                    return Err(CubeError::DoubleAlreadyOffered);
+                    return Err(CubeError::Refused(CubeRefusal::DoubleAlreadyOffered));
                 }
                 if self.resignation.is_some() {
-                    return Err(CubeError::ResignationAlreadyOffered);
+                    return Err(CubeError::Refused(CubeRefusal::ResignationAlreadyOffered));
                 }
                 Ok(CubeOutcome::Continue(CubeState {
                     resignation: Some(Resignation { by: player, level }),
@@ -878,10 +716,10 @@ impl CubeState {
             }
             CubeAction::Accept | CubeAction::Reject => {
                 let Some(resignation) = self.resignation else {
-                    return Err(CubeError::NoResignationOffered);
+                    return Err(CubeError::Refused(CubeRefusal::NoResignationOffered));
                 };
                 if player == resignation.by {
-                    return Err(CubeError::NotYourTurnToAct);
+                    return Err(CubeError::Refused(CubeRefusal::NotYourTurnToAct));
                 }
                 if action == CubeAction::Reject {
                     return Ok(CubeOutcome::Continue(CubeState {
@@ -899,8 +737,60 @@ impl CubeState {
     }
 }
 
+/// Scores a finished game played with `cube` under `match_state` and
+/// `rules`.
+///
+/// Points are the result (1, 2 or 3) times the cube value:
+/// - bear-off: the result found on the board (computed by the position);
+/// - pass: the doubler wins the cube value *before* the refused double
+///   ([`CubeState::value`] during an offer is exactly that), a single;
+/// - resignation: the resigned level times the cube.
+///
+/// Jacoby rule (money play, [`CubeRules::jacoby`]): while the cube is
+/// centred (never turned; a cube raised only by automatic doubles stays
+/// centred, as in gnubg), gammons and backgammons count as single. It is
+/// applied to bear-offs and to accepted resignations alike: a resigned
+/// gammon on a centred cube is worth a single. [`GameScore::result`] keeps
+/// the result as it happened and [`GameScore::jacoby`] says when the rule
+/// reduced it. Match play adds the points in full to the score (no capping
+/// at the match length, as gnubg does).
+///
+/// ```
+/// use bgref_core::{CubeRules, CubeState, GameEnd, GameResult, MatchState, Player, score_game};
+///
+/// let end = GameEnd::BearOff { winner: Player::O, result: GameResult::Gammon };
+/// let score = score_game(end, &CubeState::START, &MatchState::new_match(5), &CubeRules::DEFAULT)?;
+/// assert_eq!(score.points, 2);
+/// assert_eq!(score.match_outcome.score.o, 2);
+/// # Ok::<_, bgref_core::CubeError>(())
+/// ```
+///
+/// # Errors
+/// [`CubeError::InvalidState`] for an inconsistent cube or match state
+/// ([`CubeState::validate`]), and [`CubeRefusal::CrawfordGame`] for a pass
+/// in the Crawford game, where no double can have been offered.
+pub fn score_game(
+    end: GameEnd,
+    cube: &CubeState,
+    match_state: &MatchState,
+    rules: &CubeRules,
+) -> Result<GameScore, CubeError> {
+    cube.validate(match_state, rules)?;
+    if matches!(end, GameEnd::Pass { .. }) && match_state.crawford {
+        return Err(CubeError::Refused(CubeRefusal::CrawfordGame));
+    }
+    Ok(GameScore::compute(
+        end,
+        cube.value,
+        cube.owner,
+        match_state,
+        rules,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::value::{InvalidCubeValue, ParseCubeOwnerError};
     use super::*;
     use crate::player::ByPlayer;
     use alloc::string::ToString;
@@ -972,18 +862,18 @@ mod tests {
         assert_eq!(offered.to_act(), Some(Player::O));
         assert_eq!(
             offered.check(Player::X, CubeAction::Take, &MONEY, &r),
-            Err(CubeError::NotYourTurnToAct)
+            Err(CubeError::Refused(CubeRefusal::NotYourTurnToAct))
         );
         assert_eq!(
             offered.check(Player::O, CubeAction::Double, &MONEY, &r),
-            Err(CubeError::DoubleAlreadyOffered)
+            Err(CubeError::Refused(CubeRefusal::DoubleAlreadyOffered))
         );
         let taken = next(offered, Player::O, CubeAction::Take, &r);
         assert_eq!(taken.value.get(), 2);
         assert_eq!(taken.owner, CubeOwner::Player(Player::O));
         assert_eq!(
             taken.may_double(Player::X, &MONEY, &r),
-            Err(CubeError::NotYourCube)
+            Err(CubeError::Refused(CubeRefusal::NotYourCube))
         );
         let redoubled = next(taken, Player::O, CubeAction::Double, &r);
         match redoubled.apply(Player::X, CubeAction::Pass, &MONEY, &r) {
@@ -997,7 +887,7 @@ mod tests {
         }
         assert_eq!(
             taken.check(Player::X, CubeAction::Pass, &MONEY, &r),
-            Err(CubeError::NoDoubleOffered)
+            Err(CubeError::Refused(CubeRefusal::NoDoubleOffered))
         );
     }
 
@@ -1007,7 +897,7 @@ mod tests {
         let offered = next(CubeState::START, Player::X, CubeAction::Double, &r);
         assert_eq!(
             offered.check(Player::O, CubeAction::Raccoon, &MONEY, &r),
-            Err(CubeError::NoBeaverToRaccoon)
+            Err(CubeError::Refused(CubeRefusal::NoBeaverToRaccoon))
         );
         let beavered = next(offered, Player::O, CubeAction::Beaver, &r);
         assert_eq!(beavered.value.get(), 2);
@@ -1015,7 +905,7 @@ mod tests {
         assert_eq!(beavered.original_doubler(), Some(Player::X));
         assert_eq!(
             beavered.check(Player::X, CubeAction::Beaver, &MONEY, &r),
-            Err(CubeError::RaccoonExpected)
+            Err(CubeError::Refused(CubeRefusal::RaccoonExpected))
         );
         // The original doubler may drop the beaver: the beaverer wins 2.
         match beavered.apply(Player::X, CubeAction::Pass, &MONEY, &r) {
@@ -1031,7 +921,7 @@ mod tests {
         assert_eq!((raccooned.value.get(), raccooned.beavers), (4, 2));
         assert_eq!(
             raccooned.check(Player::O, CubeAction::Beaver, &MONEY, &r),
-            Err(CubeError::BeaverLimitReached)
+            Err(CubeError::Refused(CubeRefusal::BeaverLimitReached))
         );
         let taken = next(raccooned, Player::O, CubeAction::Take, &r);
         assert_eq!(taken.value.get(), 8);
@@ -1047,12 +937,12 @@ mod tests {
         };
         assert_eq!(
             offered.check(Player::O, CubeAction::Beaver, &MONEY, &rules(0)),
-            Err(CubeError::BeaversDisabled)
+            Err(CubeError::Refused(CubeRefusal::BeaversDisabled))
         );
         let five = MatchState::new_match(5);
         assert_eq!(
             offered.check(Player::O, CubeAction::Beaver, &five, &rules(3)),
-            Err(CubeError::BeaversInMatchPlay)
+            Err(CubeError::Refused(CubeRefusal::BeaversInMatchPlay))
         );
     }
 
@@ -1064,15 +954,15 @@ mod tests {
         assert_eq!(offered.to_act(), Some(Player::X));
         assert_eq!(
             offered.check(Player::O, CubeAction::Accept, &MONEY, &r),
-            Err(CubeError::NotYourTurnToAct)
+            Err(CubeError::Refused(CubeRefusal::NotYourTurnToAct))
         );
         assert_eq!(
             offered.check(Player::X, CubeAction::Double, &MONEY, &r),
-            Err(CubeError::ResignationAlreadyOffered)
+            Err(CubeError::Refused(CubeRefusal::ResignationAlreadyOffered))
         );
         assert_eq!(
             offered.check(Player::X, resign, &MONEY, &r),
-            Err(CubeError::ResignationAlreadyOffered)
+            Err(CubeError::Refused(CubeRefusal::ResignationAlreadyOffered))
         );
         assert_eq!(
             next(offered, Player::X, CubeAction::Reject, &r),
@@ -1086,12 +976,12 @@ mod tests {
         }
         assert_eq!(
             CubeState::START.check(Player::X, CubeAction::Reject, &MONEY, &r),
-            Err(CubeError::NoResignationOffered)
+            Err(CubeError::Refused(CubeRefusal::NoResignationOffered))
         );
         let doubled = next(CubeState::START, Player::X, CubeAction::Double, &r);
         assert_eq!(
             doubled.check(Player::O, resign, &MONEY, &r),
-            Err(CubeError::DoubleAlreadyOffered)
+            Err(CubeError::Refused(CubeRefusal::DoubleAlreadyOffered))
         );
     }
 
@@ -1110,10 +1000,76 @@ mod tests {
         assert_eq!(capped.validate(&MONEY, &r), Ok(()));
         assert_eq!(
             capped.may_double(Player::X, &MONEY, &r),
-            Err(CubeError::CubeAtMaximum)
+            Err(CubeError::Refused(CubeRefusal::CubeAtMaximum))
         );
         let five = MatchState::new_match(5);
         assert_eq!(CubeState::for_new_game(2, &five, &r), CubeState::START);
+    }
+
+    #[test]
+    fn automatic_doubles_start_a_valid_centred_cube() {
+        for limit in 0..=4u8 {
+            let r = CubeRules {
+                automatic_doubles: limit,
+                ..CubeRules::DEFAULT
+            };
+            for ties in 0..=6u32 {
+                let cube = CubeState::for_new_game(ties, &MONEY, &r);
+                let expected = 1u32 << ties.min(u32::from(limit));
+                assert_eq!(cube.value.get(), expected, "limit {limit} ties {ties}");
+                assert_eq!(cube.owner, CubeOwner::Centre);
+                assert_eq!(
+                    cube.validate(&MONEY, &r),
+                    Ok(()),
+                    "limit {limit} ties {ties}"
+                );
+                // Either player may still double the centred cube.
+                for player in Player::ALL {
+                    assert_eq!(cube.may_double(player, &MONEY, &r), Ok(()));
+                }
+                // And a double on it, taken, leaves an owned cube.
+                let offered = next(cube, Player::X, CubeAction::Double, &r);
+                assert_eq!(offered.validate(&MONEY, &r), Ok(()));
+                let taken = next(offered, Player::O, CubeAction::Take, &r);
+                assert_eq!(taken.value.get(), expected * 2);
+                assert_eq!(taken.owner, CubeOwner::Player(Player::O));
+            }
+        }
+        // A centred cube beyond the limit is still an invalid state.
+        let r = CubeRules {
+            automatic_doubles: 1,
+            ..CubeRules::DEFAULT
+        };
+        let four = CubeState {
+            value: CubeValue::new(4),
+            ..CubeState::START
+        };
+        assert_eq!(
+            four.validate(&MONEY, &r),
+            Err(InvalidCubeState::CentredCubeTurned)
+        );
+        // Match play: never, whatever the rules say.
+        let seven = MatchState::new_match(7);
+        let r = CubeRules {
+            automatic_doubles: 3,
+            ..CubeRules::DEFAULT
+        };
+        assert_eq!(r.opening_cube(2, &seven), CubeValue::ONE);
+        let two = CubeState {
+            value: CubeValue::new(2),
+            ..CubeState::START
+        };
+        assert_eq!(
+            two.validate(&seven, &r),
+            Err(InvalidCubeState::CentredCubeTurned)
+        );
+        // The maximum caps the opening cube.
+        let capped = CubeRules {
+            automatic_doubles: 10,
+            max_cube: CubeValue::new(8),
+            ..CubeRules::DEFAULT
+        };
+        assert_eq!(capped.opening_cube(9, &MONEY).get(), 8);
     }
 
     #[test]
@@ -1125,7 +1081,7 @@ mod tests {
         };
         assert_eq!(
             owned_one.validate(&MONEY, &r),
-            Err(CubeError::OwnedCubeAtOne)
+            Err(InvalidCubeState::OwnedCubeAtOne)
         );
         let centred_two = CubeState {
             value: CubeValue::new(2),
@@ -1133,7 +1089,7 @@ mod tests {
         };
         assert_eq!(
             centred_two.validate(&MONEY, &r),
-            Err(CubeError::CentredCubeTurned)
+            Err(InvalidCubeState::CentredCubeTurned)
         );
         let too_big = CubeState {
             value: CubeValue::new(128),
@@ -1142,7 +1098,7 @@ mod tests {
         };
         assert_eq!(
             too_big.validate(&MONEY, &r),
-            Err(CubeError::CubeAboveMaximum)
+            Err(InvalidCubeState::CubeAboveMaximum)
         );
         let bad_offer = CubeState {
             value: CubeValue::new(2),
@@ -1152,11 +1108,11 @@ mod tests {
         };
         assert_eq!(
             bad_offer.validate(&MONEY, &r),
-            Err(CubeError::OfferByNonOwner)
+            Err(InvalidCubeState::OfferByNonOwner)
         );
         assert_eq!(
             bad_offer.check(Player::O, CubeAction::Take, &MONEY, &r),
-            Err(CubeError::OfferByNonOwner)
+            Err(CubeError::InvalidState(InvalidCubeState::OfferByNonOwner))
         );
         let stray_beavers = CubeState {
             beavers: 1,
@@ -1164,7 +1120,7 @@ mod tests {
         };
         assert_eq!(
             stray_beavers.validate(&MONEY, &rules(1)),
-            Err(CubeError::BeaversWithoutDouble)
+            Err(InvalidCubeState::BeaversWithoutDouble)
         );
         let both = CubeState {
             offered_by: Some(Player::X),
@@ -1176,7 +1132,7 @@ mod tests {
         };
         assert_eq!(
             both.validate(&MONEY, &r),
-            Err(CubeError::DoubleAndResignation)
+            Err(InvalidCubeState::DoubleAndResignation)
         );
         let crawford = MatchState {
             length: 5,
@@ -1185,10 +1141,8 @@ mod tests {
         };
         assert_eq!(
             bad_offer.validate(&crawford, &r),
-            Err(CubeError::CubeTurnedInCrawfordGame)
+            Err(InvalidCubeState::CubeTurnedInCrawfordGame)
         );
-        assert!(!CubeError::OfferByNonOwner.is_refusal());
-        assert!(CubeError::CrawfordGame.is_refusal());
     }
 
     #[test]
@@ -1202,7 +1156,7 @@ mod tests {
         for player in Player::ALL {
             assert_eq!(
                 CubeState::START.may_double(player, &crawford, &r),
-                Err(CubeError::CrawfordGame)
+                Err(CubeError::Refused(CubeRefusal::CrawfordGame))
             );
         }
         let post = MatchState {
@@ -1217,38 +1171,52 @@ mod tests {
 
     #[test]
     fn every_reason_is_lower_case() {
-        let all = [
-            CubeError::NotYourCube,
-            CubeError::CrawfordGame,
-            CubeError::CubeAtMaximum,
-            CubeError::BeaversDisabled,
-            CubeError::BeaversInMatchPlay,
-            CubeError::BeaverLimitReached,
-            CubeError::RaccoonExpected,
-            CubeError::NoBeaverToRaccoon,
-            CubeError::NotYourTurnToAct,
-            CubeError::NoDoubleOffered,
-            CubeError::DoubleAlreadyOffered,
-            CubeError::ResignationAlreadyOffered,
-            CubeError::NoResignationOffered,
-            CubeError::MatchOver,
-            CubeError::CrawfordInMoneyPlay,
-            CubeError::CrawfordNotOneAway,
-            CubeError::CubeAboveMaximum,
-            CubeError::OwnedCubeAtOne,
-            CubeError::CentredCubeTurned,
-            CubeError::CubeTurnedInCrawfordGame,
-            CubeError::BeaversWithoutDouble,
-            CubeError::BeaverCountAboveLimit,
-            CubeError::BeaversAboveCube,
-            CubeError::OfferByNonOwner,
-            CubeError::DoubleAndResignation,
+        let invalid = [
+            InvalidCubeState::Match(InvalidMatchState::MatchOver),
+            InvalidCubeState::Match(InvalidMatchState::CrawfordInMoneyPlay),
+            InvalidCubeState::Match(InvalidMatchState::CrawfordNotOneAway),
+            InvalidCubeState::CubeAboveMaximum,
+            InvalidCubeState::OwnedCubeAtOne,
+            InvalidCubeState::CentredCubeTurned,
+            InvalidCubeState::CubeTurnedInCrawfordGame,
+            InvalidCubeState::BeaversWithoutDouble,
+            InvalidCubeState::BeaverCountAboveLimit,
+            InvalidCubeState::BeaversAboveCube,
+            InvalidCubeState::OfferByNonOwner,
+            InvalidCubeState::DoubleAndResignation,
         ];
+        let all = CubeRefusal::ALL
+            .into_iter()
+            .map(CubeError::from)
+            .chain(invalid.into_iter().map(CubeError::from));
         for error in all {
             let text = error.to_string();
             assert_eq!(text, text.to_lowercase(), "{error:?}");
         }
-        assert_eq!(all.iter().filter(|e| e.is_refusal()).count(), 13);
+        assert_eq!(CubeRefusal::ALL.len(), 13);
+    }
+
+    #[test]
+    fn refusal_slugs_are_stable() {
+        let slugs: alloc::vec::Vec<&str> = CubeRefusal::ALL.iter().map(|r| r.slug()).collect();
+        assert_eq!(
+            slugs,
+            [
+                "not-your-cube",
+                "crawford-game",
+                "cube-at-maximum",
+                "beavers-disabled",
+                "beavers-in-match-play",
+                "beaver-limit-reached",
+                "raccoon-expected",
+                "no-beaver-to-raccoon",
+                "not-your-turn",
+                "no-double-offered",
+                "double-already-offered",
+                "resignation-already-offered",
+                "no-resignation-offered",
+            ]
+        );
     }
 
     #[cfg(feature = "serde")]

@@ -1,0 +1,87 @@
+//! Embedding bgref-core: read an XGID, list the legal plays, apply one
+//! given in gnubg notation, run the cube, and score the end of a game.
+//!
+//! Run with `cargo run -p bgref-core --example embed`.
+
+use std::error::Error;
+
+use bgref_core::notation::move_text::MoveText;
+use bgref_core::notation::xgid::{Xgid, XgidDice};
+use bgref_core::{CubeAction, CubeOutcome, GameEnd, Player, Position, Variant, score_game};
+
+fn main() -> Result<(), Box<dyn Error>> {
+    // 1. An XGID: the opening position, x to play 3-1, 7-point match at 2-3.
+    let xgid: Xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:2:3:0:7:10".parse()?;
+    let position = Position::from_setup(&xgid.setup, Variant::Standard)?;
+    let dice = xgid.rolled_dice().ok_or("the XGID has no roll")?;
+
+    // 2. Every legal play, one per resulting position, in gnubg notation.
+    let plays = position.legal_plays(dice);
+    println!(
+        "{} to play {dice}: {} legal plays",
+        position.turn(),
+        plays.len()
+    );
+    for play in plays.iter() {
+        println!("  {play}");
+    }
+
+    // 3. Apply a play given as text. `to_play` finds the legal play the text
+    //    means (or says why there is none); `play` checks and applies it.
+    let play = "8/5 6/5".parse::<MoveText>()?.to_play(&position, dice)?;
+    let (after, played) = position.play(&play, dice)?;
+    // The new position as an XGID keeping the cube, score and match fields.
+    let next = Xgid {
+        setup: after.to_setup(),
+        dice: XgidDice::NotRolled,
+        ..xgid.clone()
+    };
+    println!("played {played}; {} is on roll: {next}", after.turn());
+
+    // 4. The cube: o doubles before rolling, x takes. A refusal (not your
+    //    cube, Crawford game, ...) comes back as `CubeError::Refused` with a
+    //    stable slug; an impossible state as `CubeError::InvalidState`.
+    let match_state = xgid.match_state();
+    let rules = xgid.cube_rules();
+    let mut cube = xgid.cube_state();
+    for (player, action) in [
+        (Player::O, CubeAction::Double),
+        (Player::X, CubeAction::Take),
+    ] {
+        match cube.apply(player, action, &match_state, &rules)? {
+            CubeOutcome::Continue(next) => cube = next,
+            CubeOutcome::GameOver(score) => println!("game over: {score:?}"),
+        }
+    }
+    println!("cube at {} on {}'s side", cube.value, cube.owner);
+    if let Err(refused) = cube.may_double(Player::O, &match_state, &rules) {
+        let slug = refused.refusal().map_or("invalid-cube", |r| r.slug());
+        println!("o may not redouble: {refused} ({slug})");
+    }
+
+    // 5. Later, x has borne off every checker while o has borne off none:
+    //    a gammon, times the cube, added to the match score.
+    let finished: Xgid = "XGID=-------------------o------:1:1:-1:00:2:3:0:7:10".parse()?;
+    let end = Position::from_setup(&finished.setup, Variant::Standard)?
+        .outcome()
+        .ok_or("the game is not over")?;
+    let score = score_game(
+        GameEnd::BearOff {
+            winner: end.winner,
+            result: end.result,
+        },
+        &cube,
+        &match_state,
+        &rules,
+    )?;
+    println!(
+        "{} wins a {} for {} points; match score x {} - o {}, next game: {:?}",
+        score.winner,
+        score.result,
+        score.points,
+        score.match_outcome.score.x,
+        score.match_outcome.score.o,
+        score.match_outcome.next_game
+    );
+    Ok(())
+}
