@@ -194,3 +194,118 @@ async fn the_opening_roll_gives_the_starting_cube_and_position() {
     }
     assert!(found_tie, "no tied opening roll in 60 games");
 }
+
+fn board_position(points: Value) -> Value {
+    json!({"board": {"points": points, "bar": {"x": 0, "o": 0}, "turn": "x"}})
+}
+
+fn grpc_board(points: &Value) -> proto::PositionInput {
+    proto::PositionInput {
+        encoding: Some(proto::position_input::Encoding::Board(proto::Board {
+            points: points
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| i32::try_from(v.as_i64().unwrap()).unwrap())
+                .collect(),
+            bar: Some(proto::PerPlayer { x: 0, o: 0 }),
+            off: None,
+            turn: proto::Player::X as i32,
+        })),
+        turn: 0,
+    }
+}
+
+/// A play named hop by hop lands on every point it names: a blot there is
+/// hit (13/10/9 over o's blot on 10 is 13/10*/9), whether the hops come
+/// as text or as a list of single moves, over both protocols.
+#[tokio::test]
+async fn a_named_landing_point_is_landed_on() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    // The start, with one of o's midpoint checkers moved to x's 10-point.
+    let points = json!([
+        -2, 0, 0, 0, 0, 5, 0, 3, 0, -1, 0, -4, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2
+    ]);
+    let plays = [
+        json!("13/10/9"),
+        json!([{"from": 13, "to": 10}, {"from": 10, "to": 9}]),
+        json!("13/10*/9"),
+    ];
+    for play in plays {
+        let body =
+            json!({"position": board_position(points.clone()), "dice": [3, 1], "play": play});
+        let (status, answer) = server.post("/apply-move", &body).await;
+        assert_eq!(status, 200, "{body}: {answer}");
+        assert_eq!(answer["play"]["notation"], "13/10*/9", "{play}");
+        assert_eq!(answer["hits"], json!([10]), "{play}");
+        assert_eq!(answer["position"]["board"]["bar"]["o"], 1);
+        let request = proto::ApplyMoveRequest {
+            position: Some(grpc_board(&points)),
+            dice: vec![3, 1],
+            play: Some(match play.as_str() {
+                Some(text) => proto::apply_move_request::Play::Notation(text.into()),
+                None => proto::apply_move_request::Play::Moves(proto::MoveList {
+                    moves: vec![
+                        proto::MoveInput { from: 13, to: 10 },
+                        proto::MoveInput { from: 10, to: 9 },
+                    ],
+                }),
+            }),
+            ..Default::default()
+        };
+        let g = grpc.apply_move(request).await.unwrap().into_inner();
+        assert_eq!(g.play.unwrap().notation, "13/10*/9");
+        assert_eq!(g.hits, [10]);
+        assert_eq!(
+            g.position.unwrap().position_id,
+            answer["position"]["position_id"]
+        );
+    }
+}
+
+/// A named intermediate point that is blocked makes the play illegal, with
+/// the reason; with no intermediate point named any legal route will do.
+#[tokio::test]
+async fn a_blocked_named_point_is_refused() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let start = json!({"position_id": "4HPwATDgc/ABMA"});
+    let (status, problem) = server
+        .post(
+            "/apply-move",
+            &json!({"position": start, "dice": [5, 3], "play": "24/19/16"}),
+        )
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(problem["type"], "illegal-play");
+    assert_eq!(problem["detail"], "point 19 is blocked");
+    let status = grpc
+        .apply_move(proto::ApplyMoveRequest {
+            position: Some(proto::PositionInput {
+                encoding: Some(proto::position_input::Encoding::PositionId(
+                    "4HPwATDgc/ABMA".into(),
+                )),
+                turn: 0,
+            }),
+            dice: vec![5, 3],
+            play: Some(proto::apply_move_request::Play::Notation("24/19/16".into())),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition);
+    assert_eq!(slug(&status), "illegal-play");
+    assert_eq!(status.message(), "point 19 is blocked");
+    // The same checker's move with no intermediate point named: 24/21/16.
+    for play in [json!("24/16"), json!("24/21/16")] {
+        let (status, answer) = server
+            .post(
+                "/apply-move",
+                &json!({"position": start, "dice": [5, 3], "play": play}),
+            )
+            .await;
+        assert_eq!(status, 200, "{play}: {answer}");
+        assert_eq!(answer["play"]["notation"], "24/16");
+    }
+}

@@ -10,8 +10,9 @@
 use bgref_core::notation::match_id::{GameState, MatchId};
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{
-    ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRules, CubeState, CubeValue,
-    GameEnd, GameResult, GameScore, MatchState, Player, Resignation, Variant,
+    ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState,
+    CubeValue, GameEnd, GameResult, GameScore, InvalidCubeState, InvalidMatchState, MatchState,
+    Player, Resignation, Variant,
 };
 
 use super::input::{self, PositionInput, required};
@@ -241,73 +242,41 @@ impl Context {
         self.match_source.path("match", sub)
     }
 
-    /// An invalid-state [`CubeError`] as a 400 naming the field at fault.
-    fn state_error(&self, err: CubeError) -> ApiError {
+    /// An invalid state as a 400 naming the field at fault.
+    fn state_error(&self, err: InvalidCubeState) -> ApiError {
+        use InvalidCubeState as S;
         let (slug, field) = match err {
-            CubeError::MatchOver => ("invalid-match", self.match_field("score")),
-            CubeError::CrawfordInMoneyPlay | CubeError::CrawfordNotOneAway => {
-                ("invalid-match", self.match_field("crawford"))
-            }
-            CubeError::CubeAboveMaximum | CubeError::CentredCubeTurned => {
+            S::Match(InvalidMatchState::MatchOver) => ("invalid-match", self.match_field("score")),
+            S::Match(
+                InvalidMatchState::CrawfordInMoneyPlay | InvalidMatchState::CrawfordNotOneAway,
+            ) => ("invalid-match", self.match_field("crawford")),
+            S::CubeAboveMaximum | S::CentredCubeTurned => {
                 ("invalid-cube", self.cube_field("value"))
             }
-            CubeError::OwnedCubeAtOne => ("invalid-cube", self.cube_field("owner")),
-            CubeError::BeaversWithoutDouble
-            | CubeError::BeaverCountAboveLimit
-            | CubeError::BeaversAboveCube => ("invalid-cube", self.cube_field("beavers")),
-            CubeError::OfferByNonOwner => ("invalid-cube", self.cube_field("offered_by")),
-            CubeError::DoubleAndResignation => ("invalid-cube", self.cube_field("resignation")),
-            _ => ("invalid-cube", self.cube_field("")),
+            S::OwnedCubeAtOne => ("invalid-cube", self.cube_field("owner")),
+            S::BeaversWithoutDouble | S::BeaverCountAboveLimit | S::BeaversAboveCube => {
+                ("invalid-cube", self.cube_field("beavers"))
+            }
+            S::OfferByNonOwner => ("invalid-cube", self.cube_field("offered_by")),
+            S::DoubleAndResignation => ("invalid-cube", self.cube_field("resignation")),
+            S::CubeTurnedInCrawfordGame => ("invalid-cube", self.cube_field("")),
         };
         ApiError::invalid(slug, field, err)
     }
 
-    /// Checks the state; a refusal here (none is expected) is a 422.
+    /// Checks the state.
     fn validate(&self, cube: &CubeState) -> Result<(), ApiError> {
         cube.validate(&self.match_state, &self.rules)
-            .map_err(|e| self.error(e))
+            .map_err(|e| self.state_error(e))
     }
 
     /// Any [`CubeError`]: a refusal is a 422 with its slug, an invalid
     /// state a 400 with its field.
     fn error(&self, err: CubeError) -> ApiError {
-        if err.is_refusal() {
-            ApiError::illegal(refusal_slug(err), None, err)
-        } else {
-            self.state_error(err)
+        match err {
+            CubeError::Refused(refusal) => ApiError::illegal(refusal.slug(), None, refusal),
+            CubeError::InvalidState(state) => self.state_error(state),
         }
-    }
-}
-
-/// The stable slug of a rules refusal.
-pub fn refusal_slug(err: CubeError) -> &'static str {
-    match err {
-        CubeError::NotYourCube => "not-your-cube",
-        CubeError::CrawfordGame => "crawford-game",
-        CubeError::CubeAtMaximum => "cube-at-maximum",
-        CubeError::BeaversDisabled => "beavers-disabled",
-        CubeError::BeaversInMatchPlay => "beavers-in-match-play",
-        CubeError::BeaverLimitReached => "beaver-limit-reached",
-        CubeError::RaccoonExpected => "raccoon-expected",
-        CubeError::NoBeaverToRaccoon => "no-beaver-to-raccoon",
-        CubeError::NotYourTurnToAct => "not-your-turn",
-        CubeError::NoDoubleOffered => "no-double-offered",
-        CubeError::DoubleAlreadyOffered => "double-already-offered",
-        CubeError::ResignationAlreadyOffered => "resignation-already-offered",
-        CubeError::NoResignationOffered => "no-resignation-offered",
-        // Invalid states are problems, not refusals.
-        CubeError::MatchOver
-        | CubeError::CrawfordInMoneyPlay
-        | CubeError::CrawfordNotOneAway
-        | CubeError::CubeAboveMaximum
-        | CubeError::OwnedCubeAtOne
-        | CubeError::CentredCubeTurned
-        | CubeError::CubeTurnedInCrawfordGame
-        | CubeError::BeaversWithoutDouble
-        | CubeError::BeaverCountAboveLimit
-        | CubeError::BeaversAboveCube
-        | CubeError::OfferByNonOwner
-        | CubeError::DoubleAndResignation => "invalid-cube",
     }
 }
 
@@ -404,14 +373,7 @@ fn read_rules(
     id: Option<&MatchId>,
     xgid: Option<&Xgid>,
 ) -> Result<CubeRules, ApiError> {
-    let mut rules = CubeRules::DEFAULT;
-    if let Some(xgid) = xgid {
-        if xgid.match_length == 0 {
-            rules.jacoby = xgid.rules & 1 != 0;
-            rules.beavers = u8::from(xgid.rules & 2 != 0);
-        }
-        rules.max_cube = CubeValue::from_log2(xgid.max_cube_log2).unwrap_or(CubeValue::MAX);
-    }
+    let mut rules = xgid.map_or(CubeRules::DEFAULT, Xgid::cube_rules);
     if let Some(id) = id {
         rules.jacoby = id.jacoby;
     }
@@ -447,7 +409,7 @@ pub(crate) fn starting_cube(
         .unwrap_or(MatchState::MONEY);
     match_state
         .validate()
-        .map_err(|e| ApiError::invalid("invalid-match", "match", CubeError::from(e)))?;
+        .map_err(|e| ApiError::invalid("invalid-match", "match", e))?;
     let rules = read_rules(rules, None, None)?;
     Ok(CubeState::for_new_game(ties, &match_state, &rules))
 }
@@ -475,27 +437,13 @@ fn read_context(
     let (cube, cube_source) = match (cube, &id, xgid) {
         (Some(cube), _, _) => (read_cube(cube)?, Source::Request),
         (None, Some(id), _) => (id.cube_state(), Source::MatchId),
-        (None, None, Some(xgid)) => (
-            CubeState {
-                value: CubeValue::from_log2(xgid.cube_log2).unwrap_or(CubeValue::MAX),
-                owner: xgid.cube_owner.into(),
-                ..CubeState::START
-            },
-            Source::Xgid,
-        ),
+        (None, None, Some(xgid)) => (xgid.cube_state(), Source::Xgid),
         (None, None, None) => (CubeState::START, Source::Default),
     };
     let (match_state, match_source) = match (match_input, &id, xgid) {
         (Some(input), _, _) => (read_match(input)?, Source::Request),
         (None, Some(id), _) => (id.match_state(), Source::MatchId),
-        (None, None, Some(xgid)) => (
-            MatchState {
-                length: xgid.match_length,
-                score: xgid.score,
-                crawford: xgid.match_length > 0 && xgid.rules & 1 != 0,
-            },
-            Source::Xgid,
-        ),
+        (None, None, Some(xgid)) => (xgid.match_state(), Source::Xgid),
         (None, None, None) => (MatchState::MONEY, Source::Default),
     };
     Ok(Context {
@@ -660,7 +608,7 @@ fn pass_end(
         "resign_level goes only with ended_by resign",
     )?;
     if ctx.match_state.crawford {
-        return Err(ctx.error(CubeError::CrawfordGame));
+        return Err(ctx.error(CubeRefusal::CrawfordGame.into()));
     }
     match cube.offered_by {
         None if !cube.owner.is_available_to(winner) => {
@@ -809,8 +757,8 @@ pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
     }
     let outcome = match ctx.cube.apply(player, action, &ctx.match_state, &ctx.rules) {
         Ok(outcome) => outcome,
-        Err(err) if err.is_refusal() => return Ok(refused(refusal_slug(err), err)),
-        Err(err) => return Err(ctx.state_error(err)),
+        Err(CubeError::Refused(refusal)) => return Ok(refused(refusal.slug(), refusal)),
+        Err(CubeError::InvalidState(state)) => return Err(ctx.state_error(state)),
     };
     if let (CubeAction::Double, Some(id)) = (action, &ctx.match_id)
         && id.dice.is_some()

@@ -4,8 +4,8 @@
 //! HTTP and gRPC give the same slug, detail and field for the same mistake.
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::notation::xgid::{Xgid, XgidDice};
-use bgref_core::{ByPlayer, Dice, Die, Player, Position, PositionError, Setup, Variant};
+use bgref_core::notation::xgid::Xgid;
+use bgref_core::{ByPlayer, Dice, Die, Player, Position, Setup, Variant};
 
 use crate::error::ApiError;
 
@@ -51,10 +51,7 @@ pub struct ReadPosition {
 impl ReadPosition {
     /// The dice the XGID carries, if any.
     pub fn xgid_dice(&self) -> Option<Dice> {
-        match self.xgid.as_ref()?.dice {
-            XgidDice::Rolled(d) => Some(d),
-            _ => None,
-        }
+        self.xgid.as_ref()?.rolled_dice()
     }
 }
 
@@ -177,42 +174,6 @@ fn board_setup(board: &BoardInput, field: &str) -> Result<Setup, ApiError> {
     Ok(Setup::from_signed(&points, bar, off, turn))
 }
 
-/// Says what is wrong with a setup, with the numbers.
-fn position_error(setup: &Setup, variant: Variant, err: PositionError, field: &str) -> ApiError {
-    let mut reasons = Vec::new();
-    let n = variant.checkers();
-    for (player, flag) in [
-        (Player::X, PositionError::X_CHECKER_COUNT),
-        (Player::O, PositionError::O_CHECKER_COUNT),
-    ] {
-        if err.contains(flag) {
-            let on_board = setup.on_board(player);
-            reasons.push(match setup.off {
-                Some(off) => format!(
-                    "{player} has {} checkers ({on_board} on the board and bar, {} off) but {variant} has {n}",
-                    on_board + u32::from(off[player]),
-                    off[player]
-                ),
-                None => format!("{player} has {on_board} checkers on the board and bar but {variant} has {n}"),
-            });
-        }
-    }
-    if err.contains(PositionError::SHARED_POINT) {
-        let points: Vec<String> = (0..24)
-            .filter(|&i| setup.points.x[i] > 0 && setup.points.o[23 - i] > 0)
-            .map(|i| (i + 1).to_string())
-            .collect();
-        reasons.push(format!(
-            "point {} (from x's side) holds checkers of both players",
-            points.join(", ")
-        ));
-    }
-    if err.contains(PositionError::BOTH_FINISHED) {
-        reasons.push("both players have borne off every checker".to_owned());
-    }
-    ApiError::invalid("invalid-position", field, reasons.join("; "))
-}
-
 /// A position that must be given.
 pub fn required_position(
     input: Option<&PositionInput>,
@@ -277,7 +238,7 @@ pub fn position(
     };
     let sub_field = format!("{field}.{sub}");
     let position = Position::from_setup(&setup, variant)
-        .map_err(|e| position_error(&setup, variant, e, &sub_field))?;
+        .map_err(|e| ApiError::invalid("invalid-position", sub_field, e))?;
     Ok(ReadPosition { position, xgid })
 }
 

@@ -1,7 +1,6 @@
 //! `LegalMoves` and `ApplyMove`.
 
 use bgref_core::Play;
-use bgref_core::notation::move_text::MoveText;
 
 use super::common::{
     dice_in, player_out, position_in, position_out, result_out, variant_in, variant_out,
@@ -42,7 +41,7 @@ impl From<&LegalMoves> for proto::LegalMovesResponse {
                 .plays
                 .iter()
                 .map(|p| proto::Play {
-                    notation: MoveText::format(&p.play),
+                    notation: p.play.to_string(),
                     moves: moves_out(&p.play),
                     position: Some(position_out(&p.position)),
                 })
@@ -83,7 +82,7 @@ impl From<&Applied> for proto::ApplyMoveResponse {
     fn from(answer: &Applied) -> Self {
         proto::ApplyMoveResponse {
             play: Some(proto::Play {
-                notation: MoveText::format(&answer.play),
+                notation: answer.play.to_string(),
                 moves: moves_out(&answer.play),
                 position: None,
             }),

@@ -5,7 +5,6 @@ use utoipa::ToSchema;
 
 use super::common::{PlayerName, PositionInput, PositionOutput, VariantName};
 use super::cube::GameResultName;
-use bgref_core::notation::move_text::MoveText;
 
 use crate::api::input;
 use crate::api::moves::{
@@ -213,7 +212,7 @@ fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
 impl From<&PlayView> for PlayOutput {
     fn from(view: &PlayView) -> Self {
         PlayOutput {
-            notation: MoveText::format(&view.play),
+            notation: view.play.to_string(),
             moves: moves_output(&view.play),
             position: (&view.position).into(),
         }
@@ -234,7 +233,7 @@ impl From<&Applied> for ApplyMoveResponse {
     fn from(answer: &Applied) -> Self {
         ApplyMoveResponse {
             play: PlayedOutput {
-                notation: MoveText::format(&answer.play),
+                notation: answer.play.to_string(),
                 moves: moves_output(&answer.play),
             },
             position: (&answer.position).into(),
