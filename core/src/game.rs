@@ -1,0 +1,677 @@
+//! A whole game, and a whole match, as a state machine: who must act, what
+//! they may do, and what follows. The referee's game token is this state,
+//! signed; every transition is a function of the state, the action and the
+//! dice of the [`Roller`] (the match's seed), so replaying the same actions
+//! from the same start gives the same states, dice included.
+//!
+//! # Phases
+//! - [`Phase::OpeningRoll`]: either player asks [`Action::Roll`]; the
+//!   opening roll (ties thrown again, counted for automatic doubles) picks
+//!   who starts, and the starter moves with both dice at once: no double
+//!   comes first.
+//! - [`Phase::RollOrDouble`]: the player on roll rolls, doubles (when the
+//!   cube allows it) or resigns. A roll with no legal play passes the turn
+//!   at once.
+//! - [`Phase::AnswerDouble`]: the doubled player takes, passes, or (money
+//!   play, when allowed) beavers; after a beaver the doubler takes, passes
+//!   or raccoons.
+//! - [`Phase::Move`]: the player on roll moves (or resigns).
+//! - [`Phase::AnswerResignation`]: the opponent accepts or rejects; a
+//!   rejection goes back to where the resignation was offered.
+//! - [`Phase::GameOver`]: either player asks [`Action::NextGame`].
+//! - [`Phase::MatchOver`]: nothing more.
+//!
+//! The dice of a game's turn `t` are the roll of `(game, t)` of the match's
+//! commit-reveal stream ([`crate::verify`]); turn 0 is the opening roll.
+
+use alloc::string::String;
+use core::fmt;
+
+use crate::cube::{
+    CubeAction, CubeError, CubeOutcome, CubeRefusal, CubeRules, CubeState, GameEnd, GameResult,
+    GameScore, InvalidCubeState, MatchState,
+};
+use crate::dice::Dice;
+use crate::notation::move_text::{IllegalMoveText, MoveText};
+use crate::play::Play;
+use crate::player::Player;
+use crate::position::Position;
+use crate::setup::Variant;
+use crate::verify::Roller;
+
+/// Where a game stands: what is due, and from whom.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Phase {
+    /// The opening roll is due (either player may ask for it).
+    OpeningRoll = 0,
+    /// The player on roll rolls or doubles.
+    RollOrDouble = 1,
+    /// The doubled player answers a double (or the doubler a beaver).
+    AnswerDouble = 2,
+    /// The player on roll moves the dice rolled.
+    Move = 3,
+    /// The opponent answers a resignation.
+    AnswerResignation = 4,
+    /// The game is over; the match goes on.
+    GameOver = 5,
+    /// The match (or money session) is over.
+    MatchOver = 6,
+}
+
+impl Phase {
+    /// Every phase, by its number.
+    pub const ALL: [Phase; 7] = [
+        Phase::OpeningRoll,
+        Phase::RollOrDouble,
+        Phase::AnswerDouble,
+        Phase::Move,
+        Phase::AnswerResignation,
+        Phase::GameOver,
+        Phase::MatchOver,
+    ];
+
+    /// The name: `opening_roll`, `roll_or_double`, `answer_double`, `move`,
+    /// `answer_resignation`, `game_over`, `match_over`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Phase::OpeningRoll => "opening_roll",
+            Phase::RollOrDouble => "roll_or_double",
+            Phase::AnswerDouble => "answer_double",
+            Phase::Move => "move",
+            Phase::AnswerResignation => "answer_resignation",
+            Phase::GameOver => "game_over",
+            Phase::MatchOver => "match_over",
+        }
+    }
+}
+
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a player does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Roll the dice (also the opening roll).
+    Roll,
+    /// Offer a double, before rolling.
+    Double,
+    /// Accept the double (or the beaver, or the raccoon).
+    Take,
+    /// Refuse it: the game ends.
+    Pass,
+    /// Take and at once redouble, keeping the cube (money play).
+    Beaver,
+    /// Take a beaver and at once redouble (money play).
+    Raccoon,
+    /// Move: a play in notation or as moves.
+    Move(MoveText),
+    /// Offer to resign a single, gammon or backgammon.
+    Resign(GameResult),
+    /// Accept the opponent's resignation: the game ends.
+    Accept,
+    /// Reject it: play goes on.
+    Reject,
+    /// Start the next game of the match.
+    NextGame,
+}
+
+impl Action {
+    /// The name: `roll`, `double`, `take`, `pass`, `beaver`, `raccoon`,
+    /// `move`, `resign`, `accept`, `reject`, `next_game`.
+    #[must_use]
+    pub const fn name(&self) -> &'static str {
+        match self {
+            Action::Roll => "roll",
+            Action::Double => "double",
+            Action::Take => "take",
+            Action::Pass => "pass",
+            Action::Beaver => "beaver",
+            Action::Raccoon => "raccoon",
+            Action::Move(_) => "move",
+            Action::Resign(_) => "resign",
+            Action::Accept => "accept",
+            Action::Reject => "reject",
+            Action::NextGame => "next_game",
+        }
+    }
+}
+
+/// Why an action is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameError {
+    /// Another player must act now.
+    NotYourTurn {
+        /// The player who must act.
+        expected: Player,
+    },
+    /// The action does not fit the phase.
+    WrongPhase {
+        /// The phase the game is in.
+        phase: Phase,
+        /// The action's name.
+        action: &'static str,
+    },
+    /// The cube rules refuse it.
+    Cube(CubeRefusal),
+    /// The play is not legal.
+    Illegal(IllegalMoveText),
+    /// The state cannot occur (never for a state this module made).
+    InvalidState(InvalidCubeState),
+}
+
+impl GameError {
+    /// A stable slug: `not-your-turn`, `wrong-phase`, the cube refusal's
+    /// slug, `illegal-play`, `ambiguous-play`, `invalid-state`.
+    #[must_use]
+    pub fn slug(&self) -> &'static str {
+        match self {
+            GameError::NotYourTurn { .. } => "not-your-turn",
+            GameError::WrongPhase { .. } => "wrong-phase",
+            GameError::Cube(refusal) => refusal.slug(),
+            GameError::Illegal(IllegalMoveText::Ambiguous) => "ambiguous-play",
+            GameError::Illegal(IllegalMoveText::Illegal(_)) => "illegal-play",
+            GameError::InvalidState(_) => "invalid-state",
+        }
+    }
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameError::NotYourTurn { expected } => write!(f, "it is {expected}'s turn to act"),
+            GameError::WrongPhase { phase, action } => {
+                write!(f, "{action} is not possible now: the game is at {phase}")
+            }
+            GameError::Cube(refusal) => refusal.fmt(f),
+            GameError::Illegal(reason) => reason.fmt(f),
+            GameError::InvalidState(state) => state.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for GameError {}
+
+impl From<CubeError> for GameError {
+    fn from(err: CubeError) -> GameError {
+        match err {
+            CubeError::Refused(refusal) => GameError::Cube(refusal),
+            CubeError::InvalidState(state) => GameError::InvalidState(state),
+        }
+    }
+}
+
+/// What happened, besides the new state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The opening roll: `starts` moves with `dice`.
+    OpeningRoll {
+        /// x's die of the deciding throw.
+        x_die: crate::dice::Die,
+        /// o's die.
+        o_die: crate::dice::Die,
+        /// The starter.
+        starts: Player,
+        /// Tied throws before it.
+        ties: u32,
+        /// The starter's roll.
+        dice: Dice,
+    },
+    /// A roll of turn `turn`; `passed` when no play was legal (the turn
+    /// passed at once).
+    Rolled {
+        /// Who rolled.
+        player: Player,
+        /// The roll.
+        dice: Dice,
+        /// No legal play: the turn passed.
+        passed: bool,
+    },
+    /// A double, beaver or raccoon offered.
+    Doubled {
+        /// Who doubled.
+        by: Player,
+    },
+    /// The double (beaver, raccoon) was taken.
+    Taken {
+        /// Who took.
+        by: Player,
+    },
+    /// A play.
+    Moved {
+        /// Who moved.
+        player: Player,
+        /// The play.
+        play: Play,
+    },
+    /// A resignation offered.
+    Resigned {
+        /// Who resigned.
+        by: Player,
+        /// At what level.
+        level: GameResult,
+    },
+    /// The resignation was rejected.
+    Rejected {
+        /// Who rejected.
+        by: Player,
+    },
+    /// The game ended (by bearing off, a pass or an accepted resignation).
+    GameEnded(GameScore),
+    /// A new game began.
+    NewGame {
+        /// Its number.
+        game: u32,
+    },
+}
+
+/// The whole state of a game within its match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameState {
+    /// The variant.
+    pub variant: Variant,
+    /// The rule options.
+    pub rules: CubeRules,
+    /// The match before this game: length, score, Crawford flag.
+    pub match_state: MatchState,
+    /// The client seed the match's dice are bound to.
+    pub client_seed: String,
+    /// The game number, from 1.
+    pub game: u32,
+    /// The turn number: 0 is the opening roll, each later roll adds one.
+    pub turn: u32,
+    /// The position; its side on roll is the player on roll.
+    pub position: Position,
+    /// The cube (and a pending double or resignation).
+    pub cube: CubeState,
+    /// What is due.
+    pub phase: Phase,
+    /// The dice of this turn, once rolled and until the move is made.
+    pub dice: Option<Dice>,
+    /// The last game's score, in [`Phase::GameOver`] and [`Phase::MatchOver`].
+    pub result: Option<GameScore>,
+}
+
+impl GameState {
+    /// A new match (or money session, `match_state.length == 0`) at its
+    /// first game, before the opening roll.
+    #[must_use]
+    pub fn new(
+        variant: Variant,
+        rules: CubeRules,
+        match_state: MatchState,
+        client_seed: String,
+    ) -> GameState {
+        GameState {
+            variant,
+            rules,
+            match_state,
+            client_seed,
+            game: 1,
+            turn: 0,
+            position: Position::start(variant, Player::X),
+            cube: CubeState::START,
+            phase: Phase::OpeningRoll,
+            dice: None,
+            result: None,
+        }
+    }
+
+    /// The player who must act now; `None` when either may (the opening
+    /// roll, the next game) or nobody (the match is over).
+    #[must_use]
+    pub fn to_act(&self) -> Option<Player> {
+        match self.phase {
+            Phase::RollOrDouble | Phase::Move => Some(self.position.turn()),
+            Phase::AnswerDouble | Phase::AnswerResignation => self.cube.to_act(),
+            Phase::OpeningRoll | Phase::GameOver | Phase::MatchOver => None,
+        }
+    }
+
+    /// The player on roll (the mover of this turn).
+    #[must_use]
+    pub const fn on_roll(&self) -> Player {
+        self.position.turn()
+    }
+
+    /// Whether the player on roll may double now.
+    #[must_use]
+    pub fn may_double(&self) -> bool {
+        self.phase == Phase::RollOrDouble
+            && self
+                .cube
+                .may_double(self.on_roll(), &self.match_state, &self.rules)
+                .is_ok()
+    }
+
+    /// `player` takes `action`, with the match's dice from `roller`.
+    ///
+    /// # Errors
+    /// [`GameError`]: not this player's turn, not this phase, a cube rule,
+    /// an illegal play.
+    pub fn act(
+        &self,
+        player: Player,
+        action: &Action,
+        roller: &Roller,
+    ) -> Result<(GameState, Event), GameError> {
+        let wrong_phase = || GameError::WrongPhase {
+            phase: self.phase,
+            action: action.name(),
+        };
+        if let Some(expected) = self.to_act()
+            && expected != player
+        {
+            return Err(GameError::NotYourTurn { expected });
+        }
+        let mut next = self.clone();
+        let event = match (self.phase, action) {
+            (Phase::OpeningRoll, Action::Roll) => {
+                let opening = roller.opening_roll(&self.client_seed, self.game);
+                next.turn = 0;
+                next.position = Position::start(self.variant, opening.starts);
+                next.cube = CubeState::for_new_game(opening.ties, &self.match_state, &self.rules);
+                next.phase = Phase::Move;
+                next.dice = Some(opening.dice);
+                Event::OpeningRoll {
+                    x_die: opening.x_die,
+                    o_die: opening.o_die,
+                    starts: opening.starts,
+                    ties: opening.ties,
+                    dice: opening.dice,
+                }
+            }
+            (Phase::RollOrDouble, Action::Roll) => {
+                next.turn = self.turn + 1;
+                let dice = roller.roll(&self.client_seed, self.game, next.turn);
+                let passed = self.position.legal_plays(dice).is_empty();
+                if passed {
+                    next.position = self.position.swap_turn();
+                    next.dice = None;
+                } else {
+                    next.phase = Phase::Move;
+                    next.dice = Some(dice);
+                }
+                Event::Rolled {
+                    player,
+                    dice,
+                    passed,
+                }
+            }
+            (Phase::Move, Action::Move(text)) => {
+                let dice = self.dice.ok_or_else(wrong_phase)?;
+                let play = text
+                    .to_play(&self.position, dice)
+                    .map_err(GameError::Illegal)?;
+                let after = self.position.after(&play);
+                next.position = after;
+                next.dice = None;
+                next.phase = Phase::RollOrDouble;
+                if let Some(outcome) = after.outcome() {
+                    let end = GameEnd::BearOff {
+                        winner: outcome.winner,
+                        result: outcome.result,
+                    };
+                    let score =
+                        crate::cube::score_game(end, &self.cube, &self.match_state, &self.rules)?;
+                    next.end_game(score);
+                    // Both events matter; the play is the one reported
+                    // here and the score is in the state.
+                }
+                Event::Moved { player, play }
+            }
+            (Phase::RollOrDouble, Action::Double)
+            | (
+                Phase::AnswerDouble,
+                Action::Take | Action::Pass | Action::Beaver | Action::Raccoon,
+            )
+            | (Phase::RollOrDouble | Phase::Move, Action::Resign(_))
+            | (Phase::AnswerResignation, Action::Accept | Action::Reject) => {
+                let cube_action = match action {
+                    Action::Double => CubeAction::Double,
+                    Action::Take => CubeAction::Take,
+                    Action::Pass => CubeAction::Pass,
+                    Action::Beaver => CubeAction::Beaver,
+                    Action::Raccoon => CubeAction::Raccoon,
+                    Action::Resign(level) => CubeAction::Resign(*level),
+                    Action::Accept => CubeAction::Accept,
+                    _ => CubeAction::Reject,
+                };
+                match self
+                    .cube
+                    .apply(player, cube_action, &self.match_state, &self.rules)?
+                {
+                    CubeOutcome::GameOver(score) => {
+                        next.end_game(score);
+                        Event::GameEnded(score)
+                    }
+                    CubeOutcome::Continue(cube) => {
+                        next.cube = cube;
+                        next.phase = if cube.offered_by.is_some() {
+                            Phase::AnswerDouble
+                        } else if cube.resignation.is_some() {
+                            Phase::AnswerResignation
+                        } else if self.dice.is_some() {
+                            Phase::Move
+                        } else {
+                            Phase::RollOrDouble
+                        };
+                        match action {
+                            Action::Double | Action::Beaver | Action::Raccoon => {
+                                Event::Doubled { by: player }
+                            }
+                            Action::Take => Event::Taken { by: player },
+                            Action::Resign(level) => Event::Resigned {
+                                by: player,
+                                level: *level,
+                            },
+                            _ => Event::Rejected { by: player },
+                        }
+                    }
+                }
+            }
+            (Phase::GameOver, Action::NextGame) => {
+                let Some(match_state) = self.result.and_then(|r| r.match_outcome.next_state())
+                else {
+                    return Err(wrong_phase());
+                };
+                next = GameState::new(
+                    self.variant,
+                    self.rules,
+                    match_state,
+                    self.client_seed.clone(),
+                );
+                next.game = self.game + 1;
+                Event::NewGame { game: next.game }
+            }
+            _ => return Err(wrong_phase()),
+        };
+        Ok((next, event))
+    }
+
+    /// Ends the game with `score`: game over, or match over.
+    fn end_game(&mut self, score: GameScore) {
+        self.dice = None;
+        self.phase = if score.match_outcome.winner.is_some() {
+            Phase::MatchOver
+        } else {
+            Phase::GameOver
+        };
+        self.result = Some(score);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+
+    use super::*;
+    use crate::verify::Roller;
+
+    fn roller() -> Roller {
+        Roller::new(&[7u8; 32])
+    }
+
+    /// Plays the first legal play every turn, never doubling; returns the
+    /// states visited.
+    fn play_out(mut state: GameState, roller: &Roller) -> GameState {
+        for _ in 0..2000 {
+            let player = state.to_act().unwrap_or(Player::X);
+            let action = match state.phase {
+                Phase::OpeningRoll | Phase::RollOrDouble => Action::Roll,
+                Phase::Move => {
+                    let plays = state.position.legal_plays(state.dice.unwrap());
+                    let text: MoveText = plays.iter().next().unwrap().to_string().parse().unwrap();
+                    Action::Move(text)
+                }
+                _ => return state,
+            };
+            state = state.act(player, &action, roller).unwrap().0;
+        }
+        panic!("the game did not end");
+    }
+
+    #[test]
+    fn a_money_game_runs_to_its_end() {
+        let start = GameState::new(
+            Variant::Standard,
+            CubeRules::DEFAULT,
+            MatchState::MONEY,
+            "a:b".into(),
+        );
+        assert_eq!(start.phase, Phase::OpeningRoll);
+        assert_eq!(start.to_act(), None);
+        let end = play_out(start.clone(), &roller());
+        assert_eq!(end.phase, Phase::GameOver);
+        let score = end.result.unwrap();
+        assert!(score.points >= 1);
+        // Deterministic: the same actions give the same end.
+        assert_eq!(play_out(start, &roller()), end);
+        // The next game starts over, the session score carried on.
+        let (next, event) = end.act(Player::O, &Action::NextGame, &roller()).unwrap();
+        assert_eq!(event, Event::NewGame { game: 2 });
+        assert_eq!(next.phase, Phase::OpeningRoll);
+        assert_eq!(next.match_state.score[score.winner], score.points);
+    }
+
+    #[test]
+    fn turns_and_phases_are_enforced() {
+        let r = roller();
+        let start = GameState::new(
+            Variant::Standard,
+            CubeRules::DEFAULT,
+            MatchState::MONEY,
+            "a:b".into(),
+        );
+        // No double before the opening roll.
+        assert!(matches!(
+            start.act(Player::X, &Action::Double, &r),
+            Err(GameError::WrongPhase { .. })
+        ));
+        let (moving, event) = start.act(Player::O, &Action::Roll, &r).unwrap();
+        let Event::OpeningRoll { starts, dice, .. } = event else {
+            panic!("{event:?}")
+        };
+        assert_eq!(moving.phase, Phase::Move);
+        assert_eq!(moving.dice, Some(dice));
+        assert_eq!(moving.to_act(), Some(starts));
+        // The other player may not move, double or roll now.
+        for action in [Action::Roll, Action::Double] {
+            assert_eq!(
+                moving.act(!starts, &action, &r),
+                Err(GameError::NotYourTurn { expected: starts })
+            );
+        }
+        // The starter may not double with the dice rolled.
+        assert!(matches!(
+            moving.act(starts, &Action::Double, &r),
+            Err(GameError::WrongPhase { .. })
+        ));
+        let play = moving
+            .position
+            .legal_plays(dice)
+            .iter()
+            .next()
+            .copied()
+            .unwrap();
+        let (after, _) = moving
+            .act(starts, &Action::Move(play.to_string().parse().unwrap()), &r)
+            .unwrap();
+        assert_eq!(after.phase, Phase::RollOrDouble);
+        assert_eq!(after.to_act(), Some(!starts));
+        // Double, take: the doubler rolls; the taker owns the cube.
+        let (offered, _) = after.act(!starts, &Action::Double, &r).unwrap();
+        assert_eq!(offered.phase, Phase::AnswerDouble);
+        assert_eq!(offered.to_act(), Some(starts));
+        let (taken, _) = offered.act(starts, &Action::Take, &r).unwrap();
+        assert_eq!(taken.phase, Phase::RollOrDouble);
+        assert_eq!(taken.to_act(), Some(!starts));
+        assert_eq!(taken.cube.value.get(), 2);
+        assert_eq!(
+            taken.act(!starts, &Action::Double, &r),
+            Err(GameError::Cube(CubeRefusal::NotYourCube))
+        );
+        // A resignation, rejected then accepted.
+        let (resigned, _) = taken
+            .act(!starts, &Action::Resign(GameResult::Gammon), &r)
+            .unwrap();
+        assert_eq!(resigned.phase, Phase::AnswerResignation);
+        let (rejected, _) = resigned.act(starts, &Action::Reject, &r).unwrap();
+        assert_eq!(rejected.phase, Phase::RollOrDouble);
+        let (over, event) = resigned.act(starts, &Action::Accept, &r).unwrap();
+        assert_eq!(over.phase, Phase::GameOver);
+        let Event::GameEnded(score) = event else {
+            panic!("{event:?}")
+        };
+        assert_eq!((score.winner, score.points), (starts, 4));
+    }
+
+    #[test]
+    fn a_match_ends_and_automatic_doubles_start_the_cube() {
+        let r = roller();
+        let mut rules = CubeRules::DEFAULT;
+        rules.automatic_doubles = 3;
+        let mut state = GameState::new(
+            Variant::Hypergammon3,
+            rules,
+            MatchState {
+                length: 3,
+                ..MatchState::MONEY
+            },
+            "m".into(),
+        );
+        let mut games = 0;
+        while state.phase != Phase::MatchOver {
+            state = play_out(state, &r);
+            games += 1;
+            if state.phase == Phase::GameOver {
+                state = state.act(Player::X, &Action::NextGame, &r).unwrap().0;
+            }
+        }
+        assert!(games >= 1);
+        let score = state.result.unwrap();
+        assert!(score.match_outcome.winner.is_some());
+        assert!(
+            state
+                .act(Player::X, &Action::NextGame, &r)
+                .is_err_and(|e| e.slug() == "wrong-phase")
+        );
+        // Automatic doubles apply in money play only: find a tied opening.
+        let money = GameState::new(Variant::Standard, rules, MatchState::MONEY, "m".into());
+        let tied = (1..500)
+            .map(|game| GameState {
+                game,
+                ..money.clone()
+            })
+            .find_map(|s| match s.act(Player::X, &Action::Roll, &r).unwrap() {
+                (next, Event::OpeningRoll { ties, .. }) if ties > 0 => Some((next, ties)),
+                _ => None,
+            })
+            .expect("a tied opening roll");
+        assert_eq!(tied.0.cube.value.get(), 1 << tied.1.min(3));
+    }
+}
