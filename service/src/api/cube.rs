@@ -396,6 +396,11 @@ fn read_rules(
     Ok(rules)
 }
 
+/// Rule options alone (no Match ID or XGID to take them from).
+pub(crate) fn read_rules_only(input: Option<&RulesInput>) -> Result<CubeRules, ApiError> {
+    read_rules(input, None, None)
+}
+
 /// The starting cube of a game whose opening roll tied `ties` times:
 /// automatic doubles in money play (see [`CubeState::for_new_game`]).
 pub(crate) fn starting_cube(

@@ -258,13 +258,13 @@ fn check_text(
 /// Checks a match id and, once it is known to be short and free of control
 /// characters, records it on the current span (as `match_id`, when the span
 /// declares that field).
-fn check_match_id(match_id: &str, field: &str) -> Result<(), ApiError> {
+pub(crate) fn check_match_id(match_id: &str, field: &str) -> Result<(), ApiError> {
     check_text(match_id, field, "invalid-match-id", 1, MAX_MATCH_ID_BYTES)?;
     tracing::Span::current().record("match_id", match_id);
     Ok(())
 }
 
-fn check_client_seed(client_seed: &str, field: &str) -> Result<(), ApiError> {
+pub(crate) fn check_client_seed(client_seed: &str, field: &str) -> Result<(), ApiError> {
     check_text(
         client_seed,
         field,
@@ -314,6 +314,28 @@ fn sign_roll(
     verify::to_hex(&keys.sign(&message).to_bytes())
 }
 
+/// A roll's receipt: the dice of `(game, turn)` of the match, signed.
+pub(crate) fn signed_roll(
+    keys: &DiceKeys,
+    match_id: &str,
+    client_seed: &str,
+    game: u32,
+    turn: u32,
+    dice: Dice,
+) -> SignedRoll {
+    let commitment = verify::commitment(&keys.server_seed(match_id));
+    SignedRoll {
+        match_id: match_id.to_owned(),
+        client_seed: client_seed.to_owned(),
+        game,
+        turn,
+        dice: dice.values(),
+        commitment: verify::to_hex(&commitment),
+        key_id: keys.key_id().to_owned(),
+        signature: sign_roll(keys, match_id, client_seed, game, turn, dice, &commitment),
+    }
+}
+
 /// The dice of one turn, signed.
 ///
 /// # Errors
@@ -330,27 +352,20 @@ pub fn roll(keys: &DiceKeys, req: &RollInput) -> Result<SignedRoll, ApiError> {
         MAX_TURN,
         " (turn 0 is the opening roll: POST /dice/opening)",
     )?;
-    let seed = keys.server_seed(&req.match_id);
-    let commitment = verify::commitment(&seed);
-    let dice = verify::roll(&seed, &req.client_seed, game, turn);
-    Ok(SignedRoll {
-        match_id: req.match_id.clone(),
-        client_seed: req.client_seed.clone(),
+    let dice = verify::roll(
+        &keys.server_seed(&req.match_id),
+        &req.client_seed,
         game,
         turn,
-        dice: dice.values(),
-        commitment: verify::to_hex(&commitment),
-        key_id: keys.key_id().to_owned(),
-        signature: sign_roll(
-            keys,
-            &req.match_id,
-            &req.client_seed,
-            game,
-            turn,
-            dice,
-            &commitment,
-        ),
-    })
+    );
+    Ok(signed_roll(
+        keys,
+        &req.match_id,
+        &req.client_seed,
+        game,
+        turn,
+        dice,
+    ))
 }
 
 /// The opening roll of a game, signed as turn 0 with the dice `[x_die, o_die]`.

@@ -11,6 +11,7 @@
 
 pub mod cube;
 pub mod dice;
+pub mod games;
 pub mod input;
 pub mod moves;
 pub mod variants;

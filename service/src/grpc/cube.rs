@@ -1,6 +1,6 @@
 //! `ScoreGame` and `ResolveCube`.
 
-use bgref_core::{CubeOwner, CubeState, GameKind, Player, Resignation};
+use bgref_core::{CubeOwner, CubeState, GameKind, GameScore, Player, Resignation};
 
 use super::common::{
     per_player_out, player_in, player_out, position_in, result_in, result_out, variant_in,
@@ -102,24 +102,32 @@ fn kind_out(kind: Option<GameKind>) -> i32 {
     .into()
 }
 
+/// A scored game, without Match IDs.
+pub(super) fn score_out(score: &GameScore) -> proto::GameScore {
+    let outcome = &score.match_outcome;
+    proto::GameScore {
+        ended_by: ended_by_out(EndedBy::of(&score.end)),
+        winner: player_out(score.winner),
+        result: result_out(score.result),
+        points: score.points,
+        jacoby_applied: score.jacoby,
+        r#match: Some(proto::MatchOutcome {
+            length: outcome.length,
+            score: Some(per_player_out(outcome.score)),
+            winner: outcome.winner.map_or(0, player_out),
+            next_game: kind_out(outcome.next_game),
+        }),
+        match_id: String::new(),
+        game_match_id: String::new(),
+    }
+}
+
 impl From<&Scored> for proto::GameScore {
     fn from(scored: &Scored) -> Self {
-        let score = &scored.score;
-        let outcome = &score.match_outcome;
         proto::GameScore {
-            ended_by: ended_by_out(scored.ended_by()),
-            winner: player_out(score.winner),
-            result: result_out(score.result),
-            points: score.points,
-            jacoby_applied: score.jacoby,
-            r#match: Some(proto::MatchOutcome {
-                length: outcome.length,
-                score: Some(per_player_out(outcome.score)),
-                winner: outcome.winner.map_or(0, player_out),
-                next_game: kind_out(outcome.next_game),
-            }),
             match_id: scored.match_id.clone().unwrap_or_default(),
             game_match_id: scored.game_match_id.clone().unwrap_or_default(),
+            ..score_out(&scored.score)
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod common;
 pub mod cube;
 pub mod dice;
 pub mod error;
+pub mod games;
 pub mod moves;
 
 use axum::Router;
@@ -139,6 +140,29 @@ impl Referee for RefereeService {
         request: Request<proto::ScoreGameRequest>,
     ) -> Reply<proto::ScoreGameResponse> {
         call(request, api::cube::score_game)
+    }
+
+    #[tracing::instrument(name = "NewGame", skip_all, fields(match_id = tracing::field::Empty))]
+    async fn new_game(
+        &self,
+        request: Request<proto::NewGameRequest>,
+    ) -> Reply<proto::GameResponse> {
+        call(request, |input| {
+            api::games::new_game(&self.state.dice, input)
+        })
+    }
+
+    #[tracing::instrument(name = "Act", skip_all, fields(match_id = tracing::field::Empty))]
+    async fn act(&self, request: Request<proto::ActRequest>) -> Reply<proto::ActResponse> {
+        call(request, |input| api::games::act(&self.state.dice, input))
+    }
+
+    #[tracing::instrument(name = "VerifyGame", skip_all, fields(match_id = tracing::field::Empty))]
+    async fn verify_game(
+        &self,
+        request: Request<proto::VerifyGameRequest>,
+    ) -> Reply<proto::VerifyGameResponse> {
+        call(request, |input| api::games::verify(&self.state.dice, input))
     }
 
     #[tracing::instrument(name = "ResolveCube", skip_all)]

@@ -5,7 +5,7 @@ use bgref_core::Play;
 use super::common::{
     dice_in, player_out, position_in, position_out, result_out, variant_in, variant_out,
 };
-use crate::api::moves::{Applied, ApplyMoveInput, LegalMoves, PlayInput, TurnInput};
+use crate::api::moves::{Applied, ApplyMoveInput, LegalMoves, PlayInput, PlayView, TurnInput};
 use crate::api::variants::VariantInfo;
 use crate::error::ApiError;
 use crate::proto;
@@ -34,18 +34,19 @@ impl TryFrom<proto::LegalMovesRequest> for TurnInput {
     }
 }
 
+/// A legal play and where it leads.
+pub(super) fn play_out(p: &PlayView) -> proto::Play {
+    proto::Play {
+        notation: p.play.to_string(),
+        moves: moves_out(&p.play),
+        position: Some(position_out(&p.position)),
+    }
+}
+
 impl From<&LegalMoves> for proto::LegalMovesResponse {
     fn from(answer: &LegalMoves) -> Self {
         proto::LegalMovesResponse {
-            plays: answer
-                .plays
-                .iter()
-                .map(|p| proto::Play {
-                    notation: p.play.to_string(),
-                    moves: moves_out(&p.play),
-                    position: Some(position_out(&p.position)),
-                })
-                .collect(),
+            plays: answer.plays.iter().map(play_out).collect(),
             dice: answer.dice.values().map(u32::from).to_vec(),
             forced: answer.forced(),
         }

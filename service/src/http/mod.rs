@@ -4,6 +4,7 @@ pub mod cube;
 pub mod dice;
 pub mod error;
 pub mod extract;
+pub mod games;
 pub mod moves;
 pub mod ops;
 pub mod types;
@@ -36,6 +37,7 @@ use crate::state::AppState;
         (name = "moves", description = "Legal moves and applying plays"),
         (name = "dice", description = "Commit-reveal dice"),
         (name = "cube", description = "Doubling cube, match state and scoring"),
+        (name = "games", description = "Refereed games: a signed state token, server-rolled dice, transcripts"),
         (name = "service", description = "Health and operations"),
     ),
     components(schemas(error::Problem))
@@ -52,6 +54,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(ops::metrics))
         .merge(dice::routes())
         .merge(cube::routes())
+        .merge(games::routes())
 }
 
 /// The OpenAPI document, as committed in `openapi/openapi.json`.

@@ -34,6 +34,7 @@ macro_rules! objects_only {
 pub mod common;
 pub mod cube;
 pub mod dice;
+pub mod games;
 pub mod moves;
 pub mod variants;
 

@@ -1,0 +1,860 @@
+//! Referee games: a signed, self-contained game state token that carries a
+//! whole match, server-rolled dice, and transcripts that replay.
+//!
+//! The referee keeps nothing: each answer is a new token, and an action on
+//! an old token gives the same answer again (the dice of a turn are the
+//! commit-reveal roll of `(match id, game, turn)`). See `docs/referee.md`
+//! for the trust model.
+//!
+//! # The token (version 1)
+//! base64url (no padding) of:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 1 | version, 1 |
+//! | 8 | key id of the signing key (its 16 hex digits as bytes) |
+//! | 32 | chain: SHA-256 of the previous token and the action that led here; for a new match SHA-256 of `bgref-game-v1`, the match id and the client seed |
+//! | 1 + n | match id (length, UTF-8) |
+//! | 2 + n | client seed (big-endian length, UTF-8) |
+//! | 1 | variant |
+//! | 4 | rules: Jacoby, beavers, automatic doubles, log2 of the maximum cube |
+//! | 2 + 4 + 4 + 1 | match length, score of x, score of o, Crawford game |
+//! | 4 + 2 | game number, turn number |
+//! | 14 + 1 | Position ID, player on roll |
+//! | 5 | cube: log2 value, owner, pending double by, beavers, pending resignation |
+//! | 1 + 2 | phase, dice of the turn (0 0: none) |
+//! | 1 (+ 8) | last game's score: present, then how it ended, winner, result, Jacoby, points |
+//! | 64 | Ed25519 signature over all the bytes before |
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bgref_core::notation::move_text::{MoveText, Segment};
+use bgref_core::notation::position_id::PositionId;
+use bgref_core::verify::Roller;
+use bgref_core::{
+    Action, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, Event, GameEnd, GameKind,
+    GameResult, GameScore, GameState, MatchState, Phase, Player, Point, Position, Resignation,
+    Variant,
+};
+use sha2::{Digest, Sha256};
+
+use super::cube::{MatchInput, RulesInput};
+use super::dice::{SignedRoll, check_client_seed, check_match_id, signed_roll};
+use super::input::required;
+use super::moves::PlayInput;
+use super::view::PositionView;
+use crate::error::ApiError;
+use crate::keys::{DiceKeys, Signature, VerifyingKey};
+
+/// The token format version.
+pub const TOKEN_VERSION: u8 = 1;
+/// Most actions one verify or export request replays.
+pub const MAX_TRANSCRIPT_ACTIONS: usize = 20_000;
+/// Longest token accepted, in characters.
+pub const MAX_TOKEN_CHARS: usize = 2048;
+
+/// Input of a new game (or match).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewGameInput {
+    /// The match id the dice are bound to.
+    pub match_id: String,
+    /// The client seed, fixed for the whole match.
+    pub client_seed: String,
+    /// The variant.
+    pub variant: Variant,
+    /// The match (`None`: money play).
+    pub match_state: Option<MatchInput>,
+    /// Rule options.
+    pub rules: Option<RulesInput>,
+}
+
+/// An action as a request names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionInput {
+    /// Roll (also the opening roll).
+    Roll,
+    /// Offer a double.
+    Double,
+    /// Take.
+    Take,
+    /// Pass (drop).
+    Pass,
+    /// Beaver.
+    Beaver,
+    /// Raccoon.
+    Raccoon,
+    /// Move (`None`: the play left out).
+    Move(Option<PlayInput>),
+    /// Resign (`None`: the level left out).
+    Resign(Option<GameResult>),
+    /// Accept a resignation.
+    Accept,
+    /// Reject a resignation.
+    Reject,
+    /// Start the next game.
+    NextGame,
+}
+
+/// Input of an action on a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActInput {
+    /// The state token.
+    pub state: String,
+    /// The player acting.
+    pub player: Option<Player>,
+    /// The action.
+    pub action: Option<ActionInput>,
+    /// If given, the match the token must belong to.
+    pub match_id: Option<String>,
+}
+
+/// One step of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepInput {
+    /// The player acting.
+    pub player: Option<Player>,
+    /// The action.
+    pub action: Option<ActionInput>,
+}
+
+/// Input of verify and export: the new game, then every action in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptInput {
+    /// How the match began.
+    pub start: NewGameInput,
+    /// Every action since, in order.
+    pub actions: Vec<StepInput>,
+    /// The last state token, to compare with the replay's (optional).
+    pub state: Option<String>,
+}
+
+/// A game as an app shows it.
+#[derive(Debug, Clone)]
+pub struct GameView {
+    /// The signed token to send with the next action.
+    pub token: String,
+    /// The state.
+    pub state: GameState,
+    /// The match id.
+    pub match_id: String,
+    /// The position.
+    pub position: PositionView,
+    /// The legal plays, when a move is due.
+    pub plays: Vec<super::moves::PlayView>,
+}
+
+impl GameView {
+    /// The kind of this game: normal, Crawford or post-Crawford.
+    pub fn game_kind(&self) -> GameKind {
+        let m = &self.state.match_state;
+        if m.crawford {
+            GameKind::Crawford
+        } else if m.is_post_crawford() {
+            GameKind::PostCrawford
+        } else {
+            GameKind::Normal
+        }
+    }
+}
+
+/// The answer to an action.
+#[derive(Debug, Clone)]
+pub struct Acted {
+    /// The game after it.
+    pub game: GameView,
+    /// What happened.
+    pub event: Event,
+    /// For a roll, its signed receipt.
+    pub roll: Option<SignedRoll>,
+    /// The score, when the action ended the game.
+    pub scored: Option<GameScore>,
+}
+
+/// The verdict of a replayed transcript.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// Every action was legal and, if a final state was given, the replay
+    /// reaches exactly it.
+    pub valid: bool,
+    /// Actions replayed.
+    pub actions: usize,
+    /// The index of the first refused action, with why.
+    pub refused: Option<(usize, ApiError)>,
+    /// The final state token given matches the replay's (`None`: none given).
+    pub state_matches: Option<bool>,
+    /// The game where the replay stopped.
+    pub game: GameView,
+}
+
+// --- the token ---
+
+fn player_byte(p: Player) -> u8 {
+    match p {
+        Player::X => 1,
+        Player::O => 2,
+    }
+}
+
+fn result_byte(r: GameResult) -> u8 {
+    match r {
+        GameResult::Single => 1,
+        GameResult::Gammon => 2,
+        GameResult::Backgammon => 3,
+    }
+}
+
+fn variant_byte(v: Variant) -> u8 {
+    Variant::ALL
+        .iter()
+        .position(|&x| x == v)
+        .map_or(0, |i| i as u8)
+}
+
+fn encode_body(state: &GameState, match_id: &str, chain: &[u8; 32], key_id: &[u8; 8]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(160 + match_id.len() + state.client_seed.len());
+    b.push(TOKEN_VERSION);
+    b.extend_from_slice(key_id);
+    b.extend_from_slice(chain);
+    b.push(match_id.len() as u8);
+    b.extend_from_slice(match_id.as_bytes());
+    b.extend_from_slice(&(state.client_seed.len() as u16).to_be_bytes());
+    b.extend_from_slice(state.client_seed.as_bytes());
+    b.push(variant_byte(state.variant));
+    let r = &state.rules;
+    b.extend_from_slice(&[
+        u8::from(r.jacoby),
+        r.beavers,
+        r.automatic_doubles,
+        r.max_cube.log2(),
+    ]);
+    let m = &state.match_state;
+    b.extend_from_slice(&(m.length as u16).to_be_bytes());
+    b.extend_from_slice(&m.score.x.to_be_bytes());
+    b.extend_from_slice(&m.score.o.to_be_bytes());
+    b.push(u8::from(m.crawford));
+    b.extend_from_slice(&state.game.to_be_bytes());
+    b.extend_from_slice(&(state.turn as u16).to_be_bytes());
+    b.extend_from_slice(
+        PositionId::from_position(&state.position)
+            .to_string()
+            .as_bytes(),
+    );
+    b.push(player_byte(state.position.turn()));
+    let c = &state.cube;
+    b.push(c.value.log2());
+    b.push(match c.owner {
+        CubeOwner::Centre => 0,
+        CubeOwner::Player(p) => player_byte(p),
+    });
+    b.push(c.offered_by.map_or(0, player_byte));
+    b.push(c.beavers);
+    b.push(
+        c.resignation
+            .map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)),
+    );
+    b.push(state.phase as u8);
+    match state.dice {
+        Some(d) => b.extend_from_slice(&d.values()),
+        None => b.extend_from_slice(&[0, 0]),
+    }
+    match &state.result {
+        None => b.push(0),
+        Some(s) => {
+            b.push(1);
+            let (kind, level) = match s.end {
+                GameEnd::BearOff { result, .. } => (0, result),
+                GameEnd::Pass { .. } => (1, GameResult::Single),
+                GameEnd::Resign { level, .. } => (2, level),
+            };
+            b.extend_from_slice(&[
+                kind,
+                player_byte(s.winner),
+                result_byte(level),
+                u8::from(s.jacoby),
+            ]);
+            b.extend_from_slice(&s.points.to_be_bytes());
+        }
+    }
+    b
+}
+
+/// Why a token is refused.
+fn bad_token(detail: impl std::fmt::Display) -> ApiError {
+    ApiError::invalid("invalid-state-token", "state", detail)
+}
+
+/// A cursor over the token bytes; every read checks the length.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], ApiError> {
+        if self.bytes.len() < n {
+            return Err(bad_token("the state token is truncated"));
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn u8(&mut self) -> Result<u8, ApiError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u16(&mut self) -> Result<u16, ApiError> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    fn u32(&mut self) -> Result<u32, ApiError> {
+        let b = self.take(4)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn text(&mut self, n: usize) -> Result<String, ApiError> {
+        String::from_utf8(self.take(n)?.to_vec())
+            .map_err(|_| bad_token("the state token holds text that is not UTF-8"))
+    }
+}
+
+fn player_of(b: u8) -> Result<Player, ApiError> {
+    match b {
+        1 => Ok(Player::X),
+        2 => Ok(Player::O),
+        _ => Err(bad_token("the state token names no player")),
+    }
+}
+
+fn result_of(b: u8) -> Result<GameResult, ApiError> {
+    match b {
+        1 => Ok(GameResult::Single),
+        2 => Ok(GameResult::Gammon),
+        3 => Ok(GameResult::Backgammon),
+        _ => Err(bad_token("the state token names no result")),
+    }
+}
+
+fn cube_value(log2: u8) -> Result<CubeValue, ApiError> {
+    CubeValue::from_log2(log2)
+        .ok_or_else(|| bad_token("the state token's cube value is out of range"))
+}
+
+/// A decoded, signature-checked token.
+#[derive(Debug, Clone)]
+pub struct Token {
+    /// The state.
+    pub state: GameState,
+    /// The match id.
+    pub match_id: String,
+    /// The chain hash.
+    pub chain: [u8; 32],
+    /// The token's bytes (what the next chain hash covers).
+    pub bytes: Vec<u8>,
+}
+
+/// The key id as the 8 bytes of its 16 hex digits.
+fn key_id_bytes(key_id: &str) -> [u8; 8] {
+    let mut out = [0u8; 8];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(key_id.get(2 * i..2 * i + 2).unwrap_or("00"), 16).unwrap_or(0);
+    }
+    out
+}
+
+/// Signs `state` as a token of `match_id` after `chain`.
+pub fn encode(
+    keys: &DiceKeys,
+    state: &GameState,
+    match_id: &str,
+    chain: &[u8; 32],
+) -> (String, Vec<u8>) {
+    let mut bytes = encode_body(state, match_id, chain, &key_id_bytes(keys.key_id()));
+    let signature = keys.sign(&bytes);
+    bytes.extend_from_slice(&signature.to_bytes());
+    (URL_SAFE_NO_PAD.encode(&bytes), bytes)
+}
+
+/// Reads and checks a token: its encoding, its signature (by any published
+/// key, the retired ones included) and that it describes a valid state.
+///
+/// # Errors
+/// `invalid-state-token` (malformed or tampered: the detail says which
+/// check failed), `unknown-key` (signed by a key this service does not
+/// publish).
+pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
+    if token.len() > MAX_TOKEN_CHARS {
+        return Err(bad_token(format!(
+            "a state token is at most {MAX_TOKEN_CHARS} characters, got {}",
+            token.len()
+        )));
+    }
+    let bytes = URL_SAFE_NO_PAD
+        .decode(token)
+        .map_err(|_| bad_token("the state token is not base64url without padding"))?;
+    if bytes.len() < 1 + 8 + 64 {
+        return Err(bad_token("the state token is truncated"));
+    }
+    if bytes[0] != TOKEN_VERSION {
+        return Err(bad_token(format!(
+            "state token version {} is not supported (this service writes version {TOKEN_VERSION})",
+            bytes[0]
+        )));
+    }
+    let (body, signature) = bytes.split_at(bytes.len() - 64);
+    let key_id: String = body[1..9].iter().map(|b| format!("{b:02x}")).collect();
+    let key = keys
+        .published()
+        .iter()
+        .find(|k| k.key_id == key_id)
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "unknown-key",
+                "state",
+                format!("the state token was signed by key {key_id}, which this referee does not publish (GET /dice/keys)"),
+            )
+        })?;
+    let signature = Signature::from_slice(signature)
+        .map_err(|_| bad_token("the state token's signature is malformed"))?;
+    VerifyingKey::verify_strict(&key.public_key, body, &signature)
+        .map_err(|_| bad_token("the state token's signature does not verify: it was changed or not signed by this referee"))?;
+    let mut r = Reader { bytes: &body[9..] };
+    let mut chain = [0u8; 32];
+    chain.copy_from_slice(r.take(32)?);
+    let n = usize::from(r.u8()?);
+    let match_id = r.text(n)?;
+    let n = usize::from(r.u16()?);
+    let client_seed = r.text(n)?;
+    let variant = *Variant::ALL
+        .get(usize::from(r.u8()?))
+        .ok_or_else(|| bad_token("the state token names no variant"))?;
+    let rules = CubeRules {
+        jacoby: r.u8()? != 0,
+        beavers: r.u8()?,
+        automatic_doubles: r.u8()?,
+        max_cube: cube_value(r.u8()?)?,
+    };
+    let match_state = MatchState {
+        length: u32::from(r.u16()?),
+        score: bgref_core::ByPlayer {
+            x: r.u32()?,
+            o: r.u32()?,
+        },
+        crawford: r.u8()? != 0,
+    };
+    let game = r.u32()?;
+    let turn = u32::from(r.u16()?);
+    let id: PositionId = r
+        .text(14)?
+        .parse()
+        .map_err(|_| bad_token("the state token's position is not a Position ID"))?;
+    let on_roll = player_of(r.u8()?)?;
+    let position = Position::from_setup(&id.to_setup(on_roll), variant)
+        .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?;
+    let value = cube_value(r.u8()?)?;
+    let owner = match r.u8()? {
+        0 => CubeOwner::Centre,
+        b => CubeOwner::Player(player_of(b)?),
+    };
+    let offered_by = match r.u8()? {
+        0 => None,
+        b => Some(player_of(b)?),
+    };
+    let beavers = r.u8()?;
+    let resignation = match r.u8()? {
+        0 => None,
+        b => Some(Resignation {
+            by: player_of(b / 4)?,
+            level: result_of(b % 4)?,
+        }),
+    };
+    let cube = CubeState {
+        value,
+        owner,
+        offered_by,
+        beavers,
+        resignation,
+    };
+    let phase = *Phase::ALL
+        .get(usize::from(r.u8()?))
+        .ok_or_else(|| bad_token("the state token names no phase"))?;
+    let dice = match r.take(2)? {
+        [0, 0] => None,
+        &[a, b] => Some(Dice::new(
+            Die::try_from(a).map_err(|_| bad_token("the state token's dice are out of range"))?,
+            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))?,
+        )),
+        _ => unreachable!("take(2) gives two bytes"),
+    };
+    let result = match r.u8()? {
+        0 => None,
+        _ => {
+            let kind = r.u8()?;
+            let winner = player_of(r.u8()?)?;
+            let level = result_of(r.u8()?)?;
+            let jacoby = r.u8()? != 0;
+            let points = r.u32()?;
+            let end = match kind {
+                0 => GameEnd::BearOff {
+                    winner,
+                    result: level,
+                },
+                1 => GameEnd::Pass { winner },
+                2 => GameEnd::Resign { winner, level },
+                _ => return Err(bad_token("the state token names no game end")),
+            };
+            Some(GameScore {
+                end,
+                winner,
+                result: level,
+                jacoby,
+                points,
+                match_outcome: match_state.after_game(winner, points),
+            })
+        }
+    };
+    if !r.bytes.is_empty() {
+        return Err(bad_token("the state token has bytes after its fields"));
+    }
+    let state = GameState {
+        variant,
+        rules,
+        match_state,
+        client_seed,
+        game,
+        turn,
+        position,
+        cube,
+        phase,
+        dice,
+        result,
+    };
+    cube.validate(&match_state, &rules)
+        .map_err(|e| bad_token(format!("the state token's cube is invalid: {e}")))?;
+    Ok(Token {
+        state,
+        match_id,
+        chain,
+        bytes: body.to_vec(),
+    })
+}
+
+// --- operations ---
+
+fn start_chain(match_id: &str, client_seed: &str) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"bgref-game-v1\n");
+    h.update(match_id.as_bytes());
+    h.update(b"\n");
+    h.update(client_seed.as_bytes());
+    h.finalize().into()
+}
+
+fn next_chain(previous: &[u8], player: Player, action: &Action, event: &Event) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(previous);
+    h.update(format!("\n{player}:{}", action.name()).as_bytes());
+    match (action, event) {
+        (Action::Move(_), Event::Moved { play, .. }) => h.update(format!(":{play}").as_bytes()),
+        (Action::Resign(level), _) => h.update(format!(":{level}").as_bytes()),
+        _ => {}
+    }
+    h.finalize().into()
+}
+
+fn view(
+    keys: &DiceKeys,
+    state: GameState,
+    match_id: &str,
+    chain: &[u8; 32],
+) -> (GameView, Vec<u8>) {
+    let (token, bytes) = encode(keys, &state, match_id, chain);
+    let plays = match (state.phase, state.dice) {
+        (Phase::Move, Some(dice)) => state
+            .position
+            .legal_plays(dice)
+            .iter()
+            .map(|play| super::moves::PlayView {
+                play: *play,
+                position: PositionView::new(state.position.after(play), None),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let game = GameView {
+        token,
+        match_id: match_id.to_owned(),
+        position: PositionView::new(state.position, None),
+        plays,
+        state,
+    };
+    (game, bytes)
+}
+
+/// Starts a game or a match.
+///
+/// # Errors
+/// Field errors of the match id, client seed, match and rules.
+pub fn new_game(keys: &DiceKeys, input: &NewGameInput) -> Result<GameView, ApiError> {
+    let (state, chain) = start(input)?;
+    Ok(view(keys, state, &input.match_id, &chain).0)
+}
+
+fn start(input: &NewGameInput) -> Result<(GameState, [u8; 32]), ApiError> {
+    check_match_id(&input.match_id, "match_id")?;
+    check_client_seed(&input.client_seed, "client_seed")?;
+    let match_state = input
+        .match_state
+        .as_ref()
+        .map(super::cube::read_match)
+        .transpose()?
+        .unwrap_or(MatchState::MONEY);
+    if match_state.length > u32::from(u16::MAX) {
+        return Err(ApiError::invalid(
+            "invalid-match",
+            "match.length",
+            "a referee match is at most 65535 points",
+        ));
+    }
+    match_state
+        .validate()
+        .map_err(|e| ApiError::invalid("invalid-match", "match", e))?;
+    let rules = super::cube::read_rules_only(input.rules.as_ref())?;
+    let state = GameState::new(input.variant, rules, match_state, input.client_seed.clone());
+    let chain = start_chain(&input.match_id, &input.client_seed);
+    Ok((state, chain))
+}
+
+fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiError> {
+    Ok(
+        match required(
+            input,
+            field,
+            "action is required: roll, double, take, pass, beaver, raccoon, move, resign, \
+             accept, reject or next_game",
+        )? {
+            ActionInput::Roll => Action::Roll,
+            ActionInput::Double => Action::Double,
+            ActionInput::Take => Action::Take,
+            ActionInput::Pass => Action::Pass,
+            ActionInput::Beaver => Action::Beaver,
+            ActionInput::Raccoon => Action::Raccoon,
+            ActionInput::Move(play) => Action::Move(move_text(play.as_ref(), field)?),
+            ActionInput::Resign(level) => Action::Resign(required(
+                *level,
+                &format!("{field}.level"),
+                "resign needs its level: single, gammon or backgammon",
+            )?),
+            ActionInput::Accept => Action::Accept,
+            ActionInput::Reject => Action::Reject,
+            ActionInput::NextGame => Action::NextGame,
+        },
+    )
+}
+
+fn move_text(play: Option<&PlayInput>, field: &str) -> Result<MoveText, ApiError> {
+    let play_field = format!("{field}.play");
+    match required(play, &play_field, "move needs its play: notation or moves")? {
+        PlayInput::Notation(text) => text
+            .parse()
+            .map_err(|e| ApiError::invalid("invalid-play", play_field, e)),
+        PlayInput::Moves(list) => {
+            if list.len() > 4 {
+                return Err(ApiError::invalid(
+                    "invalid-play",
+                    play_field,
+                    "a play has at most four moves",
+                ));
+            }
+            let mut segments = Vec::with_capacity(list.len());
+            for (i, &(from, to)) in list.iter().enumerate() {
+                let point = |v: i64, name: &str| {
+                    Point::try_from(v).map_err(|_| {
+                        ApiError::invalid(
+                            "invalid-play",
+                            format!("{play_field}[{i}].{name}"),
+                            format!("a point is 0 (off) to 25 (bar), got {v}"),
+                        )
+                    })
+                };
+                segments.push(Segment {
+                    path: vec![(point(from, "from")?, false), (point(to, "to")?, false)],
+                    count: 1,
+                });
+            }
+            Ok(MoveText { segments })
+        }
+    }
+}
+
+/// A refused action: 422 with the game's own slug.
+fn refused(err: &bgref_core::GameError) -> ApiError {
+    let field = match err {
+        bgref_core::GameError::Illegal(_) => Some("action.play"),
+        bgref_core::GameError::NotYourTurn { .. } => Some("player"),
+        _ => Some("action"),
+    };
+    ApiError::illegal(err.slug(), field, err)
+}
+
+/// One action on a decoded token.
+fn step(
+    keys: &DiceKeys,
+    roller: &Roller,
+    token: &Token,
+    player: Player,
+    action: &Action,
+) -> Result<(Acted, Vec<u8>), ApiError> {
+    let (next, event) = token
+        .state
+        .act(player, action, roller)
+        .map_err(|e| refused(&e))?;
+    let chain = next_chain(&token.bytes, player, action, &event);
+    let roll = match event {
+        Event::OpeningRoll { x_die, o_die, .. } => Some(signed_roll(
+            keys,
+            &token.match_id,
+            &next.client_seed,
+            next.game,
+            0,
+            Dice::new(x_die, o_die),
+        )),
+        Event::Rolled { dice, .. } => Some(signed_roll(
+            keys,
+            &token.match_id,
+            &next.client_seed,
+            next.game,
+            next.turn,
+            dice,
+        )),
+        _ => None,
+    };
+    let ended = matches!(token.state.phase, Phase::GameOver | Phase::MatchOver);
+    let scored = match next.phase {
+        Phase::GameOver | Phase::MatchOver if !ended => next.result,
+        _ => None,
+    };
+    let (game, bytes) = view(keys, next, &token.match_id, &chain);
+    Ok((
+        Acted {
+            game,
+            event,
+            roll,
+            scored,
+        },
+        bytes,
+    ))
+}
+
+/// Takes one action on a game.
+///
+/// # Errors
+/// The token's errors, field errors, and a 422 with the game's slug when
+/// the rules refuse the action (`not-your-turn`, `wrong-phase`, a cube
+/// refusal, `illegal-play`, ...).
+pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
+    let token = decode(keys, &input.state)?;
+    if let Some(expected) = &input.match_id
+        && *expected != token.match_id
+    {
+        return Err(ApiError::invalid(
+            "wrong-match",
+            "match_id",
+            format!(
+                "the state token belongs to match {:?}, not {expected:?}",
+                token.match_id
+            ),
+        ));
+    }
+    tracing::Span::current().record("match_id", token.match_id.as_str());
+    let player = required(input.player, "player", "player is required: x or o")?;
+    let action = action_of(input.action.as_ref(), "action")?;
+    let roller = Roller::new(&keys.server_seed(&token.match_id));
+    Ok(step(keys, &roller, &token, player, &action)?.0)
+}
+
+/// Replays a transcript from its start.
+///
+/// # Errors
+/// Field errors of the start and the actions' shapes; a refused action is
+/// a verdict (`valid: false`), not an error.
+pub fn verify(keys: &DiceKeys, input: &TranscriptInput) -> Result<Verdict, ApiError> {
+    let replay = replay(keys, input)?;
+    let state_matches = input
+        .state
+        .as_ref()
+        .map(|given| *given == replay.last.token);
+    Ok(Verdict {
+        valid: replay.refused.is_none() && state_matches != Some(false),
+        actions: replay.steps.len(),
+        refused: replay.refused,
+        state_matches,
+        game: replay.last,
+    })
+}
+
+/// A replayed transcript.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// The first state.
+    pub start: GameState,
+    /// Each action's player, action and answer, in order.
+    pub steps: Vec<(Player, Action, Acted)>,
+    /// The first refused action, if any: the replay stops there.
+    pub refused: Option<(usize, ApiError)>,
+    /// The last state reached.
+    pub last: GameView,
+}
+
+/// Replays a transcript, stopping at the first refused action.
+///
+/// # Errors
+/// Field errors of the start and of the actions' shapes.
+pub fn replay(keys: &DiceKeys, input: &TranscriptInput) -> Result<Replay, ApiError> {
+    if input.actions.len() > MAX_TRANSCRIPT_ACTIONS {
+        return Err(ApiError::invalid(
+            "too-many-actions",
+            "actions",
+            format!(
+                "a transcript has at most {MAX_TRANSCRIPT_ACTIONS} actions, got {}",
+                input.actions.len()
+            ),
+        ));
+    }
+    let (state, chain) = start(&input.start)?;
+    let roller = Roller::new(&keys.server_seed(&input.start.match_id));
+    let (mut last, mut bytes) = view(keys, state.clone(), &input.start.match_id, &chain);
+    let mut steps = Vec::with_capacity(input.actions.len());
+    let mut refused = None;
+    for (i, s) in input.actions.iter().enumerate() {
+        let player = required(
+            s.player,
+            &format!("actions[{i}].player"),
+            "player is required: x or o",
+        )?;
+        let action = action_of(s.action.as_ref(), &format!("actions[{i}].action"))?;
+        let token = Token {
+            state: last.state.clone(),
+            match_id: input.start.match_id.clone(),
+            chain: [0; 32],
+            bytes: bytes.clone(),
+        };
+        match step(keys, &roller, &token, player, &action) {
+            Ok((acted, next_bytes)) => {
+                last = acted.game.clone();
+                bytes = next_bytes;
+                steps.push((player, action, acted));
+            }
+            Err(err) => {
+                refused = Some((i, err));
+                break;
+            }
+        }
+    }
+    Ok(Replay {
+        start: state,
+        steps,
+        refused,
+        last,
+    })
+}

@@ -1,0 +1,261 @@
+//! `NewGame`, `Act` and `VerifyGame`.
+
+use bgref_core::{Event, GameKind, Phase};
+
+use super::common::{
+    per_player_out, player_in, player_out, position_out, result_in, result_out, variant_in,
+    variant_out,
+};
+use super::cube::{cube_out, match_in, rules_in};
+use crate::api::games::{
+    ActInput, Acted, ActionInput, GameView, NewGameInput, StepInput, TranscriptInput, Verdict,
+};
+use crate::api::input;
+use crate::api::moves::PlayInput;
+use crate::error::ApiError;
+use crate::proto;
+
+fn phase_out(phase: Phase) -> i32 {
+    match phase {
+        Phase::OpeningRoll => proto::Phase::OpeningRoll,
+        Phase::RollOrDouble => proto::Phase::RollOrDouble,
+        Phase::AnswerDouble => proto::Phase::AnswerDouble,
+        Phase::Move => proto::Phase::Move,
+        Phase::AnswerResignation => proto::Phase::AnswerResignation,
+        Phase::GameOver => proto::Phase::GameOver,
+        Phase::MatchOver => proto::Phase::MatchOver,
+    }
+    .into()
+}
+
+fn kind_out(kind: GameKind) -> i32 {
+    match kind {
+        GameKind::Normal => proto::GameKind::Normal,
+        GameKind::Crawford => proto::GameKind::Crawford,
+        GameKind::PostCrawford => proto::GameKind::PostCrawford,
+    }
+    .into()
+}
+
+impl TryFrom<proto::NewGameRequest> for NewGameInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::NewGameRequest) -> Result<Self, ApiError> {
+        Ok(NewGameInput {
+            match_id: req.match_id,
+            client_seed: req.client_seed,
+            variant: variant_in(req.variant)?,
+            match_state: req.r#match.map(match_in),
+            rules: req.rules.map(rules_in),
+        })
+    }
+}
+
+fn play_in(notation: Option<String>, moves: Option<proto::MoveList>) -> Option<PlayInput> {
+    notation.map(PlayInput::Notation).or_else(|| {
+        moves.map(|list| {
+            PlayInput::Moves(
+                list.moves
+                    .iter()
+                    .map(|m| (i64::from(m.from), i64::from(m.to)))
+                    .collect(),
+            )
+        })
+    })
+}
+
+fn action_in(
+    value: i32,
+    play: Option<PlayInput>,
+    level: i32,
+    field: &str,
+) -> Result<Option<ActionInput>, ApiError> {
+    let level = result_in(level, &format!("{field}.level"))?;
+    Ok(Some(match proto::GameAction::try_from(value) {
+        Ok(proto::GameAction::Unspecified) => return Ok(None),
+        Ok(proto::GameAction::Roll) => ActionInput::Roll,
+        Ok(proto::GameAction::Double) => ActionInput::Double,
+        Ok(proto::GameAction::Take) => ActionInput::Take,
+        Ok(proto::GameAction::Pass) => ActionInput::Pass,
+        Ok(proto::GameAction::Beaver) => ActionInput::Beaver,
+        Ok(proto::GameAction::Raccoon) => ActionInput::Raccoon,
+        Ok(proto::GameAction::Move) => ActionInput::Move(play),
+        Ok(proto::GameAction::Resign) => ActionInput::Resign(level),
+        Ok(proto::GameAction::Accept) => ActionInput::Accept,
+        Ok(proto::GameAction::Reject) => ActionInput::Reject,
+        Ok(proto::GameAction::NextGame) => ActionInput::NextGame,
+        Err(_) => return Err(input::unknown_value(field, value)),
+    }))
+}
+
+impl TryFrom<proto::ActRequest> for ActInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::ActRequest) -> Result<Self, ApiError> {
+        let (notation, moves) = match req.play {
+            Some(proto::act_request::Play::Notation(t)) => (Some(t), None),
+            Some(proto::act_request::Play::Moves(m)) => (None, Some(m)),
+            None => (None, None),
+        };
+        Ok(ActInput {
+            state: req.state,
+            player: player_in(req.player, "player")?,
+            action: action_in(req.action, play_in(notation, moves), req.level, "action")?,
+            match_id: (!req.match_id.is_empty()).then_some(req.match_id),
+        })
+    }
+}
+
+impl TryFrom<proto::VerifyGameRequest> for TranscriptInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::VerifyGameRequest) -> Result<Self, ApiError> {
+        let start = input::required(req.start, "start", "start is required: the new game")?;
+        let actions = req
+            .actions
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let (notation, moves) = match s.play {
+                    Some(proto::transcript_step::Play::Notation(t)) => (Some(t), None),
+                    Some(proto::transcript_step::Play::Moves(m)) => (None, Some(m)),
+                    None => (None, None),
+                };
+                Ok(StepInput {
+                    player: player_in(s.player, &format!("actions[{i}].player"))?,
+                    action: action_in(
+                        s.action,
+                        play_in(notation, moves),
+                        s.level,
+                        &format!("actions[{i}].action"),
+                    )?,
+                })
+            })
+            .collect::<Result<_, ApiError>>()?;
+        Ok(TranscriptInput {
+            start: start.try_into()?,
+            actions,
+            state: (!req.state.is_empty()).then_some(req.state),
+        })
+    }
+}
+
+fn view_out(view: &GameView) -> proto::GameView {
+    let s = &view.state;
+    proto::GameView {
+        match_id: view.match_id.clone(),
+        variant: variant_out(s.variant),
+        game: s.game,
+        turn: s.turn,
+        phase: phase_out(s.phase),
+        on_roll: player_out(s.on_roll()),
+        to_act: s.to_act().map_or(0, player_out),
+        position: Some(position_out(&view.position)),
+        dice: s
+            .dice
+            .map_or_else(Vec::new, |d| d.values().map(u32::from).to_vec()),
+        cube: Some(cube_out(&s.cube)),
+        may_double: s.may_double(),
+        r#match: Some(proto::GameMatch {
+            length: s.match_state.length,
+            score: Some(per_player_out(s.match_state.score)),
+            crawford: s.match_state.crawford,
+            game_kind: kind_out(view.game_kind()),
+        }),
+        plays: view.plays.iter().map(super::moves::play_out).collect(),
+        result: s.result.as_ref().map(super::cube::score_out),
+    }
+}
+
+impl From<&GameView> for proto::GameResponse {
+    fn from(view: &GameView) -> Self {
+        proto::GameResponse {
+            state: view.token.clone(),
+            view: Some(view_out(view)),
+        }
+    }
+}
+
+fn event_out(event: &Event) -> proto::GameEvent {
+    let mut out = proto::GameEvent::default();
+    match event {
+        Event::OpeningRoll {
+            starts, dice, ties, ..
+        } => {
+            out.kind = "opening_roll".into();
+            out.player = player_out(*starts);
+            out.dice = dice.values().map(u32::from).to_vec();
+            out.ties = *ties;
+        }
+        Event::Rolled {
+            player,
+            dice,
+            passed,
+        } => {
+            out.kind = "rolled".into();
+            out.player = player_out(*player);
+            out.dice = dice.values().map(u32::from).to_vec();
+            out.passed = *passed;
+        }
+        Event::Doubled { by } => {
+            out.kind = "doubled".into();
+            out.player = player_out(*by);
+        }
+        Event::Taken { by } => {
+            out.kind = "taken".into();
+            out.player = player_out(*by);
+        }
+        Event::Moved { player, play } => {
+            out.kind = "moved".into();
+            out.player = player_out(*player);
+            out.play = play.to_string();
+        }
+        Event::Resigned { by, level } => {
+            out.kind = "resigned".into();
+            out.player = player_out(*by);
+            out.level = result_out(*level);
+        }
+        Event::Rejected { by } => {
+            out.kind = "rejected".into();
+            out.player = player_out(*by);
+        }
+        Event::GameEnded(score) => {
+            out.kind = "game_ended".into();
+            out.player = player_out(score.winner);
+        }
+        Event::NewGame { game } => {
+            out.kind = "new_game".into();
+            out.game = *game;
+        }
+    }
+    out
+}
+
+impl From<&Acted> for proto::ActResponse {
+    fn from(acted: &Acted) -> Self {
+        proto::ActResponse {
+            state: acted.game.token.clone(),
+            view: Some(view_out(&acted.game)),
+            event: Some(event_out(&acted.event)),
+            roll: acted.roll.as_ref().map(Into::into),
+            game_over: acted.scored.as_ref().map(super::cube::score_out),
+        }
+    }
+}
+
+impl From<&Verdict> for proto::VerifyGameResponse {
+    fn from(v: &Verdict) -> Self {
+        proto::VerifyGameResponse {
+            valid: v.valid,
+            actions: u32::try_from(v.actions).unwrap_or(u32::MAX),
+            refused: v.refused.as_ref().map(|(i, err)| proto::RefusedAction {
+                index: u32::try_from(*i).unwrap_or(u32::MAX),
+                reason_slug: err.slug.to_owned(),
+                reason: err.detail.clone(),
+            }),
+            state_matches: v.state_matches,
+            state: v.game.token.clone(),
+            view: Some(view_out(&v.game)),
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! `POST /games`, `POST /games/act`, `POST /games/verify`.
+
+use axum::Json;
+use axum::extract::State;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::Problem;
+use super::extract::ApiJson;
+use super::types::games::{
+    ActRequest, ActResponse, GameResponse, NewGameRequest, VerifyGameRequest, VerifyGameResponse,
+};
+use crate::api;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The game routes.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(new_game))
+        .routes(routes!(act))
+        .routes(routes!(verify))
+}
+
+/// Starts a refereed game or match.
+///
+/// Answers the first state token (signed with the service's Ed25519 key,
+/// verifiable with `GET /dice/keys`) and what it shows: the opening roll is
+/// due. The referee rolls every die of the match from the commit-reveal
+/// stream of `match_id` and `client_seed` (`GET /dice/commitment` gives the
+/// commitment to publish).
+#[utoipa::path(post, path = "/games", tag = "games", operation_id = "new_game",
+    request_body = NewGameRequest,
+    responses(
+        (status = 200, description = "The first state", body = GameResponse),
+        (status = 400, description = "Malformed request, match id, seed, match or rules", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "new_game", skip_all, fields(match_id = tracing::field::Empty))]
+pub async fn new_game(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<NewGameRequest>,
+) -> Result<Json<GameResponse>, ApiError> {
+    let game = api::games::new_game(&state.dice, &req.into_input()?)?;
+    Ok(Json((&game).into()))
+}
+
+/// Takes one action on a game: roll, double, take, pass, beaver, raccoon,
+/// move, resign, accept, reject or next_game.
+///
+/// The referee checks the token's signature, that it is this player's turn
+/// and phase, and the rules; it rolls the dice itself (the roll's signed
+/// receipt comes with the answer). A refused action is a 422 problem with
+/// a stable slug: `not-your-turn`, `wrong-phase`, a cube refusal
+/// (`not-your-cube`, `crawford-game`, ...), `illegal-play`,
+/// `ambiguous-play`. A bad token is a 400 (`invalid-state-token`,
+/// `unknown-key`, `wrong-match`).
+#[utoipa::path(post, path = "/games/act", tag = "games", operation_id = "act",
+    request_body = ActRequest,
+    responses(
+        (status = 200, description = "The new state and what happened", body = ActResponse),
+        (status = 400, description = "Malformed request or state token", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The rules refuse the action", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "act", skip_all, fields(match_id = tracing::field::Empty))]
+pub async fn act(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<ActRequest>,
+) -> Result<Json<ActResponse>, ApiError> {
+    let acted = api::games::act(&state.dice, &req.into())?;
+    Ok(Json((&acted).into()))
+}
+
+/// Replays a transcript from its new game: every action legal, every roll
+/// the referee's roll for its turn, and (if given) the final state reached
+/// exactly. A refused action is a verdict (`valid: false`), not an error.
+#[utoipa::path(post, path = "/games/verify", tag = "games", operation_id = "verify_game",
+    request_body = VerifyGameRequest,
+    responses(
+        (status = 200, description = "The verdict", body = VerifyGameResponse),
+        (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "verify_game", skip_all, fields(match_id = tracing::field::Empty))]
+pub async fn verify(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<VerifyGameRequest>,
+) -> Result<Json<VerifyGameResponse>, ApiError> {
+    let verdict = api::games::verify(&state.dice, &req.into_input()?)?;
+    Ok(Json((&verdict).into()))
+}

@@ -1,0 +1,519 @@
+//! `POST /games`, `POST /games/act`, `POST /games/verify`.
+
+use bgref_core::{Event, GameResult, Phase};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::common::{PerPlayer, PlayerName, PositionOutput, VariantName};
+use super::cube::{Cube, GameKindName, GameResultName, MatchInput, RulesInput, ScoreGameResponse};
+use super::dice::RollResponse;
+use super::moves::{PlayInput, PlayOutput};
+use crate::api::games::{
+    ActInput, Acted, ActionInput, GameView, NewGameInput, StepInput, TranscriptInput, Verdict,
+};
+use crate::api::input;
+use crate::api::moves::PlayInput as ApiPlay;
+use crate::error::ApiError;
+
+/// Request of `POST /games`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"match_id": "club-42-final", "client_seed": "alice:bob",
+    "match": {"length": 5}}))]
+pub struct NewGameRequest {
+    /// The match the dice are bound to: 1 to 128 bytes of UTF-8, no control
+    /// characters.
+    #[schema(min_length = 1, max_length = 128)]
+    pub match_id: String,
+    /// The players' seed, fixed for the whole match: 0 to 256 bytes.
+    #[serde(default)]
+    #[schema(max_length = 256)]
+    pub client_seed: String,
+    /// The variant (default `standard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<VariantName>)]
+    pub variant: Option<String>,
+    /// The match (default: money play, a session of games).
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub match_state: Option<MatchInput>,
+    /// Rule options (Jacoby, beavers, automatic doubles, maximum cube).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<RulesInput>,
+}
+
+/// What is due in a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseName {
+    /// The opening roll (either player asks `roll`).
+    OpeningRoll,
+    /// The player on roll rolls, doubles or resigns.
+    RollOrDouble,
+    /// The doubled player takes, passes or beavers (the doubler: raccoon).
+    AnswerDouble,
+    /// The player on roll moves (or resigns).
+    Move,
+    /// The opponent accepts or rejects the resignation.
+    AnswerResignation,
+    /// The game is over: either player asks `next_game`.
+    GameOver,
+    /// The match is over.
+    MatchOver,
+}
+
+impl From<Phase> for PhaseName {
+    fn from(phase: Phase) -> Self {
+        match phase {
+            Phase::OpeningRoll => PhaseName::OpeningRoll,
+            Phase::RollOrDouble => PhaseName::RollOrDouble,
+            Phase::AnswerDouble => PhaseName::AnswerDouble,
+            Phase::Move => PhaseName::Move,
+            Phase::AnswerResignation => PhaseName::AnswerResignation,
+            Phase::GameOver => PhaseName::GameOver,
+            Phase::MatchOver => PhaseName::MatchOver,
+        }
+    }
+}
+
+/// A player's action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameActionName {
+    /// Roll the dice (also the opening roll).
+    Roll,
+    /// Offer a double, before rolling.
+    Double,
+    /// Take the double.
+    Take,
+    /// Pass (drop) it: the game ends.
+    #[serde(alias = "drop")]
+    Pass,
+    /// Take and redouble at once (money play).
+    Beaver,
+    /// Take a beaver and redouble at once (money play).
+    Raccoon,
+    /// Move: with `play`.
+    Move,
+    /// Offer to resign: with `level`.
+    Resign,
+    /// Accept the resignation.
+    Accept,
+    /// Reject it.
+    Reject,
+    /// Start the next game of the match.
+    NextGame,
+}
+
+fn action_input(
+    action: Option<GameActionName>,
+    play: Option<PlayInput>,
+    level: Option<GameResultName>,
+) -> Option<ActionInput> {
+    let play = play.map(|p| match p {
+        PlayInput::Notation(text) => ApiPlay::Notation(text),
+        PlayInput::Moves(list) => ApiPlay::Moves(list.iter().map(|m| (m.from, m.to)).collect()),
+    });
+    Some(match action? {
+        GameActionName::Roll => ActionInput::Roll,
+        GameActionName::Double => ActionInput::Double,
+        GameActionName::Take => ActionInput::Take,
+        GameActionName::Pass => ActionInput::Pass,
+        GameActionName::Beaver => ActionInput::Beaver,
+        GameActionName::Raccoon => ActionInput::Raccoon,
+        GameActionName::Move => ActionInput::Move(play),
+        GameActionName::Resign => ActionInput::Resign(level.map(GameResult::from)),
+        GameActionName::Accept => ActionInput::Accept,
+        GameActionName::Reject => ActionInput::Reject,
+        GameActionName::NextGame => ActionInput::NextGame,
+    })
+}
+
+/// Request of `POST /games/act`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
+#[serde(deny_unknown_fields)]
+pub struct ActRequest {
+    /// The state token of the last answer.
+    #[schema(max_length = 2048)]
+    pub state: String,
+    /// The player acting (required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = PlayerName, required = true)]
+    pub player: Option<PlayerName>,
+    /// The action (required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = GameActionName, required = true)]
+    pub action: Option<GameActionName>,
+    /// With `move`: the play, in notation or as moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play: Option<PlayInput>,
+    /// With `resign`: single, gammon or backgammon.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<GameResultName>,
+    /// If given, the match the token must belong to (`wrong-match` else).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+}
+
+/// One action of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptStep {
+    /// The player acting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = PlayerName, required = true)]
+    pub player: Option<PlayerName>,
+    /// The action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = GameActionName, required = true)]
+    pub action: Option<GameActionName>,
+    /// With `move`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play: Option<PlayInput>,
+    /// With `resign`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<GameResultName>,
+}
+
+/// Request of `POST /games/verify`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
+#[serde(deny_unknown_fields)]
+pub struct VerifyGameRequest {
+    /// The new game the transcript starts from.
+    pub start: NewGameRequest,
+    /// Every action since, in order (at most 20000).
+    #[schema(max_items = 20000)]
+    pub actions: Vec<TranscriptStep>,
+    /// The last state token the players hold, to compare with the replay's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+}
+
+impl NewGameRequest {
+    /// The transport-free input.
+    pub fn into_input(self) -> Result<NewGameInput, ApiError> {
+        Ok(NewGameInput {
+            match_id: self.match_id,
+            client_seed: self.client_seed,
+            variant: input::variant_name(self.variant.as_deref())?,
+            match_state: self.match_state.map(Into::into),
+            rules: self.rules.map(Into::into),
+        })
+    }
+}
+
+impl From<ActRequest> for ActInput {
+    fn from(req: ActRequest) -> Self {
+        ActInput {
+            state: req.state,
+            player: req.player.map(Into::into),
+            action: action_input(req.action, req.play, req.level),
+            match_id: req.match_id,
+        }
+    }
+}
+
+impl VerifyGameRequest {
+    /// The transport-free input.
+    pub fn into_input(self) -> Result<TranscriptInput, ApiError> {
+        Ok(TranscriptInput {
+            start: self.start.into_input()?,
+            actions: self
+                .actions
+                .into_iter()
+                .map(|s| StepInput {
+                    player: s.player.map(Into::into),
+                    action: action_input(s.action, s.play, s.level),
+                })
+                .collect(),
+            state: self.state,
+        })
+    }
+}
+
+/// The match around the game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GameMatch {
+    /// Points to win; 0 is money play.
+    pub length: u32,
+    /// The score before this game.
+    pub score: PerPlayer,
+    /// This game is the Crawford game.
+    pub crawford: bool,
+    /// Normal, Crawford or post-Crawford.
+    pub game_kind: GameKindName,
+}
+
+/// Everything an app shows about a game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GameViewOutput {
+    /// The match id.
+    pub match_id: String,
+    /// The variant.
+    #[schema(value_type = VariantName)]
+    pub variant: String,
+    /// The game number, from 1.
+    pub game: u32,
+    /// The turn: 0 is the opening roll, each later roll adds one.
+    pub turn: u32,
+    /// What is due.
+    pub phase: PhaseName,
+    /// The player on roll.
+    pub on_roll: PlayerName,
+    /// Who must act; null when either may (opening roll, next game) or
+    /// nobody (match over).
+    pub to_act: Option<PlayerName>,
+    /// The position, the player on roll as its turn.
+    pub position: PositionOutput,
+    /// This turn's dice, once rolled.
+    pub dice: Option<[u8; 2]>,
+    /// The cube (and a pending double or resignation).
+    pub cube: Cube,
+    /// Whether the player on roll may double now.
+    pub may_double: bool,
+    /// The match.
+    #[serde(rename = "match")]
+    pub match_state: GameMatch,
+    /// The legal plays, when a move is due (empty otherwise).
+    pub plays: Vec<PlayOutput>,
+    /// The last game's score, once a game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<ScoreGameResponse>,
+}
+
+/// A game: the token and what it shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GameResponse {
+    /// The signed state token to send with the next action (base64url).
+    pub state: String,
+    /// What the state shows.
+    pub view: GameViewOutput,
+}
+
+/// What an action did.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+pub struct GameEvent {
+    /// `opening_roll`, `rolled`, `doubled`, `taken`, `moved`, `resigned`,
+    /// `rejected`, `game_ended`, `new_game`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Who acted (the starter for the opening roll, the winner when the
+    /// game ended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<PlayerName>,
+    /// The roll.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dice: Option<[u8; 2]>,
+    /// A roll with no legal play: the turn passed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub passed: bool,
+    /// The play, in gnubg notation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub play: Option<String>,
+    /// The level resigned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<GameResultName>,
+    /// Tied opening throws.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ties: Option<u32>,
+    /// The new game's number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<u32>,
+}
+
+/// Response of `POST /games/act`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ActResponse {
+    /// The new state token.
+    pub state: String,
+    /// What it shows.
+    pub view: GameViewOutput,
+    /// What the action did.
+    pub event: GameEvent,
+    /// For a roll, its signed receipt (checkable with `GET /dice/keys`,
+    /// and against the seed once revealed; the opening roll's dice are
+    /// `[x_die, o_die]` at turn 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roll: Option<RollResponse>,
+    /// When the action ended the game: the score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_over: Option<ScoreGameResponse>,
+}
+
+/// A refused action of a transcript.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RefusedAction {
+    /// Its index in `actions`.
+    pub index: usize,
+    /// The stable slug.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Why.
+    pub detail: String,
+}
+
+/// Response of `POST /games/verify`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct VerifyGameResponse {
+    /// Every action legal, and the final state (if given) reached exactly.
+    pub valid: bool,
+    /// Actions replayed.
+    pub actions: usize,
+    /// The first refused action (the replay stops there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<RefusedAction>,
+    /// Whether the given final state equals the replay's (absent when none
+    /// was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_matches: Option<bool>,
+    /// The replay's last state token.
+    pub state: String,
+    /// What it shows.
+    pub view: GameViewOutput,
+}
+
+fn score_output(score: &bgref_core::GameScore) -> ScoreGameResponse {
+    ScoreGameResponse::from(&crate::api::cube::Scored {
+        score: *score,
+        match_id: None,
+        game_match_id: None,
+    })
+}
+
+impl From<&GameView> for GameViewOutput {
+    fn from(view: &GameView) -> Self {
+        let s = &view.state;
+        GameViewOutput {
+            match_id: view.match_id.clone(),
+            variant: s.variant.to_string(),
+            game: s.game,
+            turn: s.turn,
+            phase: s.phase.into(),
+            on_roll: s.on_roll().into(),
+            to_act: s.to_act().map(Into::into),
+            position: (&view.position).into(),
+            dice: s.dice.map(|d| d.values()),
+            cube: (&s.cube).into(),
+            may_double: s.may_double(),
+            match_state: GameMatch {
+                length: s.match_state.length,
+                score: s.match_state.score.into(),
+                crawford: s.match_state.crawford,
+                game_kind: view.game_kind().into(),
+            },
+            plays: view.plays.iter().map(PlayOutput::from).collect(),
+            result: s.result.as_ref().map(score_output),
+        }
+    }
+}
+
+impl From<&GameView> for GameResponse {
+    fn from(view: &GameView) -> Self {
+        GameResponse {
+            state: view.token.clone(),
+            view: view.into(),
+        }
+    }
+}
+
+fn event_output(event: &Event) -> GameEvent {
+    let kind = |k: &str| k.to_owned();
+    match event {
+        Event::OpeningRoll {
+            starts, dice, ties, ..
+        } => GameEvent {
+            kind: kind("opening_roll"),
+            player: Some((*starts).into()),
+            dice: Some(dice.values()),
+            ties: Some(*ties),
+            ..GameEvent::default()
+        },
+        Event::Rolled {
+            player,
+            dice,
+            passed,
+        } => GameEvent {
+            kind: kind("rolled"),
+            player: Some((*player).into()),
+            dice: Some(dice.values()),
+            passed: *passed,
+            ..GameEvent::default()
+        },
+        Event::Doubled { by } => GameEvent {
+            kind: kind("doubled"),
+            player: Some((*by).into()),
+            ..GameEvent::default()
+        },
+        Event::Taken { by } => GameEvent {
+            kind: kind("taken"),
+            player: Some((*by).into()),
+            ..GameEvent::default()
+        },
+        Event::Moved { player, play } => GameEvent {
+            kind: kind("moved"),
+            player: Some((*player).into()),
+            play: Some(play.to_string()),
+            ..GameEvent::default()
+        },
+        Event::Resigned { by, level } => GameEvent {
+            kind: kind("resigned"),
+            player: Some((*by).into()),
+            level: Some((*level).into()),
+            ..GameEvent::default()
+        },
+        Event::Rejected { by } => GameEvent {
+            kind: kind("rejected"),
+            player: Some((*by).into()),
+            ..GameEvent::default()
+        },
+        Event::GameEnded(score) => GameEvent {
+            kind: kind("game_ended"),
+            player: Some(score.winner.into()),
+            ..GameEvent::default()
+        },
+        Event::NewGame { game } => GameEvent {
+            kind: kind("new_game"),
+            game: Some(*game),
+            ..GameEvent::default()
+        },
+    }
+}
+
+impl From<&Acted> for ActResponse {
+    fn from(acted: &Acted) -> Self {
+        ActResponse {
+            state: acted.game.token.clone(),
+            view: (&acted.game).into(),
+            event: event_output(&acted.event),
+            roll: acted.roll.as_ref().map(Into::into),
+            game_over: acted.scored.as_ref().map(score_output),
+        }
+    }
+}
+
+impl From<&Verdict> for VerifyGameResponse {
+    fn from(v: &Verdict) -> Self {
+        VerifyGameResponse {
+            valid: v.valid,
+            actions: v.actions,
+            refused: v.refused.as_ref().map(|(index, err)| RefusedAction {
+                index: *index,
+                kind: err.slug.to_owned(),
+                detail: err.detail.clone(),
+            }),
+            state_matches: v.state_matches,
+            state: v.game.token.clone(),
+            view: (&v.game).into(),
+        }
+    }
+}
+
+objects_only!(
+    NewGameRequest,
+    ActRequest,
+    TranscriptStep,
+    VerifyGameRequest
+);

@@ -1,0 +1,403 @@
+//! Refereed games through the real binary: two bots play a 5-point match
+//! (doubles, a Crawford game, a post-Crawford game) and a money session
+//! over HTTP and gRPC using only `state` and `view`; both protocols give
+//! the same tokens; the transcript verifies; the tamper suite.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bgref_e2e::{Server, TEST_DICE_SECRET};
+use bgref_service::proto;
+use serde_json::{Value, json};
+use tonic::Code;
+use tonic::transport::Channel;
+use tonic_types::StatusExt as _;
+
+type Grpc = proto::referee_client::RefereeClient<Channel>;
+
+fn p_player(name: &str) -> i32 {
+    match name {
+        "x" => proto::Player::X as i32,
+        _ => proto::Player::O as i32,
+    }
+}
+
+fn p_action(name: &str) -> i32 {
+    use proto::GameAction as A;
+    (match name {
+        "roll" => A::Roll,
+        "double" => A::Double,
+        "take" => A::Take,
+        "pass" => A::Pass,
+        "beaver" => A::Beaver,
+        "raccoon" => A::Raccoon,
+        "move" => A::Move,
+        "resign" => A::Resign,
+        "accept" => A::Accept,
+        "reject" => A::Reject,
+        _ => A::NextGame,
+    }) as i32
+}
+
+/// The same action over gRPC.
+fn grpc_act(state: &str, step: &Value) -> proto::ActRequest {
+    proto::ActRequest {
+        state: state.to_owned(),
+        player: p_player(step["player"].as_str().unwrap()),
+        action: p_action(step["action"].as_str().unwrap()),
+        play: step["play"]
+            .as_str()
+            .map(|t| proto::act_request::Play::Notation(t.to_owned())),
+        ..Default::default()
+    }
+}
+
+/// A deterministic bot: what `player` does in `view` at step `n`.
+fn choose(view: &Value, n: usize, doubling: bool) -> Value {
+    let phase = view["phase"].as_str().unwrap();
+    let to_act = view["to_act"].as_str().unwrap_or("x");
+    let mut step = json!({"player": to_act});
+    match phase {
+        "opening_roll" | "game_over" => {
+            step["action"] = json!(if phase == "game_over" {
+                "next_game"
+            } else {
+                "roll"
+            });
+        }
+        "roll_or_double" => {
+            let double = doubling && view["may_double"] == true && n.is_multiple_of(5);
+            step["action"] = json!(if double { "double" } else { "roll" });
+        }
+        "answer_double" => {
+            step["action"] = json!(if n.is_multiple_of(3) { "pass" } else { "take" });
+        }
+        "move" => {
+            let plays = view["plays"].as_array().unwrap();
+            step["action"] = json!("move");
+            step["play"] = plays[(n * 7) % plays.len()]["notation"].clone();
+        }
+        other => panic!("no bot move in phase {other}"),
+    }
+    step
+}
+
+/// Plays a match from `start` with the bots over HTTP, each action also
+/// over gRPC on the gRPC token; both must give the same token. Returns the
+/// actions, the states and the kinds of game played.
+async fn play_match(
+    server: &Server,
+    grpc: &mut Grpc,
+    start: &Value,
+    doubling: bool,
+    games: usize,
+) -> (Vec<Value>, Vec<Value>) {
+    let (status, first) = server.post("/games", start).await;
+    assert_eq!(status, 200, "{first}");
+    let g = grpc
+        .new_game(proto::NewGameRequest {
+            match_id: start["match_id"].as_str().unwrap().to_owned(),
+            client_seed: start["client_seed"].as_str().unwrap().to_owned(),
+            r#match: start["match"]["length"]
+                .as_u64()
+                .map(|n| proto::MatchState {
+                    length: n as u32,
+                    ..Default::default()
+                }),
+            rules: start.get("rules").map(|r| proto::CubeRules {
+                jacoby: r["jacoby"].as_bool(),
+                beavers: r["beavers"].as_u64().map(|n| n as u32),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(g.state, first["state"], "HTTP and gRPC start differently");
+    let mut state = first["state"].as_str().unwrap().to_owned();
+    let mut view = first["view"].clone();
+    let mut actions = Vec::new();
+    let mut views = vec![view.clone()];
+    let mut played = 0;
+    for n in 0..20_000 {
+        if view["phase"] == "match_over" || played == games {
+            break;
+        }
+        let step = choose(&view, n, doubling);
+        let mut body = step.clone();
+        body["state"] = json!(state);
+        let (status, answer) = server.post("/games/act", &body).await;
+        assert_eq!(status, 200, "{body}: {answer}");
+        let g = grpc
+            .act(grpc_act(&state, &step))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(g.state, answer["state"], "{step}: the protocols disagree");
+        if let Some(roll) = answer.get("roll") {
+            assert_eq!(roll["dice"].as_array().unwrap().len(), 2);
+            assert!(roll["signature"].as_str().unwrap().len() == 128);
+        }
+        if answer.get("game_over").is_some() {
+            played += 1;
+        }
+        state = answer["state"].as_str().unwrap().to_owned();
+        view = answer["view"].clone();
+        actions.push(step);
+        views.push(view.clone());
+    }
+    (actions, views)
+}
+
+#[tokio::test]
+async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    // A 5-point match with doubles that goes through a Crawford game and a
+    // post-Crawford game: the first match id (of a fixed list) that does.
+    let mut found = None;
+    for k in 0..30 {
+        let start = json!({"match_id": format!("bots-{k}"), "client_seed": "alice:bob",
+            "match": {"length": 5}});
+        let (actions, views) = play_match(&server, &mut grpc, &start, true, usize::MAX).await;
+        let kinds: Vec<&str> = views
+            .iter()
+            .filter(|v| v["phase"] == "opening_roll")
+            .map(|v| v["match"]["game_kind"].as_str().unwrap())
+            .collect();
+        let doubled = actions.iter().any(|a| a["action"] == "double");
+        if kinds.contains(&"crawford") && kinds.contains(&"post_crawford") && doubled {
+            found = Some((start, actions, views));
+            break;
+        }
+    }
+    let (start, actions, views) =
+        found.expect("no bot match with Crawford and post-Crawford games");
+    let last = views.last().unwrap();
+    assert_eq!(last["phase"], "match_over");
+    let result = &last["result"];
+    let winner = result["winner"].as_str().unwrap();
+    assert!(
+        result["match"]["score"][winner].as_u64().unwrap() >= 5,
+        "{result}"
+    );
+    assert_eq!(result["match"]["winner"], winner);
+    // No double was allowed in the Crawford game.
+    for (view, action) in views.iter().zip(&actions) {
+        if view["match"]["game_kind"] == "crawford" {
+            assert_eq!(view["may_double"], false);
+            assert_ne!(action["action"], "double");
+        }
+    }
+
+    // The transcript verifies, and reaches the final state exactly.
+    let final_state = {
+        let (status, verdict) = server
+            .post(
+                "/games/verify",
+                &json!({"start": start, "actions": actions}),
+            )
+            .await;
+        assert_eq!(status, 200, "{verdict}");
+        assert_eq!(verdict["valid"], true, "{verdict}");
+        assert_eq!(verdict["actions"], actions.len());
+        assert_eq!(verdict["view"], *last);
+        verdict["state"].as_str().unwrap().to_owned()
+    };
+    let (_, verdict) = server
+        .post(
+            "/games/verify",
+            &json!({"start": start, "actions": actions, "state": final_state}),
+        )
+        .await;
+    assert_eq!(
+        (verdict["valid"].clone(), verdict["state_matches"].clone()),
+        (json!(true), json!(true))
+    );
+    // A changed action does not verify: the replay stops there.
+    let mut forged = actions.clone();
+    let i = forged.iter().position(|a| a["action"] == "move").unwrap();
+    forged[i]["player"] = json!(if forged[i]["player"] == "x" { "o" } else { "x" });
+    let (_, verdict) = server
+        .post("/games/verify", &json!({"start": start, "actions": forged}))
+        .await;
+    assert_eq!(verdict["valid"], false);
+    assert_eq!(verdict["refused"]["index"], i);
+    assert_eq!(verdict["refused"]["type"], "not-your-turn");
+
+    // A money session: several games, the session score carried on.
+    let money = json!({"match_id": "bots-money", "client_seed": "s",
+        "rules": {"jacoby": true, "beavers": 1}});
+    let (_, views) = play_match(&server, &mut grpc, &money, true, 3).await;
+    let over: Vec<&Value> = views.iter().filter(|v| v["phase"] == "game_over").collect();
+    assert_eq!(over.len(), 3);
+    let last = over.last().unwrap();
+    let score = &last["result"]["match"]["score"];
+    let total: u64 = over
+        .iter()
+        .map(|v| v["result"]["points"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        score["x"].as_u64().unwrap() + score["o"].as_u64().unwrap(),
+        total
+    );
+    assert_eq!(last["result"]["match"]["length"], 0);
+}
+
+fn slug(status: &tonic::Status) -> String {
+    status.get_details_error_info().expect("ErrorInfo").reason
+}
+
+/// Refusals over both protocols: the HTTP problem and the gRPC status carry
+/// the same slug and detail.
+async fn refused(
+    server: &Server,
+    grpc: &mut Grpc,
+    body: Value,
+    http_status: u16,
+    expected: &str,
+) -> String {
+    let (status, problem) = server.post("/games/act", &body).await;
+    assert_eq!(status, http_status, "{body}: {problem}");
+    assert_eq!(problem["type"], expected, "{problem}");
+    let mut request = grpc_act(body["state"].as_str().unwrap(), &body);
+    if let Some(m) = body["match_id"].as_str() {
+        request.match_id = m.to_owned();
+    }
+    let err = grpc.act(request).await.unwrap_err();
+    assert_eq!(slug(&err), expected);
+    assert_eq!(err.message(), problem["detail"]);
+    assert_eq!(
+        err.code(),
+        if http_status == 422 {
+            Code::FailedPrecondition
+        } else {
+            Code::InvalidArgument
+        }
+    );
+    problem["detail"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn tampered_tokens_and_wrong_actions_are_refused() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let (_, game) = server
+        .post("/games", &json!({"match_id": "tamper", "client_seed": "c"}))
+        .await;
+    let token = game["state"].as_str().unwrap().to_owned();
+    let bytes = URL_SAFE_NO_PAD.decode(&token).unwrap();
+    assert!(bytes.len() < 300, "{} bytes", bytes.len());
+    // Any byte changed: refused, whichever byte it is.
+    for i in 0..bytes.len() {
+        let mut changed = bytes.clone();
+        changed[i] ^= 0x01;
+        let body =
+            json!({"state": URL_SAFE_NO_PAD.encode(&changed), "player": "x", "action": "roll"});
+        let (status, problem) = server.post("/games/act", &body).await;
+        assert_eq!(status, 400, "byte {i}: {problem}");
+        let kind = problem["type"].as_str().unwrap();
+        assert!(
+            kind == "invalid-state-token" || kind == "unknown-key",
+            "byte {i}: {problem}"
+        );
+    }
+    let roll = |state: &str| json!({"state": state, "player": "x", "action": "roll"});
+    refused(
+        &server,
+        &mut grpc,
+        roll("not a token"),
+        400,
+        "invalid-state-token",
+    )
+    .await;
+    let mut truncated = token.clone();
+    truncated.truncate(token.len() - 10);
+    refused(
+        &server,
+        &mut grpc,
+        roll(&truncated),
+        400,
+        "invalid-state-token",
+    )
+    .await;
+    // Another match id than the caller expects.
+    let mut body = roll(&token);
+    body["match_id"] = json!("another-match");
+    refused(&server, &mut grpc, body, 400, "wrong-match").await;
+    // Wrong phase, wrong player, out of order.
+    let opened = {
+        let (_, a) = server.post("/games/act", &roll(&token)).await;
+        a
+    };
+    let mover = opened["view"]["to_act"].as_str().unwrap().to_owned();
+    let other = if mover == "x" { "o" } else { "x" };
+    let state = opened["state"].as_str().unwrap();
+    refused(
+        &server,
+        &mut grpc,
+        json!({"state": state, "player": other, "action": "move", "play": "24/18"}),
+        422,
+        "not-your-turn",
+    )
+    .await;
+    refused(
+        &server,
+        &mut grpc,
+        json!({"state": state, "player": mover, "action": "double"}),
+        422,
+        "wrong-phase",
+    )
+    .await;
+    refused(
+        &server,
+        &mut grpc,
+        json!({"state": state, "player": mover, "action": "take"}),
+        422,
+        "wrong-phase",
+    )
+    .await;
+    let detail = refused(
+        &server,
+        &mut grpc,
+        json!({"state": state, "player": mover, "action": "move", "play": "25/off"}),
+        422,
+        "illegal-play",
+    )
+    .await;
+    assert!(!detail.is_empty());
+    // Re-sending an old token rolls the same dice: no advantage.
+    let (_, again) = server.post("/games/act", &roll(&token)).await;
+    assert_eq!(again["state"], opened["state"]);
+    assert_eq!(again["roll"], opened["roll"]);
+
+    // A token signed by another key: unknown here; known once that key is
+    // published as a verify key (rotation), and then it verifies.
+    let other_key = "1f".repeat(32);
+    let other = Server::start(&[("BGREF_SIGNING_KEY", other_key.as_str())]).await;
+    let (_, foreign) = other
+        .post("/games", &json!({"match_id": "tamper", "client_seed": "c"}))
+        .await;
+    let foreign = foreign["state"].as_str().unwrap().to_owned();
+    refused(&server, &mut grpc, roll(&foreign), 400, "unknown-key").await;
+    let (_, keys) = other.get("/dice/keys").await;
+    let keys: Value = serde_json::from_str(&keys).unwrap();
+    let old_public = keys["keys"][0]["public_key"].as_str().unwrap();
+    let rotated = Server::start(&[
+        ("BGREF_SIGNING_KEY", "2e".repeat(32).as_str()),
+        ("BGREF_VERIFY_KEYS", old_public),
+        ("BGREF_DICE_SECRET", TEST_DICE_SECRET),
+    ])
+    .await;
+    let (status, answer) = rotated.post("/games/act", &roll(&foreign)).await;
+    assert_eq!(status, 200, "{answer}");
+    // The new token is signed by the new key, and names it.
+    let (_, new_keys) = rotated.get("/dice/keys").await;
+    let new_keys: Value = serde_json::from_str(&new_keys).unwrap();
+    let new_id = new_keys["keys"][0]["key_id"].as_str().unwrap();
+    let new_token = URL_SAFE_NO_PAD
+        .decode(answer["state"].as_str().unwrap())
+        .unwrap();
+    let named: String = new_token[1..9].iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(named, new_id);
+}
