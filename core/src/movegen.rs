@@ -61,49 +61,66 @@ const TABLE_SLOTS: usize = 256;
 /// Past this many plays the table is too full and lookups scan the list.
 const TABLE_MAX: usize = 192;
 
-/// One legal play and the key of the position it reaches.
-#[derive(Debug, Clone, Copy)]
-pub struct Entry {
-    key: u128,
-    play: Play,
-}
+/// Plays a list has room for before it grows: most lists are shorter, and
+/// both buffers (832 and 1 024 bytes) stay small enough for the allocator's
+/// fastest size classes.
+const LIST_CAPACITY: usize = 64;
 
 /// The legal plays of a position for one roll, one per distinct resulting
 /// position. Empty when the player cannot move (the turn passes).
+///
+/// The plays are contiguous ([`PlayList::as_slice`], indexing); the key of
+/// each play's resulting position sits at the same index of a parallel
+/// vector that only the crate uses.
 #[derive(Debug, Clone, Default)]
 pub struct PlayList {
-    entries: Vec<Entry>,
+    plays: Vec<Play>,
+    keys: Vec<u128>,
     pips: u8,
 }
 
 impl PlayList {
+    fn with_capacity(n: usize) -> PlayList {
+        PlayList {
+            plays: Vec::with_capacity(n),
+            keys: Vec::with_capacity(n),
+            pips: 0,
+        }
+    }
+
     /// The number of distinct plays.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.plays.len()
     }
 
     /// Whether there is no legal play (the turn passes).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.plays.is_empty()
+    }
+
+    /// The plays, in generation order.
+    #[must_use]
+    pub fn as_slice(&self) -> &[Play] {
+        &self.plays
     }
 
     /// The plays, in generation order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Play> + '_ {
-        self.entries.iter().map(|e| &e.play)
+        self.plays.iter()
     }
 
     /// The play at `index`.
     #[must_use]
     pub fn get(&self, index: usize) -> Option<&Play> {
-        self.entries.get(index).map(|e| &e.play)
+        self.plays.get(index)
     }
 
     /// The number of single-die moves each play makes (0 when empty).
     #[must_use]
     pub fn moves_per_play(&self) -> usize {
-        self.entries.first().map_or(0, |e| e.play.len())
+        self.plays.first().map_or(0, Play::len)
     }
 
     /// The pips of the dice each play uses (the sum of the dice played).
@@ -113,15 +130,36 @@ impl PlayList {
     }
 
     pub(crate) fn position_of(&self, key: u128) -> Option<usize> {
-        self.entries.iter().position(|e| e.key == key)
+        self.keys.iter().position(|&k| k == key)
+    }
+
+    #[inline(always)]
+    fn push(&mut self, key: u128, play: Play) {
+        self.plays.push(play);
+        self.keys.push(key);
+    }
+
+    fn clear(&mut self) {
+        self.plays.clear();
+        self.keys.clear();
+    }
+}
+
+impl core::ops::Index<usize> for PlayList {
+    type Output = Play;
+
+    /// # Panics
+    /// When `index` is not below [`PlayList::len`].
+    fn index(&self, index: usize) -> &Play {
+        &self.plays[index]
     }
 }
 
 impl<'a> IntoIterator for &'a PlayList {
     type Item = &'a Play;
-    type IntoIter = core::iter::Map<core::slice::Iter<'a, Entry>, fn(&'a Entry) -> &'a Play>;
+    type IntoIter = core::slice::Iter<'a, Play>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|e| &e.play)
+        self.plays.iter()
     }
 }
 
@@ -204,7 +242,7 @@ struct Gen<'a, const PREFIX: bool> {
     n: usize,
     double: bool,
     best: u8,
-    out: &'a mut Vec<Entry>,
+    out: &'a mut PlayList,
     prefix: &'a [Move],
     /// Open addressing over `out` by key: 0 empty, else index + 1.
     table: [u8; TABLE_SLOTS],
@@ -331,7 +369,7 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
         }
         if !self.double || PREFIX {
             if self.out.len() >= TABLE_MAX {
-                if self.out.iter().any(|e| e.key == key) {
+                if self.out.keys.contains(&key) {
                     return;
                 }
             } else {
@@ -343,13 +381,13 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
                             self.table[slot] = self.out.len() as u8 + 1;
                             break;
                         }
-                        i if self.out[usize::from(i) - 1].key == key => return,
+                        i if self.out.keys[usize::from(i) - 1] == key => return,
                         _ => slot = (slot + 1) % TABLE_SLOTS,
                     }
                 }
             }
         }
-        self.out.push(Entry { key, play });
+        self.out.push(key, play);
     }
 }
 
@@ -358,7 +396,7 @@ fn run<const PREFIX: bool>(
     dice: Dice,
     prefix: &[Move],
     best: u8,
-    out: &mut Vec<Entry>,
+    out: &mut PlayList,
 ) -> u8 {
     let occ = board.occupied();
     if occ == 0 || board.opp_occupied() == 0 {
@@ -397,17 +435,26 @@ fn run<const PREFIX: bool>(
 
 /// Every legal play of the player on roll, one per resulting position.
 pub(crate) fn legal_plays(board: &Board, dice: Dice) -> PlayList {
-    let mut entries = Vec::with_capacity(64);
-    let pips = run::<false>(board, dice, &[], 0, &mut entries);
-    PlayList { entries, pips }
+    let mut list = PlayList::with_capacity(LIST_CAPACITY);
+    list.pips = run::<false>(board, dice, &[], 0, &mut list);
+    list
 }
 
 /// The legal plays that begin with `prefix` (single-die moves in the order
 /// played), given the full list's dice pips `best`.
 pub(crate) fn plays_with_prefix(board: &Board, dice: Dice, prefix: &[Move], best: u8) -> PlayList {
-    let mut entries = Vec::new();
-    let pips = run::<true>(board, dice, prefix, best, &mut entries);
+    let mut list = PlayList::default();
+    list.pips = run::<true>(board, dice, prefix, best, &mut list);
     // A prefix longer than every legal sequence matches nothing.
-    entries.retain(|e| e.play.len() >= prefix.len());
-    PlayList { entries, pips }
+    let mut kept = 0;
+    for i in 0..list.plays.len() {
+        if list.plays[i].len() >= prefix.len() {
+            list.plays[kept] = list.plays[i];
+            list.keys[kept] = list.keys[i];
+            kept += 1;
+        }
+    }
+    list.plays.truncate(kept);
+    list.keys.truncate(kept);
+    list
 }
