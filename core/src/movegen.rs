@@ -2,19 +2,24 @@
 //!
 //! The generator walks every sequence of single-die moves depth first on a
 //! copy-on-step state of the mover's 26 counts plus three bit masks
-//! (points the mover occupies, opposing blots, opposing blocks). Each
-//! resulting position has a 128-bit key kept up to date move by move: four
-//! bits per mover count (26 × 4 = 104 bits, a count never exceeds 15) and
-//! one bit per point where a blot was hit (24 bits). The opponent's side
-//! changes only by hits, so the key identifies the resulting position
-//! exactly, and two plays are the same play exactly when their keys are
-//! equal.
+//! (points the mover occupies, opposing blots, opposing blocks).
 //!
-//! Dedup costs nothing for doubles: their moves are generated with
+//! Most rolls need no deduplication at all. Doubles are generated with
 //! non-increasing starting points, so every multiset of moves is visited
 //! once and distinct multisets give distinct positions. Non-doubles are
-//! generated in both die orders and deduplicated by comparing keys (a few
-//! dozen at most).
+//! generated in both die orders, the second order limited to the moves that
+//! can reach new positions, and where neither the bar nor a bear-off is
+//! involved the two ways one checker can reach the same position with both
+//! dice are skipped exactly (see `Gen::second_sources`), so every sequence
+//! generated is a new position.
+//!
+//! The rest (entering from the bar or a bear-off within reach of a
+//! non-double, and prefixes) is deduplicated by a 128-bit key of each
+//! resulting position, kept up to date move by move: four bits per mover
+//! count (26 × 4 = 104 bits, a count never exceeds 15) and one bit per
+//! point where a blot was hit (24 bits). The opponent's side changes only
+//! by hits, so the key identifies the resulting position exactly, and two
+//! plays are the same play exactly when their keys are equal.
 //!
 //! "Use as much of the roll as possible" is kept the way gnubg keeps it:
 //! every finished sequence is scored by the pips of the dice it used;
@@ -62,32 +67,20 @@ const TABLE_SLOTS: usize = 256;
 const TABLE_MAX: usize = 192;
 
 /// Plays a list has room for before it grows: most lists are shorter, and
-/// both buffers (832 and 1 024 bytes) stay small enough for the allocator's
-/// fastest size classes.
+/// the buffer (832 bytes) stays in the allocator's fast size classes.
 const LIST_CAPACITY: usize = 64;
 
 /// The legal plays of a position for one roll, one per distinct resulting
 /// position. Empty when the player cannot move (the turn passes).
 ///
-/// The plays are contiguous ([`PlayList::as_slice`], indexing); the key of
-/// each play's resulting position sits at the same index of a parallel
-/// vector that only the crate uses.
+/// The plays are contiguous: [`PlayList::as_slice`], indexing.
 #[derive(Debug, Clone, Default)]
 pub struct PlayList {
     plays: Vec<Play>,
-    keys: Vec<u128>,
     pips: u8,
 }
 
 impl PlayList {
-    fn with_capacity(n: usize) -> PlayList {
-        PlayList {
-            plays: Vec::with_capacity(n),
-            keys: Vec::with_capacity(n),
-            pips: 0,
-        }
-    }
-
     /// The number of distinct plays.
     #[must_use]
     pub fn len(&self) -> usize {
@@ -129,19 +122,13 @@ impl PlayList {
         self.pips
     }
 
-    pub(crate) fn position_of(&self, key: u128) -> Option<usize> {
-        self.keys.iter().position(|&k| k == key)
-    }
-
-    #[inline(always)]
-    fn push(&mut self, key: u128, play: Play) {
-        self.plays.push(play);
-        self.keys.push(key);
-    }
-
-    fn clear(&mut self) {
-        self.plays.clear();
-        self.keys.clear();
+    /// The index of the play (of this list, generated from `board`) that
+    /// reaches the position of `key`. Recomputes the keys: the referee
+    /// calls it once per checked play, the generator never.
+    pub(crate) fn position_of(&self, board: &Board, key: u128) -> Option<usize> {
+        self.plays
+            .iter()
+            .position(|p| key_after(board, p.moves()) == Some(key))
     }
 }
 
@@ -208,13 +195,14 @@ struct State {
     occ: u32,
     /// Bit p: one opposing checker on the mover's point p.
     blot: u32,
+    /// The result key; kept up to date only when `KEYED`.
     key: u128,
     play: Play,
 }
 
 impl State {
     #[inline(always)]
-    fn moved(&self, from: u8, to: u8) -> State {
+    fn moved<const KEYED: bool>(&self, from: u8, to: u8) -> State {
         let mut n = *self;
         let f = usize::from(from);
         n.me[f] -= 1;
@@ -222,11 +210,15 @@ impl State {
             n.occ &= !(1 << from);
         }
         n.me[usize::from(to)] += 1;
-        n.key = n.key - COUNT_UNIT[f] + COUNT_UNIT[usize::from(to)];
         let hit = (n.blot >> to) & 1 != 0;
+        if KEYED {
+            n.key = n.key - COUNT_UNIT[f] + COUNT_UNIT[usize::from(to)];
+            if hit {
+                n.key |= HIT_BIT[usize::from(to)];
+            }
+        }
         if hit {
             n.blot &= !(1 << to);
-            n.key |= HIT_BIT[usize::from(to)];
         }
         n.occ |= (1 << to) & !1;
         n.play
@@ -235,20 +227,30 @@ impl State {
     }
 }
 
-struct Gen<'a, const PREFIX: bool> {
+/// One generation. `KEYED`: results carry keys and are deduplicated through
+/// them (a prefix, entering from the bar, or a bear-off within reach of a
+/// non-double); otherwise every sequence generated reaches a new position
+/// and no key is computed.
+struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
     /// Bit p: two or more opposing checkers on the mover's point p.
     block: u32,
+    /// Opposing blots before the play.
+    start_blot: u32,
     dice: [u8; 4],
     n: usize,
     double: bool,
     best: u8,
-    out: &'a mut PlayList,
+    /// The mover's highest occupied point before the play (25: the bar).
+    start_highest: u8,
+    out: &'a mut Vec<Play>,
+    /// The key of each play in `out` (only when `KEYED`).
+    keys: Vec<u128>,
     prefix: &'a [Move],
     /// Open addressing over `out` by key: 0 empty, else index + 1.
     table: [u8; TABLE_SLOTS],
 }
 
-impl<const PREFIX: bool> Gen<'_, PREFIX> {
+impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
     #[inline(always)]
     fn follows_prefix(&self, depth: usize, from: u8, to: u8) -> bool {
         !PREFIX
@@ -309,8 +311,76 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
         moved
     }
 
+    /// Where the second move of a non-double may start, given the first
+    /// move `from`/`to` and the state `next` after it.
+    ///
+    /// The second order (smaller die first, from an empty bar) can only
+    /// reach new positions when the larger die moves the same checker on,
+    /// or bears off where it could not before: any other second move
+    /// commutes with the first, so the larger-die-first order has reached
+    /// that position already (blocks do not change, and the first move was
+    /// legal after the second).
+    ///
+    /// When every checker was home from the start, the only bear-off the
+    /// smaller die can make legal is from a new highest point below the
+    /// larger die (the smaller die moved the last checker off the old
+    /// highest point): exact bear-offs and bear-offs from the old highest
+    /// were legal first. Otherwise bearing off becomes legal only when the
+    /// smaller die brings the last checker home, and then any point up to
+    /// the larger die may bear off.
+    ///
+    /// Without keys (no bar, no bear-off within reach) two sequences reach
+    /// the same position only as a checker moved on with both dice (`x`
+    /// to `x - hi - lo`) against one of these:
+    /// - the same checker in the other order, unless the point `x - hi`
+    ///   is blocked or either intermediate point held a blot (the hits
+    ///   differ); the second order skips it then;
+    /// - larger die from `y`, then smaller die from `y + lo` onto `y`
+    ///   (the net effect of `y + lo` to `y - hi`), unless `y + lo - hi` is
+    ///   blocked or held a blot; the first order skips it then.
+    #[inline(always)]
+    fn second_sources(&self, from: u8, to: u8, next: &State) -> u32 {
+        let (first, other) = (self.dice[0], self.dice[1]);
+        let stops = self.block | self.start_blot;
+        if first > other {
+            // Larger die first: everything, but for the move onto `from`.
+            if KEYED {
+                return u32::MAX;
+            }
+            let z = from + other;
+            return if (stops >> (z - first)) & 1 == 0 {
+                !(1u32 << z)
+            } else {
+                u32::MAX
+            };
+        }
+        let hi = other;
+        if from == 25 {
+            return u32::MAX;
+        }
+        let alone = to != 0 && next.me[usize::from(to)] == 1;
+        if !KEYED {
+            let differs =
+                from > hi && ((stops >> (from - hi)) & 1 != 0 || (self.start_blot >> to) & 1 != 0);
+            return if alone && differs { 1u32 << to } else { 0 };
+        }
+        let continues = if alone { 1u32 << to } else { 0 };
+        if self.start_highest <= 6 {
+            // `| 1`: an empty board has its highest at 0.
+            let highest = 31 - (next.occ | 1).leading_zeros();
+            let new_high = if highest < u32::from(self.start_highest) && highest < u32::from(hi) {
+                1u32 << highest
+            } else {
+                0
+            };
+            continues | new_high
+        } else {
+            continues | ((2u32 << hi) - 1)
+        }
+    }
+
     /// Extends the sequence in `s` with the die at `depth`. `sources`
-    /// limits where that die's move may start (see the second order below).
+    /// limits where that die's move may start (see `second_sources`).
     fn step(&mut self, s: &State, depth: usize, pips: u8, max_from: u8, sources: u32) {
         let d = self.dice[depth];
         let pips_after = pips + d;
@@ -318,36 +388,26 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
             // Last die: only the key and the play of each result are needed.
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
                 let hit = (s.blot >> to) & 1 != 0;
-                let mut key = s.key - COUNT_UNIT[usize::from(from)] + COUNT_UNIT[usize::from(to)];
-                if hit {
-                    key |= HIT_BIT[usize::from(to)];
+                let mut key = 0;
+                if KEYED {
+                    key = s.key - COUNT_UNIT[usize::from(from)] + COUNT_UNIT[usize::from(to)];
+                    if hit {
+                        key |= HIT_BIT[usize::from(to)];
+                    }
                 }
                 let mut play = s.play;
                 play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
                 g.save(key, play, pips_after);
             })
         } else {
-            // The second order of a non-double (smaller die first, from an
-            // empty bar, not bearing off) can only reach new positions when
-            // the larger die moves the same checker on, or bears off: any
-            // other second move commutes with the first, so the larger-die-
-            // first order has reached that position already (blocks do not
-            // change, and the first move was legal after the second). Its
-            // last move is limited to those sources.
-            let second_order = !PREFIX && !self.double && self.dice[0] < self.dice[1];
-            let hi = self.dice[1];
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
-                let next = s.moved(from, to);
-                let max_next = if g.double && !PREFIX { from } else { 24 };
-                let next_sources = if second_order && from != 25 && to != 0 {
-                    let continues = if next.me[usize::from(to)] == 1 {
-                        1u32 << to
-                    } else {
-                        0
-                    };
-                    continues | ((2u32 << hi) - 1)
+                let next = s.moved::<KEYED>(from, to);
+                let (max_next, next_sources) = if PREFIX {
+                    (24, u32::MAX)
+                } else if g.double {
+                    (from, u32::MAX)
                 } else {
-                    u32::MAX
+                    (24, g.second_sources(from, to, &next))
                 };
                 g.step(&next, depth + 1, pips_after, max_next, next_sources);
             })
@@ -363,13 +423,18 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
             return;
         }
         if pips > self.best {
-            self.out.clear();
-            self.table = [0; TABLE_SLOTS];
+            if !self.out.is_empty() {
+                self.out.clear();
+                if KEYED {
+                    self.keys.clear();
+                    self.table = [0; TABLE_SLOTS];
+                }
+            }
             self.best = pips;
         }
-        if !self.double || PREFIX {
+        if KEYED {
             if self.out.len() >= TABLE_MAX {
-                if self.out.keys.contains(&key) {
+                if self.keys.contains(&key) {
                     return;
                 }
             } else {
@@ -381,13 +446,14 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
                             self.table[slot] = self.out.len() as u8 + 1;
                             break;
                         }
-                        i if self.out.keys[usize::from(i) - 1] == key => return,
+                        i if self.keys[usize::from(i) - 1] == key => return,
                         _ => slot = (slot + 1) % TABLE_SLOTS,
                     }
                 }
             }
+            self.keys.push(key);
         }
-        self.out.push(key, play);
+        self.out.push(play);
     }
 }
 
@@ -396,29 +462,53 @@ fn run<const PREFIX: bool>(
     dice: Dice,
     prefix: &[Move],
     best: u8,
-    out: &mut PlayList,
+    out: &mut Vec<Play>,
 ) -> u8 {
     let occ = board.occupied();
     if occ == 0 || board.opp_occupied() == 0 {
         // The game is over: nobody moves.
         return 0;
     }
+    let start_highest = (31 - occ.leading_zeros()) as u8;
+    // Keys are needed to find equal results when entering from the bar or
+    // bearing off may be part of a non-double (bearing off with the second
+    // die needs every checker home after the first: the highest at most
+    // 6 + 6), and for prefixes (both orders, every sequence).
+    let keyed = PREFIX || (!dice.is_double() && (start_highest == 25 || start_highest <= 12));
+    if keyed {
+        generate::<PREFIX, true>(board, dice, prefix, best, out, start_highest)
+    } else {
+        generate::<PREFIX, false>(board, dice, prefix, best, out, start_highest)
+    }
+}
+
+fn generate<const PREFIX: bool, const KEYED: bool>(
+    board: &Board,
+    dice: Dice,
+    prefix: &[Move],
+    best: u8,
+    out: &mut Vec<Play>,
+    start_highest: u8,
+) -> u8 {
     let (block, blot) = board.opp_masks();
     let start = State {
         me: board.me,
-        occ,
+        occ: board.occupied(),
         blot,
-        key: initial_key(&board.me),
+        key: if KEYED { initial_key(&board.me) } else { 0 },
         play: Play::EMPTY,
     };
     let (hi, lo) = (dice.high().get(), dice.low().get());
-    let mut g = Gen::<PREFIX> {
+    let mut g = Gen::<PREFIX, KEYED> {
         block,
+        start_blot: blot,
         dice: [hi, lo, hi, lo],
         n: 2,
         double: dice.is_double(),
         best,
+        start_highest,
         out,
+        keys: Vec::new(),
         prefix,
         table: [0; TABLE_SLOTS],
     };
@@ -435,26 +525,17 @@ fn run<const PREFIX: bool>(
 
 /// Every legal play of the player on roll, one per resulting position.
 pub(crate) fn legal_plays(board: &Board, dice: Dice) -> PlayList {
-    let mut list = PlayList::with_capacity(LIST_CAPACITY);
-    list.pips = run::<false>(board, dice, &[], 0, &mut list);
-    list
+    let mut plays = Vec::with_capacity(LIST_CAPACITY);
+    let pips = run::<false>(board, dice, &[], 0, &mut plays);
+    PlayList { plays, pips }
 }
 
 /// The legal plays that begin with `prefix` (single-die moves in the order
 /// played), given the full list's dice pips `best`.
 pub(crate) fn plays_with_prefix(board: &Board, dice: Dice, prefix: &[Move], best: u8) -> PlayList {
-    let mut list = PlayList::default();
-    list.pips = run::<true>(board, dice, prefix, best, &mut list);
+    let mut plays = Vec::new();
+    let pips = run::<true>(board, dice, prefix, best, &mut plays);
     // A prefix longer than every legal sequence matches nothing.
-    let mut kept = 0;
-    for i in 0..list.plays.len() {
-        if list.plays[i].len() >= prefix.len() {
-            list.plays[kept] = list.plays[i];
-            list.keys[kept] = list.keys[i];
-            kept += 1;
-        }
-    }
-    list.plays.truncate(kept);
-    list.keys.truncate(kept);
-    list
+    plays.retain(|p| p.len() >= prefix.len());
+    PlayList { plays, pips }
 }
