@@ -8,18 +8,18 @@
 //! non-increasing starting points, so every multiset of moves is visited
 //! once and distinct multisets give distinct positions. Non-doubles are
 //! generated in both die orders, the second order limited to the moves that
-//! can reach new positions, and where neither the bar nor a bear-off is
-//! involved the two ways one checker can reach the same position with both
-//! dice are skipped exactly (see `Gen::second_sources`), so every sequence
-//! generated is a new position.
+//! can reach new positions, and where no bear-off is within reach the two
+//! ways one checker can reach the same position with both dice are skipped
+//! exactly (see `Gen::second_sources`), so every sequence generated is a
+//! new position.
 //!
-//! The rest (entering from the bar or a bear-off within reach of a
-//! non-double, and prefixes) is deduplicated by a 128-bit key of each
-//! resulting position, kept up to date move by move: four bits per mover
-//! count (26 × 4 = 104 bits, a count never exceeds 15) and one bit per
-//! point where a blot was hit (24 bits). The opponent's side changes only
-//! by hits, so the key identifies the resulting position exactly, and two
-//! plays are the same play exactly when their keys are equal.
+//! The rest (non-doubles with a bear-off within reach, and prefixes) is
+//! deduplicated by a 128-bit key of each resulting position, kept up to
+//! date move by move: four bits per mover count (26 × 4 = 104 bits, a
+//! count never exceeds 15) and one bit per point where a blot was hit (24
+//! bits). The opponent's side changes only by hits, so the key identifies
+//! the resulting position exactly, and two plays are the same play exactly
+//! when their keys are equal.
 //!
 //! "Use as much of the roll as possible" is kept the way gnubg keeps it:
 //! every finished sequence is scored by the pips of the dice it used;
@@ -228,9 +228,8 @@ impl State {
 }
 
 /// One generation. `KEYED`: results carry keys and are deduplicated through
-/// them (a prefix, entering from the bar, or a bear-off within reach of a
-/// non-double); otherwise every sequence generated reaches a new position
-/// and no key is computed.
+/// them (a prefix, or a bear-off within reach of a non-double); otherwise
+/// every sequence generated reaches a new position and no key is computed.
 struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
     /// Bit p: two or more opposing checkers on the mover's point p.
     block: u32,
@@ -329,40 +328,55 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
     /// smaller die brings the last checker home, and then any point up to
     /// the larger die may bear off.
     ///
-    /// Without keys (no bar, no bear-off within reach) two sequences reach
-    /// the same position only as a checker moved on with both dice (`x`
-    /// to `x - hi - lo`) against one of these:
-    /// - the same checker in the other order, unless the point `x - hi`
-    ///   is blocked or either intermediate point held a blot (the hits
-    ///   differ); the second order skips it then;
-    /// - larger die from `y`, then smaller die from `y + lo` onto `y`
-    ///   (the net effect of `y + lo` to `y - hi`), unless `y + lo - hi` is
-    ///   blocked or held a blot; the first order skips it then.
+    /// Without keys (no bear-off within reach) two sequences reach the same
+    /// position only as a checker moved on with both dice (`x` to
+    /// `x - hi - lo`) against one of these:
+    /// - the same checker in the other order: the second order skips it
+    ///   unless the point `x - hi` is blocked or either intermediate point
+    ///   held a blot (then the hits differ or the other order is illegal);
+    /// - larger die from `y`, then smaller die from `y + lo` onto `y` (the
+    ///   net effect of `y + lo` to `y - hi`): the first order skips it
+    ///   unless `y + lo - hi` is blocked or held a blot.
+    ///
+    /// Entering from the bar works the same way: with one checker on the
+    /// bar, the second order skips moving the checker it entered on with
+    /// the larger die when the larger-die-first order reaches the same
+    /// position; with two or more, entering with both dice in the second
+    /// order repeats the first whenever the larger die can enter (`None`:
+    /// skip the branch).
     #[inline(always)]
-    fn second_sources(&self, from: u8, to: u8, next: &State) -> u32 {
+    fn second_sources(&self, from: u8, to: u8, next: &State) -> Option<u32> {
         let (first, other) = (self.dice[0], self.dice[1]);
         let stops = self.block | self.start_blot;
         if first > other {
             // Larger die first: everything, but for the move onto `from`.
-            if KEYED {
-                return u32::MAX;
+            if KEYED || from == 25 {
+                return Some(u32::MAX);
             }
             let z = from + other;
-            return if (stops >> (z - first)) & 1 == 0 {
+            return Some(if (stops >> (z - first)) & 1 == 0 {
                 !(1u32 << z)
             } else {
                 u32::MAX
-            };
+            });
         }
         let hi = other;
         if from == 25 {
-            return u32::MAX;
+            if KEYED {
+                return Some(u32::MAX);
+            }
+            let hi_enters = (self.block >> (25 - hi)) & 1 == 0;
+            if next.me[25] > 0 {
+                return if hi_enters { None } else { Some(u32::MAX) };
+            }
+            let same = (stops >> (25 - hi)) & 1 == 0 && (self.start_blot >> to) & 1 == 0;
+            return Some(if same { !(1u32 << to) } else { u32::MAX });
         }
         let alone = to != 0 && next.me[usize::from(to)] == 1;
         if !KEYED {
             let differs =
                 from > hi && ((stops >> (from - hi)) & 1 != 0 || (self.start_blot >> to) & 1 != 0);
-            return if alone && differs { 1u32 << to } else { 0 };
+            return Some(if alone && differs { 1u32 << to } else { 0 });
         }
         let continues = if alone { 1u32 << to } else { 0 };
         if self.start_highest <= 6 {
@@ -373,9 +387,9 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
             } else {
                 0
             };
-            continues | new_high
+            Some(continues | new_high)
         } else {
-            continues | ((2u32 << hi) - 1)
+            Some(continues | ((2u32 << hi) - 1))
         }
     }
 
@@ -407,7 +421,10 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
                 } else if g.double {
                     (from, u32::MAX)
                 } else {
-                    (24, g.second_sources(from, to, &next))
+                    match g.second_sources(from, to, &next) {
+                        Some(sources) => (24, sources),
+                        None => return,
+                    }
                 };
                 g.step(&next, depth + 1, pips_after, max_next, next_sources);
             })
@@ -470,11 +487,11 @@ fn run<const PREFIX: bool>(
         return 0;
     }
     let start_highest = (31 - occ.leading_zeros()) as u8;
-    // Keys are needed to find equal results when entering from the bar or
-    // bearing off may be part of a non-double (bearing off with the second
-    // die needs every checker home after the first: the highest at most
-    // 6 + 6), and for prefixes (both orders, every sequence).
-    let keyed = PREFIX || (!dice.is_double() && (start_highest == 25 || start_highest <= 12));
+    // Keys are needed to find equal results when bearing off may be part of
+    // a non-double (bearing off with the second die needs every checker
+    // home after the first: the highest at most 6 + 6), and for prefixes
+    // (both orders, every sequence).
+    let keyed = PREFIX || (!dice.is_double() && start_highest <= 12);
     if keyed {
         generate::<PREFIX, true>(board, dice, prefix, best, out, start_highest)
     } else {
