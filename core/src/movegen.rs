@@ -245,8 +245,9 @@ struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
     /// The key of each play in `out` (only when `KEYED`).
     keys: Vec<u128>,
     prefix: &'a [Move],
-    /// Open addressing over `out` by key: 0 empty, else index + 1.
-    table: [u8; TABLE_SLOTS],
+    /// Open addressing over `out` by key: 0 empty, else index + 1
+    /// (`TABLE_SLOTS` long when `KEYED`, else empty).
+    table: &'a mut [u8],
 }
 
 impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
@@ -444,7 +445,7 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
                 self.out.clear();
                 if KEYED {
                     self.keys.clear();
-                    self.table = [0; TABLE_SLOTS];
+                    self.table.fill(0);
                 }
             }
             self.best = pips;
@@ -482,10 +483,12 @@ fn run<const PREFIX: bool>(
     out: &mut Vec<Play>,
 ) -> u8 {
     let occ = board.occupied();
-    if occ == 0 || board.opp_occupied() == 0 {
+    let (block, blot) = board.opp_masks();
+    if occ == 0 || (block | blot == 0 && board.opp[25] == 0) {
         // The game is over: nobody moves.
         return 0;
     }
+    let masks = (occ, block, blot);
     let start_highest = (31 - occ.leading_zeros()) as u8;
     // Keys are needed to find equal results when bearing off may be part of
     // a non-double (bearing off with the second die needs every checker
@@ -493,24 +496,27 @@ fn run<const PREFIX: bool>(
     // (both orders, every sequence).
     let keyed = PREFIX || (!dice.is_double() && start_highest <= 12);
     if keyed {
-        generate::<PREFIX, true>(board, dice, prefix, best, out, start_highest)
+        let mut table = [0; TABLE_SLOTS];
+        generate::<PREFIX, true>(board, masks, dice, prefix, best, out, &mut table)
     } else {
-        generate::<PREFIX, false>(board, dice, prefix, best, out, start_highest)
+        generate::<PREFIX, false>(board, masks, dice, prefix, best, out, &mut [])
     }
 }
 
+/// Runs the generator on `board`, whose `masks` are the mover's occupied
+/// points and the opposing blocks and blots.
 fn generate<const PREFIX: bool, const KEYED: bool>(
     board: &Board,
+    (occ, block, blot): (u32, u32, u32),
     dice: Dice,
     prefix: &[Move],
     best: u8,
     out: &mut Vec<Play>,
-    start_highest: u8,
+    table: &mut [u8],
 ) -> u8 {
-    let (block, blot) = board.opp_masks();
     let start = State {
         me: board.me,
-        occ: board.occupied(),
+        occ,
         blot,
         key: if KEYED { initial_key(&board.me) } else { 0 },
         play: Play::EMPTY,
@@ -523,11 +529,11 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
         n: 2,
         double: dice.is_double(),
         best,
-        start_highest,
+        start_highest: (31 - occ.leading_zeros()) as u8,
         out,
         keys: Vec::new(),
         prefix,
-        table: [0; TABLE_SLOTS],
+        table,
     };
     if g.double {
         g.n = 4;
@@ -555,4 +561,28 @@ pub(crate) fn plays_with_prefix(board: &Board, dice: Dice, prefix: &[Move], best
     // A prefix longer than every legal sequence matches nothing.
     plays.retain(|p| p.len() >= prefix.len());
     PlayList { plays, pips }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dice::{Dice, Die};
+    use crate::player::Player;
+    use crate::position::Position;
+    use crate::setup::Variant;
+
+    #[test]
+    fn play_list_is_a_slice() {
+        let start = Position::start(Variant::Standard, Player::X);
+        let list = start.legal_plays(Dice::new(Die::new(3), Die::new(1)));
+        assert_eq!(list.len(), 16);
+        assert_eq!(list.as_slice().len(), list.len());
+        for (i, play) in list.iter().enumerate() {
+            assert_eq!(&list[i], play);
+            assert_eq!(list.get(i), Some(play));
+            assert_eq!(&list.as_slice()[i], play);
+        }
+        assert_eq!((&list).into_iter().count(), 16);
+        assert_eq!(list.moves_per_play(), 2);
+        assert_eq!(list.dice_pips(), 4);
+    }
 }
