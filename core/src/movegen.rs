@@ -65,6 +65,8 @@ const TABLE_SLOTS: usize = 256;
 // Indexes stored in the table are at most TABLE_MAX, so they fit a byte.
 /// Past this many plays the table is too full and lookups scan the list.
 const TABLE_MAX: usize = 192;
+/// Keys of a keyed generation kept on the stack before spilling to a Vec.
+const KEYS_INLINE: usize = 32;
 
 /// Plays a list has room for before it grows: most lists are shorter, and
 /// the buffer (832 bytes) stays in the allocator's fast size classes.
@@ -242,8 +244,11 @@ struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
     /// The mover's highest occupied point before the play (25: the bar).
     start_highest: u8,
     out: &'a mut Vec<Play>,
-    /// The key of each play in `out` (only when `KEYED`).
-    keys: Vec<u128>,
+    /// The key of each play in `out` (only when `KEYED`): the first
+    /// `KEYS_INLINE` here (on the stack, as most keyed lists are short),
+    /// the rest in `more_keys`.
+    keys: &'a mut [u128],
+    more_keys: Vec<u128>,
     prefix: &'a [Move],
     /// Open addressing over `out` by key: 0 empty, else index + 1
     /// (`TABLE_SLOTS` long when `KEYED`, else empty).
@@ -444,7 +449,7 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
             if !self.out.is_empty() {
                 self.out.clear();
                 if KEYED {
-                    self.keys.clear();
+                    self.more_keys.clear();
                     self.table.fill(0);
                 }
             }
@@ -452,7 +457,7 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
         }
         if KEYED {
             if self.out.len() >= TABLE_MAX {
-                if self.keys.contains(&key) {
+                if (0..self.out.len()).any(|i| self.key_at(i) == key) {
                     return;
                 }
             } else {
@@ -464,14 +469,26 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
                             self.table[slot] = self.out.len() as u8 + 1;
                             break;
                         }
-                        i if self.keys[usize::from(i) - 1] == key => return,
+                        i if self.key_at(usize::from(i) - 1) == key => return,
                         _ => slot = (slot + 1) % TABLE_SLOTS,
                     }
                 }
             }
-            self.keys.push(key);
+            match self.keys.get_mut(self.out.len()) {
+                Some(slot) => *slot = key,
+                None => self.more_keys.push(key),
+            }
         }
         self.out.push(play);
+    }
+
+    /// The key of the play at `index` of `out`.
+    #[inline(always)]
+    fn key_at(&self, index: usize) -> u128 {
+        match self.keys.get(index) {
+            Some(&key) => key,
+            None => self.more_keys[index - self.keys.len()],
+        }
     }
 }
 
@@ -497,14 +514,24 @@ fn run<const PREFIX: bool>(
     let keyed = PREFIX || (!dice.is_double() && start_highest <= 12);
     if keyed {
         let mut table = [0; TABLE_SLOTS];
-        generate::<PREFIX, true>(board, masks, dice, prefix, best, out, &mut table)
+        let mut keys = [0; KEYS_INLINE];
+        generate::<PREFIX, true>(
+            board,
+            masks,
+            dice,
+            prefix,
+            best,
+            out,
+            (&mut table, &mut keys),
+        )
     } else {
-        generate::<PREFIX, false>(board, masks, dice, prefix, best, out, &mut [])
+        generate::<PREFIX, false>(board, masks, dice, prefix, best, out, (&mut [], &mut []))
     }
 }
 
 /// Runs the generator on `board`, whose `masks` are the mover's occupied
-/// points and the opposing blocks and blots.
+/// points and the opposing blocks and blots; the dedup table and the
+/// inline keys are empty slices unless `KEYED`.
 fn generate<const PREFIX: bool, const KEYED: bool>(
     board: &Board,
     (occ, block, blot): (u32, u32, u32),
@@ -512,7 +539,7 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
     prefix: &[Move],
     best: u8,
     out: &mut Vec<Play>,
-    table: &mut [u8],
+    (table, keys): (&mut [u8], &mut [u128]),
 ) -> u8 {
     let start = State {
         me: board.me,
@@ -531,7 +558,8 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
         best,
         start_highest: (31 - occ.leading_zeros()) as u8,
         out,
-        keys: Vec::new(),
+        keys,
+        more_keys: Vec::new(),
         prefix,
         table,
     };
