@@ -508,10 +508,16 @@ fn run<const PREFIX: bool>(
     let masks = (occ, block, blot);
     let start_highest = (31 - occ.leading_zeros()) as u8;
     // Keys are needed to find equal results when bearing off may be part of
-    // a non-double (bearing off with the second die needs every checker
-    // home after the first: the highest at most 6 + 6), and for prefixes
-    // (both orders, every sequence).
-    let keyed = PREFIX || (!dice.is_double() && start_highest <= 12);
+    // a non-double, and for prefixes (both orders, every sequence). Bearing
+    // off with the second die needs every checker home after the first: at
+    // most one checker outside, on a point the first die can bring home
+    // (at most 6 + 6). The bar counts as outside (bit 25).
+    let outside = occ & !0x7F;
+    let bear_off_in_reach = outside == 0
+        || (outside.is_power_of_two()
+            && start_highest <= 12
+            && board.me[usize::from(start_highest)] == 1);
+    let keyed = PREFIX || (!dice.is_double() && bear_off_in_reach);
     if keyed {
         let mut table = [0; TABLE_SLOTS];
         let mut keys = [0; KEYS_INLINE];
