@@ -399,9 +399,13 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
         }
     }
 
-    /// Extends the sequence in `s` with the die at `depth`. `sources`
+    /// Extends the sequence in `s` with the die at `DEPTH`. `sources`
     /// limits where that die's move may start (see `second_sources`).
-    fn step(&mut self, s: &State, depth: usize, pips: u8, max_from: u8, sources: u32) {
+    ///
+    /// The depth is a constant so that each level is its own function and
+    /// the deeper levels (no recursion) can be inlined into the shallower.
+    fn step<const DEPTH: usize>(&mut self, s: &State, pips: u8, max_from: u8, sources: u32) {
+        let depth = DEPTH;
         let d = self.dice[depth];
         let pips_after = pips + d;
         let moved = if depth + 1 == self.n {
@@ -432,7 +436,12 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
                         None => return,
                     }
                 };
-                g.step(&next, depth + 1, pips_after, max_next, next_sources);
+                match DEPTH {
+                    0 => g.step::<1>(&next, pips_after, max_next, next_sources),
+                    1 => g.step::<2>(&next, pips_after, max_next, next_sources),
+                    // The fourth die is always the last.
+                    _ => g.step::<3>(&next, pips_after, max_next, next_sources),
+                }
             })
         };
         if !moved && (!PREFIX || depth >= self.prefix.len()) {
@@ -571,11 +580,11 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
     };
     if g.double {
         g.n = 4;
-        g.step(&start, 0, 0, 24, u32::MAX);
+        g.step::<0>(&start, 0, 24, u32::MAX);
     } else {
-        g.step(&start, 0, 0, 24, u32::MAX);
+        g.step::<0>(&start, 0, 24, u32::MAX);
         g.dice = [lo, hi, lo, hi];
-        g.step(&start, 0, 0, 24, u32::MAX);
+        g.step::<0>(&start, 0, 24, u32::MAX);
     }
     g.best
 }
