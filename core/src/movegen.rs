@@ -190,7 +190,9 @@ pub(crate) fn key_after(board: &Board, moves: &[Move]) -> Option<u128> {
     Some(initial_key(&b.me) | hits)
 }
 
+// One cache line: a copy never straddles two lines, wherever the stack is.
 #[derive(Clone, Copy)]
+#[repr(align(64))]
 struct State {
     me: [u8; 26],
     /// Bit p: the mover has a checker on p (1..=24, bar 25).
