@@ -281,41 +281,73 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
         sources: u32,
         mut f: impl FnMut(&mut Self, u8, u8),
     ) -> bool {
-        let mut moved = false;
-        if s.me[25] > 0 {
-            let to = 25 - d;
-            if (self.block >> to) & 1 == 0 {
-                moved = true;
-                if self.follows_prefix(depth, 25, to) {
-                    f(self, 25, to);
-                }
-            }
-        } else if s.occ != 0 {
-            let highest = 31 - s.occ.leading_zeros() as u8;
-            let srcs = s.occ & ((2u32 << max_from) - 1) & sources;
-            let low = (2u32 << d) - 1;
-            // Checkers that stay on the board: any source above d whose
-            // target (d lower) is not blocked.
-            let mut movable = srcs & !low & !(self.block << d);
-            if highest <= 6 {
-                // Bearing off: from exactly d, or from the highest point when
-                // it is below d.
-                movable |= srcs & (1 << d);
-                if highest < d {
-                    movable |= srcs & (1 << highest);
-                }
-            }
-            moved = movable != 0;
-            while movable != 0 {
-                let from = 31 - movable.leading_zeros() as u8;
-                movable &= !(1 << from);
-                let to = from.saturating_sub(d);
-                if self.follows_prefix(depth, from, to) {
-                    f(self, from, to);
-                }
+        let mut movable = self.movable(s, d, max_from, sources);
+        let moved = movable != 0;
+        while movable != 0 {
+            let from = 31 - movable.leading_zeros() as u8;
+            movable &= !(1 << from);
+            let to = from.saturating_sub(d);
+            if self.follows_prefix(depth, from, to) {
+                f(self, from, to);
             }
         }
         moved
+    }
+
+    /// The points (25: the bar) from which die `d` moves a checker in `s`,
+    /// at or below `max_from` and on `sources` (the bar always allowed).
+    #[inline(always)]
+    fn movable(&self, s: &State, d: u8, max_from: u8, sources: u32) -> u32 {
+        if s.me[25] > 0 {
+            let blocked = (self.block >> (25 - d)) & 1;
+            return (blocked ^ 1) << 25;
+        }
+        if s.occ == 0 {
+            return 0;
+        }
+        let highest = 31 - s.occ.leading_zeros() as u8;
+        let srcs = s.occ & ((2u32 << max_from) - 1) & sources;
+        let low = (2u32 << d) - 1;
+        // Checkers that stay on the board: any source above d whose target
+        // (d lower) is not blocked.
+        let mut movable = srcs & !low & !(self.block << d);
+        if highest <= 6 {
+            // Bearing off: from exactly d, or from the highest point when it
+            // is below d.
+            movable |= srcs & (1 << d);
+            if highest < d {
+                movable |= srcs & (1 << highest);
+            }
+        }
+        movable
+    }
+
+    /// The last die without keys: every move is a new play of the same
+    /// pips, so the list is cleared or kept once for all of them.
+    #[inline(always)]
+    fn leaves(&mut self, s: &State, d: u8, max_from: u8, sources: u32, pips: u8) -> bool {
+        let mut movable = self.movable(s, d, max_from, sources);
+        if movable == 0 {
+            return false;
+        }
+        if pips < self.best {
+            return true;
+        }
+        if pips > self.best {
+            self.out.clear();
+            self.best = pips;
+        }
+        self.out.reserve(movable.count_ones() as usize);
+        while movable != 0 {
+            let from = 31 - movable.leading_zeros() as u8;
+            movable &= !(1 << from);
+            let to = from.saturating_sub(d);
+            let hit = (s.blot >> to) & 1 != 0;
+            let mut play = s.play;
+            play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
+            self.out.push(play);
+        }
+        true
     }
 
     /// Where the second move of a non-double may start, given the first
@@ -410,7 +442,9 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
         let depth = DEPTH;
         let d = self.dice[depth];
         let pips_after = pips + d;
-        let moved = if depth + 1 == self.n {
+        let moved = if depth + 1 == self.n && !KEYED && !PREFIX {
+            self.leaves(s, d, max_from, sources, pips_after)
+        } else if depth + 1 == self.n {
             // Last die: only the key and the play of each result are needed.
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
                 let hit = (s.blot >> to) & 1 != 0;
