@@ -1,9 +1,18 @@
-//! Move generation speed: a few thousand positions from the gnubg corpus
-//! (contact, race, bear-off and bar positions, all variants) times all 21
-//! rolls. Criterion reports the time per batch; divide by the number of
-//! (position, roll) pairs printed at the start for ns per pair.
+//! Move generation speed, all 21 rolls per position.
+//!
+//! - `movegen/*`: a few thousand positions from the gnubg corpus (all
+//!   variants mixed), all rolls, doubles only and non-doubles only.
+//! - `movegen_class/*`: the fixed set in `benches/data/positions.txt`
+//!   (1 000 positions each of contact, race, bear-off and bar from random
+//!   games, see `examples/bench_positions.rs`), one figure per class and
+//!   one for the mix of all 4 000.
+//!
+//! Throughput is set to the (position, roll) pairs of a batch, so criterion's
+//! "thrpt" is pairs per second and the time divided by the pairs printed at
+//! the start is ns per (position, roll).
 //!
 //! `cargo bench -p bgref-core --bench movegen`
+//! (`-- movegen_class` for the classes only)
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
@@ -36,6 +45,53 @@ fn positions() -> Vec<Position> {
         }
     }
     out
+}
+
+/// The classes of `benches/data/positions.txt`, in file order, with their
+/// positions.
+fn class_positions() -> Vec<(String, Vec<Position>)> {
+    let text = include_str!("data/positions.txt");
+    let mut out: Vec<(String, Vec<Position>)> = Vec::new();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (class, id) = line.split_once(' ').expect("class and ID");
+        let pid: PositionId = id.parse().expect("Position ID");
+        let pos = Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).unwrap();
+        match out.last_mut() {
+            Some((c, list)) if c == class => list.push(pos),
+            _ => out.push((class.to_owned(), vec![pos])),
+        }
+    }
+    out
+}
+
+/// Generates every roll of every position; the total number of plays.
+fn all_rolls(positions: &[Position]) -> usize {
+    let mut n = 0usize;
+    for pos in positions {
+        for &dice in &Dice::ALL_21 {
+            n += black_box(pos.legal_plays(black_box(dice))).len();
+        }
+    }
+    n
+}
+
+fn bench_classes(c: &mut Criterion) {
+    let mut classes = class_positions();
+    let mix: Vec<Position> = classes.iter().flat_map(|(_, l)| l.clone()).collect();
+    classes.push(("mix".to_owned(), mix));
+    let mut group = c.benchmark_group("movegen_class");
+    group.sample_size(30);
+    for (class, positions) in &classes {
+        let pairs = positions.len() * 21;
+        eprintln!(
+            "{class}: {} positions x 21 rolls = {pairs} pairs, {} plays",
+            positions.len(),
+            all_rolls(positions)
+        );
+        group.throughput(Throughput::Elements(pairs as u64));
+        group.bench_function(class.as_str(), |b| b.iter(|| all_rolls(positions)));
+    }
+    group.finish();
 }
 
 fn bench(c: &mut Criterion) {
@@ -95,5 +151,5 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench_classes, bench);
 criterion_main!(benches);

@@ -41,13 +41,6 @@ impl Board {
         byte_mask(&self.me, 0xFF) & !1
     }
 
-    /// Bit `p` set where the opponent has a checker, in its own numbering
-    /// (1..=24, bar at 25).
-    #[inline]
-    pub(crate) fn opp_occupied(&self) -> u32 {
-        byte_mask(&self.opp, 0xFF) & !1
-    }
-
     /// Moves one of the mover's checkers, hitting a blot where it lands.
     /// Returns whether it hit. The move must be physically possible (a
     /// checker on `from`, `to` not held by two or more opponents).

@@ -2,19 +2,24 @@
 //!
 //! The generator walks every sequence of single-die moves depth first on a
 //! copy-on-step state of the mover's 26 counts plus three bit masks
-//! (points the mover occupies, opposing blots, opposing blocks). Each
-//! resulting position has a 128-bit key kept up to date move by move: four
-//! bits per mover count (26 × 4 = 104 bits, a count never exceeds 15) and
-//! one bit per point where a blot was hit (24 bits). The opponent's side
-//! changes only by hits, so the key identifies the resulting position
-//! exactly, and two plays are the same play exactly when their keys are
-//! equal.
+//! (points the mover occupies, opposing blots, opposing blocks).
 //!
-//! Dedup costs nothing for doubles: their moves are generated with
+//! Most rolls need no deduplication at all. Doubles are generated with
 //! non-increasing starting points, so every multiset of moves is visited
 //! once and distinct multisets give distinct positions. Non-doubles are
-//! generated in both die orders and deduplicated by comparing keys (a few
-//! dozen at most).
+//! generated in both die orders, the second order limited to the moves that
+//! can reach new positions, and where no bear-off is within reach the two
+//! ways one checker can reach the same position with both dice are skipped
+//! exactly (see `Gen::second_sources`), so every sequence generated is a
+//! new position.
+//!
+//! The rest (non-doubles with a bear-off within reach, and prefixes) is
+//! deduplicated by a 128-bit key of each resulting position, kept up to
+//! date move by move: four bits per mover count (26 × 4 = 104 bits, a
+//! count never exceeds 15) and one bit per point where a blot was hit (24
+//! bits). The opponent's side changes only by hits, so the key identifies
+//! the resulting position exactly, and two plays are the same play exactly
+//! when their keys are equal.
 //!
 //! "Use as much of the roll as possible" is kept the way gnubg keeps it:
 //! every finished sequence is scored by the pips of the dice it used;
@@ -60,19 +65,20 @@ const TABLE_SLOTS: usize = 256;
 // Indexes stored in the table are at most TABLE_MAX, so they fit a byte.
 /// Past this many plays the table is too full and lookups scan the list.
 const TABLE_MAX: usize = 192;
+/// Keys of a keyed generation kept on the stack before spilling to a Vec.
+const KEYS_INLINE: usize = 32;
 
-/// One legal play and the key of the position it reaches.
-#[derive(Debug, Clone, Copy)]
-pub struct Entry {
-    key: u128,
-    play: Play,
-}
+/// Plays a list has room for before it grows: most lists are shorter, and
+/// the buffer (832 bytes) stays in the allocator's fast size classes.
+const LIST_CAPACITY: usize = 64;
 
 /// The legal plays of a position for one roll, one per distinct resulting
 /// position. Empty when the player cannot move (the turn passes).
+///
+/// The plays are contiguous: [`PlayList::as_slice`], indexing.
 #[derive(Debug, Clone, Default)]
 pub struct PlayList {
-    entries: Vec<Entry>,
+    plays: Vec<Play>,
     pips: u8,
 }
 
@@ -80,30 +86,36 @@ impl PlayList {
     /// The number of distinct plays.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.plays.len()
     }
 
     /// Whether there is no legal play (the turn passes).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.plays.is_empty()
+    }
+
+    /// The plays, in generation order.
+    #[must_use]
+    pub fn as_slice(&self) -> &[Play] {
+        &self.plays
     }
 
     /// The plays, in generation order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Play> + '_ {
-        self.entries.iter().map(|e| &e.play)
+        self.plays.iter()
     }
 
     /// The play at `index`.
     #[must_use]
     pub fn get(&self, index: usize) -> Option<&Play> {
-        self.entries.get(index).map(|e| &e.play)
+        self.plays.get(index)
     }
 
     /// The number of single-die moves each play makes (0 when empty).
     #[must_use]
     pub fn moves_per_play(&self) -> usize {
-        self.entries.first().map_or(0, |e| e.play.len())
+        self.plays.first().map_or(0, Play::len)
     }
 
     /// The pips of the dice each play uses (the sum of the dice played).
@@ -112,16 +124,31 @@ impl PlayList {
         self.pips
     }
 
-    pub(crate) fn position_of(&self, key: u128) -> Option<usize> {
-        self.entries.iter().position(|e| e.key == key)
+    /// The index of the play (of this list, generated from `board`) that
+    /// reaches the position of `key`. Recomputes the keys: the referee
+    /// calls it once per checked play, the generator never.
+    pub(crate) fn position_of(&self, board: &Board, key: u128) -> Option<usize> {
+        self.plays
+            .iter()
+            .position(|p| key_after(board, p.moves()) == Some(key))
+    }
+}
+
+impl core::ops::Index<usize> for PlayList {
+    type Output = Play;
+
+    /// # Panics
+    /// When `index` is not below [`PlayList::len`].
+    fn index(&self, index: usize) -> &Play {
+        &self.plays[index]
     }
 }
 
 impl<'a> IntoIterator for &'a PlayList {
     type Item = &'a Play;
-    type IntoIter = core::iter::Map<core::slice::Iter<'a, Entry>, fn(&'a Entry) -> &'a Play>;
+    type IntoIter = core::slice::Iter<'a, Play>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|e| &e.play)
+        self.plays.iter()
     }
 }
 
@@ -163,20 +190,23 @@ pub(crate) fn key_after(board: &Board, moves: &[Move]) -> Option<u128> {
     Some(initial_key(&b.me) | hits)
 }
 
+// One cache line: a copy never straddles two lines, wherever the stack is.
 #[derive(Clone, Copy)]
+#[repr(align(64))]
 struct State {
     me: [u8; 26],
     /// Bit p: the mover has a checker on p (1..=24, bar 25).
     occ: u32,
     /// Bit p: one opposing checker on the mover's point p.
     blot: u32,
+    /// The result key; kept up to date only when `KEYED`.
     key: u128,
     play: Play,
 }
 
 impl State {
     #[inline(always)]
-    fn moved(&self, from: u8, to: u8) -> State {
+    fn moved<const KEYED: bool>(&self, from: u8, to: u8) -> State {
         let mut n = *self;
         let f = usize::from(from);
         n.me[f] -= 1;
@@ -184,11 +214,15 @@ impl State {
             n.occ &= !(1 << from);
         }
         n.me[usize::from(to)] += 1;
-        n.key = n.key - COUNT_UNIT[f] + COUNT_UNIT[usize::from(to)];
         let hit = (n.blot >> to) & 1 != 0;
+        if KEYED {
+            n.key = n.key - COUNT_UNIT[f] + COUNT_UNIT[usize::from(to)];
+            if hit {
+                n.key |= HIT_BIT[usize::from(to)];
+            }
+        }
         if hit {
             n.blot &= !(1 << to);
-            n.key |= HIT_BIT[usize::from(to)];
         }
         n.occ |= (1 << to) & !1;
         n.play
@@ -197,20 +231,33 @@ impl State {
     }
 }
 
-struct Gen<'a, const PREFIX: bool> {
+/// One generation. `KEYED`: results carry keys and are deduplicated through
+/// them (a prefix, or a bear-off within reach of a non-double); otherwise
+/// every sequence generated reaches a new position and no key is computed.
+struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
     /// Bit p: two or more opposing checkers on the mover's point p.
     block: u32,
+    /// Opposing blots before the play.
+    start_blot: u32,
     dice: [u8; 4],
     n: usize,
     double: bool,
     best: u8,
-    out: &'a mut Vec<Entry>,
+    /// The mover's highest occupied point before the play (25: the bar).
+    start_highest: u8,
+    out: &'a mut Vec<Play>,
+    /// The key of each play in `out` (only when `KEYED`): the first
+    /// `KEYS_INLINE` here (on the stack, as most keyed lists are short),
+    /// the rest in `more_keys`.
+    keys: &'a mut [u128],
+    more_keys: Vec<u128>,
     prefix: &'a [Move],
-    /// Open addressing over `out` by key: 0 empty, else index + 1.
-    table: [u8; TABLE_SLOTS],
+    /// Open addressing over `out` by key: 0 empty, else index + 1
+    /// (`TABLE_SLOTS` long when `KEYED`, else empty).
+    table: &'a mut [u8],
 }
 
-impl<const PREFIX: bool> Gen<'_, PREFIX> {
+impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
     #[inline(always)]
     fn follows_prefix(&self, depth: usize, from: u8, to: u8) -> bool {
         !PREFIX
@@ -234,84 +281,203 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
         sources: u32,
         mut f: impl FnMut(&mut Self, u8, u8),
     ) -> bool {
-        let mut moved = false;
-        if s.me[25] > 0 {
-            let to = 25 - d;
-            if (self.block >> to) & 1 == 0 {
-                moved = true;
-                if self.follows_prefix(depth, 25, to) {
-                    f(self, 25, to);
-                }
-            }
-        } else if s.occ != 0 {
-            let highest = 31 - s.occ.leading_zeros() as u8;
-            let srcs = s.occ & ((2u32 << max_from) - 1) & sources;
-            let low = (2u32 << d) - 1;
-            // Checkers that stay on the board: any source above d whose
-            // target (d lower) is not blocked.
-            let mut movable = srcs & !low & !(self.block << d);
-            if highest <= 6 {
-                // Bearing off: from exactly d, or from the highest point when
-                // it is below d.
-                movable |= srcs & (1 << d);
-                if highest < d {
-                    movable |= srcs & (1 << highest);
-                }
-            }
-            moved = movable != 0;
-            while movable != 0 {
-                let from = 31 - movable.leading_zeros() as u8;
-                movable &= !(1 << from);
-                let to = from.saturating_sub(d);
-                if self.follows_prefix(depth, from, to) {
-                    f(self, from, to);
-                }
+        let mut movable = self.movable(s, d, max_from, sources);
+        let moved = movable != 0;
+        while movable != 0 {
+            let from = 31 - movable.leading_zeros() as u8;
+            movable &= !(1 << from);
+            let to = from.saturating_sub(d);
+            if self.follows_prefix(depth, from, to) {
+                f(self, from, to);
             }
         }
         moved
     }
 
-    /// Extends the sequence in `s` with the die at `depth`. `sources`
-    /// limits where that die's move may start (see the second order below).
-    fn step(&mut self, s: &State, depth: usize, pips: u8, max_from: u8, sources: u32) {
+    /// The points (25: the bar) from which die `d` moves a checker in `s`,
+    /// at or below `max_from` and on `sources` (the bar always allowed).
+    #[inline(always)]
+    fn movable(&self, s: &State, d: u8, max_from: u8, sources: u32) -> u32 {
+        if s.me[25] > 0 {
+            let blocked = (self.block >> (25 - d)) & 1;
+            return (blocked ^ 1) << 25;
+        }
+        if s.occ == 0 {
+            return 0;
+        }
+        let highest = 31 - s.occ.leading_zeros() as u8;
+        let srcs = s.occ & ((2u32 << max_from) - 1) & sources;
+        let low = (2u32 << d) - 1;
+        // Checkers that stay on the board: any source above d whose target
+        // (d lower) is not blocked.
+        let mut movable = srcs & !low & !(self.block << d);
+        if highest <= 6 {
+            // Bearing off: from exactly d, or from the highest point when it
+            // is below d.
+            movable |= srcs & (1 << d);
+            if highest < d {
+                movable |= srcs & (1 << highest);
+            }
+        }
+        movable
+    }
+
+    /// The last die without keys: every move is a new play of the same
+    /// pips, so the list is cleared or kept once for all of them.
+    #[inline(always)]
+    fn leaves(&mut self, s: &State, d: u8, max_from: u8, sources: u32, pips: u8) -> bool {
+        let mut movable = self.movable(s, d, max_from, sources);
+        if movable == 0 {
+            return false;
+        }
+        if pips < self.best {
+            return true;
+        }
+        if pips > self.best {
+            self.out.clear();
+            self.best = pips;
+        }
+        self.out.reserve(movable.count_ones() as usize);
+        while movable != 0 {
+            let from = 31 - movable.leading_zeros() as u8;
+            movable &= !(1 << from);
+            let to = from.saturating_sub(d);
+            let hit = (s.blot >> to) & 1 != 0;
+            let mut play = s.play;
+            play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
+            self.out.push(play);
+        }
+        true
+    }
+
+    /// Where the second move of a non-double may start, given the first
+    /// move `from`/`to` and the state `next` after it.
+    ///
+    /// The second order (smaller die first, from an empty bar) can only
+    /// reach new positions when the larger die moves the same checker on,
+    /// or bears off where it could not before: any other second move
+    /// commutes with the first, so the larger-die-first order has reached
+    /// that position already (blocks do not change, and the first move was
+    /// legal after the second).
+    ///
+    /// When every checker was home from the start, the only bear-off the
+    /// smaller die can make legal is from a new highest point below the
+    /// larger die (the smaller die moved the last checker off the old
+    /// highest point): exact bear-offs and bear-offs from the old highest
+    /// were legal first. Otherwise bearing off becomes legal only when the
+    /// smaller die brings the last checker home, and then any point up to
+    /// the larger die may bear off.
+    ///
+    /// Without keys (no bear-off within reach) two sequences reach the same
+    /// position only as a checker moved on with both dice (`x` to
+    /// `x - hi - lo`) against one of these:
+    /// - the same checker in the other order: the second order skips it
+    ///   unless the point `x - hi` is blocked or either intermediate point
+    ///   held a blot (then the hits differ or the other order is illegal);
+    /// - larger die from `y`, then smaller die from `y + lo` onto `y` (the
+    ///   net effect of `y + lo` to `y - hi`): the first order skips it
+    ///   unless `y + lo - hi` is blocked or held a blot.
+    ///
+    /// Entering from the bar works the same way: with one checker on the
+    /// bar, the second order skips moving the checker it entered on with
+    /// the larger die when the larger-die-first order reaches the same
+    /// position; with two or more, entering with both dice in the second
+    /// order repeats the first whenever the larger die can enter (`None`:
+    /// skip the branch).
+    #[inline(always)]
+    fn second_sources(&self, from: u8, to: u8, next: &State) -> Option<u32> {
+        let (first, other) = (self.dice[0], self.dice[1]);
+        let stops = self.block | self.start_blot;
+        if first > other {
+            // Larger die first: everything, but for the move onto `from`.
+            if KEYED || from == 25 {
+                return Some(u32::MAX);
+            }
+            let z = from + other;
+            return Some(if (stops >> (z - first)) & 1 == 0 {
+                !(1u32 << z)
+            } else {
+                u32::MAX
+            });
+        }
+        let hi = other;
+        if from == 25 {
+            if KEYED {
+                return Some(u32::MAX);
+            }
+            let hi_enters = (self.block >> (25 - hi)) & 1 == 0;
+            if next.me[25] > 0 {
+                return if hi_enters { None } else { Some(u32::MAX) };
+            }
+            let same = (stops >> (25 - hi)) & 1 == 0 && (self.start_blot >> to) & 1 == 0;
+            return Some(if same { !(1u32 << to) } else { u32::MAX });
+        }
+        let alone = to != 0 && next.me[usize::from(to)] == 1;
+        if !KEYED {
+            let differs =
+                from > hi && ((stops >> (from - hi)) & 1 != 0 || (self.start_blot >> to) & 1 != 0);
+            return Some(if alone && differs { 1u32 << to } else { 0 });
+        }
+        let continues = if alone { 1u32 << to } else { 0 };
+        if self.start_highest <= 6 {
+            // `| 1`: an empty board has its highest at 0.
+            let highest = 31 - (next.occ | 1).leading_zeros();
+            let new_high = if highest < u32::from(self.start_highest) && highest < u32::from(hi) {
+                1u32 << highest
+            } else {
+                0
+            };
+            Some(continues | new_high)
+        } else {
+            Some(continues | ((2u32 << hi) - 1))
+        }
+    }
+
+    /// Extends the sequence in `s` with the die at `DEPTH`. `sources`
+    /// limits where that die's move may start (see `second_sources`).
+    ///
+    /// The depth is a constant so that each level is its own function and
+    /// the deeper levels (no recursion) can be inlined into the shallower.
+    fn step<const DEPTH: usize>(&mut self, s: &State, pips: u8, max_from: u8, sources: u32) {
+        let depth = DEPTH;
         let d = self.dice[depth];
         let pips_after = pips + d;
-        let moved = if depth + 1 == self.n {
+        let moved = if depth + 1 == self.n && !KEYED && !PREFIX {
+            self.leaves(s, d, max_from, sources, pips_after)
+        } else if depth + 1 == self.n {
             // Last die: only the key and the play of each result are needed.
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
                 let hit = (s.blot >> to) & 1 != 0;
-                let mut key = s.key - COUNT_UNIT[usize::from(from)] + COUNT_UNIT[usize::from(to)];
-                if hit {
-                    key |= HIT_BIT[usize::from(to)];
+                let mut key = 0;
+                if KEYED {
+                    key = s.key - COUNT_UNIT[usize::from(from)] + COUNT_UNIT[usize::from(to)];
+                    if hit {
+                        key |= HIT_BIT[usize::from(to)];
+                    }
                 }
                 let mut play = s.play;
                 play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
                 g.save(key, play, pips_after);
             })
         } else {
-            // The second order of a non-double (smaller die first, from an
-            // empty bar, not bearing off) can only reach new positions when
-            // the larger die moves the same checker on, or bears off: any
-            // other second move commutes with the first, so the larger-die-
-            // first order has reached that position already (blocks do not
-            // change, and the first move was legal after the second). Its
-            // last move is limited to those sources.
-            let second_order = !PREFIX && !self.double && self.dice[0] < self.dice[1];
-            let hi = self.dice[1];
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
-                let next = s.moved(from, to);
-                let max_next = if g.double && !PREFIX { from } else { 24 };
-                let next_sources = if second_order && from != 25 && to != 0 {
-                    let continues = if next.me[usize::from(to)] == 1 {
-                        1u32 << to
-                    } else {
-                        0
-                    };
-                    continues | ((2u32 << hi) - 1)
+                let next = s.moved::<KEYED>(from, to);
+                let (max_next, next_sources) = if PREFIX {
+                    (24, u32::MAX)
+                } else if g.double {
+                    (from, u32::MAX)
                 } else {
-                    u32::MAX
+                    match g.second_sources(from, to, &next) {
+                        Some(sources) => (24, sources),
+                        None => return,
+                    }
                 };
-                g.step(&next, depth + 1, pips_after, max_next, next_sources);
+                match DEPTH {
+                    0 => g.step::<1>(&next, pips_after, max_next, next_sources),
+                    1 => g.step::<2>(&next, pips_after, max_next, next_sources),
+                    // The fourth die is always the last.
+                    _ => g.step::<3>(&next, pips_after, max_next, next_sources),
+                }
             })
         };
         if !moved && (!PREFIX || depth >= self.prefix.len()) {
@@ -325,13 +491,18 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
             return;
         }
         if pips > self.best {
-            self.out.clear();
-            self.table = [0; TABLE_SLOTS];
+            if !self.out.is_empty() {
+                self.out.clear();
+                if KEYED {
+                    self.more_keys.clear();
+                    self.table.fill(0);
+                }
+            }
             self.best = pips;
         }
-        if !self.double || PREFIX {
+        if KEYED {
             if self.out.len() >= TABLE_MAX {
-                if self.out.iter().any(|e| e.key == key) {
+                if (0..self.out.len()).any(|i| self.key_at(i) == key) {
                     return;
                 }
             } else {
@@ -343,13 +514,26 @@ impl<const PREFIX: bool> Gen<'_, PREFIX> {
                             self.table[slot] = self.out.len() as u8 + 1;
                             break;
                         }
-                        i if self.out[usize::from(i) - 1].key == key => return,
+                        i if self.key_at(usize::from(i) - 1) == key => return,
                         _ => slot = (slot + 1) % TABLE_SLOTS,
                     }
                 }
             }
+            match self.keys.get_mut(self.out.len()) {
+                Some(slot) => *slot = key,
+                None => self.more_keys.push(key),
+            }
         }
-        self.out.push(Entry { key, play });
+        self.out.push(play);
+    }
+
+    /// The key of the play at `index` of `out`.
+    #[inline(always)]
+    fn key_at(&self, index: usize) -> u128 {
+        match self.keys.get(index) {
+            Some(&key) => key,
+            None => self.more_keys[index - self.keys.len()],
+        }
     }
 }
 
@@ -358,56 +542,126 @@ fn run<const PREFIX: bool>(
     dice: Dice,
     prefix: &[Move],
     best: u8,
-    out: &mut Vec<Entry>,
+    out: &mut Vec<Play>,
 ) -> u8 {
     let occ = board.occupied();
-    if occ == 0 || board.opp_occupied() == 0 {
+    let (block, blot) = board.opp_masks();
+    if occ == 0 || (block | blot == 0 && board.opp[25] == 0) {
         // The game is over: nobody moves.
         return 0;
     }
-    let (block, blot) = board.opp_masks();
+    let masks = (occ, block, blot);
+    let start_highest = (31 - occ.leading_zeros()) as u8;
+    // Keys are needed to find equal results when bearing off may be part of
+    // a non-double, and for prefixes (both orders, every sequence). Bearing
+    // off with the second die needs every checker home after the first: at
+    // most one checker outside, on a point the first die can bring home
+    // (at most 6 + 6). The bar counts as outside (bit 25).
+    let outside = occ & !0x7F;
+    let bear_off_in_reach = outside == 0
+        || (outside.is_power_of_two()
+            && start_highest <= 12
+            && board.me[usize::from(start_highest)] == 1);
+    let keyed = PREFIX || (!dice.is_double() && bear_off_in_reach);
+    if keyed {
+        let mut table = [0; TABLE_SLOTS];
+        let mut keys = [0; KEYS_INLINE];
+        generate::<PREFIX, true>(
+            board,
+            masks,
+            dice,
+            prefix,
+            best,
+            out,
+            (&mut table, &mut keys),
+        )
+    } else {
+        generate::<PREFIX, false>(board, masks, dice, prefix, best, out, (&mut [], &mut []))
+    }
+}
+
+/// Runs the generator on `board`, whose `masks` are the mover's occupied
+/// points and the opposing blocks and blots; the dedup table and the
+/// inline keys are empty slices unless `KEYED`.
+fn generate<const PREFIX: bool, const KEYED: bool>(
+    board: &Board,
+    (occ, block, blot): (u32, u32, u32),
+    dice: Dice,
+    prefix: &[Move],
+    best: u8,
+    out: &mut Vec<Play>,
+    (table, keys): (&mut [u8], &mut [u128]),
+) -> u8 {
     let start = State {
         me: board.me,
         occ,
         blot,
-        key: initial_key(&board.me),
+        key: if KEYED { initial_key(&board.me) } else { 0 },
         play: Play::EMPTY,
     };
     let (hi, lo) = (dice.high().get(), dice.low().get());
-    let mut g = Gen::<PREFIX> {
+    let mut g = Gen::<PREFIX, KEYED> {
         block,
+        start_blot: blot,
         dice: [hi, lo, hi, lo],
         n: 2,
         double: dice.is_double(),
         best,
+        start_highest: (31 - occ.leading_zeros()) as u8,
         out,
+        keys,
+        more_keys: Vec::new(),
         prefix,
-        table: [0; TABLE_SLOTS],
+        table,
     };
     if g.double {
         g.n = 4;
-        g.step(&start, 0, 0, 24, u32::MAX);
+        g.step::<0>(&start, 0, 24, u32::MAX);
     } else {
-        g.step(&start, 0, 0, 24, u32::MAX);
+        g.step::<0>(&start, 0, 24, u32::MAX);
         g.dice = [lo, hi, lo, hi];
-        g.step(&start, 0, 0, 24, u32::MAX);
+        g.step::<0>(&start, 0, 24, u32::MAX);
     }
     g.best
 }
 
 /// Every legal play of the player on roll, one per resulting position.
 pub(crate) fn legal_plays(board: &Board, dice: Dice) -> PlayList {
-    let mut entries = Vec::with_capacity(64);
-    let pips = run::<false>(board, dice, &[], 0, &mut entries);
-    PlayList { entries, pips }
+    let mut plays = Vec::with_capacity(LIST_CAPACITY);
+    let pips = run::<false>(board, dice, &[], 0, &mut plays);
+    PlayList { plays, pips }
 }
 
 /// The legal plays that begin with `prefix` (single-die moves in the order
 /// played), given the full list's dice pips `best`.
 pub(crate) fn plays_with_prefix(board: &Board, dice: Dice, prefix: &[Move], best: u8) -> PlayList {
-    let mut entries = Vec::new();
-    let pips = run::<true>(board, dice, prefix, best, &mut entries);
+    let mut plays = Vec::new();
+    let pips = run::<true>(board, dice, prefix, best, &mut plays);
     // A prefix longer than every legal sequence matches nothing.
-    entries.retain(|e| e.play.len() >= prefix.len());
-    PlayList { entries, pips }
+    plays.retain(|p| p.len() >= prefix.len());
+    PlayList { plays, pips }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dice::{Dice, Die};
+    use crate::player::Player;
+    use crate::position::Position;
+    use crate::setup::Variant;
+
+    #[test]
+    fn play_list_is_a_slice() {
+        let start = Position::start(Variant::Standard, Player::X);
+        let list = start.legal_plays(Dice::new(Die::new(3), Die::new(1)));
+        assert_eq!(list.len(), 16);
+        assert_eq!(list.as_slice().len(), list.len());
+        for (i, play) in list.iter().enumerate() {
+            assert_eq!(&list[i], play);
+            assert_eq!(list.get(i), Some(play));
+            assert_eq!(&list.as_slice()[i], play);
+        }
+        assert_eq!((&list).into_iter().count(), 16);
+        assert_eq!(list.moves_per_play(), 2);
+        assert_eq!(list.dice_pips(), 4);
+    }
 }

@@ -93,8 +93,12 @@ impl Play {
         self.len == 0
     }
 
+    /// Appends a move; the play must have fewer than four.
+    #[inline(always)]
     pub(crate) fn push(&mut self, mv: Move) {
-        self.moves[usize::from(self.len)] = mv;
+        debug_assert!(self.len < 4, "a play has at most four moves");
+        // `& 3`: no bounds check on the generator's hot path.
+        self.moves[usize::from(self.len & 3)] = mv;
         self.len += 1;
     }
 }

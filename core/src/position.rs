@@ -402,7 +402,7 @@ impl Position {
         }
         // Same position as a legal play, and the moves are a sequence the dice allow.
         if let Some(key) = movegen::key_after(&self.board, play.moves())
-            && let Some(i) = legal.position_of(key)
+            && let Some(i) = legal.position_of(&self.board, key)
             && movegen::plays_with_prefix(&self.board, dice, play.moves(), legal.dice_pips())
                 .iter()
                 .any(|p| p.len() == play.len())
