@@ -178,7 +178,7 @@ pub fn check_codecs(position: &Position) {
 }
 
 /// How many plays of one list get the checks that regenerate moves.
-pub const DEEP_CHECKS: usize = 6;
+pub const DEEP_CHECKS: usize = 2;
 
 /// The resulting positions of the legal plays, as the mover's and the
 /// opponent's sides.

@@ -56,8 +56,18 @@ fn single(sides: &Sides, from: u8, die: u8) -> Option<(Sides, u8, bool)> {
 
 /// Every end of a sequence of single moves with `dice` in this order,
 /// stopping where the next die cannot be played, with the pips of the dice
-/// used.
-fn walk(sides: Sides, dice: &[u8], used: u32, out: &mut Vec<(Sides, u32)>) {
+/// used. `seen` holds the states already walked from (with the number of
+/// dice left): a double reaches most of them many times over.
+fn walk(
+    sides: Sides,
+    dice: &[u8],
+    used: u32,
+    out: &mut Vec<(Sides, u32)>,
+    seen: &mut HashSet<(Sides, usize)>,
+) {
+    if !seen.insert((sides, dice.len())) {
+        return;
+    }
     let Some((&die, rest)) = dice.split_first() else {
         out.push((sides, used));
         return;
@@ -66,7 +76,7 @@ fn walk(sides: Sides, dice: &[u8], used: u32, out: &mut Vec<(Sides, u32)>) {
     for from in 1..=25u8 {
         if let Some((next, _, _)) = single(&sides, from, die) {
             moved = true;
-            walk(next, rest, used + u32::from(die), out);
+            walk(next, rest, used + u32::from(die), out, seen);
         }
     }
     if !moved {
@@ -91,9 +101,15 @@ pub fn legal_results(position: &Position, dice: Dice) -> HashSet<Sides> {
     let start = (*position.side(me), *position.side(!me));
     let mut ends = Vec::new();
     let order = dice_list(dice);
-    walk(start, &order, 0, &mut ends);
+    walk(start, &order, 0, &mut ends, &mut HashSet::new());
     if !dice.is_double() {
-        walk(start, &[order[1], order[0]], 0, &mut ends);
+        walk(
+            start,
+            &[order[1], order[0]],
+            0,
+            &mut ends,
+            &mut HashSet::new(),
+        );
     }
     let best = ends.iter().map(|&(_, used)| used).max().unwrap_or(0);
     if best == 0 {
