@@ -11,10 +11,9 @@
 # SanitizerCoverage instrumentation cargo-fuzz adds is stable codegen).
 #
 # Time on the 2-core machine: warm (cargo-fuzz installed, targets built)
-# 8 targets x 20 s, two at a time = 80 s of fuzzing, 95 s in all; cold adds
-# the cargo-fuzz install (75 s of CPU) and the build (50 s of CPU), about
-# 3 minutes on an idle machine (measured 7.7 min with the old sequential
-# runs while three other builds shared the two cores).
+# 9 targets x 20 s, two at a time = 100 s of fuzzing, about 2 minutes in
+# all; cold adds the cargo-fuzz install (75 s of CPU) and the build (50 s
+# of CPU), about 3.5 minutes on an idle machine.
 #
 # Env: FUZZ_SECONDS (per target), FUZZ_JOBS (targets run at once),
 # FUZZ_TARGETS (space-separated subset),

@@ -193,6 +193,16 @@ fn main() {
             text.as_bytes(),
         );
     }
+    // Verify: 64 hex digits; a master secret, game 1, turn 1 (and turn 0),
+    // then the client seed (as in the bgref_core::verify docs).
+    let hex = bgref_core::verify::to_hex(&[0xab; 32]);
+    write(&dir, "verify", "hex", hex.to_uppercase().as_bytes());
+    for (name, turn) in [("roll", 1u8), ("opening", 0)] {
+        let mut bytes = b"a master secret of at least 32 b".to_vec();
+        bytes.extend([1, 0, 0, 0, turn, 0, 0, 0]);
+        bytes.extend(b"alice:bob");
+        write(&dir, "verify", name, &bytes);
+    }
     // Cube: flags, log2 value, owner, beavers, length, score x, score o,
     // rules, max cube, then (player, action) steps.
     let cubes: &[(&str, &[u8])] = &[
