@@ -230,6 +230,7 @@ pub fn check_movegen(position: &Position, dice: Dice, pick: u8) {
         "the legal set depends on the order of the dice"
     );
 
+    check_outcome(position);
     if position.outcome().is_some() {
         assert!(plays.is_empty(), "plays listed in a finished game");
         assert!(!position.is_legal(&Play::EMPTY, dice));
@@ -261,6 +262,7 @@ pub fn check_movegen(position: &Position, dice: Dice, pick: u8) {
             after.pip_count(me) < position.pip_count(me),
             "a play that does not move forward"
         );
+        check_outcome(&after);
         if (i + usize::from(pick)) % stride != 0 {
             continue;
         }
@@ -296,6 +298,15 @@ pub fn check_movegen(position: &Position, dice: Dice, pick: u8) {
         assert!(!position.is_legal(&Play::EMPTY, dice));
         assert!(position.play(&Play::EMPTY, dice).is_err());
     }
+}
+
+/// `outcome()` agrees with the rules text ([`reference::outcome`]).
+pub fn check_outcome(position: &Position) {
+    assert_eq!(
+        position.outcome().map(|o| (o.winner, o.result)),
+        reference::outcome(position),
+        "wrong outcome for {position:?}"
+    );
 }
 
 /// Arbitrary moves never panic `is_legal`, `play` or `partial_play`, and

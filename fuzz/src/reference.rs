@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use bgref_core::{Dice, Move, Position};
+use bgref_core::{Dice, GameResult, Move, Player, Position};
 
 /// The mover's and the opponent's sides.
 pub type Sides = ([u8; 26], [u8; 26]);
@@ -151,4 +151,26 @@ fn replay_from(sides: Sides, moves: &[Move], dice: &mut Vec<u8>) -> Option<Sides
         }
     }
     None
+}
+
+/// The winner and the result of a finished game, from the rules text: the
+/// player with every checker borne off wins; a loser with a checker off
+/// loses a single game, one with a checker on the bar or in the winner's
+/// home board a backgammon, otherwise a gammon.
+#[must_use]
+pub fn outcome(position: &Position) -> Option<(Player, GameResult)> {
+    let n = position.variant().checkers();
+    let winner = Player::ALL
+        .into_iter()
+        .find(|&p| position.side(p)[0] == n)?;
+    let loser = position.side(!winner);
+    // The winner's home board is the loser's points 19 to 24.
+    let result = if loser[0] > 0 {
+        GameResult::Single
+    } else if loser[19..=25].iter().any(|&c| c > 0) {
+        GameResult::Backgammon
+    } else {
+        GameResult::Gammon
+    };
+    Some((winner, result))
 }
