@@ -30,8 +30,10 @@ if ! cargo fuzz --version 2>/dev/null | grep -qF "$CARGO_FUZZ_VERSION"; then
     cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
 fi
 
-# The fuzz crate is its own workspace with its own lock file: refuse to
-# build if the lock file would change.
+# The fuzz crate is its own workspace (the root's `cargo fmt --all` does not
+# see it) with its own lock file: check its format, and refuse to build if
+# the lock file would change.
+cargo fmt --manifest-path fuzz/Cargo.toml -- --check
 cargo fetch --locked --manifest-path fuzz/Cargo.toml
 
 targets="${FUZZ_TARGETS:-$(cargo fuzz list)}"
