@@ -11,9 +11,11 @@
 # SanitizerCoverage instrumentation cargo-fuzz adds is stable codegen).
 #
 # Time on the 2-core machine: warm (cargo-fuzz installed, targets built)
-# 9 targets x 20 s, two at a time = 100 s of fuzzing, about 2 minutes in
-# all; cold adds the cargo-fuzz install (75 s of CPU) and the build (50 s
-# of CPU), about 3.5 minutes on an idle machine.
+# 9 targets x 20 s, two at a time = 100 s of fuzzing, 116 s in all. Cold
+# adds the cargo-fuzz install (75 s of CPU) and the build of the targets
+# (57 s of CPU): about 3.5 minutes on an idle machine. (Measured while
+# other builds shared the two cores, load 5 to 9: warm 116 s, cold build
+# 153 s, install 120 to 160 s.)
 #
 # Env: FUZZ_SECONDS (per target), FUZZ_JOBS (targets run at once),
 # FUZZ_TARGETS (space-separated subset),
