@@ -35,6 +35,7 @@ mod point;
 mod position;
 mod scoring;
 mod setup;
+pub mod tables;
 pub mod verify;
 
 /// Text encodings: gnubg Position ID and Match ID, XGID and move notation.

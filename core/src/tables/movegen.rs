@@ -1,0 +1,311 @@
+//! Legal move generation for Plakoto, Fevga and Long Nardy.
+//!
+//! Every rule of these games that restricts a single move (pins, the head
+//! rule, Fevga's start and starting-quarter rules, primes) depends only on
+//! the position before that move and on what the turn has done so far,
+//! which the position itself shows (how many checkers have left the head
+//! is the head's count now against its count when the turn began). So the
+//! generator works breadth first, one die at a time, and keeps one state
+//! per distinct position at each depth: for doubles that turns up to
+//! 15⁴ move sequences into a few hundred states.
+//!
+//! Non-doubles are expanded in both die orders; the states after two dice
+//! are deduplicated together. "Use as much of the roll as possible": the
+//! plays are the states of the deepest level reached; when no state uses
+//! both dice of a non-double, the larger die's states if there are any,
+//! else the smaller's.
+//!
+//! A state's key packs the mover's 25 counts (off and points 1 to 24, four
+//! bits each, a count never exceeds 15) and the opposing checkers the mover
+//! pins (24 bits); the opponent's checkers never move during the mover's
+//! turn and the mover's pinned checkers cannot move, so the key identifies
+//! the resulting position exactly.
+
+use alloc::vec::Vec;
+
+use crate::dice::Dice;
+use crate::play::{Move, Play};
+use crate::point::Point;
+use crate::tables::error::TablesIllegalPlay;
+use crate::tables::game::Game;
+use crate::tables::rules::{FevgaStart, PrimeRule, TablesRules};
+use crate::tables::setup::{CHECKERS, other_view};
+
+/// Bits 1 to 6: the home board.
+const HOME: u32 = 0x7E;
+/// Bits 19 to 24: the starting quarter.
+const START_QUARTER: u32 = 0x01F8_0000;
+/// Bit shift of the pin bits in a key.
+const KEY_PIN_SHIFT: u32 = 100;
+
+/// The turn's fixed facts, from the mover's view.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ctx {
+    pub(crate) game: Game,
+    pub(crate) rules: TablesRules,
+    /// Opposing checkers on the mover's point `p` (1..=24); index 0 unused.
+    pub(crate) opp: [u8; 25],
+    /// Bit `p`: the mover's checker on `p` is pinned (Plakoto).
+    pub(crate) my_pinned: u32,
+    /// The lowest point, in the opponent's own numbering, that holds an
+    /// opposing checker (25 when none is on the board).
+    pub(crate) opp_low: u8,
+    /// Checkers on the mover's 24-point when the turn began.
+    pub(crate) head_start: u8,
+    /// How many may leave the 24-point this turn (Long Nardy).
+    pub(crate) head_limit: u8,
+}
+
+/// A position reached during the turn.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct St {
+    /// The mover's counts: index 0 borne off, 1..=24 points.
+    pub(crate) me: [u8; 25],
+    /// Bit `p`: the mover has a checker on `p`.
+    pub(crate) occ: u32,
+    /// Bit `p`: the opposing checker on the mover's point `p` is pinned by
+    /// the mover.
+    pub(crate) opp_pinned: u32,
+    pub(crate) key: u128,
+    pub(crate) play: Play,
+}
+
+impl St {
+    pub(crate) fn new(me: [u8; 25], opp_pinned: u32) -> St {
+        let mut key = u128::from(opp_pinned) << KEY_PIN_SHIFT;
+        let mut occ = 0;
+        for (p, &n) in me.iter().enumerate() {
+            key |= u128::from(n & 0xF) << (4 * p);
+            if p > 0 && n > 0 {
+                occ |= 1 << p;
+            }
+        }
+        St {
+            me,
+            occ,
+            opp_pinned,
+            key,
+            play: Play::EMPTY,
+        }
+    }
+
+    /// Moves a checker without any check but that one stands on `from`;
+    /// returns the state and whether the move pinned a checker.
+    #[inline]
+    pub(crate) fn moved(&self, c: &Ctx, from: u8, to: u8) -> St {
+        let mut n = *self;
+        let (f, t) = (usize::from(from), usize::from(to));
+        n.me[f] -= 1;
+        n.key -= 1u128 << (4 * f);
+        if n.me[f] == 0 {
+            n.occ &= !(1 << from);
+            if n.opp_pinned & (1 << from) != 0 {
+                // The last pinner leaves: the pinned checker is free.
+                n.opp_pinned &= !(1 << from);
+                n.key &= !(1u128 << (KEY_PIN_SHIFT + u32::from(from)));
+            }
+        }
+        let mut pin = false;
+        if to > 0 {
+            if c.opp[t] == 1 && self.me[t] == 0 && n.opp_pinned & (1 << to) == 0 {
+                pin = true;
+                n.opp_pinned |= 1 << to;
+                n.key |= 1u128 << (KEY_PIN_SHIFT + u32::from(to));
+            }
+            n.occ |= 1 << to;
+        }
+        n.me[t] += 1;
+        n.key += 1u128 << (4 * t);
+        n.play.push(Move::with_hit(Point::new(from), Point::new(to), pin));
+        n
+    }
+}
+
+/// The point of `from` moved by die `d` (0 when borne off), or why the
+/// single move is not legal in `s`.
+#[inline]
+pub(crate) fn step(c: &Ctx, s: &St, from: u8, d: u8) -> Result<St, TablesIllegalPlay> {
+    use TablesIllegalPlay as E;
+    if from == 0 || from > 24 || s.me[usize::from(from)] == 0 {
+        return Err(E::NoChecker(Point::new(from.min(25))));
+    }
+    if c.my_pinned & (1 << from) != 0 && s.me[usize::from(from)] == 1 {
+        return Err(E::Pinned(Point::new(from)));
+    }
+    if from == 24 {
+        match c.game {
+            Game::LongNardy if c.head_start - s.me[24] >= c.head_limit => {
+                return Err(E::HeadRule);
+            }
+            Game::Fevga if s.me[24] < CHECKERS => {
+                let reached = match c.rules.fevga_start {
+                    FevgaStart::PassStartPoint => s.occ & 0x0FFE != 0,
+                    FevgaStart::ReachStartQuarter => s.occ & 0x1FFE != 0,
+                    FevgaStart::Off => true,
+                };
+                if !reached && s.me[0] == 0 {
+                    return Err(E::FirstCheckerRule);
+                }
+            }
+            _ => {}
+        }
+    }
+    let to = if from > d {
+        from - d
+    } else {
+        let outside = s.occ & !HOME;
+        if outside != 0 {
+            let p = 31 - outside.leading_zeros() as u8;
+            return Err(E::CannotBearOff(Point::new(p)));
+        }
+        if c.my_pinned != 0 {
+            return Err(E::PinnedCannotBearOff);
+        }
+        let highest = 31 - s.occ.leading_zeros() as u8;
+        if from != d && from != highest {
+            return Err(E::DistanceNotRolled(Point::new(from), Point::OFF));
+        }
+        0
+    };
+    if to > 0 {
+        let t = usize::from(to);
+        let o = c.opp[t];
+        let free = match c.game {
+            Game::Plakoto => o == 0 || s.opp_pinned & (1 << to) != 0 || (o == 1 && s.me[t] == 0),
+            _ => o == 0,
+        };
+        if !free {
+            return Err(E::Blocked(Point::new(to)));
+        }
+    }
+    let n = s.moved(c, from, to);
+    if to > 0 && matches!(c.game, Game::Fevga | Game::LongNardy) {
+        if c.game == Game::Fevga && to >= 19 && n.occ & START_QUARTER == START_QUARTER {
+            return Err(E::StartingQuarter(Point::new(to)));
+        }
+        if c.rules.primes == PrimeRule::NeedsCheckerAhead && makes_prime(c, n.occ, to) {
+            return Err(E::Prime(Point::new(to)));
+        }
+    }
+    Ok(n)
+}
+
+/// Whether landing on `to` made six points in a row along the opponent's
+/// way (its own numbering) with no opposing checker past them.
+#[inline]
+fn makes_prime(c: &Ctx, occ: u32, to: u8) -> bool {
+    // The mover's points in the opponent's numbering (p <-> p ± 12).
+    let m = ((occ & 0x1FFE) << 12) | ((occ >> 12) & 0x1FFE);
+    let w = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4) & (m >> 5);
+    if w == 0 {
+        return false;
+    }
+    let q = other_view(c.game, to);
+    let lo = q.saturating_sub(5).max(1);
+    let around = ((2u32 << q) - 1) & !((1u32 << lo) - 1);
+    let windows = w & around;
+    windows != 0 && u32::from(c.opp_low) >= windows.trailing_zeros()
+}
+
+/// An open-addressing set of nonzero keys.
+struct KeySet {
+    slots: Vec<u128>,
+    len: usize,
+}
+
+impl KeySet {
+    fn new() -> KeySet {
+        KeySet {
+            slots: alloc::vec![0; 64],
+            len: 0,
+        }
+    }
+
+    /// Inserts `key`; false when it was there already.
+    fn insert(&mut self, key: u128) -> bool {
+        if 2 * (self.len + 1) > self.slots.len() {
+            let bigger = alloc::vec![0; 2 * self.slots.len()];
+            let old = core::mem::replace(&mut self.slots, bigger);
+            for k in old.into_iter().filter(|&k| k != 0) {
+                self.place(k);
+            }
+        }
+        let placed = self.place(key);
+        self.len += usize::from(placed);
+        placed
+    }
+
+    fn place(&mut self, key: u128) -> bool {
+        let mask = self.slots.len() - 1;
+        let folded = (key as u64) ^ ((key >> 64) as u64);
+        let mut i = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = key;
+                    return true;
+                }
+                k if k == key => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+}
+
+/// Every state one move of die `d` away from a state of `level`, one per
+/// position, added to `out` (deduplicated through `seen`).
+fn expand(c: &Ctx, level: &[St], d: u8, seen: &mut KeySet, out: &mut Vec<St>) {
+    for s in level {
+        let mut sources = s.occ;
+        while sources != 0 {
+            let from = 31 - sources.leading_zeros() as u8;
+            sources &= !(1 << from);
+            if let Ok(n) = step(c, s, from, d)
+                && seen.insert(n.key)
+            {
+                out.push(n);
+            }
+        }
+    }
+}
+
+fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
+    let mut seen = KeySet::new();
+    let mut out = Vec::new();
+    expand(c, level, d, &mut seen, &mut out);
+    out
+}
+
+/// The legal plays of the mover: the final states, one per resulting
+/// position (empty when no move is possible).
+pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
+    let (hi, lo) = (dice.high().get(), dice.low().get());
+    let start = [*start];
+    if dice.is_double() {
+        let mut level = start.to_vec();
+        let mut depth = 0;
+        while depth < 4 {
+            let next = expand_new(c, &level, hi);
+            if next.is_empty() {
+                break;
+            }
+            level = next;
+            depth += 1;
+        }
+        if depth == 0 { Vec::new() } else { level }
+    } else {
+        let first_hi = expand_new(c, &start, hi);
+        let first_lo = expand_new(c, &start, lo);
+        let mut seen = KeySet::new();
+        let mut both = Vec::new();
+        expand(c, &first_hi, lo, &mut seen, &mut both);
+        expand(c, &first_lo, hi, &mut seen, &mut both);
+        if !both.is_empty() {
+            both
+        } else if !first_hi.is_empty() {
+            first_hi
+        } else {
+            first_lo
+        }
+    }
+}
