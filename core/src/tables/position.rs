@@ -4,6 +4,7 @@
 use alloc::vec::Vec;
 
 use crate::dice::{Dice, Die};
+use crate::notation::position_id::PositionId;
 use crate::play::{Move, Play};
 use crate::player::{ByPlayer, Player};
 use crate::point::Point;
@@ -199,6 +200,25 @@ impl TablesPosition {
     #[must_use]
     pub fn is_pinned(&self, player: Player, point: Point) -> bool {
         point.get() <= 24 && self.pinned[player] & (1 << point.get()) != 0
+    }
+
+    /// The checkers as a gnubg Position ID, for Fevga and Long Nardy: each
+    /// side's own-view counts, the bar empty. gnubg itself would read the ID
+    /// as a backgammon position (other geometry), so it only identifies a
+    /// position together with the game. `None` for Plakoto, whose pins the
+    /// ID cannot carry.
+    #[must_use]
+    pub fn position_id(&self) -> Option<PositionId> {
+        if self.game == Game::Plakoto {
+            return None;
+        }
+        let mut id = PositionId {
+            on_roll: [0; 25],
+            opponent: [0; 25],
+        };
+        id.on_roll[..24].copy_from_slice(&self.side[self.turn][1..]);
+        id.opponent[..24].copy_from_slice(&self.side[!self.turn][1..]);
+        Some(id)
     }
 
     /// The same checkers with the other player on roll.
@@ -414,11 +434,15 @@ impl TablesPosition {
                 *found
             });
         }
-        // The same position as a legal play, reached in another order.
-        if let Some(key) = raw_key(&ctx, &start, play.moves())
-            && let Some(found) = legal.find(key)
-        {
-            return Ok(*found);
+        // The same moves in another order (at most 4! orders).
+        let moves = play.moves();
+        for order in permutations(moves.len()).into_iter().skip(1) {
+            let reordered: Vec<Move> = order.iter().map(|&i| moves[i]).collect();
+            if let Ok((s, _)) = self.replay(&ctx, &start, &reordered, dice)
+                && legal.find(s.key).is_some()
+            {
+                return Ok(s.play);
+            }
         }
         let max = legal.moves_per_play();
         match replay {
@@ -530,16 +554,25 @@ fn cover(
     None
 }
 
-/// The key of the position `moves` reach, with no rule checked; `None` when
-/// a move is physically impossible.
-fn raw_key(ctx: &Ctx, start: &St, moves: &[Move]) -> Option<u128> {
-    let mut s = *start;
-    for mv in moves {
-        let (from, to) = (mv.from().get(), mv.to().get());
-        if !(1..=24).contains(&from) || to >= from || s.me[usize::from(from)] == 0 {
-            return None;
-        }
-        s = s.moved(ctx, from, to);
+/// Every order of `0..n` (n <= 4), the identity first.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    let mut out = alloc::vec![(0..n).collect::<Vec<usize>>()];
+    if n > 4 {
+        return out;
     }
-    Some(s.key)
+    let mut i = 0;
+    while i < out.len() {
+        let current = out[i].clone();
+        for a in 0..n {
+            for b in a + 1..n {
+                let mut next = current.clone();
+                next.swap(a, b);
+                if !out.contains(&next) {
+                    out.push(next);
+                }
+            }
+        }
+        i += 1;
+    }
+    out
 }

@@ -23,6 +23,7 @@
 //! checker the mark stands for. Borne-off counts and the player on roll go
 //! beside them.
 
+use crate::notation::position_id::PositionId;
 use crate::player::{ByPlayer, Player};
 use crate::tables::game::Game;
 use crate::tables::rules::TablesRules;
@@ -90,6 +91,21 @@ impl TablesSetup {
         let mut setup = TablesSetup::empty(game, turn);
         setup.points.x[23] = CHECKERS;
         setup.points.o[23] = CHECKERS;
+        setup
+    }
+
+    /// The setup a Position ID describes for Fevga or Long Nardy (see
+    /// [`crate::tables::TablesPosition::position_id`]); borne-off counts
+    /// make up 15. Checkers on the ID's bar are dropped, so such an ID
+    /// fails [`crate::tables::TablesPosition::from_setup`] on the count.
+    #[must_use]
+    pub fn from_position_id(game: Game, id: &PositionId, turn: Player) -> TablesSetup {
+        let mut setup = TablesSetup::empty(game, turn);
+        for (player, counts) in [(turn, &id.on_roll), (!turn, &id.opponent)] {
+            setup.points[player].copy_from_slice(&counts[..24]);
+            let on_board: u32 = counts.iter().map(|&n| u32::from(n)).sum();
+            setup.off[player] = u8::try_from(u32::from(CHECKERS).saturating_sub(on_board)).unwrap_or(0);
+        }
         setup
     }
 
