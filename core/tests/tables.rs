@@ -73,7 +73,11 @@ impl Phys {
     }
 
     fn count(&self, player: Player, c: usize) -> u8 {
-        if player == Player::X { self.x[c] } else { self.o[c] }
+        if player == Player::X {
+            self.x[c]
+        } else {
+            self.o[c]
+        }
     }
 
     fn count_mut(&mut self, player: Player, c: usize) -> &mut u8 {
@@ -116,8 +120,7 @@ impl Naive {
                 FevgaStart::ReachStartQuarter => 12,
                 FevgaStart::Off => 24,
             };
-            let reached =
-                (1..=limit).any(|p| ph.own(g, m, p) > 0) || ph.off[idx(m)] > 0;
+            let reached = (1..=limit).any(|p| ph.own(g, m, p) > 0) || ph.off[idx(m)] > 0;
             if !reached {
                 return None;
             }
@@ -304,7 +307,11 @@ fn round_trips(pos: &TablesPosition) {
             let parsed: PositionId = text.parse().unwrap();
             let mut again = TablesSetup::from_position_id(pos.game(), &parsed, pos.turn());
             again.rules = pos.rules();
-            assert_eq!(TablesPosition::from_setup(&again).as_ref(), Ok(pos), "{text}");
+            assert_eq!(
+                TablesPosition::from_setup(&again).as_ref(),
+                Ok(pos),
+                "{text}"
+            );
         }
     }
 }
@@ -315,15 +322,31 @@ fn compare_random(game: Game, rules: TablesRules, positions: usize, seed: u64) -
     let mut rng = Rng(seed);
     let (mut seen, mut pairs, mut plays) = (0, 0, 0);
     while seen < positions {
-        let turn = if rng.below(2) == 0 { Player::X } else { Player::O };
+        let turn = if rng.below(2) == 0 {
+            Player::X
+        } else {
+            Player::O
+        };
         let mut pos = TablesPosition::start(game, turn).unwrap().with_rules(rules);
         for _ in 0..600 {
             round_trips(&pos);
             let setup = pos.to_setup();
             let outcome = pos.outcome().map(|o| (o.winner, o.points));
             assert_eq!(outcome, naive_outcome(&setup), "{setup:?}");
-            if outcome.is_some() {
+            if let Some(o) = pos.outcome() {
+                *ENDINGS
+                    .lock()
+                    .unwrap()
+                    .entry((game.as_str(), o.kind.as_str()))
+                    .or_insert(0) += 1;
                 break;
+            }
+            if setup.pinned.x.iter().chain(&setup.pinned.o).any(|&p| p) {
+                *ENDINGS
+                    .lock()
+                    .unwrap()
+                    .entry((game.as_str(), "positions with a pin"))
+                    .or_insert(0) += 1;
             }
             for side in [pos, pos.swap_turn()] {
                 let setup = side.to_setup();
@@ -331,7 +354,12 @@ fn compare_random(game: Game, rules: TablesRules, positions: usize, seed: u64) -
                     let (n, fast) = engine_plays(&side, dice);
                     let slow = naive_plays(&setup, dice);
                     assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
-                    assert!(fast == slow, "{setup:?} {dice}: fast {} naive {}", fast.len(), slow.len());
+                    assert!(
+                        fast == slow,
+                        "{setup:?} {dice}: fast {} naive {}",
+                        fast.len(),
+                        slow.len()
+                    );
                     pairs += 1;
                     plays += n;
                 }
@@ -340,7 +368,10 @@ fn compare_random(game: Game, rules: TablesRules, positions: usize, seed: u64) -
             let dice = rng.dice();
             let list = side_plays(&pos, dice);
             if list.is_empty() {
-                assert_eq!(pos.play(&Play::EMPTY, dice).map(|(p, _)| p), Ok(pos.swap_turn()));
+                assert_eq!(
+                    pos.play(&Play::EMPTY, dice).map(|(p, _)| p),
+                    Ok(pos.swap_turn())
+                );
                 pos = pos.swap_turn();
             } else {
                 let play = list[rng.below(list.len())];
@@ -353,6 +384,9 @@ fn compare_random(game: Game, rules: TablesRules, positions: usize, seed: u64) -
     [seen, pairs, plays]
 }
 
+static ENDINGS: std::sync::Mutex<std::collections::BTreeMap<(&str, &str), usize>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
 fn side_plays(pos: &TablesPosition, dice: Dice) -> Vec<Play> {
     pos.legal_plays(dice).iter().copied().collect()
 }
@@ -360,9 +394,15 @@ fn side_plays(pos: &TablesPosition, dice: Dice) -> Vec<Play> {
 #[test]
 fn naive_and_fast_generators_agree_on_random_games() {
     let mut total = [0usize; 3];
-    for (i, game) in [Game::Plakoto, Game::Fevga, Game::LongNardy].into_iter().enumerate() {
-        let n = compare_random(game, TablesRules::DEFAULT, 800, 0x9E37_79B9 + i as u64);
-        eprintln!("{game}: {} positions, {} (position, roll) pairs, {} plays: all agree", n[0], n[1], n[2]);
+    for (i, game) in [Game::Plakoto, Game::Fevga, Game::LongNardy]
+        .into_iter()
+        .enumerate()
+    {
+        let n = compare_random(game, TablesRules::DEFAULT, 600, 0x9E37_79B9 + i as u64);
+        eprintln!(
+            "{game}: {} positions, {} (position, roll) pairs, {} plays: all agree",
+            n[0], n[1], n[2]
+        );
         for k in 0..3 {
             total[k] += n[k];
         }
@@ -374,14 +414,24 @@ fn naive_and_fast_generators_agree_on_random_games() {
         primes: PrimeRule::Free,
         head_doubles: HeadDoubles::SixFour,
     };
-    for (i, game) in [Game::Plakoto, Game::Fevga, Game::LongNardy].into_iter().enumerate() {
-        let n = compare_random(game, other, 200, 0x1234_5678 + i as u64);
-        eprintln!("{game} (other options): {} positions, {} pairs, {} plays: all agree", n[0], n[1], n[2]);
+    for (i, game) in [Game::Plakoto, Game::Fevga, Game::LongNardy]
+        .into_iter()
+        .enumerate()
+    {
+        let n = compare_random(game, other, 150, 0x1234_5678 + i as u64);
+        eprintln!(
+            "{game} (other options): {} positions, {} pairs, {} plays: all agree",
+            n[0], n[1], n[2]
+        );
         for k in 0..3 {
             total[k] += n[k];
         }
     }
-    eprintln!("total: {} positions, {} pairs, {} plays", total[0], total[1], total[2]);
+    eprintln!(
+        "total: {} positions, {} pairs, {} plays",
+        total[0], total[1], total[2]
+    );
+    eprintln!("endings and pins seen: {:?}", ENDINGS.lock().unwrap());
 }
 
 // ---------------------------------------------------------------------
@@ -443,12 +493,21 @@ fn expect(pos: &TablesPosition, dice: Dice, plays: &[&str]) {
     }
     assert_eq!(want.len(), plays.len(), "expected plays are distinct");
     assert_eq!(n, legal.len());
-    assert!(legal == want, "{dice}: legal {} expected {}", legal.len(), want.len());
+    assert!(
+        legal == want,
+        "{dice}: legal {} expected {}",
+        legal.len(),
+        want.len()
+    );
     assert_eq!(naive_plays(&pos.to_setup(), dice), want);
 }
 
 fn refuse(pos: &TablesPosition, dice: Dice, play: &str, why: TablesIllegalPlay) {
-    assert_eq!(pos.play(&text(play), dice).err(), Some(why), "{play} with {dice}");
+    assert_eq!(
+        pos.play(&text(play), dice).err(),
+        Some(why),
+        "{play} with {dice}"
+    );
 }
 
 const X: Player = Player::X;
@@ -459,14 +518,36 @@ const NO: (&[u8], &[u8]) = (&[], &[]);
 fn probe_dice_rules() {
     // "Dice and moves": both dice if possible; else the larger die.
     // x's 12 can play the 6 or the 5, not both (o holds x's 1 and 6... 7).
-    let p = pos(Game::Plakoto, X, &[(12, 1)], &[(24, 2), (19, 2), (5, 11)], NO);
+    let p = pos(
+        Game::Plakoto,
+        X,
+        &[(12, 1)],
+        &[(24, 2), (19, 2), (5, 11)],
+        NO,
+    );
     // o's 24 is x's 1, o's 19 is x's 6: 12/6 blocked; 12/7 then 7/1 blocked.
     expect(&p, d(6, 5), &["12/7"]);
-    refuse(&p, d(6, 5), "12/6", TablesIllegalPlay::Blocked(Point::new(6)));
-    let q = pos(Game::Plakoto, X, &[(12, 1)], &[(24, 2), (20, 2), (5, 11)], NO);
+    refuse(
+        &p,
+        d(6, 5),
+        "12/6",
+        TablesIllegalPlay::Blocked(Point::new(6)),
+    );
+    let q = pos(
+        Game::Plakoto,
+        X,
+        &[(12, 1)],
+        &[(24, 2), (20, 2), (5, 11)],
+        NO,
+    );
     // Now 12/6 and 12/7 each play, neither goes on: the larger die.
     expect(&q, d(6, 5), &["12/6"]);
-    refuse(&q, d(6, 5), "12/7", TablesIllegalPlay::LargerDieMustBePlayed);
+    refuse(
+        &q,
+        d(6, 5),
+        "12/7",
+        TablesIllegalPlay::LargerDieMustBePlayed,
+    );
     // Doubles play four times; as many as possible.
     let r = pos(Game::Fevga, X, &[(20, 1)], &[(24, 15)], NO);
     // x's 20 with 4s: 16, 12 (o's start: blocked).
@@ -481,9 +562,19 @@ fn probe_bearing_off() {
         let far = if game == Game::Plakoto { 1 } else { 20 };
         let p = pos(game, X, &[(5, 2), (3, 1)], &[(far, 15)], NO);
         expect(&p, d(6, 4), &["5/off 5/1"]);
-        refuse(&p, d(6, 4), "5/off 3/off", TablesIllegalPlay::DistanceNotRolled(Point::new(3), Point::OFF));
+        refuse(
+            &p,
+            d(6, 4),
+            "5/off 3/off",
+            TablesIllegalPlay::DistanceNotRolled(Point::new(3), Point::OFF),
+        );
         let q = pos(game, X, &[(9, 1), (3, 1)], &[(far, 15)], NO);
-        refuse(&q, d(3, 1), "3/off 9/8", TablesIllegalPlay::CannotBearOff(Point::new(9)));
+        refuse(
+            &q,
+            d(3, 1),
+            "3/off 9/8",
+            TablesIllegalPlay::CannotBearOff(Point::new(9)),
+        );
         // Moves given in an order the rules forbid are the play of the
         // order they allow.
         let r = pos(game, X, &[(7, 1), (3, 1)], &[(far, 15)], NO);
@@ -507,12 +598,34 @@ fn probe_plakoto_start_and_pins() {
     assert!(after.legal_plays(d(3, 2)).is_empty());
     // "Plakoto / Pinned points": the pinner holds the point even alone: x's
     // own pinned checker on 9 cannot move and x's 11 cannot land on 9.
-    let q = pos(Game::Plakoto, X, &[(9, 1), (11, 1)], &[(16, 1)], (&[9], &[]));
+    let q = pos(
+        Game::Plakoto,
+        X,
+        &[(9, 1), (11, 1)],
+        &[(16, 1)],
+        (&[9], &[]),
+    );
     expect(&q, d(2, 1), &["11/10/8"]);
-    refuse(&q, d(2, 1), "11/9 9/8", TablesIllegalPlay::Blocked(Point::new(9)));
-    refuse(&q, d(2, 1), "9/7 11/10", TablesIllegalPlay::Pinned(Point::new(9)));
+    refuse(
+        &q,
+        d(2, 1),
+        "11/9 9/8",
+        TablesIllegalPlay::Blocked(Point::new(9)),
+    );
+    refuse(
+        &q,
+        d(2, 1),
+        "9/7 11/10",
+        TablesIllegalPlay::Pinned(Point::new(9)),
+    );
     // "Plakoto / Pinned points": the pinner may stack on the pinned point.
-    let r = pos(Game::Plakoto, X, &[(12, 1), (9, 1)], &[(16, 1)], (&[], &[16]));
+    let r = pos(
+        Game::Plakoto,
+        X,
+        &[(12, 1), (9, 1)],
+        &[(16, 1)],
+        (&[], &[16]),
+    );
     expect(&r, d(3, 1), &["12/9 9/8", "9/6 12/11", "9/5"]);
     // Two or more checkers block.
     let s = pos(Game::Plakoto, X, &[(12, 1)], &[(16, 2)], NO);
@@ -523,22 +636,51 @@ fn probe_plakoto_start_and_pins() {
 fn probe_plakoto_bear_off_needs_no_pin() {
     // "Plakoto / Bearing off": none of the player's checkers pinned, also
     // after bearing off began. o's 22 is x's 3.
-    let p = pos(Game::Plakoto, X, &[(3, 1), (5, 1)], &[(22, 1), (24, 1)], (&[3], &[]));
+    let p = pos(
+        Game::Plakoto,
+        X,
+        &[(3, 1), (5, 1)],
+        &[(22, 1), (24, 1)],
+        (&[3], &[]),
+    );
     expect(&p, d(6, 5), &[]);
     refuse(&p, d(6, 5), "5/off", TablesIllegalPlay::NoMovePossible);
-    let q = pos(Game::Plakoto, X, &[(3, 1), (5, 1)], &[(22, 1), (24, 1)], (&[3], &[]));
-    refuse(&q, d(2, 1), "5/3 3/2", TablesIllegalPlay::Blocked(Point::new(3)));
+    let q = pos(
+        Game::Plakoto,
+        X,
+        &[(3, 1), (5, 1)],
+        &[(22, 1), (24, 1)],
+        (&[3], &[]),
+    );
+    refuse(
+        &q,
+        d(2, 1),
+        "5/3 3/2",
+        TablesIllegalPlay::Blocked(Point::new(3)),
+    );
     expect(&q, d(2, 1), &["5/4/2"]);
 }
 
 #[test]
 fn probe_plakoto_mother_rule() {
     // "Plakoto / The mother rule". o's 1 is x's 24.
-    let pinned = pos(Game::Plakoto, O, &[(24, 1), (10, 14)], &[(1, 1), (5, 14)], (&[24], &[]));
+    let pinned = pos(
+        Game::Plakoto,
+        O,
+        &[(24, 1), (10, 14)],
+        &[(1, 1), (5, 14)],
+        (&[24], &[]),
+    );
     let out = pinned.outcome().unwrap();
-    assert_eq!((out.winner, out.kind, out.points), (Some(O), OutcomeKind::Mother, 2));
+    assert_eq!(
+        (out.winner, out.kind, out.points),
+        (Some(O), OutcomeKind::Mother, 2)
+    );
     assert!(pinned.legal_plays(d(3, 1)).is_empty());
-    assert_eq!(pinned.play(&text("5/2"), d(3, 1)).err(), Some(TablesIllegalPlay::GameOver));
+    assert_eq!(
+        pinned.play(&text("5/2"), d(3, 1)).err(),
+        Some(TablesIllegalPlay::GameOver)
+    );
     // The pinner still has a checker on its own starting point: play on.
     let open = pos(
         Game::Plakoto,
@@ -550,7 +692,10 @@ fn probe_plakoto_mother_rule() {
     assert_eq!(open.outcome(), None);
     // ... until it leaves it: then the game is lost at once.
     let (left, _) = open.play(&text("24/13"), d(6, 5)).unwrap();
-    assert_eq!(left.outcome().map(|o| (o.winner, o.points)), Some((Some(O), 2)));
+    assert_eq!(
+        left.outcome().map(|o| (o.winner, o.points)),
+        Some((Some(O), 2))
+    );
     // ... or the pinned player pins the pinner's mother too: a draw.
     let both = pos(
         Game::Plakoto,
@@ -561,12 +706,22 @@ fn probe_plakoto_mother_rule() {
     );
     assert_eq!(
         both.outcome(),
-        Some(TablesOutcome { winner: None, kind: OutcomeKind::Draw, points: 0 })
+        Some(TablesOutcome {
+            winner: None,
+            kind: OutcomeKind::Draw,
+            points: 0
+        })
     );
     // Options: Immediate ends the game at once, Off never.
-    let immediate = open.with_rules(TablesRules { mother: MotherRule::Immediate, ..TablesRules::DEFAULT });
+    let immediate = open.with_rules(TablesRules {
+        mother: MotherRule::Immediate,
+        ..TablesRules::DEFAULT
+    });
     assert_eq!(immediate.outcome().map(|o| o.winner), Some(Some(O)));
-    let off = pinned.with_rules(TablesRules { mother: MotherRule::Off, ..TablesRules::DEFAULT });
+    let off = pinned.with_rules(TablesRules {
+        mother: MotherRule::Off,
+        ..TablesRules::DEFAULT
+    });
     assert_eq!(off.outcome(), None);
 }
 
@@ -576,7 +731,10 @@ fn probe_scoring() {
     for game in [Game::Plakoto, Game::Fevga, Game::LongNardy] {
         let far = if game == Game::Plakoto { 1 } else { 20 };
         let double = pos(game, O, &[], &[(far, 15)], NO).outcome().unwrap();
-        assert_eq!((double.winner, double.kind, double.points), (Some(X), OutcomeKind::Double, 2));
+        assert_eq!(
+            (double.winner, double.kind, double.points),
+            (Some(X), OutcomeKind::Double, 2)
+        );
         let single = pos(game, O, &[], &[(far, 14)], NO).outcome().unwrap();
         assert_eq!((single.kind, single.points), (OutcomeKind::Single, 1));
     }
@@ -587,29 +745,73 @@ fn probe_fevga() {
     // "Fevga / Start rule": one checker runs first (o's start is x's 12).
     let start = TablesPosition::start(Game::Fevga, X).unwrap();
     expect(&start, d(6, 5), &["24/13"]);
-    refuse(&start, d(6, 5), "24/18 24/19", TablesIllegalPlay::FirstCheckerRule);
+    refuse(
+        &start,
+        d(6, 5),
+        "24/18 24/19",
+        TablesIllegalPlay::FirstCheckerRule,
+    );
     expect(&start, d(6, 6), &["24/18"]);
     // Passing the opponent's start point (default) against reaching its
     // quarter (option): o has left its start; x's runner is on 13.
     let p = pos(Game::Fevga, X, &[(24, 14), (13, 1)], &[(20, 15)], NO);
     expect(&p, d(2, 1), &["13/10", "13/11 24/23"]);
-    let reach = p.with_rules(TablesRules { fevga_start: FevgaStart::ReachStartQuarter, ..TablesRules::DEFAULT });
+    let reach = p.with_rules(TablesRules {
+        fevga_start: FevgaStart::ReachStartQuarter,
+        ..TablesRules::DEFAULT
+    });
     expect(&reach, d(2, 1), &["13/10", "13/11 24/23", "13/12 24/22"]);
     // "Fevga / No hitting": one checker holds a point (o's 19 is x's 7).
     let q = pos(Game::Fevga, X, &[(10, 1)], &[(19, 1), (1, 14)], NO);
-    refuse(&q, d(3, 1), "10/7 7/6", TablesIllegalPlay::Blocked(Point::new(7)));
+    refuse(
+        &q,
+        d(3, 1),
+        "10/7 7/6",
+        TablesIllegalPlay::Blocked(Point::new(7)),
+    );
     expect(&q, d(3, 1), &["10/9/6"]);
     // "Fevga / Starting quarter": never all six of 19-24.
-    let r = pos(Game::Fevga, X, &[(24, 10), (23, 1), (22, 1), (21, 1), (20, 1), (10, 1)], &[(24, 15)], NO);
-    refuse(&r, d(5, 1), "24/19 10/9", TablesIllegalPlay::StartingQuarter(Point::new(19)));
+    let r = pos(
+        Game::Fevga,
+        X,
+        &[(24, 10), (23, 1), (22, 1), (21, 1), (20, 1), (10, 1)],
+        &[(24, 15)],
+        NO,
+    );
+    refuse(
+        &r,
+        d(5, 1),
+        "24/19 10/9",
+        TablesIllegalPlay::StartingQuarter(Point::new(19)),
+    );
     // "Fevga / Primes": x's 2-6 and 7 would be o's 14-19, with every o
     // checker behind (on o's 24).
-    let s = pos(Game::Fevga, X, &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)], &[(24, 15)], NO);
-    refuse(&s, d(3, 1), "10/7 24/23", TablesIllegalPlay::Prime(Point::new(7)));
+    let s = pos(
+        Game::Fevga,
+        X,
+        &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)],
+        &[(24, 15)],
+        NO,
+    );
+    refuse(
+        &s,
+        d(3, 1),
+        "10/7 24/23",
+        TablesIllegalPlay::Prime(Point::new(7)),
+    );
     // With an o checker ahead (o's 5), the prime is allowed.
-    let t = pos(Game::Fevga, X, &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)], &[(24, 14), (5, 1)], NO);
+    let t = pos(
+        Game::Fevga,
+        X,
+        &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)],
+        &[(24, 14), (5, 1)],
+        NO,
+    );
     assert!(t.play(&text("10/7 24/23"), d(3, 1)).is_ok());
-    let free = s.with_rules(TablesRules { primes: PrimeRule::Free, ..TablesRules::DEFAULT });
+    let free = s.with_rules(TablesRules {
+        primes: PrimeRule::Free,
+        ..TablesRules::DEFAULT
+    });
     assert!(free.play(&text("10/7 24/23"), d(3, 1)).is_ok());
 }
 
@@ -624,17 +826,68 @@ fn probe_long_nardy() {
     expect(&start, d(4, 4), &["24/16 24/16"]);
     expect(&start, d(3, 3), &["24/15 24/21", "24/18 24/18"]);
     expect(&start, d(2, 2), &["24/16"]);
-    let six_four = start.with_rules(TablesRules { head_doubles: HeadDoubles::SixFour, ..TablesRules::DEFAULT });
+    let six_four = start.with_rules(TablesRules {
+        head_doubles: HeadDoubles::SixFour,
+        ..TablesRules::DEFAULT
+    });
     expect(&six_four, d(3, 3), &["24/15"]);
     // Later turns: one only, doubles too.
     let later = pos(Game::LongNardy, X, &[(24, 14), (18, 1)], &[(24, 15)], NO);
     expect(&later, d(6, 6), &["24/18"]);
     // "Long Nardy / Primes" as in Fevga (o's 13-18 are x's 1-6).
-    let p = pos(Game::LongNardy, X, &[(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (9, 1), (20, 9)], &[(24, 15)], NO);
-    refuse(&p, d(3, 1), "9/6 20/19", TablesIllegalPlay::Prime(Point::new(6)));
+    let p = pos(
+        Game::LongNardy,
+        X,
+        &[(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (9, 1), (20, 9)],
+        &[(24, 15)],
+        NO,
+    );
+    refuse(
+        &p,
+        d(3, 1),
+        "9/6 20/19",
+        TablesIllegalPlay::Prime(Point::new(6)),
+    );
     // Six in a row along the opponent's way may wrap past the mover's 1:
     // x's 24 and 1-4 and 5 are o's 12-17.
-    let q = pos(Game::LongNardy, X, &[(1, 1), (2, 1), (3, 1), (4, 1), (9, 1), (24, 10)], &[(24, 15)], NO);
-    refuse(&q, d(4, 1), "9/5 24/23", TablesIllegalPlay::Prime(Point::new(5)));
+    let q = pos(
+        Game::LongNardy,
+        X,
+        &[(1, 1), (2, 1), (3, 1), (4, 1), (9, 1), (24, 10)],
+        &[(24, 15)],
+        NO,
+    );
+    refuse(
+        &q,
+        d(4, 1),
+        "9/5 24/23",
+        TablesIllegalPlay::Prime(Point::new(5)),
+    );
     assert_eq!(p.play(&text("9/8/5"), d(3, 1)).err(), None);
+}
+
+#[test]
+fn partial_plays() {
+    // "Dice and moves", entered move by move.
+    let start = TablesPosition::start(Game::Plakoto, X).unwrap();
+    let first = start.partial_play(text("24/18").moves(), d(6, 5)).unwrap();
+    assert_eq!((first.complete, first.completions), (false, 2));
+    assert_eq!(first.remaining, vec![Die::new(5)]);
+    let done = start
+        .partial_play(text("24/18 18/13").moves(), d(6, 5))
+        .unwrap();
+    assert_eq!(
+        (done.complete, done.completions, done.moves.len()),
+        (true, 1, 2)
+    );
+    let fevga = TablesPosition::start(Game::Fevga, X).unwrap();
+    assert_eq!(
+        fevga
+            .partial_play(text("24/18 24/19").moves(), d(6, 5))
+            .err(),
+        Some(TablesIllegalPlay::FirstCheckerRule)
+    );
+    let nardy = TablesPosition::start(Game::LongNardy, X).unwrap();
+    let p = nardy.partial_play(text("24/21").moves(), d(3, 3)).unwrap();
+    assert_eq!((p.completions, p.remaining.len()), (2, 3));
 }

@@ -41,7 +41,9 @@ impl TablesPositionError {
             TablesPositionError::SHARED_POINT => {
                 "a point holds checkers of both players without a pin"
             }
-            TablesPositionError::BAD_PIN => "a pin mark does not mark one checker under opposing checkers",
+            TablesPositionError::BAD_PIN => {
+                "a pin mark does not mark one checker under opposing checkers"
+            }
             _ => "both players have borne off every checker",
         })
     }

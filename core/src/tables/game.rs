@@ -156,6 +156,9 @@ mod tests {
                 Some(3)
             );
         }
-        assert_eq!(Game::Fevga.backgammon_points(GameResult::Single, false), None);
+        assert_eq!(
+            Game::Fevga.backgammon_points(GameResult::Single, false),
+            None
+        );
     }
 }

@@ -116,7 +116,8 @@ impl St {
         }
         n.me[t] += 1;
         n.key += 1u128 << (4 * t);
-        n.play.push(Move::with_hit(Point::new(from), Point::new(to), pin));
+        n.play
+            .push(Move::with_hit(Point::new(from), Point::new(to), pin));
         n
     }
 }
@@ -308,4 +309,24 @@ pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
             first_lo
         }
     }
+}
+
+/// The keys of the positions reached from `s` by playing exactly `depth`
+/// of the dice `left` (in any order).
+pub(crate) fn keys_after(c: &Ctx, s: &St, left: &[u8], depth: usize) -> Vec<u128> {
+    if depth == 0 {
+        return alloc::vec![s.key];
+    }
+    let mut out = Vec::new();
+    for (i, &d) in left.iter().enumerate() {
+        if left[..i].contains(&d) {
+            continue;
+        }
+        let mut rest = left.to_vec();
+        rest.remove(i);
+        for n in expand_new(c, &[*s], d) {
+            out.extend(keys_after(c, &n, &rest, depth - 1));
+        }
+    }
+    out
 }

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use crate::dice::{Dice, Die};
 use crate::notation::position_id::PositionId;
-use crate::play::{Move, Play};
+use crate::play::{Move, PartialPlay, Play};
 use crate::player::{ByPlayer, Player};
 use crate::point::Point;
 use crate::tables::error::{TablesIllegalPlay, TablesPositionError};
@@ -125,9 +125,8 @@ impl TablesPosition {
             let (xn, on) = (side.x[xi], side.o[oi]);
             let xp = pinned.x & (1 << x_point) != 0;
             let op = pinned.o & (1 << o_point) != 0;
-            let pin_ok = |pinned_n: u8, other_n: u8| {
-                game == Game::Plakoto && pinned_n == 1 && other_n > 0
-            };
+            let pin_ok =
+                |pinned_n: u8, other_n: u8| game == Game::Plakoto && pinned_n == 1 && other_n > 0;
             if (xp && (op || !pin_ok(xn, on))) || (op && !pin_ok(on, xn)) {
                 err |= TablesPositionError::BAD_PIN;
             } else if xn > 0 && on > 0 && !xp && !op {
@@ -271,7 +270,8 @@ impl TablesPosition {
             });
         }
         for loser in Player::ALL {
-            let pinner_home = self.side[!loser][24] > 0 && self.rules.mother == MotherRule::Standard;
+            let pinner_home =
+                self.side[!loser][24] > 0 && self.rules.mother == MotherRule::Standard;
             if mother_pinned(loser) && !pinner_home {
                 return Some(TablesOutcome {
                     winner: Some(!loser),
@@ -409,6 +409,67 @@ impl TablesPosition {
         Ok((self.after(&legal), legal))
     }
 
+    /// What is known about an unfinished turn: `moves` in the order
+    /// played (each may use one die or several).
+    ///
+    /// # Errors
+    /// [`TablesIllegalPlay`] when a move is not legal where it is played or
+    /// no legal play begins with these moves.
+    pub fn partial_play(
+        &self,
+        moves: &[Move],
+        dice: Dice,
+    ) -> Result<PartialPlay, TablesIllegalPlay> {
+        use TablesIllegalPlay as E;
+        if self.outcome().is_some() {
+            return Err(E::GameOver);
+        }
+        let legal = self.legal_plays(dice);
+        let max = legal.moves_per_play();
+        if legal.is_empty() && !moves.is_empty() {
+            return Err(E::NoMovePossible);
+        }
+        let (ctx, start) = self.ctx(dice);
+        let (s, used) = self.replay(&ctx, &start, moves, dice)?;
+        if used.len() > max {
+            return Err(E::TooManyMoves);
+        }
+        let mut left: Vec<u8> = if dice.is_double() {
+            alloc::vec![dice.first().get(); 4]
+        } else {
+            alloc::vec![dice.high().get(), dice.low().get()]
+        };
+        for d in &used {
+            if let Some(i) = left.iter().position(|x| x == d) {
+                left.remove(i);
+            }
+        }
+        let mut keys = movegen::keys_after(&ctx, &s, &left, max - used.len());
+        keys.sort_unstable();
+        keys.dedup();
+        let completions = keys.iter().filter(|&&k| legal.find(k).is_some()).count();
+        if completions == 0 && !legal.is_empty() {
+            return Err(if used.len() == max {
+                self.check_play(&s.play, dice).err().unwrap_or(E::NotLegal)
+            } else {
+                E::NotLegal
+            });
+        }
+        let complete = used.len() == max;
+        let mut remaining: Vec<Die> = if complete {
+            Vec::new()
+        } else {
+            left.iter().filter_map(|&d| Die::try_from(d).ok()).collect()
+        };
+        remaining.truncate(max - used.len());
+        Ok(PartialPlay {
+            moves: s.play.moves().to_vec(),
+            remaining,
+            complete,
+            completions,
+        })
+    }
+
     fn check_play(&self, play: &Play, dice: Dice) -> Result<Play, TablesIllegalPlay> {
         use TablesIllegalPlay as E;
         if self.outcome().is_some() {
@@ -457,8 +518,7 @@ impl TablesPosition {
                     } else {
                         E::BothDiceCanBePlayed
                     }
-                } else if max == 1 && !dice.is_double() && used.first() == Some(&dice.low().get())
-                {
+                } else if max == 1 && !dice.is_double() && used.first() == Some(&dice.low().get()) {
                     E::LargerDieMustBePlayed
                 } else {
                     E::NotLegal

@@ -104,7 +104,8 @@ impl TablesSetup {
         for (player, counts) in [(turn, &id.on_roll), (!turn, &id.opponent)] {
             setup.points[player].copy_from_slice(&counts[..24]);
             let on_board: u32 = counts.iter().map(|&n| u32::from(n)).sum();
-            setup.off[player] = u8::try_from(u32::from(CHECKERS).saturating_sub(on_board)).unwrap_or(0);
+            setup.off[player] =
+                u8::try_from(u32::from(CHECKERS).saturating_sub(on_board)).unwrap_or(0);
         }
         setup
     }
@@ -203,6 +204,9 @@ mod tests {
         let (board, pins) = s.to_board();
         assert_eq!((board[4], pins[4]), (2, -1));
         assert_eq!((board[9], pins[9]), (-1, 1));
-        assert_eq!(TablesSetup::from_board(s.game, &board, &pins, s.off, s.turn), s);
+        assert_eq!(
+            TablesSetup::from_board(s.game, &board, &pins, s.off, s.turn),
+            s
+        );
     }
 }
