@@ -303,11 +303,10 @@ impl TablesPosition {
         }
         let first_roll_double = me[24] == CHECKERS
             && dice.is_double()
-            && match (self.rules.head_doubles, dice.first().get()) {
-                (_, 6 | 4) => true,
-                (HeadDoubles::SixFourThree, 3) => true,
-                _ => false,
-            };
+            && matches!(
+                (self.rules.head_doubles, dice.first().get()),
+                (_, 6 | 4) | (HeadDoubles::SixFourThree, 3)
+            );
         let ctx = Ctx {
             game: self.game,
             rules: self.rules,
@@ -321,7 +320,7 @@ impl TablesPosition {
     }
 
     /// The position after the mover reached state `s`, opponent on roll.
-    fn from_state(&self, s: &St) -> TablesPosition {
+    fn with_state(&self, s: &St) -> TablesPosition {
         let mut next = *self;
         next.side[self.turn] = s.me;
         let mut pins = 0u32;
@@ -368,7 +367,7 @@ impl TablesPosition {
             );
             s = s.moved(&ctx, from, to);
         }
-        *self = self.from_state(&s);
+        *self = self.with_state(&s);
     }
 
     /// The position after a play from [`TablesPosition::legal_plays`]
