@@ -14,6 +14,8 @@ use crate::setup::Variant;
 /// [`Game::backgammon_points`]. Plakoto, Fevga and Long Nardy have their own
 /// engine, [`crate::tables::TablesPosition`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 #[repr(u8)]
 pub enum Game {
     /// Greek backgammon: no cube, gammons and backgammons count 2.

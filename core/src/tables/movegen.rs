@@ -68,6 +68,8 @@ pub(crate) struct St {
     pub(crate) opp_pinned: u32,
     pub(crate) key: u128,
     pub(crate) play: Play,
+    /// Where the last move started (24 before any).
+    pub(crate) last: u8,
 }
 
 impl St {
@@ -86,6 +88,7 @@ impl St {
             opp_pinned,
             key,
             play: Play::EMPTY,
+            last: 24,
         }
     }
 
@@ -222,6 +225,11 @@ impl KeySet {
         }
     }
 
+    fn clear(&mut self) {
+        self.slots.fill(0);
+        self.len = 0;
+    }
+
     /// Inserts `key`; false when it was there already.
     fn insert(&mut self, key: u128) -> bool {
         if 2 * (self.len + 1) > self.slots.len() {
@@ -253,16 +261,37 @@ impl KeySet {
     }
 }
 
-/// Every state one move of die `d` away from a state of `level`, one per
-/// position, added to `out` (deduplicated through `seen`).
-fn expand(c: &Ctx, level: &[St], d: u8, seen: &mut KeySet, out: &mut Vec<St>) {
+/// Every state one move of die `d` away from a state of `level`, added to
+/// `out`; one per position when `seen` is given (the first die needs no
+/// dedup: moving different checkers by one die gives different positions).
+///
+/// With `ordered`, a move may start only at or below where the previous
+/// one started. That keeps every position of a Plakoto double: two
+/// successive moves of one die from points `a < b` can always be played
+/// `b` first (the move from `a` changes neither the checker on `b` nor the
+/// landing point `b - d`, which it could only free, and bearing off from
+/// `b` needs `b` home and highest either way), to the same position, pins
+/// included. Fevga and Long Nardy have order-dependent rules (the start
+/// rule, primes) and are expanded in every order.
+fn expand(
+    c: &Ctx,
+    level: &[St],
+    d: u8,
+    ordered: bool,
+    mut seen: Option<&mut KeySet>,
+    out: &mut Vec<St>,
+) {
     for s in level {
-        let mut sources = s.occ;
+        let mut sources = if ordered {
+            s.occ & ((2u32 << s.last) - 1)
+        } else {
+            s.occ
+        };
         while sources != 0 {
             let from = 31 - sources.leading_zeros() as u8;
             sources &= !(1 << from);
             if let Ok(n) = step(c, s, from, d)
-                && seen.insert(n.key)
+                && seen.as_deref_mut().is_none_or(|seen| seen.insert(n.key))
             {
                 out.push(n);
             }
@@ -273,7 +302,7 @@ fn expand(c: &Ctx, level: &[St], d: u8, seen: &mut KeySet, out: &mut Vec<St>) {
 fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
     let mut seen = KeySet::new();
     let mut out = Vec::new();
-    expand(c, level, d, &mut seen, &mut out);
+    expand(c, level, d, false, Some(&mut seen), &mut out);
     out
 }
 
@@ -282,25 +311,35 @@ fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
 pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
     let start = [*start];
+    let mut seen = KeySet::new();
     if dice.is_double() {
+        let ordered = c.game == Game::Plakoto;
         let mut level = start.to_vec();
+        let mut next = Vec::with_capacity(64);
         let mut depth = 0;
         while depth < 4 {
-            let next = expand_new(c, &level, hi);
+            next.clear();
+            if depth == 0 {
+                expand(c, &level, hi, ordered, None, &mut next);
+            } else {
+                seen.clear();
+                expand(c, &level, hi, ordered, Some(&mut seen), &mut next);
+            }
             if next.is_empty() {
                 break;
             }
-            level = next;
+            core::mem::swap(&mut level, &mut next);
             depth += 1;
         }
         if depth == 0 { Vec::new() } else { level }
     } else {
-        let first_hi = expand_new(c, &start, hi);
-        let first_lo = expand_new(c, &start, lo);
-        let mut seen = KeySet::new();
-        let mut both = Vec::new();
-        expand(c, &first_hi, lo, &mut seen, &mut both);
-        expand(c, &first_lo, hi, &mut seen, &mut both);
+        let mut first_hi = Vec::with_capacity(16);
+        let mut first_lo = Vec::with_capacity(16);
+        expand(c, &start, hi, false, None, &mut first_hi);
+        expand(c, &start, lo, false, None, &mut first_lo);
+        let mut both = Vec::with_capacity(64);
+        expand(c, &first_hi, lo, false, Some(&mut seen), &mut both);
+        expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);
         if !both.is_empty() {
             both
         } else if !first_hi.is_empty() {
