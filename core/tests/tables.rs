@@ -891,3 +891,26 @@ fn partial_plays() {
     let p = nardy.partial_play(text("24/21").moves(), d(3, 3)).unwrap();
     assert_eq!((p.completions, p.remaining.len()), (2, 3));
 }
+
+#[test]
+fn move_text() {
+    use bgref_core::notation::move_text::MoveText;
+    // Plays print in gnubg's notation (pins as `*`) and parse back.
+    let p = pos(Game::Plakoto, X, &[(12, 2)], &[(16, 1)], NO);
+    let (_, play) = p.play(&text("12/9 12/10"), d(3, 2)).unwrap();
+    let written = MoveText::format(&play);
+    assert_eq!(written, "12/10 12/9*");
+    let parsed: MoveText = written.parse().unwrap();
+    let (again, replayed) = p.play_text(&parsed, d(3, 2)).unwrap();
+    assert_eq!(again, p.after(&play));
+    assert_eq!(MoveText::format(&replayed), written);
+    let nardy = TablesPosition::start(Game::LongNardy, X).unwrap();
+    let fold: MoveText = "24/16(2)".parse().unwrap();
+    assert!(nardy.play_text(&fold, d(4, 4)).is_ok());
+    // x's 12 is o's head.
+    let blocked: MoveText = "24/20/16/12 24/20".parse().unwrap();
+    assert_eq!(
+        nardy.play_text(&blocked, d(4, 4)).err(),
+        Some(TablesIllegalPlay::Blocked(Point::new(12)))
+    );
+}

@@ -4,6 +4,7 @@
 use alloc::vec::Vec;
 
 use crate::dice::{Dice, Die};
+use crate::notation::move_text::MoveText;
 use crate::notation::position_id::PositionId;
 use crate::play::{Move, PartialPlay, Play};
 use crate::player::{ByPlayer, Player};
@@ -406,6 +407,31 @@ impl TablesPosition {
     ) -> Result<(TablesPosition, Play), TablesIllegalPlay> {
         let legal = self.check_play(play, dice)?;
         Ok((self.after(&legal), legal))
+    }
+
+    /// Plays a play written in move notation
+    /// ([`crate::notation::move_text::MoveText`], e.g. `24/18/13` or
+    /// `12/9*(2)`); chains may be written whole or hop by hop, `*` marks are
+    /// ignored (pins follow from the board), moves in any order.
+    ///
+    /// # Errors
+    /// As [`TablesPosition::play`]; [`TablesIllegalPlay::TooManyMoves`]
+    /// when the text has more than four moves.
+    pub fn play_text(
+        &self,
+        text: &MoveText,
+        dice: Dice,
+    ) -> Result<(TablesPosition, Play), TablesIllegalPlay> {
+        let mut moves = Vec::new();
+        for segment in &text.segments {
+            for _ in 0..segment.count {
+                for pair in segment.path.windows(2) {
+                    moves.push(Move::new(pair[0].0, pair[1].0));
+                }
+            }
+        }
+        let play = Play::new(&moves).ok_or(TablesIllegalPlay::TooManyMoves)?;
+        self.play(&play, dice)
     }
 
     /// What is known about an unfinished turn: `moves` in the order
