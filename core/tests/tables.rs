@@ -914,3 +914,127 @@ fn move_text() {
         Some(TablesIllegalPlay::Blocked(Point::new(12)))
     );
 }
+
+/// A random valid position: checkers off, in the home board or anywhere
+/// (with `bear_off`, the player on roll's only off or home), pins where
+/// Plakoto allows them (random games rarely reach Plakoto's
+/// bear-off, which the mother rule usually cuts short).
+fn random_position(
+    game: Game,
+    rules: TablesRules,
+    bear_off: bool,
+    rng: &mut Rng,
+) -> Option<TablesPosition> {
+    let mut s = TablesSetup::empty(game, if rng.below(2) == 0 { X } else { O });
+    s.rules = rules;
+    let mut ph = Phys {
+        x: [0; 25],
+        o: [0; 25],
+        pin: [0; 25],
+        off: [0; 2],
+    };
+    for player in Player::ALL {
+        for _ in 0..15 {
+            let own = if bear_off && player == s.turn {
+                if rng.below(5) == 0 {
+                    0
+                } else {
+                    rng.below(6) as u8 + 1
+                }
+            } else {
+                match rng.below(20) {
+                    0..=2 => 0,
+                    3..=12 => rng.below(6) as u8 + 1,
+                    _ => rng.below(24) as u8 + 1,
+                }
+            };
+            if own == 0 {
+                ph.off[idx(player)] += 1;
+                continue;
+            }
+            let c = cell(game, player, own);
+            let (mine, theirs) = (ph.count(player, c), ph.count(!player, c));
+            let ok = if theirs == 0 {
+                ph.pin[c] != sign(player)
+            } else if game != Game::Plakoto {
+                false
+            } else if ph.pin[c] == sign(!player) {
+                true // stack on a pinned opposing checker
+            } else if ph.pin[c] == 0 && mine == 0 && theirs == 1 && rng.below(2) == 0 {
+                ph.pin[c] = sign(!player); // pin it
+                true
+            } else if ph.pin[c] == 0 && mine == 0 {
+                ph.pin[c] = sign(player); // lie pinned under them
+                true
+            } else {
+                false
+            };
+            if ok {
+                *ph.count_mut(player, c) += 1;
+            } else {
+                ph.off[idx(player)] += 1;
+            }
+        }
+    }
+    for player in Player::ALL {
+        for own in 1..=24u8 {
+            let c = cell(game, player, own);
+            s.points[player][usize::from(own - 1)] = ph.count(player, c);
+            s.pinned[player][usize::from(own - 1)] = ph.pin[c] == sign(player);
+        }
+        s.off[player] = ph.off[idx(player)];
+    }
+    TablesPosition::from_setup(&s).ok()
+}
+
+#[test]
+fn naive_and_fast_generators_agree_on_random_setups() {
+    let mut rng = Rng(0xDEC0_DED5);
+    let other = TablesRules {
+        mother: MotherRule::Immediate,
+        fevga_start: FevgaStart::ReachStartQuarter,
+        primes: PrimeRule::Free,
+        head_doubles: HeadDoubles::SixFour,
+    };
+    for game in [Game::Plakoto, Game::Fevga, Game::LongNardy] {
+        let (mut positions, mut pairs, mut plays) = (0, 0, 0);
+        while positions < 400 {
+            let rules = if positions % 4 == 3 {
+                other
+            } else {
+                TablesRules::DEFAULT
+            };
+            let bear_off = positions % 2 == 0;
+            let Some(pos) = random_position(game, rules, bear_off, &mut rng) else {
+                continue;
+            };
+            round_trips(&pos);
+            let setup = pos.to_setup();
+            assert_eq!(
+                pos.outcome().map(|o| (o.winner, o.points)),
+                naive_outcome(&setup),
+                "{setup:?}"
+            );
+            for dice in Dice::ALL_21 {
+                let (n, fast) = engine_plays(&pos, dice);
+                let slow = naive_plays(&setup, dice);
+                assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
+                assert!(
+                    fast == slow,
+                    "{setup:?} {dice}: fast {} naive {}",
+                    fast.len(),
+                    slow.len()
+                );
+                for play in pos.legal_plays(dice).iter() {
+                    assert!(pos.is_legal(play, dice));
+                }
+                pairs += 1;
+                plays += n;
+            }
+            positions += 1;
+        }
+        eprintln!(
+            "{game}, random setups: {positions} positions, {pairs} pairs, {plays} plays: all agree"
+        );
+    }
+}

@@ -282,19 +282,32 @@ fn expand(
     out: &mut Vec<St>,
 ) {
     for s in level {
-        let mut sources = if ordered {
+        let sources = if ordered {
             s.occ & ((2u32 << s.last) - 1)
         } else {
             s.occ
         };
-        while sources != 0 {
-            let from = 31 - sources.leading_zeros() as u8;
-            sources &= !(1 << from);
-            if let Ok(n) = step(c, s, from, d)
-                && seen.as_deref_mut().is_none_or(|seen| seen.insert(n.key))
-            {
-                out.push(n);
-            }
+        expand_one(c, s, d, sources, seen.as_deref_mut(), out);
+    }
+}
+
+/// The moves of die `d` from the points of `sources` in state `s`.
+#[inline]
+fn expand_one(
+    c: &Ctx,
+    s: &St,
+    d: u8,
+    mut sources: u32,
+    mut seen: Option<&mut KeySet>,
+    out: &mut Vec<St>,
+) {
+    while sources != 0 {
+        let from = 31 - sources.leading_zeros() as u8;
+        sources &= !(1 << from);
+        if let Ok(n) = step(c, s, from, d)
+            && seen.as_deref_mut().is_none_or(|seen| seen.insert(n.key))
+        {
+            out.push(n);
         }
     }
 }
@@ -339,7 +352,25 @@ pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
         expand(c, &start, lo, false, None, &mut first_lo);
         let mut both = Vec::with_capacity(64);
         expand(c, &first_hi, lo, false, Some(&mut seen), &mut both);
-        expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);
+        if c.game == Game::Plakoto {
+            // Smaller die first, then the larger: unless the smaller bore
+            // off, only the checker it moved, or a checker the larger die
+            // may bear off (points up to `hi`), can reach a position the
+            // larger-first order has not: any other larger-die move
+            // commutes with the smaller one (as for doubles above; a pin
+            // made by either is made in both orders).
+            for s in &first_lo {
+                let to = s.play.moves().first().map_or(0, |m| m.to().get());
+                let sources = if to == 0 {
+                    s.occ
+                } else {
+                    s.occ & ((1u32 << to) | ((2u32 << hi) - 1))
+                };
+                expand_one(c, s, hi, sources, Some(&mut seen), &mut both);
+            }
+        } else {
+            expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);
+        }
         if !both.is_empty() {
             both
         } else if !first_hi.is_empty() {
