@@ -125,10 +125,47 @@ impl St {
     }
 }
 
-/// The point of `from` moved by die `d` (0 when borne off), or why the
+/// The state after moving the checker on `from` by die `d`, or why the
 /// single move is not legal in `s`.
 #[inline]
 pub(crate) fn step(c: &Ctx, s: &St, from: u8, d: u8) -> Result<St, TablesIllegalPlay> {
+    let to = target(c, s, from, d)?;
+    after_checks(c, occ_after(s, from, to), to)?;
+    Ok(s.moved(c, from, to))
+}
+
+/// The mover's occupied points after a move from `from` to `to`.
+#[inline(always)]
+fn occ_after(s: &St, from: u8, to: u8) -> u32 {
+    let left = if s.me[usize::from(from)] == 1 {
+        s.occ & !(1 << from)
+    } else {
+        s.occ
+    };
+    left | ((1u32 << to) & !1)
+}
+
+/// The key of the state after a move from `from` to `to` (as
+/// [`St::moved`] computes it, without building the state).
+#[inline(always)]
+fn key_after(c: &Ctx, s: &St, from: u8, to: u8) -> u128 {
+    let (f, t) = (usize::from(from), usize::from(to));
+    let mut key = s.key - (1u128 << (4 * f)) + (1u128 << (4 * t));
+    let mut pins = s.opp_pinned;
+    if s.me[f] == 1 && pins & (1 << from) != 0 {
+        pins &= !(1 << from);
+        key &= !(1u128 << (KEY_PIN_SHIFT + u32::from(from)));
+    }
+    if to > 0 && c.opp[t] == 1 && s.me[t] == 0 && pins & (1 << to) == 0 {
+        key |= 1u128 << (KEY_PIN_SHIFT + u32::from(to));
+    }
+    key
+}
+
+/// Where the checker on `from` lands with die `d` (0 when borne off), or
+/// why it may not move: every check made before the move.
+#[inline(always)]
+fn target(c: &Ctx, s: &St, from: u8, d: u8) -> Result<u8, TablesIllegalPlay> {
     use TablesIllegalPlay as E;
     if from == 0 || from > 24 || s.me[usize::from(from)] == 0 {
         return Err(E::NoChecker(Point::new(from.min(25))));
@@ -182,16 +219,22 @@ pub(crate) fn step(c: &Ctx, s: &St, from: u8, d: u8) -> Result<St, TablesIllegal
             return Err(E::Blocked(Point::new(to)));
         }
     }
-    let n = s.moved(c, from, to);
+    Ok(to)
+}
+
+/// The checks made on the mover's points `occ` after a move to `to`.
+#[inline(always)]
+fn after_checks(c: &Ctx, occ: u32, to: u8) -> Result<(), TablesIllegalPlay> {
+    use TablesIllegalPlay as E;
     if to > 0 && matches!(c.game, Game::Fevga | Game::LongNardy) {
-        if c.game == Game::Fevga && to >= 19 && n.occ & START_QUARTER == START_QUARTER {
+        if c.game == Game::Fevga && to >= 19 && occ & START_QUARTER == START_QUARTER {
             return Err(E::StartingQuarter(Point::new(to)));
         }
-        if c.rules.primes == PrimeRule::NeedsCheckerAhead && makes_prime(c, n.occ, to) {
+        if c.rules.primes == PrimeRule::NeedsCheckerAhead && makes_prime(c, occ, to) {
             return Err(E::Prime(Point::new(to)));
         }
     }
-    Ok(n)
+    Ok(())
 }
 
 /// Whether landing on `to` made six points in a row along the opponent's
@@ -304,9 +347,16 @@ fn expand_one(
     while sources != 0 {
         let from = 31 - sources.leading_zeros() as u8;
         sources &= !(1 << from);
-        if let Ok(n) = step(c, s, from, d)
-            && seen.as_deref_mut().is_none_or(|seen| seen.insert(n.key))
+        // The key first: a position seen already is not built again.
+        if let Ok(to) = target(c, s, from, d)
+            && after_checks(c, occ_after(s, from, to), to).is_ok()
+            && seen
+                .as_deref_mut()
+                .is_none_or(|seen| seen.insert(key_after(c, s, from, to)))
         {
+            let n = s.moved(c, from, to);
+            debug_assert_eq!(n.key, key_after(c, s, from, to));
+            debug_assert_eq!(n.occ, occ_after(s, from, to));
             out.push(n);
         }
     }

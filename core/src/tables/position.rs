@@ -58,6 +58,15 @@ impl TablesPlayList {
     }
 }
 
+impl<'a> IntoIterator for &'a TablesPlayList {
+    type Item = &'a Play;
+    type IntoIter =
+        core::iter::Map<core::slice::Iter<'a, (u128, Play)>, fn(&'a (u128, Play)) -> &'a Play>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(|(_, p)| p)
+    }
+}
+
 /// A valid Plakoto, Fevga or Long Nardy position: both players' checkers,
 /// pins (Plakoto), the rule options and the player on roll.
 ///

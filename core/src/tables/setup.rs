@@ -32,11 +32,11 @@ use crate::tables::rules::TablesRules;
 pub const CHECKERS: u8 = 15;
 
 /// The point the other player calls the mover's point `p` (1 to 24) in
-/// `game`; an involution. Off (0) stays off.
+/// `game`; an involution. Off (0), and any number above 24, stays as it is.
 #[must_use]
 pub const fn other_view(game: Game, p: u8) -> u8 {
     match (game, p) {
-        (_, 0) => 0,
+        (_, 0 | 25..) => p,
         (Game::Fevga | Game::LongNardy, 1..=12) => p + 12,
         (Game::Fevga | Game::LongNardy, _) => p - 12,
         _ => 25 - p,
