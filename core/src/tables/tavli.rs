@@ -36,7 +36,7 @@ pub enum TavliError {
     ZeroLength,
     /// The match is already won.
     MatchOver,
-    /// A game result worth other than 1 or 2 points, or a draw with points.
+    /// A win worth other than 1 to 3 points, or a draw with points.
     BadResult,
 }
 
@@ -45,7 +45,7 @@ impl fmt::Display for TavliError {
         f.write_str(match self {
             TavliError::ZeroLength => "a tavli match is played to at least 1 point",
             TavliError::MatchOver => "the match is already won",
-            TavliError::BadResult => "a game is won for 1 or 2 points, a draw for none",
+            TavliError::BadResult => "a game is won for 1 to 3 points, a draw for none",
         })
     }
 }
@@ -86,7 +86,7 @@ impl TavliMatch {
             .find(|&p| self.score[p] >= self.length)
     }
 
-    /// The match after a game won by `winner` for `points` (1 or 2; Portes
+    /// The match after a game won by `winner` for `points` (1 to 3; Portes
     /// and Tavla results through [`Game::backgammon_points`]), or drawn
     /// (`winner` `None`, 0 points).
     ///
