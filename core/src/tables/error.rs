@@ -4,7 +4,7 @@ use core::fmt;
 
 use bitflags::bitflags;
 
-use crate::point::Point;
+use crate::Point;
 
 bitflags! {
     /// Every reason a [`crate::tables::TablesSetup`] is not a valid

@@ -4,8 +4,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::scoring::GameResult;
-use crate::setup::Variant;
+use crate::{GameResult, Variant};
 
 /// A tables game other than the backgammon variants of [`Variant`].
 ///

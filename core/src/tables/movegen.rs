@@ -23,13 +23,11 @@
 
 use alloc::vec::Vec;
 
-use crate::dice::Dice;
-use crate::play::{Move, Play};
-use crate::point::Point;
 use crate::tables::error::TablesIllegalPlay;
 use crate::tables::game::Game;
 use crate::tables::rules::{FevgaStart, PrimeRule, TablesRules};
 use crate::tables::setup::{CHECKERS, other_view};
+use crate::{Dice, Move, Play, Point};
 
 /// Bits 1 to 6: the home board.
 const HOME: u32 = 0x7E;

@@ -1,6 +1,6 @@
 //! [`TablesOutcome`]: how a Plakoto, Fevga or Long Nardy game ended.
 
-use crate::player::Player;
+use crate::Player;
 
 /// The kind of ending.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

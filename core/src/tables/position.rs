@@ -3,18 +3,15 @@
 
 use alloc::vec::Vec;
 
-use crate::dice::{Dice, Die};
 use crate::notation::move_text::MoveText;
 use crate::notation::position_id::PositionId;
-use crate::play::{Move, PartialPlay, Play};
-use crate::player::{ByPlayer, Player};
-use crate::point::Point;
 use crate::tables::error::{TablesIllegalPlay, TablesPositionError};
 use crate::tables::game::Game;
 use crate::tables::movegen::{self, Ctx, St};
 use crate::tables::outcome::{OutcomeKind, TablesOutcome};
 use crate::tables::rules::{HeadDoubles, MotherRule, TablesRules};
 use crate::tables::setup::{CHECKERS, TablesSetup, other_view};
+use crate::{ByPlayer, Dice, Die, Move, PartialPlay, Play, Player, Point};
 
 /// The legal plays of a position for one roll, one per distinct resulting
 /// position. Empty when the player cannot move (the turn passes).

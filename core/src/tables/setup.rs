@@ -24,9 +24,9 @@
 //! beside them.
 
 use crate::notation::position_id::PositionId;
-use crate::player::{ByPlayer, Player};
 use crate::tables::game::Game;
 use crate::tables::rules::TablesRules;
+use crate::{ByPlayer, Player};
 
 /// Checkers per player in the three games.
 pub const CHECKERS: u8 = 15;

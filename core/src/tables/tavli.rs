@@ -2,8 +2,8 @@
 
 use core::fmt;
 
-use crate::player::{ByPlayer, Player};
 use crate::tables::game::Game;
+use crate::{ByPlayer, Player};
 
 /// A Tavli match: Portes, Plakoto and Fevga in that order, again and again,
 /// until a player reaches the match length (usually 3, 5 or 7). No cube.
