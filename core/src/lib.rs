@@ -74,6 +74,7 @@ mod player;
 mod point;
 mod position;
 mod setup;
+pub mod tables;
 pub mod verify;
 
 /// Text encodings: gnubg Position ID and Match ID, XGID and move notation.

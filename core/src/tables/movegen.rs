@@ -1,0 +1,450 @@
+//! Legal move generation for Plakoto, Fevga and Long Nardy.
+//!
+//! Every rule of these games that restricts a single move (pins, the head
+//! rule, Fevga's start and starting-quarter rules, primes) depends only on
+//! the position before that move and on what the turn has done so far,
+//! which the position itself shows (how many checkers have left the head
+//! is the head's count now against its count when the turn began). So the
+//! generator works breadth first, one die at a time, and keeps one state
+//! per distinct position at each depth: for doubles that turns up to
+//! 15⁴ move sequences into a few hundred states.
+//!
+//! Non-doubles are expanded in both die orders; the states after two dice
+//! are deduplicated together. "Use as much of the roll as possible": the
+//! plays are the states of the deepest level reached; when no state uses
+//! both dice of a non-double, the larger die's states if there are any,
+//! else the smaller's.
+//!
+//! A state's key packs the mover's 25 counts (off and points 1 to 24, four
+//! bits each, a count never exceeds 15) and the opposing checkers the mover
+//! pins (24 bits); the opponent's checkers never move during the mover's
+//! turn and the mover's pinned checkers cannot move, so the key identifies
+//! the resulting position exactly.
+
+use alloc::vec::Vec;
+
+use crate::tables::error::TablesIllegalPlay;
+use crate::tables::game::Game;
+use crate::tables::rules::{FevgaStart, PrimeRule, TablesRules};
+use crate::tables::setup::{CHECKERS, other_view};
+use crate::{Dice, Move, Play, Point};
+
+/// Bits 1 to 6: the home board.
+const HOME: u32 = 0x7E;
+/// Bits 19 to 24: the starting quarter.
+const START_QUARTER: u32 = 0x01F8_0000;
+/// Bit shift of the pin bits in a key.
+const KEY_PIN_SHIFT: u32 = 100;
+
+/// The turn's fixed facts, from the mover's view.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ctx {
+    pub(crate) game: Game,
+    pub(crate) rules: TablesRules,
+    /// Opposing checkers on the mover's point `p` (1..=24); index 0 unused.
+    pub(crate) opp: [u8; 25],
+    /// Bit `p`: the mover's checker on `p` is pinned (Plakoto).
+    pub(crate) my_pinned: u32,
+    /// The lowest point, in the opponent's own numbering, that holds an
+    /// opposing checker (25 when none is on the board).
+    pub(crate) opp_low: u8,
+    /// Checkers on the mover's 24-point when the turn began.
+    pub(crate) head_start: u8,
+    /// How many may leave the 24-point this turn (Long Nardy).
+    pub(crate) head_limit: u8,
+}
+
+/// A position reached during the turn.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct St {
+    /// The mover's counts: index 0 borne off, 1..=24 points.
+    pub(crate) me: [u8; 25],
+    /// Bit `p`: the mover has a checker on `p`.
+    pub(crate) occ: u32,
+    /// Bit `p`: the opposing checker on the mover's point `p` is pinned by
+    /// the mover.
+    pub(crate) opp_pinned: u32,
+    pub(crate) key: u128,
+    pub(crate) play: Play,
+    /// Where the last move started (24 before any).
+    pub(crate) last: u8,
+}
+
+impl St {
+    pub(crate) fn new(me: [u8; 25], opp_pinned: u32) -> St {
+        let mut key = u128::from(opp_pinned) << KEY_PIN_SHIFT;
+        let mut occ = 0;
+        for (p, &n) in me.iter().enumerate() {
+            key |= u128::from(n & 0xF) << (4 * p);
+            if p > 0 && n > 0 {
+                occ |= 1 << p;
+            }
+        }
+        St {
+            me,
+            occ,
+            opp_pinned,
+            key,
+            play: Play::EMPTY,
+            last: 24,
+        }
+    }
+
+    /// Moves a checker without any check but that one stands on `from`;
+    /// returns the state and whether the move pinned a checker.
+    #[inline]
+    pub(crate) fn moved(&self, c: &Ctx, from: u8, to: u8) -> St {
+        let mut n = *self;
+        let (f, t) = (usize::from(from), usize::from(to));
+        n.me[f] -= 1;
+        n.key -= 1u128 << (4 * f);
+        if n.me[f] == 0 {
+            n.occ &= !(1 << from);
+            if n.opp_pinned & (1 << from) != 0 {
+                // The last pinner leaves: the pinned checker is free.
+                n.opp_pinned &= !(1 << from);
+                n.key &= !(1u128 << (KEY_PIN_SHIFT + u32::from(from)));
+            }
+        }
+        let mut pin = false;
+        if to > 0 {
+            if c.opp[t] == 1 && self.me[t] == 0 && n.opp_pinned & (1 << to) == 0 {
+                pin = true;
+                n.opp_pinned |= 1 << to;
+                n.key |= 1u128 << (KEY_PIN_SHIFT + u32::from(to));
+            }
+            n.occ |= 1 << to;
+        }
+        n.me[t] += 1;
+        n.key += 1u128 << (4 * t);
+        n.play
+            .push(Move::with_hit(Point::new(from), Point::new(to), pin));
+        n
+    }
+}
+
+/// The state after moving the checker on `from` by die `d`, or why the
+/// single move is not legal in `s`.
+#[inline]
+pub(crate) fn step(c: &Ctx, s: &St, from: u8, d: u8) -> Result<St, TablesIllegalPlay> {
+    let to = target(c, s, from, d)?;
+    after_checks(c, occ_after(s, from, to), to)?;
+    Ok(s.moved(c, from, to))
+}
+
+/// The mover's occupied points after a move from `from` to `to`.
+#[inline(always)]
+fn occ_after(s: &St, from: u8, to: u8) -> u32 {
+    let left = if s.me[usize::from(from)] == 1 {
+        s.occ & !(1 << from)
+    } else {
+        s.occ
+    };
+    left | ((1u32 << to) & !1)
+}
+
+/// The key of the state after a move from `from` to `to` (as
+/// [`St::moved`] computes it, without building the state).
+#[inline(always)]
+fn key_after(c: &Ctx, s: &St, from: u8, to: u8) -> u128 {
+    let (f, t) = (usize::from(from), usize::from(to));
+    let mut key = s.key - (1u128 << (4 * f)) + (1u128 << (4 * t));
+    let mut pins = s.opp_pinned;
+    if s.me[f] == 1 && pins & (1 << from) != 0 {
+        pins &= !(1 << from);
+        key &= !(1u128 << (KEY_PIN_SHIFT + u32::from(from)));
+    }
+    if to > 0 && c.opp[t] == 1 && s.me[t] == 0 && pins & (1 << to) == 0 {
+        key |= 1u128 << (KEY_PIN_SHIFT + u32::from(to));
+    }
+    key
+}
+
+/// Where the checker on `from` lands with die `d` (0 when borne off), or
+/// why it may not move: every check made before the move.
+#[inline(always)]
+fn target(c: &Ctx, s: &St, from: u8, d: u8) -> Result<u8, TablesIllegalPlay> {
+    use TablesIllegalPlay as E;
+    if from == 0 || from > 24 || s.me[usize::from(from)] == 0 {
+        return Err(E::NoChecker(Point::new(from.min(25))));
+    }
+    if c.my_pinned & (1 << from) != 0 && s.me[usize::from(from)] == 1 {
+        return Err(E::Pinned(Point::new(from)));
+    }
+    if from == 24 {
+        match c.game {
+            Game::LongNardy if c.head_start - s.me[24] >= c.head_limit => {
+                return Err(E::HeadRule);
+            }
+            Game::Fevga if s.me[24] < CHECKERS => {
+                let reached = match c.rules.fevga_start {
+                    FevgaStart::PassStartPoint => s.occ & 0x0FFE != 0,
+                    FevgaStart::ReachStartQuarter => s.occ & 0x1FFE != 0,
+                    FevgaStart::Off => true,
+                };
+                if !reached && s.me[0] == 0 {
+                    return Err(E::FirstCheckerRule);
+                }
+            }
+            _ => {}
+        }
+    }
+    let to = if from > d {
+        from - d
+    } else {
+        let outside = s.occ & !HOME;
+        if outside != 0 {
+            let p = 31 - outside.leading_zeros() as u8;
+            return Err(E::CannotBearOff(Point::new(p)));
+        }
+        if c.my_pinned != 0 {
+            return Err(E::PinnedCannotBearOff);
+        }
+        let highest = 31 - s.occ.leading_zeros() as u8;
+        if from != d && from != highest {
+            return Err(E::DistanceNotRolled(Point::new(from), Point::OFF));
+        }
+        0
+    };
+    if to > 0 {
+        let t = usize::from(to);
+        let o = c.opp[t];
+        let free = match c.game {
+            Game::Plakoto => o == 0 || s.opp_pinned & (1 << to) != 0 || (o == 1 && s.me[t] == 0),
+            _ => o == 0,
+        };
+        if !free {
+            return Err(E::Blocked(Point::new(to)));
+        }
+    }
+    Ok(to)
+}
+
+/// The checks made on the mover's points `occ` after a move to `to`.
+#[inline(always)]
+fn after_checks(c: &Ctx, occ: u32, to: u8) -> Result<(), TablesIllegalPlay> {
+    use TablesIllegalPlay as E;
+    if to > 0 && matches!(c.game, Game::Fevga | Game::LongNardy) {
+        if c.game == Game::Fevga && to >= 19 && occ & START_QUARTER == START_QUARTER {
+            return Err(E::StartingQuarter(Point::new(to)));
+        }
+        if c.rules.primes == PrimeRule::NeedsCheckerAhead && makes_prime(c, occ, to) {
+            return Err(E::Prime(Point::new(to)));
+        }
+    }
+    Ok(())
+}
+
+/// Whether landing on `to` made six points in a row along the opponent's
+/// way (its own numbering) with no opposing checker past them.
+#[inline]
+fn makes_prime(c: &Ctx, occ: u32, to: u8) -> bool {
+    // The mover's points in the opponent's numbering (p <-> p ± 12).
+    let m = ((occ & 0x1FFE) << 12) | ((occ >> 12) & 0x1FFE);
+    let w = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4) & (m >> 5);
+    if w == 0 {
+        return false;
+    }
+    let q = other_view(c.game, to);
+    let lo = q.saturating_sub(5).max(1);
+    let around = ((2u32 << q) - 1) & !((1u32 << lo) - 1);
+    let windows = w & around;
+    windows != 0 && u32::from(c.opp_low) >= windows.trailing_zeros()
+}
+
+/// An open-addressing set of nonzero keys.
+struct KeySet {
+    slots: Vec<u128>,
+    len: usize,
+}
+
+impl KeySet {
+    fn new() -> KeySet {
+        KeySet {
+            slots: alloc::vec![0; 64],
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill(0);
+        self.len = 0;
+    }
+
+    /// Inserts `key`; false when it was there already.
+    fn insert(&mut self, key: u128) -> bool {
+        if 2 * (self.len + 1) > self.slots.len() {
+            let bigger = alloc::vec![0; 2 * self.slots.len()];
+            let old = core::mem::replace(&mut self.slots, bigger);
+            for k in old.into_iter().filter(|&k| k != 0) {
+                self.place(k);
+            }
+        }
+        let placed = self.place(key);
+        self.len += usize::from(placed);
+        placed
+    }
+
+    fn place(&mut self, key: u128) -> bool {
+        let mask = self.slots.len() - 1;
+        let folded = (key as u64) ^ ((key >> 64) as u64);
+        let mut i = (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize & mask;
+        loop {
+            match self.slots[i] {
+                0 => {
+                    self.slots[i] = key;
+                    return true;
+                }
+                k if k == key => return false,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+}
+
+/// Every state one move of die `d` away from a state of `level`, added to
+/// `out`; one per position when `seen` is given (the first die needs no
+/// dedup: moving different checkers by one die gives different positions).
+///
+/// With `ordered`, a move may start only at or below where the previous
+/// one started. That keeps every position of a Plakoto double: two
+/// successive moves of one die from points `a < b` can always be played
+/// `b` first (the move from `a` changes neither the checker on `b` nor the
+/// landing point `b - d`, which it could only free, and bearing off from
+/// `b` needs `b` home and highest either way), to the same position, pins
+/// included. Fevga and Long Nardy have order-dependent rules (the start
+/// rule, primes) and are expanded in every order.
+fn expand(
+    c: &Ctx,
+    level: &[St],
+    d: u8,
+    ordered: bool,
+    mut seen: Option<&mut KeySet>,
+    out: &mut Vec<St>,
+) {
+    for s in level {
+        let sources = if ordered {
+            s.occ & ((2u32 << s.last) - 1)
+        } else {
+            s.occ
+        };
+        expand_one(c, s, d, sources, seen.as_deref_mut(), out);
+    }
+}
+
+/// The moves of die `d` from the points of `sources` in state `s`.
+#[inline]
+fn expand_one(
+    c: &Ctx,
+    s: &St,
+    d: u8,
+    mut sources: u32,
+    mut seen: Option<&mut KeySet>,
+    out: &mut Vec<St>,
+) {
+    while sources != 0 {
+        let from = 31 - sources.leading_zeros() as u8;
+        sources &= !(1 << from);
+        // The key first: a position seen already is not built again.
+        if let Ok(to) = target(c, s, from, d)
+            && after_checks(c, occ_after(s, from, to), to).is_ok()
+            && seen
+                .as_deref_mut()
+                .is_none_or(|seen| seen.insert(key_after(c, s, from, to)))
+        {
+            let n = s.moved(c, from, to);
+            debug_assert_eq!(n.key, key_after(c, s, from, to));
+            debug_assert_eq!(n.occ, occ_after(s, from, to));
+            out.push(n);
+        }
+    }
+}
+
+fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
+    let mut seen = KeySet::new();
+    let mut out = Vec::new();
+    expand(c, level, d, false, Some(&mut seen), &mut out);
+    out
+}
+
+/// The legal plays of the mover: the final states, one per resulting
+/// position (empty when no move is possible).
+pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
+    let (hi, lo) = (dice.high().get(), dice.low().get());
+    let start = [*start];
+    let mut seen = KeySet::new();
+    if dice.is_double() {
+        let ordered = c.game == Game::Plakoto;
+        let mut level = start.to_vec();
+        let mut next = Vec::with_capacity(64);
+        let mut depth = 0;
+        while depth < 4 {
+            next.clear();
+            if depth == 0 {
+                expand(c, &level, hi, ordered, None, &mut next);
+            } else {
+                seen.clear();
+                expand(c, &level, hi, ordered, Some(&mut seen), &mut next);
+            }
+            if next.is_empty() {
+                break;
+            }
+            core::mem::swap(&mut level, &mut next);
+            depth += 1;
+        }
+        if depth == 0 { Vec::new() } else { level }
+    } else {
+        let mut first_hi = Vec::with_capacity(16);
+        let mut first_lo = Vec::with_capacity(16);
+        expand(c, &start, hi, false, None, &mut first_hi);
+        expand(c, &start, lo, false, None, &mut first_lo);
+        let mut both = Vec::with_capacity(64);
+        expand(c, &first_hi, lo, false, Some(&mut seen), &mut both);
+        if c.game == Game::Plakoto {
+            // Smaller die first, then the larger: unless the smaller bore
+            // off, only the checker it moved, or a checker the larger die
+            // may bear off (points up to `hi`), can reach a position the
+            // larger-first order has not: any other larger-die move
+            // commutes with the smaller one (as for doubles above; a pin
+            // made by either is made in both orders).
+            for s in &first_lo {
+                let to = s.play.moves().first().map_or(0, |m| m.to().get());
+                let sources = if to == 0 {
+                    s.occ
+                } else {
+                    s.occ & ((1u32 << to) | ((2u32 << hi) - 1))
+                };
+                expand_one(c, s, hi, sources, Some(&mut seen), &mut both);
+            }
+        } else {
+            expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);
+        }
+        if !both.is_empty() {
+            both
+        } else if !first_hi.is_empty() {
+            first_hi
+        } else {
+            first_lo
+        }
+    }
+}
+
+/// The keys of the positions reached from `s` by playing exactly `depth`
+/// of the dice `left` (in any order).
+pub(crate) fn keys_after(c: &Ctx, s: &St, left: &[u8], depth: usize) -> Vec<u128> {
+    if depth == 0 {
+        return alloc::vec![s.key];
+    }
+    let mut out = Vec::new();
+    for (i, &d) in left.iter().enumerate() {
+        if left[..i].contains(&d) {
+            continue;
+        }
+        let mut rest = left.to_vec();
+        rest.remove(i);
+        for n in expand_new(c, &[*s], d) {
+            out.extend(keys_after(c, &n, &rest, depth - 1));
+        }
+    }
+    out
+}
