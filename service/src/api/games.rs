@@ -28,13 +28,11 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use bgref_core::notation::move_text::{MoveText, Segment};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::verify::Roller;
 use bgref_core::{
     Action, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, Event, GameEnd, GameKind,
-    GameResult, GameScore, GameState, MatchState, Phase, Player, Point, Position, Resignation,
-    Variant,
+    GameResult, GameScore, GameState, MatchState, Phase, Player, Position, Resignation, Variant,
 };
 use sha2::{Digest, Sha256};
 
@@ -639,7 +637,10 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
             ActionInput::Pass => Action::Pass,
             ActionInput::Beaver => Action::Beaver,
             ActionInput::Raccoon => Action::Raccoon,
-            ActionInput::Move(play) => Action::Move(move_text(play.as_ref(), field)?),
+            ActionInput::Move(play) => Action::Move(super::moves::play_text(
+                play.as_ref(),
+                &format!("{field}.play"),
+            )?),
             ActionInput::Resign(level) => Action::Resign(required(
                 *level,
                 &format!("{field}.level"),
@@ -650,41 +651,6 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
             ActionInput::NextGame => Action::NextGame,
         },
     )
-}
-
-fn move_text(play: Option<&PlayInput>, field: &str) -> Result<MoveText, ApiError> {
-    let play_field = format!("{field}.play");
-    match required(play, &play_field, "move needs its play: notation or moves")? {
-        PlayInput::Notation(text) => text
-            .parse()
-            .map_err(|e| ApiError::invalid("invalid-play", play_field, e)),
-        PlayInput::Moves(list) => {
-            if list.len() > 4 {
-                return Err(ApiError::invalid(
-                    "invalid-play",
-                    play_field,
-                    "a play has at most four moves",
-                ));
-            }
-            let mut segments = Vec::with_capacity(list.len());
-            for (i, &(from, to)) in list.iter().enumerate() {
-                let point = |v: i64, name: &str| {
-                    Point::try_from(v).map_err(|_| {
-                        ApiError::invalid(
-                            "invalid-play",
-                            format!("{play_field}[{i}].{name}"),
-                            format!("a point is 0 (off) to 25 (bar), got {v}"),
-                        )
-                    })
-                };
-                segments.push(Segment {
-                    path: vec![(point(from, "from")?, false), (point(to, "to")?, false)],
-                    count: 1,
-                });
-            }
-            Ok(MoveText { segments })
-        }
-    }
 }
 
 /// A refused action: 422 with the game's own slug.
