@@ -6,9 +6,10 @@
 #      scripts/gnubg-crosscheck.sh does;
 #   2. runs core/examples/write_mat.rs: bot-played matches with fixed seeds
 #      (a 5-point match with doubles, takes, a drop, passes, a Crawford and
-#      a post-Crawford game; a 7-point match with a resignation; a
-#      nackgammon match; a money session with beavers and raccoons), each
-#      written as NAME.mat with a JSON summary NAME.json;
+#      a post-Crawford game; a 7-point match with resignations rejected and
+#      accepted, one after a roll; a nackgammon and a 3-checker hypergammon
+#      match; a money session under the Jacoby rule and one with beavers
+#      and raccoons), each written as NAME.mat with a JSON summary NAME.json;
 #   3. runs tests/gnubg/import_mat.py inside gnubg's embedded Python:
 #      `import mat` of each file, then per game the score before it, per
 #      roll the player, the dice and the positions before and after (gnubg

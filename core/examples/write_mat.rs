@@ -46,6 +46,7 @@ fn summary(start: &GameState, steps: &[(GameState, Event)]) -> Value {
             "kind": state.match_state.game_kind().as_str(),
             "rolls": [],
             "actions": [],
+            "rejected": 0,
             "result": null,
         })
     };
@@ -90,6 +91,9 @@ fn summary(start: &GameState, steps: &[(GameState, Event)]) -> Value {
                     .unwrap()
                     .push(json!({"player": by.as_str(), "action": "take"}));
             }
+            Event::Rejected { .. } => {
+                game["rejected"] = json!(game["rejected"].as_u64().unwrap() + 1);
+            }
             Event::NewGame { .. } => {
                 games.push(std::mem::replace(&mut game, new_game(state)));
             }
@@ -98,10 +102,13 @@ fn summary(start: &GameState, steps: &[(GameState, Event)]) -> Value {
         if let Event::GameEnded(s) = event {
             let action = match s.end {
                 GameEnd::Pass { winner } => json!({"player": (!winner).as_str(), "action": "drop"}),
+                // The file says only the points won: a resignation counted
+                // single by the Jacoby rule reads as a single one.
                 GameEnd::Resign { winner, level } => json!({
                     "player": (!winner).as_str(),
                     "action": "resign",
-                    "level": level.multiplier(),
+                    "level": if s.jacoby { 1 } else { level.multiplier() },
+                    "offered": level.multiplier(),
                 }),
                 GameEnd::BearOff { .. } => Value::Null,
             };
@@ -116,6 +123,11 @@ fn summary(start: &GameState, steps: &[(GameState, Event)]) -> Value {
                 "winner": s.winner.as_str(),
                 "points": s.points,
                 "ended_by": s.end.ended_by(),
+                "result": s.result.as_str(),
+                "jacoby": s.jacoby,
+                // A resignation accepted after the loser rolled (the roll
+                // is not in the .mat file).
+                "after_roll": matches!(s.end, GameEnd::Resign { .. }) && prev.dice.is_some(),
                 "final": id(&state.position),
             });
             final_score = s.match_outcome.score;
@@ -148,6 +160,9 @@ fn has(summary: &Value, what: &str) -> usize {
                 .filter(|r| r["play"] == "")
                 .count(),
             "bearoff" | "resign" => usize::from(g["result"]["ended_by"] == what),
+            "gammon" | "backgammon" => usize::from(g["result"]["result"] == what),
+            "jacoby" | "after_roll" => usize::from(g["result"][what] == true),
+            "rejected" => g["rejected"].as_u64().unwrap() as usize,
             action => g["actions"]
                 .as_array()
                 .unwrap()
@@ -214,11 +229,46 @@ fn main() -> Result<(), Box<dyn Error>> {
             length: 7,
             max_games: u32::MAX,
             style: resigning,
-            needs: &["double", "take", "resign", "bearoff", "crawford"],
+            needs: &[
+                "double",
+                "take",
+                "resign",
+                "after_roll",
+                "rejected",
+                "bearoff",
+                "crawford",
+            ],
         },
         Spec {
             name: "nack3",
             variant: Variant::Nackgammon,
+            rules: CubeRules::DEFAULT,
+            length: 3,
+            max_games: u32::MAX,
+            style: Style::CUBE,
+            needs: &["double", "bearoff"],
+        },
+        Spec {
+            name: "money-jacoby",
+            variant: Variant::Standard,
+            rules: CubeRules {
+                jacoby: true,
+                ..CubeRules::DEFAULT
+            },
+            length: 0,
+            max_games: 6,
+            style: Style {
+                double: 20,
+                take: 600,
+                beaver: 0,
+                resign: 3,
+                accept: 700,
+            },
+            needs: &["jacoby", "double", "resign"],
+        },
+        Spec {
+            name: "hyper3",
+            variant: Variant::Hypergammon3,
             rules: CubeRules::DEFAULT,
             length: 3,
             max_games: u32::MAX,
@@ -275,7 +325,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             })
             .collect();
         println!(
-            "{}: seed {seed}, {} games [{}], {} rolls ({} passes), doubles {}, beavers {}, raccoons {}, takes {}, drops {}, resignations {}, final {}-{}",
+            "{}: seed {seed}, {} games [{}], {} rolls ({} passes), doubles {}, beavers {}, raccoons {}, takes {}, drops {}, resignations {} ({} after a roll, {} rejected), gammons {}, final {}-{}",
             spec.name,
             sum["games"].as_array().unwrap().len(),
             kinds.join(""),
@@ -292,6 +342,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             has(&sum, "take"),
             has(&sum, "drop"),
             has(&sum, "resign"),
+            has(&sum, "after_roll"),
+            has(&sum, "rejected"),
+            has(&sum, "gammon") + has(&sum, "backgammon"),
             sum["final_score"]["x"],
             sum["final_score"]["o"],
         );

@@ -81,6 +81,7 @@ def compare(name):
         for a in og["actions"]:
             a = dict(a)
             a.pop("value", None)
+            a.pop("offered", None)
             if a["action"] in ("beaver", "raccoon"):
                 a["action"] = "double"
             mine.append(a)

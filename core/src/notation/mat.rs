@@ -46,7 +46,9 @@
 //! # What the format cannot say
 //! - **Resignations** are written only as their result: the winner's
 //!   ` Wins N points` line without a preceding play or drop, which gnubg
-//!   reads as a resignation of `N / cube` (single, gammon or backgammon). A
+//!   reads as a resignation of `N / cube` (single, gammon or backgammon;
+//!   under the Jacoby rule a gammon resigned with the cube centred counts
+//!   single, and so reads as a single resignation). A
 //!   rejected resignation leaves no trace. A roll followed by an accepted
 //!   resignation, without a play, is not written: gnubg would play a forced
 //!   move for it.
