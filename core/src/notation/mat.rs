@@ -32,7 +32,8 @@
 //! - For each game: ` Game k` and the score before it, ` x : 2` left and
 //!   ` o : 1` right. The players are named `x` and `o`: x always has the
 //!   left column, which gnubg imports as its player 0 (`X` in its Python
-//!   `gnubg.match()`), and o the right one (player 1, `O`).
+//!   `gnubg.match()`), and o the right one (player 1, `O`). gnubg's text
+//!   board draws player 1 with the X checkers: go by the names.
 //! - Numbered lines, `  7) ` then x's entry padded to 28 characters then
 //!   o's: a roll and its play from the mover's own side, in gnubg notation
 //!   with the higher die first (`52: 13/8 13/11`, `bar/22*`, `6/off`,
@@ -69,16 +70,20 @@
 //!   as the rules do (the first game after a player reaches N-1).
 //!
 //! # Sources
-//! The layout follows the files GNU Backgammon 1.07 writes with
-//! `export match mat` and what its reader accepts: `ImportMatVariation`,
+//! The layout follows the files GNU Backgammon 1.07.001 (the Debian
+//! package) writes with `export match mat`, and what its reader accepts,
+//! read in gnubg's source (the GitMirroring/gnubg mirror of the GNU
+//! repository): `ImportMatVariation`,
 //! `ImportGame`, `ParseMatMove` and `ExpandMatMove` in gnubg's `import.c`
 //! (the header is read as `%d point match`, length 0 being an unlimited
 //! session; a line is split into two columns at the second roll's colon or
 //! at the first double space after column 15; `Doubles`, `Beavers`,
 //! `Raccoons`, `Takes`, `Drops` and `Wins` are matched by their first
 //! letters; a roll with nothing after it is a pass when no play is legal),
-//! and gnubg's `ParseMove` for the move syntax (`bar`, `off`, `*`, `(2)`,
-//! chains such as `24/18*/13`).
+//! and gnubg's `ParseMove` (`drawboard.c`) for the move syntax (`bar`,
+//! `off`, `*`, `(2)`, chains such as `24/18*/13`). No code was taken from
+//! them. `scripts/ci-gnubg-import.sh` has gnubg import bot-played matches
+//! and compares every position, cube action and score with bgref's.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -96,9 +101,9 @@ pub enum MatError {
     /// A game started with the cube above 1 (automatic doubles), which the
     /// format cannot express.
     AutomaticDouble,
-    /// A step does not follow from the state before it (for instance a
-    /// play with no dice rolled): not a transcript of
-    /// [`GameState::act`].
+    /// The start is not at an opening roll, or a step does not follow
+    /// from the state before it (for instance a play with no dice rolled):
+    /// not a transcript of [`GameState::act`] from a game's start.
     Inconsistent,
 }
 
@@ -214,11 +219,11 @@ fn write_result(out: &mut String, score: &GameScore) {
 
 /// Writes the transcript of a match as a Jellyfish `.mat` file.
 ///
-/// `start` is the state before the first step; `steps` are the pairs
-/// [`GameState::act`] returned, in order, each state the one *after* its
-/// event. The transcript may start at any game's opening roll (the score
-/// line of the first game is `start`'s score) and may stop anywhere; a game
-/// still going on is written without a result.
+/// `start` is the state before the first step, at a game's opening roll
+/// (usually [`GameState::new`]; the first game's score line is `start`'s
+/// score); `steps` are the pairs [`GameState::act`] returned, in order,
+/// each state the one *after* its event. The transcript may stop anywhere:
+/// a game still going on is written without a result.
 ///
 /// ```
 /// use bgref_core::notation::mat::write_mat;
@@ -240,9 +245,12 @@ fn write_result(out: &mut String, score: &GameScore) {
 ///
 /// # Errors
 /// [`MatError::AutomaticDouble`] when a game's cube starts above 1;
-/// [`MatError::Inconsistent`] when a step cannot follow the state before
-/// it.
+/// [`MatError::Inconsistent`] when `start` is not at an opening roll or a
+/// step cannot follow the state before it.
 pub fn write_mat(start: &GameState, steps: &[(GameState, Event)]) -> Result<String, MatError> {
+    if start.phase != Phase::OpeningRoll {
+        return Err(MatError::Inconsistent);
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -484,9 +492,13 @@ mod tests {
             })
             .expect("a tied opening roll");
         assert_eq!(write_mat(&start, &[step]), Err(MatError::AutomaticDouble));
-        // A play with no dice before it.
+        // A play with no dice before it; a start in the middle of a game.
         let steps = run(&money, &[Some(Action::Roll), None]);
         assert_eq!(write_mat(&money, &steps[1..]), Err(MatError::Inconsistent));
+        assert_eq!(
+            write_mat(&steps[0].0, &steps[1..]),
+            Err(MatError::Inconsistent)
+        );
         assert_eq!(
             MatError::Inconsistent.to_string(),
             "a step does not follow from the state before it"
