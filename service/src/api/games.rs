@@ -28,6 +28,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bgref_core::notation::mat::write_mat;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::verify::Roller;
 use bgref_core::{
@@ -756,6 +757,43 @@ pub fn verify(keys: &DiceKeys, input: &TranscriptInput) -> Result<Verdict, ApiEr
         refused: replay.refused,
         state_matches,
         game: replay.last,
+    })
+}
+
+/// A transcript written as a match file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported {
+    /// The Jellyfish `.mat` text that GNU Backgammon's `import mat` reads.
+    pub mat: String,
+    /// Actions replayed.
+    pub actions: usize,
+}
+
+/// Replays a transcript and writes it as a Jellyfish `.mat` match file.
+///
+/// # Errors
+/// Field errors; `illegal-transcript` (422) when an action is refused,
+/// naming it; `not-exportable` (422) for what the format cannot say (a
+/// starting cube doubled by automatic doubles).
+pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiError> {
+    let replay = replay(keys, input)?;
+    if let Some((i, err)) = &replay.refused {
+        return Err(ApiError::illegal(
+            "illegal-transcript",
+            Some(&format!("actions[{i}]")),
+            format!("action {i} is refused ({}): {}", err.slug, err.detail),
+        ));
+    }
+    let steps: Vec<(GameState, Event)> = replay
+        .steps
+        .iter()
+        .map(|(_, _, acted)| (acted.game.state.clone(), acted.event.clone()))
+        .collect();
+    let mat = write_mat(&replay.start, &steps)
+        .map_err(|e| ApiError::illegal("not-exportable", None, e))?;
+    Ok(Exported {
+        mat,
+        actions: steps.len(),
     })
 }
 
