@@ -19,7 +19,7 @@
 //! | 1 | variant |
 //! | 4 | rules: Jacoby, beavers, automatic doubles, log2 of the maximum cube |
 //! | 2 + 4 + 4 + 1 | match length, score of x, score of o, Crawford game |
-//! | 4 + 2 | game number, turn number |
+//! | 4 + 4 | game number, turn number |
 //! | 14 + 1 | Position ID, player on roll |
 //! | 5 | cube: log2 value, owner, pending double by, beavers, pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
@@ -209,6 +209,10 @@ fn variant_byte(v: Variant) -> u8 {
         .map_or(0, |i| i as u8)
 }
 
+/// The token's bytes before the signature. The narrowing casts below are
+/// bounded where the state is made ([`start`]): a match id of at most 128
+/// bytes, a client seed of at most 256, a match of at most 65535 points, and
+/// the variant and phase indices of their short lists.
 fn encode_body(state: &GameState, match_id: &str, chain: &[u8; 32], key_id: &[u8; 8]) -> Vec<u8> {
     let mut b = Vec::with_capacity(160 + match_id.len() + state.client_seed.len());
     b.push(TOKEN_VERSION);
@@ -232,7 +236,7 @@ fn encode_body(state: &GameState, match_id: &str, chain: &[u8; 32], key_id: &[u8
     b.extend_from_slice(&m.score.o.to_be_bytes());
     b.push(u8::from(m.crawford));
     b.extend_from_slice(&state.game.to_be_bytes());
-    b.extend_from_slice(&(state.turn as u16).to_be_bytes());
+    b.extend_from_slice(&state.turn.to_be_bytes());
     b.extend_from_slice(
         PositionId::from_position(&state.position)
             .to_string()
@@ -442,7 +446,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         crawford: r.u8()? != 0,
     };
     let game = r.u32()?;
-    let turn = u32::from(r.u16()?);
+    let turn = r.u32()?;
     let id: PositionId = r
         .text(14)?
         .parse()
