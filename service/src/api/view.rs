@@ -5,7 +5,7 @@ use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{ByPlayer, Player, Position};
 
-/// A position to answer with, in all three encodings. `meta` is the
+/// A position to answer with, in all its encodings and with pip counts. `meta` is the
 /// request's XGID, whose cube, score and match fields are carried into the
 /// answer's XGID (its dice are not: they belonged to the position before).
 #[derive(Debug, Clone)]
@@ -56,6 +56,14 @@ impl PositionView {
         };
         xgid.setup.off = None;
         xgid.to_string()
+    }
+
+    /// Both players' pip counts.
+    pub fn pips(&self) -> ByPlayer<u32> {
+        ByPlayer {
+            x: self.position.pip_count(Player::X),
+            o: self.position.pip_count(Player::O),
+        }
     }
 
     /// The board encoding.

@@ -30,8 +30,11 @@ use crate::state::AppState;
                        scoring, doubling cube and Crawford state. Every operation is also a gRPC \
                        method of `bgref.v1.Referee`. Errors are `application/problem+json` with a \
                        stable `type` slug.",
-        license(name = "MIT OR Apache-2.0")
+        license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0")
     ),
+    servers((url = "/", description = "The server that serves this document")),
+    // Only POST /dice/reveal needs credentials (its own `security`).
+    security(()),
     tags(
         (name = "moves", description = "Legal moves and applying plays"),
         (name = "dice", description = "Commit-reveal dice"),

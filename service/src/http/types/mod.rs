@@ -35,6 +35,7 @@ pub mod common;
 pub mod cube;
 pub mod dice;
 pub mod moves;
+pub mod schema;
 pub mod variants;
 
 /// A deserializer that reads a struct as a map only (see `objects_only!`);
