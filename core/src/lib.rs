@@ -75,8 +75,10 @@ mod position;
 mod setup;
 pub mod verify;
 
-/// Text encodings: gnubg Position ID and Match ID, XGID and move notation.
+/// Text encodings: gnubg Position ID and Match ID, XGID, FIBS boards and
+/// move notation.
 pub mod notation {
+    pub mod fibs;
     pub mod match_id;
     pub mod move_text;
     pub mod position_id;
