@@ -15,6 +15,8 @@ fn positions() -> Vec<Value> {
         // x on the bar against a 4-point board, o with blots.
         json!({"xgid": "XGID=--aBBBB-B-----bA---cbdCabA:0:0:1:00:0:0:0:0:10"}),
         json!({"xgid": "XGID=--aBBBB-B-----bA---cbdCabA:1:1:-1:00:2:1:0:5:10"}),
+        // The rawboard help's example: the start, FIBS's player (x) on roll.
+        json!({"fibs": "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"}),
         // A bear-off race with o on roll, as a board.
         json!({"board": {"points": [2, 3, 2, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -3, -4, -2, -2, 0, -1],
                          "bar": {"x": 0, "o": 0}, "off": {"x": 3, "o": 3}, "turn": "o"}}),
@@ -30,6 +32,8 @@ fn proto_position(p: &Value) -> proto::PositionInput {
     };
     let encoding = if let Some(id) = p["position_id"].as_str() {
         Encoding::PositionId(id.to_owned())
+    } else if let Some(f) = p["fibs"].as_str() {
+        Encoding::Fibs(f.to_owned())
     } else if let Some(x) = p["xgid"].as_str() {
         Encoding::Xgid(x.to_owned())
     } else {
@@ -465,6 +469,27 @@ async fn response_positions_go_back_verbatim_with_pips() {
         for play in body["plays"].as_array().unwrap() {
             let echoed = &play["position"];
             let pips = &echoed["pips"];
+            // Each encoding alone, FIBS included, gives the same position.
+            let fibs = json!({"fibs": echoed["fibs"]});
+            let (status, alone) = server
+                .post("/legal-moves", &json!({"position": fibs, "dice": [6, 5]}))
+                .await;
+            assert_eq!(status, 200, "{fibs}: {alone}");
+            let (_, by_id) = server
+                .post(
+                    "/legal-moves",
+                    &json!({"position": {"xgid": echoed["xgid"]}, "dice": [6, 5]}),
+                )
+                .await;
+            let ids = |body: &Value| -> Vec<Value> {
+                body["plays"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| json!([p["notation"], p["position"]["position_id"]]))
+                    .collect()
+            };
+            assert_eq!(ids(&alone), ids(&by_id), "{fibs}");
             assert!(
                 pips["x"].as_u64().unwrap() <= 375 && pips["o"].is_u64(),
                 "{echoed}"
@@ -521,7 +546,7 @@ async fn response_positions_go_back_verbatim_with_pips() {
         problem["detail"]
             .as_str()
             .unwrap()
-            .contains("xgid and position_id are not the position board gives"),
+            .contains("board gives one position, xgid, fibs, position_id another"),
         "{problem}"
     );
     let mut grpc_pos = grpc

@@ -3,6 +3,7 @@
 //! into domain values. Every refusal names the field by its JSON path, so
 //! HTTP and gRPC give the same slug, detail and field for the same mistake.
 
+use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{ByPlayer, Dice, Die, Player, Position, Setup, Variant};
@@ -20,6 +21,8 @@ pub struct PositionInput {
     pub xgid: Option<String>,
     /// The signed board.
     pub board: Option<BoardInput>,
+    /// A FIBS board string (`board:...`).
+    pub fibs: Option<String>,
     /// Who is on roll, beside `position_id` only (default x).
     pub turn: Option<Player>,
     /// Pip counts, only beside every encoding (a response's position sent
@@ -195,11 +198,14 @@ pub fn position(
     variant: Variant,
     field: &str,
 ) -> Result<ReadPosition, ApiError> {
+    // A response's position carries all four; one without `fibs` (as
+    // before FIBS boards were added) is accepted too.
     let all = input.position_id.is_some() && input.xgid.is_some() && input.board.is_some();
     let given = [
         input.position_id.is_some(),
         input.xgid.is_some(),
         input.board.is_some(),
+        input.fibs.is_some(),
     ]
     .iter()
     .filter(|&&b| b)
@@ -208,8 +214,8 @@ pub fn position(
         return Err(ApiError::invalid(
             "invalid-position",
             field,
-            "give the position as exactly one of position_id, xgid or board, or with all of \
-             them as a response carries it",
+            "give the position as exactly one of position_id, xgid, board or fibs, or with all \
+             of them as a response carries it",
         ));
     }
     if input.turn.is_some() && (input.position_id.is_none() || all) {
@@ -227,12 +233,12 @@ pub fn position(
         ));
     }
     // Each encoding given, checked on its own, in a fixed order: board,
-    // XGID, Position ID (whose turn, when it is not alone, is the others').
+    // XGID, FIBS, Position ID (whose turn, when it is not alone, is the others').
     let check = |setup: &Setup, sub: &str| {
         Position::from_setup(setup, variant)
             .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.{sub}"), e))
     };
-    let mut read: Vec<(&str, Position)> = Vec::with_capacity(3);
+    let mut read: Vec<(&str, Position)> = Vec::with_capacity(4);
     let mut xgid = None;
     if let Some(board) = &input.board {
         let setup = board_setup(board, &format!("{field}.board"))?;
@@ -244,6 +250,12 @@ pub fn position(
             .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.xgid"), e))?;
         read.push(("xgid", check(&parsed.setup, "xgid")?));
         xgid = Some(parsed);
+    }
+    if let Some(text) = &input.fibs {
+        let parsed: FibsBoard = text
+            .parse()
+            .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.fibs"), e))?;
+        read.push(("fibs", check(&parsed.setup, "fibs")?));
     }
     if let Some(id) = &input.position_id {
         let parsed: PositionId = id.parse().map_err(|e| {
@@ -265,10 +277,9 @@ pub fn position(
             "invalid-position",
             format!("{field}.{}", disagree[0]),
             format!(
-                "the encodings disagree: {} {} not the position {} gives",
-                disagree.join(" and "),
-                if disagree.len() == 1 { "is" } else { "are" },
+                "the encodings disagree: {} gives one position, {} another",
                 read[0].0,
+                disagree.join(", "),
             ),
         ));
     }
@@ -343,6 +354,7 @@ mod tests {
                 }),
                 turn: Some(board.turn),
             }),
+            fibs: Some(view.fibs()),
             turn: None,
             pips: Some(ByPlayer {
                 x: view.pips().x.into(),
@@ -371,7 +383,7 @@ mod tests {
         assert_eq!(err.field.as_deref(), Some("position.xgid"));
         assert!(
             err.to_string()
-                .contains("xgid and position_id are not the position board gives"),
+                .contains("board gives one position, xgid, fibs, position_id another"),
             "{err}"
         );
 

@@ -1,6 +1,7 @@
 //! What operations answer about a position, in domain terms; each
 //! transport renders it once into its own message.
 
+use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{ByPlayer, Player, Position};
@@ -56,6 +57,22 @@ impl PositionView {
         };
         xgid.setup.off = None;
         xgid.to_string()
+    }
+
+    /// The FIBS board string, with the request XGID's score, match length
+    /// and cube value.
+    pub fn fibs(&self) -> String {
+        let mut board = FibsBoard::from_position(&self.position);
+        if let Some(m) = &self.meta {
+            board.score = m.score;
+            board.match_length = if m.match_length == 0 {
+                UNLIMITED
+            } else {
+                m.match_length
+            };
+            board.cube = m.cube_value.get();
+        }
+        board.to_string()
     }
 
     /// Both players' pip counts.

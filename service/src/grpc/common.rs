@@ -106,6 +106,7 @@ pub fn position_in(
         Some(proto::position_input::Encoding::Board(b)) => {
             out.board = Some(board_in(b, &format!("{field}.board"))?);
         }
+        Some(proto::position_input::Encoding::Fibs(f)) => out.fibs = Some(f),
         Some(proto::position_input::Encoding::Position(p)) => {
             // The response form: every encoding (a left-out board is
             // refused as a missing encoding by the validator).
@@ -116,6 +117,7 @@ pub fn position_in(
                 .map(|b| board_in(b, &format!("{field}.board")))
                 .transpose()?;
             out.pips = p.pips.map(|p| per_player_in(Some(p)));
+            out.fibs = (!p.fibs.is_empty()).then_some(p.fibs);
         }
         None => {}
     }
@@ -144,6 +146,7 @@ pub fn position_out(view: &PositionView) -> proto::Position {
             turn: player_out(board.turn),
         }),
         pips: Some(per_player_out(view.pips())),
+        fibs: view.fibs(),
     }
 }
 

@@ -126,6 +126,9 @@ pub struct PositionInput {
     /// The board encoding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<Board>,
+    /// A FIBS board string (`board:...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fibs: Option<String>,
     /// Only beside `position_id` alone: who is on roll (default x).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<PlayerName>,
@@ -170,6 +173,17 @@ struct PositionByBoard {
     board: Board,
 }
 
+/// Schema only: a position as a FIBS board string.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = PositionByFibs, example = json!({"fibs": "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"}))]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PositionByFibs {
+    /// A FIBS board string (`board:` and 52 more colon-separated tokens, as
+    /// FIBS sends in `boardstyle 3`): its first player is x, the opponent o.
+    fibs: String,
+}
+
 /// Schema only: a position exactly as responses carry it, sent back.
 #[derive(Deserialize, ToSchema)]
 #[schema(as = PositionEcho, example = json!({
@@ -178,6 +192,7 @@ struct PositionByBoard {
     "board": {
         "points": [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2],
         "bar": {"x": 0, "o": 0}, "off": {"x": 0, "o": 0}, "turn": "x"},
+    "fibs": "board:x:o:9999:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0",
     "pips": {"x": 167, "o": 167}}))]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
@@ -188,6 +203,9 @@ struct PositionEcho {
     xgid: String,
     /// The board encoding.
     board: Board,
+    /// The FIBS board string (checked when given).
+    #[serde(default)]
+    fibs: Option<String>,
     /// The pip counts (checked when given).
     #[serde(default)]
     #[schema(schema_with = schema::pips, required = false)]
@@ -201,10 +219,11 @@ impl utoipa::PartialSchema for PositionInput {
             .item(Ref::from_schema_name("PositionById"))
             .item(Ref::from_schema_name("PositionByXgid"))
             .item(Ref::from_schema_name("PositionByBoard"))
+            .item(Ref::from_schema_name("PositionByFibs"))
             .item(Ref::from_schema_name("PositionEcho"))
             .description(Some(
                 "A position in a request: one encoding (`position_id` with an optional \
-                 `turn`, `xgid`, or `board`), or a position exactly as a response carries it \
+                 `turn`, `xgid`, `board` or `fibs`), or a position exactly as a response carries it \
                  (all encodings, which must agree; `invalid-position` names the fields that \
                  disagree).",
             ))
@@ -225,6 +244,7 @@ impl ToSchema for PositionInput {
             ("PositionById".into(), PositionById::schema()),
             ("PositionByXgid".into(), PositionByXgid::schema()),
             ("PositionByBoard".into(), PositionByBoard::schema()),
+            ("PositionByFibs".into(), PositionByFibs::schema()),
             ("PositionEcho".into(), PositionEcho::schema()),
             ("Board".into(), Board::schema()),
             ("PlayerName".into(), PlayerName::schema()),
@@ -252,6 +272,7 @@ impl From<PositionInput> for ApiPosition {
         ApiPosition {
             position_id: p.position_id,
             xgid: p.xgid,
+            fibs: p.fibs,
             board: p.board.map(|b| BoardInput {
                 points: b.points,
                 bar: b.bar.into(),
@@ -264,7 +285,7 @@ impl From<PositionInput> for ApiPosition {
     }
 }
 
-/// A position in a response, in all three encodings, with both players'
+/// A position in a response, in all four encodings, with both players'
 /// pip counts. It can be sent back verbatim as a request's position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PositionOutput {
@@ -274,6 +295,9 @@ pub struct PositionOutput {
     pub xgid: String,
     /// The board encoding (with off counts).
     pub board: Board,
+    /// The FIBS board string (`board:x:o:...`; x is FIBS's player, shown
+    /// as O moving 24 to 1; match length 9999 in money play).
+    pub fibs: String,
     /// Pip counts.
     #[schema(schema_with = schema::pips)]
     pub pips: PerPlayer,
@@ -291,6 +315,7 @@ impl From<&PositionView> for PositionOutput {
                 off: Some(board.off.into()),
                 turn: board.turn.into(),
             },
+            fibs: view.fibs(),
             pips: view.pips().into(),
         }
     }
