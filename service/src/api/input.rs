@@ -266,7 +266,7 @@ pub fn position(
             .map_or(input.turn.unwrap_or(Player::X), |(_, p)| p.turn());
         read.push(("position_id", check(&parsed.to_setup(turn), "position_id")?));
     }
-    let (_, position) = read[0].clone();
+    let (_, position) = read[0];
     let disagree: Vec<&str> = read
         .iter()
         .filter(|(_, p)| *p != position)
