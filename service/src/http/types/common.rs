@@ -100,10 +100,10 @@ fn bar_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 }
 
 fn off_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-    schema::checker_counts(
+    schema::or_null(schema::checker_counts(
         "Checkers borne off, 0 to 15 each; in a request optional (then derived from the \
          variant's checker count), and checked when given.",
-    )
+    ))
 }
 
 /// A position in a request: one encoding (`position_id`, with `turn`
@@ -208,7 +208,7 @@ struct PositionEcho {
     fibs: Option<String>,
     /// The pip counts (checked when given).
     #[serde(default)]
-    #[schema(schema_with = schema::pips, required = false)]
+    #[schema(schema_with = schema::pips_or_null, required = false)]
     pips: Option<PerPlayer>,
 }
 

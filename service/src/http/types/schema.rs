@@ -101,6 +101,20 @@ pub fn checker_counts(description: &str) -> RefOr<Schema> {
         .into()
 }
 
+/// `schema` or `null` (an optional request field that serde also reads
+/// from `null`).
+pub fn or_null(schema: RefOr<Schema>) -> RefOr<Schema> {
+    OneOfBuilder::new()
+        .item(schema)
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .into()
+}
+
+/// Pip counts, or `null`, in a request.
+pub fn pips_or_null() -> RefOr<Schema> {
+    or_null(pips())
+}
+
 /// Pip counts per player (at most 15 checkers × 25 pips).
 pub fn pips() -> RefOr<Schema> {
     let count = |who: &str| integer(0, 375, &format!("{who}'s pip count."));
