@@ -110,7 +110,7 @@ fn off_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 /// beside it; `xgid`; or `board`), or a position exactly as a response
 /// carries it (every encoding, which must all agree; `pips`, when given,
 /// must be right). The schema is the `oneOf` of those forms
-/// ([`PositionInput::schema`]).
+/// (its `utoipa::PartialSchema` impl).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
