@@ -79,9 +79,10 @@ mod setup;
 pub mod tables;
 pub mod verify;
 
-/// Text encodings: gnubg Position ID and Match ID, XGID, move notation,
-/// and Jellyfish `.mat` match transcripts.
+/// Text encodings: gnubg Position ID and Match ID, XGID, FIBS boards, move
+/// notation, and Jellyfish `.mat` match transcripts.
 pub mod notation {
+    pub mod fibs;
     pub mod mat;
     pub mod match_id;
     pub mod move_text;

@@ -2,6 +2,7 @@
 //! position, checkers are conserved, codecs round-trip, notation parses
 //! back to the same play, and no parser panics on any input.
 
+use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::match_id::MatchId;
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
@@ -109,6 +110,16 @@ proptest! {
     }
 
     #[test]
+    fn fibs_board_round_trips(pos in position()) {
+        let text = FibsBoard::from_position(&pos).to_string();
+        let parsed: FibsBoard = text.parse().expect("our FIBS board parses");
+        prop_assert_eq!(parsed.to_string(), text.clone());
+        prop_assert_eq!(Position::from_setup(&parsed.setup, pos.variant()), Ok(pos));
+        // Any field flipped to a non-number is refused, never a panic.
+        let _ = text.replacen(":0:", ":?:", 1).parse::<FibsBoard>();
+    }
+
+    #[test]
     fn illegal_plays_are_refused_without_panic(pos in position(), dice in dice(),
             moves in prop::collection::vec((0u8..=25, 0u8..=25), 0..5)) {
         let moves: Vec<Move> = moves.iter().map(|&(f, t)| Move::new(Point::new(f), Point::new(t))).collect();
@@ -137,6 +148,7 @@ proptest! {
     fn parsers_never_panic(s in "\\PC{0,80}", pos in position(), dice in dice()) {
         let _ = s.parse::<PositionId>();
         let _ = s.parse::<Xgid>();
+        let _ = s.parse::<FibsBoard>();
         let _ = s.parse::<MatchId>();
         let _ = s.parse::<Dice>();
         let _ = s.parse::<Point>();

@@ -63,6 +63,12 @@ pub struct Config {
     pub shutdown_delay: Duration,
 
     /// Dice secrets and keys.
+    /// Browser origins allowed to call the API (CORS), comma-separated
+    /// (`https://app.example.org,http://localhost:5173`), or `*` for any;
+    /// none by default (no CORS headers are sent).
+    #[arg(long, env = "BGREF_CORS_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
+    pub cors_origins: Vec<String>,
+
     #[command(flatten)]
     pub dice: DiceConfig,
 
@@ -177,6 +183,24 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" => Ok(Duration::from_secs(n)),
         "m" => Ok(Duration::from_secs(n * 60)),
         _ => Err(format!("not a duration: {s:?} (use 10s, 500ms, 2m)")),
+    }
+}
+
+/// A CORS origin: `*`, or `http(s)://host[:port]` without a path.
+fn parse_origin(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let valid = s == "*"
+        || ((s.starts_with("http://") || s.starts_with("https://"))
+            && !s
+                .split_once("://")
+                .is_some_and(|(_, rest)| rest.is_empty() || rest.contains('/'))
+            && axum::http::HeaderValue::from_str(s).is_ok());
+    if valid {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "not an origin: {s:?} (expected * or scheme://host[:port], e.g. https://app.example.org)"
+        ))
     }
 }
 

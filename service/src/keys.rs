@@ -328,7 +328,7 @@ impl DiceKeys {
         ))
     }
 
-    /// The server seed of a match (api.md: `HMAC-SHA256(master_secret,
+    /// The server seed of a match (docs/api.md: `HMAC-SHA256(master_secret,
     /// "bgref-seed-v1:" || match_id)`). Secret until revealed.
     pub fn server_seed(&self, match_id: &str) -> Zeroizing<[u8; verify::SEED_LEN]> {
         Zeroizing::new(verify::server_seed(&self.master_secret, match_id))

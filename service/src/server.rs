@@ -69,6 +69,9 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// Applied to every route (after routing, so spans and metrics know the
 /// matched route), outermost first:
 ///
+/// 0. CORS, when `BGREF_CORS_ORIGINS` names origins: preflights are
+///    answered here, and responses to those origins carry the CORS headers
+///    (gRPC-Web's headers allowed and its trailers exposed);
 /// 1. request id: an incoming `x-request-id` (up to 128 printable ASCII
 ///    characters) is kept, otherwise a UUID is made; echoed in the response;
 /// 2. the request span ([`telemetry::request_span`]);
@@ -78,6 +81,54 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// 5. panics become a 500 problem, slow requests a 503 problem, and at most
 ///    `max_concurrency` requests run at once (HTTP and gRPC together).
 fn layers(
+    router: Router,
+    config: &Config,
+    metrics: &Metrics,
+    limit: &GlobalConcurrencyLimitLayer,
+) -> Router {
+    let router = observed(router, config, metrics, limit);
+    match cors(&config.cors_origins) {
+        Some(cors) => router.layer(cors),
+        None => router,
+    }
+}
+
+/// The CORS layer for `origins` (`None`: CORS off).
+fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
+    use axum::http::{HeaderName, HeaderValue, Method, header};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    if origins.is_empty() {
+        return None;
+    }
+    let allow = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+    };
+    let name = HeaderName::from_static;
+    Some(
+        CorsLayer::new()
+            .allow_origin(allow)
+            .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+            .allow_headers([
+                header::CONTENT_TYPE,
+                header::AUTHORIZATION,
+                name("x-request-id"),
+                name("x-grpc-web"),
+                name("x-user-agent"),
+                name("grpc-timeout"),
+            ])
+            .expose_headers([
+                name("x-request-id"),
+                name("grpc-status"),
+                name("grpc-message"),
+                name("grpc-status-details-bin"),
+            ])
+            .max_age(Duration::from_secs(600)),
+    )
+}
+
+fn observed(
     router: Router,
     config: &Config,
     metrics: &Metrics,

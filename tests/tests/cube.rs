@@ -204,7 +204,7 @@ fn score_request(body: &Value) -> Option<proto::ScoreGameRequest> {
         cube: p_cube(&body["cube"])?,
         r#match: p_match(&body["match"])?,
         rules: p_rules(&body["rules"])?,
-        match_id: body["match_id"].as_str().unwrap_or_default().to_owned(),
+        gnubg_match_id: body["match_id"].as_str().unwrap_or_default().to_owned(),
     })
 }
 
@@ -225,7 +225,7 @@ fn cube_request(body: &Value) -> Option<proto::ResolveCubeRequest> {
         cube: p_cube(&body["cube"])?,
         r#match: p_match(&body["match"])?,
         rules: p_rules(&body["rules"])?,
-        match_id: body["match_id"].as_str().unwrap_or_default().to_owned(),
+        gnubg_match_id: body["match_id"].as_str().unwrap_or_default().to_owned(),
         player: p_player(&body["player"])?,
         action: match body["action"].as_str() {
             None if body["action"].is_null() => proto::CubeAction::Unspecified,
@@ -302,8 +302,8 @@ macro_rules! j_score {
         map.insert("points".into(), json!(s.points));
         map.insert("jacoby_applied".into(), json!(s.jacoby_applied));
         map.insert("match".into(), j_match(s.r#match.as_ref().unwrap()));
-        put_str(&mut map, "match_id", &s.match_id);
-        put_str(&mut map, "game_match_id", &s.game_match_id);
+        put_str(&mut map, "match_id", &s.gnubg_match_id);
+        put_str(&mut map, "game_match_id", &s.gnubg_game_match_id);
         Value::Object(map)
     }};
 }
@@ -341,7 +341,7 @@ fn j_cube_response(r: &proto::ResolveCubeResponse) -> Value {
     if r.to_act != 0 {
         map.insert("to_act".into(), j_player(r.to_act));
     }
-    put_str(&mut map, "match_id", &r.match_id);
+    put_str(&mut map, "match_id", &r.gnubg_match_id);
     if let Some(s) = &r.game_over {
         map.insert("game_over".into(), j_score!(s));
     }

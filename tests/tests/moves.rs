@@ -15,6 +15,8 @@ fn positions() -> Vec<Value> {
         // x on the bar against a 4-point board, o with blots.
         json!({"xgid": "XGID=--aBBBB-B-----bA---cbdCabA:0:0:1:00:0:0:0:0:10"}),
         json!({"xgid": "XGID=--aBBBB-B-----bA---cbdCabA:1:1:-1:00:2:1:0:5:10"}),
+        // The rawboard help's example: the start, FIBS's player (x) on roll.
+        json!({"fibs": "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"}),
         // A bear-off race with o on roll, as a board.
         json!({"board": {"points": [2, 3, 2, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -3, -4, -2, -2, 0, -1],
                          "bar": {"x": 0, "o": 0}, "off": {"x": 3, "o": 3}, "turn": "o"}}),
@@ -30,6 +32,8 @@ fn proto_position(p: &Value) -> proto::PositionInput {
     };
     let encoding = if let Some(id) = p["position_id"].as_str() {
         Encoding::PositionId(id.to_owned())
+    } else if let Some(f) = p["fibs"].as_str() {
+        Encoding::Fibs(f.to_owned())
     } else if let Some(x) = p["xgid"].as_str() {
         Encoding::Xgid(x.to_owned())
     } else {
@@ -197,8 +201,8 @@ async fn apply_move_http_and_grpc_agree_and_explain() {
                 moves: list
                     .iter()
                     .map(|m| proto::MoveInput {
-                        from: m["from"].as_u64().unwrap() as u32,
-                        to: m["to"].as_u64().unwrap() as u32,
+                        from_point: m["from"].as_u64().unwrap() as u32,
+                        to_point: m["to"].as_u64().unwrap() as u32,
                     })
                     .collect(),
             }),
@@ -445,4 +449,132 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
         median < std::time::Duration::from_millis(20),
         "median of 20 sequential gRPC calls: {median:?} (TCP_NODELAY not set?)"
     );
+}
+
+/// Every position a response carries can be sent back verbatim, over both
+/// protocols, and carries both players' pip counts; encodings that
+/// disagree are a 400 / INVALID_ARGUMENT naming them.
+#[tokio::test]
+async fn response_positions_go_back_verbatim_with_pips() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    for position in positions() {
+        let (status, body) = server
+            .post(
+                "/legal-moves",
+                &json!({"position": position, "dice": [3, 1]}),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        for play in body["plays"].as_array().unwrap() {
+            let echoed = &play["position"];
+            let pips = &echoed["pips"];
+            // Each encoding alone, FIBS included, gives the same position.
+            let fibs = json!({"fibs": echoed["fibs"]});
+            let (status, alone) = server
+                .post("/legal-moves", &json!({"position": fibs, "dice": [6, 5]}))
+                .await;
+            assert_eq!(status, 200, "{fibs}: {alone}");
+            let (_, by_id) = server
+                .post(
+                    "/legal-moves",
+                    &json!({"position": {"xgid": echoed["xgid"]}, "dice": [6, 5]}),
+                )
+                .await;
+            let ids = |body: &Value| -> Vec<Value> {
+                body["plays"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| json!([p["notation"], p["position"]["position_id"]]))
+                    .collect()
+            };
+            assert_eq!(ids(&alone), ids(&by_id), "{fibs}");
+            assert!(
+                pips["x"].as_u64().unwrap() <= 375 && pips["o"].is_u64(),
+                "{echoed}"
+            );
+            let (status, again) = server
+                .post("/legal-moves", &json!({"position": echoed, "dice": [6, 5]}))
+                .await;
+            assert_eq!(status, 200, "{echoed}: {again}");
+        }
+        // gRPC: the response `Position` as `PositionInput.position`.
+        let reply = grpc
+            .legal_moves(proto::LegalMovesRequest {
+                position: Some(proto_position(&position)),
+                dice: vec![3, 1],
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        for (play, http) in reply.plays.iter().zip(body["plays"].as_array().unwrap()) {
+            let pos = play.position.clone().unwrap();
+            let pips = pos.pips.unwrap();
+            assert_eq!(json!({"x": pips.x, "o": pips.o}), http["position"]["pips"]);
+            grpc.legal_moves(proto::LegalMovesRequest {
+                position: Some(proto::PositionInput {
+                    encoding: Some(proto::position_input::Encoding::Position(pos)),
+                    turn: 0,
+                }),
+                dice: vec![6, 5],
+                ..Default::default()
+            })
+            .await
+            .unwrap_or_else(|s| panic!("{s:?}"));
+        }
+    }
+
+    // The start's pips are 167 each; a board that disagrees is named.
+    let (_, body) = server
+        .post(
+            "/legal-moves",
+            &json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}),
+        )
+        .await;
+    let mut echoed = body["plays"][0]["position"].clone();
+    echoed["board"]["points"][0] = json!(-1);
+    echoed["board"]["points"][1] = json!(-1);
+    let (status, problem) = server
+        .post("/legal-moves", &json!({"position": echoed, "dice": [6, 5]}))
+        .await;
+    assert_eq!(status, 400, "{problem}");
+    assert_eq!(problem["type"], "invalid-position");
+    assert_eq!(problem["field"], "position.xgid");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("board gives one position, xgid, fibs, position_id another"),
+        "{problem}"
+    );
+    let mut grpc_pos = grpc
+        .legal_moves(proto::LegalMovesRequest {
+            position: Some(proto_position(&json!({"position_id": "4HPwATDgc/ABMA"}))),
+            dice: vec![3, 1],
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .plays[0]
+        .position
+        .clone()
+        .unwrap();
+    grpc_pos.pips = Some(proto::PerPlayer { x: 1, o: 2 });
+    let status = grpc
+        .legal_moves(proto::LegalMovesRequest {
+            position: Some(proto::PositionInput {
+                encoding: Some(proto::position_input::Encoding::Position(grpc_pos)),
+                turn: 0,
+            }),
+            dice: vec![6, 5],
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::InvalidArgument);
+    let bad = status.get_details_bad_request().expect("field violations");
+    assert_eq!(bad.field_violations[0].field, "position.pips");
 }

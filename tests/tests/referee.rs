@@ -247,8 +247,14 @@ async fn a_named_landing_point_is_landed_on() {
                 Some(text) => proto::apply_move_request::Play::Notation(text.into()),
                 None => proto::apply_move_request::Play::Moves(proto::MoveList {
                     moves: vec![
-                        proto::MoveInput { from: 13, to: 10 },
-                        proto::MoveInput { from: 10, to: 9 },
+                        proto::MoveInput {
+                            from_point: 13,
+                            to_point: 10,
+                        },
+                        proto::MoveInput {
+                            from_point: 10,
+                            to_point: 9,
+                        },
                     ],
                 }),
             }),

@@ -1,4 +1,4 @@
-//! Commit-reveal dice (api.md, "Dice"): signed rolls and opening rolls,
+//! Commit-reveal dice (docs/api.md, "Dice"): signed rolls and opening rolls,
 //! commitments, the protected reveal, verification and the published keys.
 //!
 //! Every answer is a function of the configuration and the request alone,

@@ -3,15 +3,16 @@
 //! into domain values. Every refusal names the field by its JSON path, so
 //! HTTP and gRPC give the same slug, detail and field for the same mistake.
 
+use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{ByPlayer, Dice, Die, Player, Position, Setup, Variant};
 
 use crate::error::ApiError;
 
-/// A position as a request gives it: exactly one encoding (HTTP may send
-/// several keys; gRPC's `oneof` at most one), and `turn` only beside a
-/// Position ID.
+/// A position as a request gives it: one encoding, with `turn` only beside
+/// a Position ID; or every encoding, as a response carries it (HTTP may
+/// send several keys; gRPC's `oneof` one form), which must all agree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PositionInput {
     /// gnubg Position ID.
@@ -20,8 +21,13 @@ pub struct PositionInput {
     pub xgid: Option<String>,
     /// The signed board.
     pub board: Option<BoardInput>,
+    /// A FIBS board string (`board:...`).
+    pub fibs: Option<String>,
     /// Who is on roll, beside `position_id` only (default x).
     pub turn: Option<Player>,
+    /// Pip counts, only beside every encoding (a response's position sent
+    /// back): checked.
+    pub pips: Option<ByPlayer<i64>>,
 }
 
 /// The board encoding as given: `points[i]` is point `i + 1` from x's side,
@@ -185,60 +191,114 @@ pub fn required_position(
     position(input, variant, field)
 }
 
-/// Reads and checks the position of a request.
+/// Reads and checks the position of a request: one encoding, or all of
+/// them as a response carries them (see [`PositionInput`]).
 pub fn position(
     input: &PositionInput,
     variant: Variant,
     field: &str,
 ) -> Result<ReadPosition, ApiError> {
+    // A response's position carries all four; one without `fibs` (as
+    // before FIBS boards were added) is accepted too.
+    let all = input.position_id.is_some() && input.xgid.is_some() && input.board.is_some();
     let given = [
         input.position_id.is_some(),
         input.xgid.is_some(),
         input.board.is_some(),
+        input.fibs.is_some(),
     ]
     .iter()
     .filter(|&&b| b)
     .count();
-    if given != 1 {
+    if given != 1 && !all {
         return Err(ApiError::invalid(
             "invalid-position",
             field,
-            "give the position as exactly one of position_id, xgid or board",
+            "give the position as exactly one of position_id, xgid, board or fibs, or with all \
+             of them as a response carries it",
         ));
     }
-    if input.turn.is_some() && input.position_id.is_none() {
+    if input.turn.is_some() && (input.position_id.is_none() || all) {
         return Err(ApiError::invalid(
             "invalid-position",
             format!("{field}.turn"),
-            "turn goes only beside position_id: xgid and board say who is on roll",
+            "turn goes only beside position_id alone: xgid and board say who is on roll",
         ));
     }
-    let (setup, xgid, sub) = if let Some(id) = &input.position_id {
-        let parsed: PositionId = id.parse().map_err(|e| {
-            ApiError::invalid("invalid-position", format!("{field}.position_id"), e)
-        })?;
-        (
-            parsed.to_setup(input.turn.unwrap_or(Player::X)),
-            None,
-            "position_id",
-        )
-    } else if let Some(text) = &input.xgid {
+    if input.pips.is_some() && !all {
+        return Err(ApiError::invalid(
+            "invalid-position",
+            format!("{field}.pips"),
+            "pips go only in a position with every encoding, as a response carries it",
+        ));
+    }
+    // Each encoding given, checked on its own, in a fixed order: board,
+    // XGID, FIBS, Position ID (whose turn, when it is not alone, is the others').
+    let check = |setup: &Setup, sub: &str| {
+        Position::from_setup(setup, variant)
+            .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.{sub}"), e))
+    };
+    let mut read: Vec<(&str, Position)> = Vec::with_capacity(4);
+    let mut xgid = None;
+    if let Some(board) = &input.board {
+        let setup = board_setup(board, &format!("{field}.board"))?;
+        read.push(("board", check(&setup, "board")?));
+    }
+    if let Some(text) = &input.xgid {
         let parsed: Xgid = text
             .parse()
             .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.xgid"), e))?;
-        (parsed.setup.clone(), Some(parsed), "xgid")
-    } else if let Some(board) = &input.board {
-        (
-            board_setup(board, &format!("{field}.board"))?,
-            None,
-            "board",
-        )
-    } else {
-        unreachable!("exactly one encoding is present")
-    };
-    let sub_field = format!("{field}.{sub}");
-    let position = Position::from_setup(&setup, variant)
-        .map_err(|e| ApiError::invalid("invalid-position", sub_field, e))?;
+        read.push(("xgid", check(&parsed.setup, "xgid")?));
+        xgid = Some(parsed);
+    }
+    if let Some(text) = &input.fibs {
+        let parsed: FibsBoard = text
+            .parse()
+            .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.fibs"), e))?;
+        read.push(("fibs", check(&parsed.setup, "fibs")?));
+    }
+    if let Some(id) = &input.position_id {
+        let parsed: PositionId = id.parse().map_err(|e| {
+            ApiError::invalid("invalid-position", format!("{field}.position_id"), e)
+        })?;
+        let turn = read
+            .first()
+            .map_or(input.turn.unwrap_or(Player::X), |(_, p)| p.turn());
+        read.push(("position_id", check(&parsed.to_setup(turn), "position_id")?));
+    }
+    let (_, position) = read[0];
+    let disagree: Vec<&str> = read
+        .iter()
+        .filter(|(_, p)| *p != position)
+        .map(|&(name, _)| name)
+        .collect();
+    if !disagree.is_empty() {
+        return Err(ApiError::invalid(
+            "invalid-position",
+            format!("{field}.{}", disagree[0]),
+            format!(
+                "the encodings disagree: {} gives one position, {} another",
+                read[0].0,
+                disagree.join(", "),
+            ),
+        ));
+    }
+    if let Some(pips) = input.pips {
+        let right = ByPlayer {
+            x: i64::from(position.pip_count(Player::X)),
+            o: i64::from(position.pip_count(Player::O)),
+        };
+        if pips != right {
+            return Err(ApiError::invalid(
+                "invalid-position",
+                format!("{field}.pips"),
+                format!(
+                    "the encodings disagree: pips are x {} o {}, not the position's x {} o {}",
+                    pips.x, pips.o, right.x, right.o
+                ),
+            ));
+        }
+    }
     Ok(ReadPosition { position, xgid })
 }
 
@@ -257,4 +317,100 @@ pub fn game_start(position: &Position, field: &str) -> Result<(), ApiError> {
              (GET /variants lists each variant's starting position)"
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::view::PositionView;
+
+    const START_XGID: &str = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10";
+
+    /// A position with every encoding, as a response renders it.
+    fn echo(xgid: &str) -> PositionInput {
+        let read = position(
+            &PositionInput {
+                xgid: Some(xgid.into()),
+                ..PositionInput::default()
+            },
+            Variant::Standard,
+            "position",
+        )
+        .unwrap();
+        let view = PositionView::new(read.position, read.xgid.as_ref());
+        let board = view.board();
+        PositionInput {
+            position_id: Some(view.position_id()),
+            xgid: Some(view.xgid()),
+            board: Some(BoardInput {
+                points: board.points.iter().map(|&n| i64::from(n)).collect(),
+                bar: ByPlayer {
+                    x: board.bar.x.into(),
+                    o: board.bar.o.into(),
+                },
+                off: Some(ByPlayer {
+                    x: board.off.x.into(),
+                    o: board.off.o.into(),
+                }),
+                turn: Some(board.turn),
+            }),
+            fibs: Some(view.fibs()),
+            turn: None,
+            pips: Some(ByPlayer {
+                x: view.pips().x.into(),
+                o: view.pips().o.into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn every_encoding_agreeing_is_read_with_the_xgid_fields() {
+        // o on roll, cube 2 owned by o, a 5-point match at 1-3.
+        let xgid = "XGID=-b----E-C---eE---c-e----B-:1:-1:-1:00:1:3:0:5:10";
+        let read = position(&echo(xgid), Variant::Standard, "position").unwrap();
+        assert_eq!(read.position.turn(), Player::O);
+        assert_eq!(read.xgid.unwrap().to_string(), xgid);
+    }
+
+    #[test]
+    fn disagreeing_encodings_are_named() {
+        let mut input = echo(START_XGID);
+        input.position_id = Some("4HPwATDgc/ABMA".into());
+        // The start with x on roll; now make the board disagree.
+        input.board.as_mut().unwrap().points.swap(5, 7);
+        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        assert_eq!(err.slug, "invalid-position");
+        assert_eq!(err.field.as_deref(), Some("position.xgid"));
+        assert!(
+            err.to_string()
+                .contains("board gives one position, xgid, fibs, position_id another"),
+            "{err}"
+        );
+
+        let mut input = echo(START_XGID);
+        input.pips = Some(ByPlayer { x: 167, o: 166 });
+        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("position.pips"));
+    }
+
+    #[test]
+    fn partial_sets_and_misplaced_fields_are_refused() {
+        let mut input = echo(START_XGID);
+        input.board = None;
+        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("position"));
+
+        let mut input = echo(START_XGID);
+        input.turn = Some(Player::O);
+        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("position.turn"));
+
+        let input = PositionInput {
+            xgid: Some(START_XGID.into()),
+            pips: Some(ByPlayer { x: 167, o: 167 }),
+            ..PositionInput::default()
+        };
+        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("position.pips"));
+    }
 }

@@ -1,11 +1,12 @@
 //! What operations answer about a position, in domain terms; each
 //! transport renders it once into its own message.
 
+use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{ByPlayer, Player, Position};
 
-/// A position to answer with, in all three encodings. `meta` is the
+/// A position to answer with, in all its encodings and with pip counts. `meta` is the
 /// request's XGID, whose cube, score and match fields are carried into the
 /// answer's XGID (its dice are not: they belonged to the position before).
 #[derive(Debug, Clone)]
@@ -56,6 +57,30 @@ impl PositionView {
         };
         xgid.setup.off = None;
         xgid.to_string()
+    }
+
+    /// The FIBS board string, with the request XGID's score, match length
+    /// and cube value.
+    pub fn fibs(&self) -> String {
+        let mut board = FibsBoard::from_position(&self.position);
+        if let Some(m) = &self.meta {
+            board.score = m.score;
+            board.match_length = if m.match_length == 0 {
+                UNLIMITED
+            } else {
+                m.match_length
+            };
+            board.cube = m.cube_value.get();
+        }
+        board.to_string()
+    }
+
+    /// Both players' pip counts.
+    pub fn pips(&self) -> ByPlayer<u32> {
+        ByPlayer {
+            x: self.position.pip_count(Player::X),
+            o: self.position.pip_count(Player::O),
+        }
     }
 
     /// The board encoding.

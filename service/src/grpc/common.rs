@@ -104,16 +104,33 @@ pub fn position_in(
         Some(proto::position_input::Encoding::PositionId(id)) => out.position_id = Some(id),
         Some(proto::position_input::Encoding::Xgid(x)) => out.xgid = Some(x),
         Some(proto::position_input::Encoding::Board(b)) => {
-            out.board = Some(BoardInput {
-                points: b.points.iter().map(|&n| i64::from(n)).collect(),
-                bar: per_player_in(b.bar),
-                off: b.off.map(|o| per_player_in(Some(o))),
-                turn: player_in(b.turn, &format!("{field}.board.turn"))?,
-            });
+            out.board = Some(board_in(b, &format!("{field}.board"))?);
+        }
+        Some(proto::position_input::Encoding::Fibs(f)) => out.fibs = Some(f),
+        Some(proto::position_input::Encoding::Position(p)) => {
+            // The response form: every encoding (a left-out board is
+            // refused as a missing encoding by the validator).
+            out.position_id = Some(p.position_id);
+            out.xgid = Some(p.xgid);
+            out.board = p
+                .board
+                .map(|b| board_in(b, &format!("{field}.board")))
+                .transpose()?;
+            out.pips = p.pips.map(|p| per_player_in(Some(p)));
+            out.fibs = (!p.fibs.is_empty()).then_some(p.fibs);
         }
         None => {}
     }
     Ok(Some(out))
+}
+
+fn board_in(b: proto::Board, field: &str) -> Result<BoardInput, ApiError> {
+    Ok(BoardInput {
+        points: b.points.iter().map(|&n| i64::from(n)).collect(),
+        bar: per_player_in(b.bar),
+        off: b.off.map(|o| per_player_in(Some(o))),
+        turn: player_in(b.turn, &format!("{field}.turn"))?,
+    })
 }
 
 /// A response position.
@@ -128,6 +145,8 @@ pub fn position_out(view: &PositionView) -> proto::Position {
             off: Some(per_player_out(board.off)),
             turn: player_out(board.turn),
         }),
+        pips: Some(per_player_out(view.pips())),
+        fibs: view.fibs(),
     }
 }
 

@@ -117,16 +117,16 @@ pub(super) fn score_out(score: &GameScore) -> proto::GameScore {
             winner: outcome.winner.map_or(0, player_out),
             next_game: kind_out(outcome.next_game),
         }),
-        match_id: String::new(),
-        game_match_id: String::new(),
+        gnubg_match_id: String::new(),
+        gnubg_game_match_id: String::new(),
     }
 }
 
 impl From<&Scored> for proto::GameScore {
     fn from(scored: &Scored) -> Self {
         proto::GameScore {
-            match_id: scored.match_id.clone().unwrap_or_default(),
-            game_match_id: scored.game_match_id.clone().unwrap_or_default(),
+            gnubg_match_id: scored.match_id.clone().unwrap_or_default(),
+            gnubg_game_match_id: scored.game_match_id.clone().unwrap_or_default(),
             ..score_out(&scored.score)
         }
     }
@@ -142,8 +142,8 @@ impl From<&Scored> for proto::ScoreGameResponse {
             points: s.points,
             jacoby_applied: s.jacoby_applied,
             r#match: s.r#match,
-            match_id: s.match_id,
-            game_match_id: s.game_match_id,
+            gnubg_match_id: s.gnubg_match_id,
+            gnubg_game_match_id: s.gnubg_game_match_id,
         }
     }
 }
@@ -173,7 +173,7 @@ impl TryFrom<proto::ScoreGameRequest> for ScoreInput {
             cube: req.cube.map(cube_in).transpose()?,
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
-            match_id: non_empty(req.match_id),
+            match_id: non_empty(req.gnubg_match_id),
         })
     }
 }
@@ -198,7 +198,7 @@ impl TryFrom<proto::ResolveCubeRequest> for CubeActionInput {
             cube: req.cube.map(cube_in).transpose()?,
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
-            match_id: non_empty(req.match_id),
+            match_id: non_empty(req.gnubg_match_id),
             player: player_in(req.player, "player")?,
             action,
             resign_level: result_in(req.resign_level, "resign_level")?,
@@ -225,7 +225,7 @@ impl From<&CubeAnswer> for proto::ResolveCubeResponse {
             } => {
                 out.cube = Some(cube_out(cube));
                 out.to_act = to_act.map_or(0, player_out);
-                out.match_id = match_id.clone().unwrap_or_default();
+                out.gnubg_match_id = match_id.clone().unwrap_or_default();
             }
             CubeAnswer::GameOver(scored) => out.game_over = Some(scored.into()),
         }

@@ -58,7 +58,7 @@ fn play_in(notation: Option<String>, moves: Option<proto::MoveList>) -> Option<P
             PlayInput::Moves(
                 list.moves
                     .iter()
-                    .map(|m| (i64::from(m.from), i64::from(m.to)))
+                    .map(|m| (i64::from(m.from_point), i64::from(m.to_point)))
                     .collect(),
             )
         })

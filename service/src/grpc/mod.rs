@@ -183,18 +183,23 @@ impl Referee for RefereeService {
 }
 
 /// Adds one tonic service at its `/package.Service/*` path (as tonic's own
-/// `Routes` does, minus its catch-all fallback, so HTTP keeps its 404).
+/// `Routes` does, minus its catch-all fallback, so HTTP keeps its 404),
+/// speaking gRPC-Web too (`application/grpc-web`, `application/grpc-web-text`,
+/// over HTTP/1.1 or HTTP/2), for browsers; plain gRPC passes through.
 fn route<S>(router: Router, svc: S) -> Router
 where
-    S: tower::Service<http::Request<tonic::body::Body>, Error = std::convert::Infallible>
-        + NamedService
+    S: tower::Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + NamedService
         + Clone
         + Send
         + Sync
         + 'static,
-    S::Response: axum::response::IntoResponse,
     S::Future: Send + 'static,
 {
+    let svc = tower::Layer::layer(&tonic_web::GrpcWebLayer::new(), svc);
     router.route_service(
         &format!("/{}/{{*rest}}", S::NAME),
         svc.map_request(|req: http::Request<axum::body::Body>| req.map(tonic::body::Body::new)),

@@ -14,8 +14,8 @@ fn moves_out(play: &Play) -> Vec<proto::Move> {
     play.moves()
         .iter()
         .map(|m| proto::Move {
-            from: u32::from(m.from().get()),
-            to: u32::from(m.to().get()),
+            from_point: u32::from(m.from().get()),
+            to_point: u32::from(m.to().get()),
             hit: m.is_hit(),
         })
         .collect()
@@ -62,7 +62,7 @@ impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
             proto::apply_move_request::Play::Moves(list) => PlayInput::Moves(
                 list.moves
                     .iter()
-                    .map(|m| (i64::from(m.from), i64::from(m.to)))
+                    .map(|m| (i64::from(m.from_point), i64::from(m.to_point)))
                     .collect(),
             ),
         });

@@ -16,7 +16,7 @@ use axum::response::Response;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use utoipa_swagger_ui::SwaggerUi;
+use utoipa_swagger_ui::{Config as SwaggerConfig, SwaggerUi};
 
 use crate::error::{ApiError, ErrorKind};
 use crate::state::AppState;
@@ -31,8 +31,11 @@ use crate::state::AppState;
                        scoring, doubling cube and Crawford state. Every operation is also a gRPC \
                        method of `bgref.v1.Referee`. Errors are `application/problem+json` with a \
                        stable `type` slug.",
-        license(name = "MIT OR Apache-2.0")
+        license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0")
     ),
+    servers((url = "/", description = "The server that serves this document")),
+    // Only POST /dice/reveal needs credentials (its own `security`).
+    security(()),
     tags(
         (name = "moves", description = "Legal moves and applying plays"),
         (name = "dice", description = "Commit-reveal dice"),
@@ -62,11 +65,21 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     api_router().split_for_parts().1
 }
 
-/// The HTTP routes with `/openapi.json`, `/docs` and a problem+json 404.
+/// The HTTP routes with `/openapi.json`, `/docs` (`GET /` redirects
+/// there) and a problem+json 404. The Swagger UI asks no outside validator
+/// for a badge: the page makes no request beyond this server.
 pub fn router(state: AppState) -> Router {
     let (router, api) = api_router().split_for_parts();
     router
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", api))
+        .route(
+            "/",
+            axum::routing::get(|| async { axum::response::Redirect::to("/docs/") }),
+        )
+        .merge(
+            SwaggerUi::new("/docs")
+                .url("/openapi.json", api)
+                .config(SwaggerConfig::default().validator_url("none")),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
@@ -131,6 +144,30 @@ mod tests {
         assert_eq!(parts.status, 405);
         assert_eq!(parts.headers["allow"], "GET,HEAD");
         assert_eq!(body["type"], "method-not-allowed");
+    }
+
+    async fn call_text(path: &str) -> (axum::http::response::Parts, String) {
+        let config = Config::defaults();
+        let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
+        let request = axum::http::Request::builder()
+            .uri(path)
+            .body(Body::empty())
+            .unwrap();
+        let response = super::router(state).oneshot(request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        let bytes = body.collect().await.unwrap().to_bytes();
+        (parts, String::from_utf8_lossy(&bytes).into_owned())
+    }
+
+    #[tokio::test]
+    async fn root_redirects_to_the_docs_which_ask_no_outside_validator() {
+        let (parts, _) = call_text("/").await;
+        assert_eq!(parts.status, 303);
+        assert_eq!(parts.headers["location"], "/docs/");
+        let (parts, page) = call_text("/docs/swagger-initializer.js").await;
+        assert_eq!(parts.status, 200);
+        assert!(page.contains(r#""validatorUrl": "none""#), "{page}");
+        assert!(page.contains("/openapi.json"), "{page}");
     }
 
     #[tokio::test]

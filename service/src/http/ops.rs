@@ -14,18 +14,31 @@ use crate::state::AppState;
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Health {
     /// `ok`, or `shutting_down` on readiness while draining.
+    #[schema(schema_with = health_status)]
     pub status: &'static str,
 }
 
+fn health_status() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(["ok", "shutting_down"]))
+        .description(Some(
+            "`ok`, or `shutting_down` on readiness while draining.",
+        ))
+        .build()
+}
+
 /// Liveness: the process serves requests.
-#[utoipa::path(get, path = "/healthz", tag = "service", responses((status = 200, body = Health)))]
+#[utoipa::path(get, path = "/healthz", tag = "service", responses((status = 200, description = "The process serves requests", body = Health)))]
 pub async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
 /// Readiness: 200 while accepting traffic, 503 once shutdown has begun.
 #[utoipa::path(get, path = "/readyz", tag = "service",
-    responses((status = 200, body = Health), (status = 503, body = Health)))]
+    responses(
+        (status = 200, description = "Ready: accepting traffic", body = Health),
+        (status = 503, description = "Shutting down: send traffic elsewhere", body = Health)))]
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
     if state.is_ready() {
         (StatusCode::OK, Json(Health { status: "ok" }))

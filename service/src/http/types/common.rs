@@ -4,6 +4,7 @@ use bgref_core::{ByPlayer, Player};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::schema;
 use crate::api::input::{BoardInput, PositionInput as ApiPosition};
 use crate::api::view::PositionView;
 
@@ -79,23 +80,40 @@ pub struct PerPlayer {
     "bar": {"x": 0, "o": 0}, "off": {"x": 0, "o": 0}, "turn": "x"}))]
 pub struct Board {
     /// 24 signed counts, point 1 to 24 from x's side.
+    #[schema(schema_with = schema::points)]
     pub points: Vec<i64>,
     /// Checkers on the bar (default none).
     #[serde(default)]
+    #[schema(schema_with = bar_schema, required = false)]
     pub bar: PerPlayer,
     /// Checkers borne off; in a request optional (then derived from the
     /// variant's checker count), and checked when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = off_schema, required = false)]
     pub off: Option<PerPlayer>,
     /// The player on roll.
     pub turn: PlayerName,
 }
 
-/// A position in a request: exactly one of `position_id`, `xgid`, `board`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+fn bar_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    schema::checker_counts("Checkers on the bar, 0 to 15 each (default none).")
+}
+
+fn off_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    schema::or_null(schema::checker_counts(
+        "Checkers borne off, 0 to 15 each; in a request optional (then derived from the \
+         variant's checker count), and checked when given.",
+    ))
+}
+
+/// A position in a request: one encoding (`position_id`, with `turn`
+/// beside it; `xgid`; or `board`), or a position exactly as a response
+/// carries it (every encoding, which must all agree; `pips`, when given,
+/// must be right). The schema is the `oneOf` of those forms
+/// (its `utoipa::PartialSchema` impl).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"position_id": "4HPwATDgc/ABMA"}))]
 pub struct PositionInput {
     /// gnubg Position ID (14 characters). The side on roll is x unless
     /// `turn` says o.
@@ -108,9 +126,130 @@ pub struct PositionInput {
     /// The board encoding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<Board>,
-    /// Only beside `position_id`: who is on roll (default x).
+    /// A FIBS board string (`board:...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fibs: Option<String>,
+    /// Only beside `position_id` alone: who is on roll (default x).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<PlayerName>,
+    /// Only in a position sent back as a response gave it: the pip counts,
+    /// checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pips: Option<PerPlayer>,
+}
+
+/// Schema only: a position as a gnubg Position ID.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = PositionById, example = json!({"position_id": "4HPwATDgc/ABMA", "turn": "x"}))]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PositionById {
+    /// gnubg Position ID (14 base64 characters).
+    position_id: String,
+    /// Who is on roll (default x): the ID does not say.
+    #[serde(default)]
+    turn: Option<PlayerName>,
+}
+
+/// Schema only: a position as an XGID.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = PositionByXgid,
+    example = json!({"xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"}))]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PositionByXgid {
+    /// eXtreme Gammon ID (the `XGID=` prefix is optional); its cube, score
+    /// and match fields are carried into the response's XGIDs.
+    xgid: String,
+}
+
+/// Schema only: a position as the board encoding.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = PositionByBoard)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PositionByBoard {
+    /// The board encoding.
+    board: Board,
+}
+
+/// Schema only: a position as a FIBS board string.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = PositionByFibs, example = json!({"fibs": "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"}))]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PositionByFibs {
+    /// A FIBS board string (`board:` and 52 more colon-separated tokens, as
+    /// FIBS sends in `boardstyle 3`): its first player is x, the opponent o.
+    fibs: String,
+}
+
+/// Schema only: a position exactly as responses carry it, sent back.
+#[derive(Deserialize, ToSchema)]
+#[schema(as = PositionEcho, example = json!({
+    "position_id": "4HPwATDgc/ABMA",
+    "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
+    "board": {
+        "points": [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2],
+        "bar": {"x": 0, "o": 0}, "off": {"x": 0, "o": 0}, "turn": "x"},
+    "fibs": "board:x:o:9999:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0",
+    "pips": {"x": 167, "o": 167}}))]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct PositionEcho {
+    /// gnubg Position ID.
+    position_id: String,
+    /// eXtreme Gammon ID.
+    xgid: String,
+    /// The board encoding.
+    board: Board,
+    /// The FIBS board string (checked when given).
+    #[serde(default)]
+    fibs: Option<String>,
+    /// The pip counts (checked when given).
+    #[serde(default)]
+    #[schema(schema_with = schema::pips_or_null, required = false)]
+    pips: Option<PerPlayer>,
+}
+
+impl utoipa::PartialSchema for PositionInput {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{OneOfBuilder, Ref};
+        OneOfBuilder::new()
+            .item(Ref::from_schema_name("PositionById"))
+            .item(Ref::from_schema_name("PositionByXgid"))
+            .item(Ref::from_schema_name("PositionByBoard"))
+            .item(Ref::from_schema_name("PositionByFibs"))
+            .item(Ref::from_schema_name("PositionEcho"))
+            .description(Some(
+                "A position in a request: one encoding (`position_id` with an optional \
+                 `turn`, `xgid`, `board` or `fibs`), or a position exactly as a response carries it \
+                 (all encodings, which must agree; `invalid-position` names the fields that \
+                 disagree).",
+            ))
+            .examples([serde_json::json!({"position_id": "4HPwATDgc/ABMA"})])
+            .into()
+    }
+}
+
+impl ToSchema for PositionInput {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        use utoipa::PartialSchema as _;
+        schemas.extend([
+            ("PositionById".into(), PositionById::schema()),
+            ("PositionByXgid".into(), PositionByXgid::schema()),
+            ("PositionByBoard".into(), PositionByBoard::schema()),
+            ("PositionByFibs".into(), PositionByFibs::schema()),
+            ("PositionEcho".into(), PositionEcho::schema()),
+            ("Board".into(), Board::schema()),
+            ("PlayerName".into(), PlayerName::schema()),
+        ]);
+    }
 }
 
 impl From<PerPlayer> for ByPlayer<i64> {
@@ -133,6 +272,7 @@ impl From<PositionInput> for ApiPosition {
         ApiPosition {
             position_id: p.position_id,
             xgid: p.xgid,
+            fibs: p.fibs,
             board: p.board.map(|b| BoardInput {
                 points: b.points,
                 bar: b.bar.into(),
@@ -140,11 +280,13 @@ impl From<PositionInput> for ApiPosition {
                 turn: Some(b.turn.into()),
             }),
             turn: p.turn.map(Into::into),
+            pips: p.pips.map(Into::into),
         }
     }
 }
 
-/// A position in a response, in all three encodings.
+/// A position in a response, in all four encodings, with both players'
+/// pip counts. It can be sent back verbatim as a request's position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PositionOutput {
     /// gnubg Position ID.
@@ -153,6 +295,12 @@ pub struct PositionOutput {
     pub xgid: String,
     /// The board encoding (with off counts).
     pub board: Board,
+    /// The FIBS board string (`board:x:o:...`; x is FIBS's player, shown
+    /// as O moving 24 to 1; match length 9999 in money play).
+    pub fibs: String,
+    /// Pip counts.
+    #[schema(schema_with = schema::pips)]
+    pub pips: PerPlayer,
 }
 
 impl From<&PositionView> for PositionOutput {
@@ -167,6 +315,8 @@ impl From<&PositionView> for PositionOutput {
                 off: Some(board.off.into()),
                 turn: board.turn.into(),
             },
+            fibs: view.fibs(),
+            pips: view.pips().into(),
         }
     }
 }

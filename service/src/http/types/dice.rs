@@ -49,6 +49,7 @@ pub struct RollResponse {
     /// As requested.
     pub turn: u32,
     /// The first two dice of the turn's stream, in the order dealt.
+    #[schema(schema_with = super::schema::dice)]
     pub dice: [u8; 2],
     /// The match's commitment: lower-case hex of SHA-256(server_seed).
     pub commitment: String,
@@ -103,14 +104,17 @@ pub struct OpeningResponse {
     /// signed as turn 0.
     pub turn: u32,
     /// x's die of the deciding throw.
+    #[schema(minimum = 1, maximum = 6)]
     pub x_die: u8,
     /// o's die of the deciding throw (never equal to `x_die`).
+    #[schema(minimum = 1, maximum = 6)]
     pub o_die: u8,
     /// The player with the higher die, who plays both dice.
     pub starts: PlayerName,
     /// Tied throws before the deciding one (for automatic doubles).
     pub ties: u32,
     /// The starter's roll: `[x_die, o_die]`.
+    #[schema(schema_with = super::schema::dice)]
     pub dice: [u8; 2],
     /// The match's commitment.
     pub commitment: String,
@@ -132,7 +136,12 @@ pub struct OpeningResponse {
 pub struct CommitmentQuery {
     /// The match: 1 to 128 bytes of UTF-8, no control characters.
     #[serde(default)]
-    #[param(required = true, min_length = 1, max_length = 128)]
+    #[param(
+        required = true,
+        min_length = 1,
+        max_length = 128,
+        example = "match-0001"
+    )]
     pub match_id: Option<String>,
 }
 
@@ -182,6 +191,7 @@ pub struct ClaimedRollInput {
     #[schema(minimum = 0, maximum = 10000)]
     pub turn: i64,
     /// The two dice as dealt, in order.
+    #[schema(schema_with = super::schema::dice)]
     pub dice: Vec<i64>,
 }
 
@@ -217,8 +227,10 @@ pub struct RollVerdict {
     /// As claimed.
     pub turn: u32,
     /// The dice claimed.
+    #[schema(schema_with = super::schema::dice)]
     pub dice: [u8; 2],
     /// The dice the seed gives (for turn 0: the opening roll's `[x_die, o_die]`).
+    #[schema(schema_with = super::schema::dice)]
     pub expected: [u8; 2],
     /// `dice == expected`, order included.
     pub matches: bool,
@@ -241,12 +253,21 @@ pub struct VerifyResponse {
     pub valid: bool,
 }
 
+fn ed25519() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(["ed25519"]))
+        .description(Some("Always `ed25519`."))
+        .build()
+}
+
 /// A published verification key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct KeyOutput {
     /// First 16 hex digits of SHA-256(public_key bytes).
     pub key_id: String,
     /// Always `ed25519`.
+    #[schema(schema_with = ed25519)]
     pub algorithm: String,
     /// The 32-byte Ed25519 public key, 64 lower-case hex digits.
     pub public_key: String,

@@ -130,10 +130,12 @@ fn action_input(
     })
 }
 
-/// Request of `POST /games/act`.
+/// Request of `POST /games/act`. (The example's token is only an
+/// illustration: a real one comes from this service's last answer.)
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"state": "AQ...", "player": "x", "action": "move", "play": "8/5 6/5"}))]
 pub struct ActRequest {
     /// The state token of the last answer.
     #[schema(max_length = 2048)]
@@ -148,6 +150,7 @@ pub struct ActRequest {
     pub action: Option<GameActionName>,
     /// With `move`: the play, in notation or as moves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = super::schema::play)]
     pub play: Option<PlayInput>,
     /// With `resign`: single, gammon or backgammon.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,6 +175,7 @@ pub struct TranscriptStep {
     pub action: Option<GameActionName>,
     /// With `move`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = super::schema::play)]
     pub play: Option<PlayInput>,
     /// With `resign`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -182,6 +186,8 @@ pub struct TranscriptStep {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"start": {"match_id": "club-42-final", "client_seed": "alice:bob",
+    "match": {"length": 5}}, "actions": [{"player": "x", "action": "roll"}]}))]
 pub struct VerifyGameRequest {
     /// The new game the transcript starts from.
     pub start: NewGameRequest,
@@ -197,6 +203,8 @@ pub struct VerifyGameRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"start": {"match_id": "club-42-final", "client_seed": "alice:bob",
+    "match": {"length": 5}}, "actions": [{"player": "x", "action": "roll"}]}))]
 pub struct ExportGameRequest {
     /// The new game the transcript starts from.
     pub start: NewGameRequest,
@@ -316,6 +324,7 @@ pub struct GameViewOutput {
     /// The position, the player on roll as its turn.
     pub position: PositionOutput,
     /// This turn's dice, once rolled.
+    #[schema(schema_with = super::schema::dice_or_null)]
     pub dice: Option<[u8; 2]>,
     /// The cube (and a pending double or resignation).
     pub cube: Cube,

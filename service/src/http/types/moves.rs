@@ -5,6 +5,7 @@ use utoipa::ToSchema;
 
 use super::common::{PlayerName, PositionInput, PositionOutput, VariantName};
 use super::cube::GameResultName;
+use super::schema;
 
 use crate::api::input;
 use crate::api::moves::{
@@ -26,6 +27,7 @@ pub struct LegalMovesRequest {
     pub position: PositionInput,
     /// The two dice; may be left out when the XGID carries the roll.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = schema::dice_or_null, required = false)]
     pub dice: Option<Vec<i64>>,
     /// The position is the start of a game: refused (`not-start-position`)
     /// unless it is the variant's starting position (default false).
@@ -37,8 +39,10 @@ pub struct LegalMovesRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct MoveOutput {
     /// Start point.
+    #[schema(schema_with = schema::point)]
     pub from: u8,
     /// End point.
+    #[schema(schema_with = schema::point)]
     pub to: u8,
     /// Whether an opposing blot was hit there.
     pub hit: bool,
@@ -61,13 +65,14 @@ pub struct LegalMovesResponse {
     /// One entry per distinct resulting position; empty: no legal play, the turn passes.
     pub plays: Vec<PlayOutput>,
     /// The roll, as given.
+    #[schema(schema_with = schema::dice)]
     pub dice: [u8; 2],
     /// Exactly one legal play.
     pub forced: bool,
 }
 
 /// A move as a caller gives it: `from`/`to` may span several dice (24/13).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
 pub struct MoveInput {
@@ -78,12 +83,13 @@ pub struct MoveInput {
 }
 
 /// A play: gnubg-style notation or a list of moves.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// Its schema is [`schema::play`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum PlayInput {
     /// `"24/18 13/11"`: any order, `*` optional, `(2)` folds, `24/18/13` chains, `bar`, `off`.
     Notation(String),
-    /// `[{"from": 24, "to": 18}, ...]`.
+    /// `[{"from": 24, "to": 18}, ...]`: at most four moves.
     Moves(Vec<MoveInput>),
 }
 
@@ -101,8 +107,10 @@ pub struct ApplyMoveRequest {
     pub position: PositionInput,
     /// The two dice; may be left out when the XGID carries the roll.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = schema::dice_or_null, required = false)]
     pub dice: Option<Vec<i64>>,
     /// The play.
+    #[schema(schema_with = schema::play)]
     pub play: PlayInput,
     /// The moves are the start of a turn entered one die at a time (each
     /// move a single die, in the order played): answer whether they can be
@@ -131,6 +139,7 @@ pub struct PartialOutput {
     /// The moves already form a whole legal play.
     pub complete: bool,
     /// Dice still to play, largest first.
+    #[schema(schema_with = schema::remaining_dice)]
     pub remaining_dice: Vec<u8>,
     /// Distinct legal plays (by resulting position) that begin with these moves.
     pub completions: usize,
@@ -154,6 +163,7 @@ pub struct ApplyMoveResponse {
     /// play, the mover still on roll.
     pub position: PositionOutput,
     /// Points (mover's view) where a blot was hit.
+    #[schema(schema_with = schema::hits)]
     pub hits: Vec<u8>,
     /// Set when the play ended the game.
     #[serde(skip_serializing_if = "Option::is_none")]

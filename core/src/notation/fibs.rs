@@ -1,0 +1,314 @@
+//! FIBS board strings: the `board:...` line the First Internet Backgammon
+//! Server sends to clients in `boardstyle 3`, and that FIBS clients and bots
+//! pass around.
+//!
+//! The format is described in the FIBS `rawboard` help
+//! (<http://fibs.com/macfibs/help/fibsCommands/pages/rawboard.html>) and in
+//! Evan McLean's *FIBS Client Protocol Detailed Specification*
+//! (<http://www.fibs.com/fibs_interface.html>, "Board"): 53 colon-separated
+//! tokens,
+//!
+//! ```text
+//! board:NAME:NAME:LEN:GOT:GOT:B0:...:B25:TURN:D1:D2:D3:D4:CUBE:MAY:MAY:DOUBLED:
+//! COLOUR:DIRECTION:HOME:BAR:ONHOME:ONHOME:ONBAR:ONBAR:CANMOVE:FORCED:CRAWFORD:REDOUBLES
+//! ```
+//!
+//! the literal `board`; the player's and the opponent's names; the match
+//! length (9999: unlimited); both scores; 26 signed board counts (O's
+//! checkers positive, X's negative; 0 and 25 are the bars); whose turn
+//! (-1 X, +1 O, 0 game over); the player's and the opponent's dice; the
+//! cube; whether each may double; whether the player was just doubled; the
+//! player's colour (-1 X, +1 O); the player's direction (-1: from 24 to 1,
+//! +1: from 1 to 24); home and bar (0 or 25, from the direction); checkers
+//! borne off and on the bar, the player's first; then four tokens about the
+//! move in progress.
+//!
+//! bgref reads the *player* (the first name) as x and the opponent as o.
+//! With direction -1 the player's point `k` is board index `k` and the
+//! opponent's is `25 - k`; with direction +1 the other way round.
+//!
+//! Parser leniency: surrounding white space is ignored; exactly 53 tokens
+//! are required, the first `board`, names free (no `:`), every other token
+//! an integer. Only the board counts, turn, colour, direction and the
+//! borne-off and bar counts make the [`Setup`]; the bar counts come from
+//! the on-bar tokens (board indexes 0 and 25 are not read), and a turn of 0
+//! (game over) reads as the player on roll. Match length, scores and cube
+//! are kept in [`FibsBoard`]; dice, doubling flags and the move tokens must
+//! be integers and are otherwise not read. Whether the checkers make a legal
+//! position is [`crate::Position::from_setup`]'s business.
+//!
+//! The writer emits names `x` and `o`, the player as O (colour +1,
+//! direction -1, home 0, bar 25, as FIBS shows its own player), the bars
+//! also at board indexes 25 (player) and 0 (opponent), dice not rolled
+//! (`0:0:0:0`), both players allowed to double, not doubled, and zeros for
+//! the move tokens.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::player::{ByPlayer, Player};
+use crate::position::Position;
+use crate::setup::Setup;
+
+/// The match length FIBS writes for an unlimited match (money play).
+pub const UNLIMITED: u32 = 9999;
+
+const TOKENS: usize = 53;
+
+/// What a FIBS board string says about the game, as bgref reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FibsBoard {
+    /// The checkers (player x, opponent o), bar, borne off and turn.
+    pub setup: Setup,
+    /// The match length; [`UNLIMITED`] for money play.
+    pub match_length: u32,
+    /// Each player's score.
+    pub score: ByPlayer<u32>,
+    /// The number on the cube.
+    pub cube: u32,
+}
+
+/// Error for a string that is not a FIBS board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseFibsError {
+    /// Not 53 colon-separated tokens starting with `board`.
+    Tokens,
+    /// A token that must be an integer is not one.
+    Number,
+    /// A board count, bar or borne-off count out of range (more than 15
+    /// checkers, or a checker of the wrong colour's sign).
+    Count,
+    /// Colour or direction not -1 or +1, or a turn not -1, 0 or +1.
+    Orientation,
+    /// A negative match length, score or cube.
+    Match,
+}
+
+impl fmt::Display for ParseFibsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ParseFibsError::Tokens => {
+                "a fibs board is 53 colon-separated tokens starting with board"
+            }
+            ParseFibsError::Number => "a fibs board token is not an integer",
+            ParseFibsError::Count => "a fibs board checker count is out of range",
+            ParseFibsError::Orientation => {
+                "fibs board colour and direction must be -1 or 1, and turn -1, 0 or 1"
+            }
+            ParseFibsError::Match => {
+                "fibs board match length, scores and cube must not be negative"
+            }
+        })
+    }
+}
+
+impl core::error::Error for ParseFibsError {}
+
+impl FromStr for FibsBoard {
+    type Err = ParseFibsError;
+
+    fn from_str(s: &str) -> Result<FibsBoard, ParseFibsError> {
+        let mut tokens = [""; TOKENS];
+        let mut n = 0;
+        for token in s.trim().split(':') {
+            *tokens.get_mut(n).ok_or(ParseFibsError::Tokens)? = token;
+            n += 1;
+        }
+        if n != TOKENS || tokens[0] != "board" {
+            return Err(ParseFibsError::Tokens);
+        }
+        let mut numbers = [0i32; TOKENS];
+        for (i, token) in tokens.iter().enumerate().skip(3) {
+            numbers[i] = token.trim().parse().map_err(|_| ParseFibsError::Number)?;
+        }
+        let unsigned = |i: usize| u32::try_from(numbers[i]).map_err(|_| ParseFibsError::Match);
+        let count = |i: usize| {
+            u8::try_from(numbers[i])
+                .ok()
+                .filter(|&c| c <= 15)
+                .ok_or(ParseFibsError::Count)
+        };
+        let (colour, direction, turn) = (numbers[41], numbers[42], numbers[32]);
+        if !matches!(colour, -1 | 1) || !matches!(direction, -1 | 1) || !matches!(turn, -1..=1) {
+            return Err(ParseFibsError::Orientation);
+        }
+        let mut setup = Setup::empty(if turn == -colour {
+            Player::O
+        } else {
+            Player::X
+        });
+        for index in 1..=24usize {
+            let signed = numbers[6 + index];
+            if signed == 0 {
+                continue;
+            }
+            let checkers = u8::try_from(signed.unsigned_abs())
+                .ok()
+                .filter(|&c| c <= 15)
+                .ok_or(ParseFibsError::Count)?;
+            // The player's own numbering of this index, and the opponent's.
+            let mine = if direction == -1 { index } else { 25 - index };
+            if signed.signum() == colour {
+                setup.points.x[mine - 1] = checkers;
+            } else {
+                setup.points.o[25 - mine - 1] = checkers;
+            }
+        }
+        setup.off = Some(ByPlayer {
+            x: count(45)?,
+            o: count(46)?,
+        });
+        setup.bar = ByPlayer {
+            x: count(47)?,
+            o: count(48)?,
+        };
+        Ok(FibsBoard {
+            setup,
+            match_length: unsigned(3)?,
+            score: ByPlayer {
+                x: unsigned(4)?,
+                o: unsigned(5)?,
+            },
+            cube: unsigned(37)?,
+        })
+    }
+}
+
+impl FibsBoard {
+    /// The board of `position` in money play (unlimited match, 0-0, cube 1).
+    #[must_use]
+    pub fn from_position(position: &Position) -> FibsBoard {
+        let mut setup = position.to_setup();
+        if setup.off.is_none() {
+            let on_board = |p: Player| {
+                setup
+                    .points
+                    .get(p)
+                    .iter()
+                    .map(|&n| u32::from(n))
+                    .sum::<u32>()
+                    + u32::from(*setup.bar.get(p))
+            };
+            let checkers = u32::from(position.variant().checkers());
+            setup.off = Some(ByPlayer {
+                x: u8::try_from(checkers - on_board(Player::X)).unwrap_or(0),
+                o: u8::try_from(checkers - on_board(Player::O)).unwrap_or(0),
+            });
+        }
+        FibsBoard {
+            setup,
+            match_length: UNLIMITED,
+            score: ByPlayer { x: 0, o: 0 },
+            cube: 1,
+        }
+    }
+}
+
+impl fmt::Display for FibsBoard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.setup;
+        write!(
+            f,
+            "board:x:o:{}:{}:{}",
+            self.match_length, self.score.x, self.score.o
+        )?;
+        // The player is O (positive) moving 24 to 1: its point k is index k.
+        let mut board = [0i32; 26];
+        board[25] = i32::from(s.bar.x);
+        board[0] = -i32::from(s.bar.o);
+        for k in 1..=24usize {
+            board[k] += i32::from(s.points.x[k - 1]);
+            board[25 - k] -= i32::from(s.points.o[k - 1]);
+        }
+        for n in board {
+            write!(f, ":{n}")?;
+        }
+        let turn = if s.turn == Player::X { 1 } else { -1 };
+        let off = s.off.unwrap_or_default();
+        write!(
+            f,
+            ":{turn}:0:0:0:0:{}:1:1:0:1:-1:0:25:{}:{}:{}:{}:0:0:0:0",
+            self.cube, off.x, off.o, s.bar.x, s.bar.o
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString as _;
+
+    use super::*;
+    use crate::Variant;
+
+    /// The opening example of the rawboard help: the player (O, moving 24
+    /// to 1) on roll with 6-2 at the standard start of a 3-point match.
+    const START: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+
+    #[test]
+    fn reads_the_start() {
+        let board: FibsBoard = START.parse().unwrap();
+        let position = Position::from_setup(&board.setup, Variant::Standard).unwrap();
+        assert_eq!(position, Position::start(Variant::Standard, Player::X));
+        assert_eq!(board.match_length, 3);
+        assert_eq!(board.cube, 1);
+    }
+
+    #[test]
+    fn reads_the_other_orientation() {
+        // The same position told from the opponent's side: the player is X
+        // (negative) moving 1 to 24, and it is the opponent's turn.
+        let text = START.replace(
+            ":1:6:2:0:0:1:1:1:0:1:-1:0:25:",
+            ":1:0:0:6:2:1:1:1:0:-1:1:25:0:",
+        );
+        let mut tokens: alloc::vec::Vec<alloc::string::String> =
+            text.split(':').map(alloc::string::String::from).collect();
+        // Index i becomes 25 - i, and the signs flip.
+        let board: alloc::vec::Vec<i32> =
+            tokens[6..32].iter().map(|t| t.parse().unwrap()).collect();
+        for (i, n) in board.iter().rev().enumerate() {
+            tokens[6 + i] = alloc::format!("{}", -n);
+        }
+        let board: FibsBoard = tokens.join(":").parse().unwrap();
+        let position = Position::from_setup(&board.setup, Variant::Standard).unwrap();
+        // x (the player) moves 1 to 24 with X's signs: the start, o (O) on
+        // roll.
+        assert_eq!(position, Position::start(Variant::Standard, Player::O));
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_board() {
+        assert_eq!(
+            "board:a:b".parse::<FibsBoard>(),
+            Err(ParseFibsError::Tokens)
+        );
+        assert_eq!(
+            START.replacen("board", "bored", 1).parse::<FibsBoard>(),
+            Err(ParseFibsError::Tokens)
+        );
+        assert_eq!(
+            START.replace(":-5:5:", ":-5:x:").parse::<FibsBoard>(),
+            Err(ParseFibsError::Number)
+        );
+        assert_eq!(
+            START
+                .replace(":1:-1:0:25:", ":2:-1:0:25:")
+                .parse::<FibsBoard>(),
+            Err(ParseFibsError::Orientation)
+        );
+        assert_eq!(
+            START.replace(":-5:5:", ":-5:16:").parse::<FibsBoard>(),
+            Err(ParseFibsError::Count)
+        );
+    }
+
+    #[test]
+    fn writes_what_it_reads() {
+        let board: FibsBoard = START.parse().unwrap();
+        let position = Position::from_setup(&board.setup, Variant::Standard).unwrap();
+        let written = FibsBoard::from_position(&position).to_string();
+        assert!(written.starts_with("board:x:o:9999:0:0:0:-2:"), "{written}");
+        let again: FibsBoard = written.parse().unwrap();
+        assert_eq!(again.setup, board.setup);
+    }
+}
