@@ -85,41 +85,39 @@ impl PositionId {
         setup
     }
 
-    /// The 10 bytes of the key.
-    fn to_bytes(self) -> [u8; 10] {
-        let mut bytes = [0u8; 10];
-        let mut bit = 0usize;
+    /// The 80 bits of the key as a big-endian number: the key's byte 0 in
+    /// the top 8 bits, each byte least significant bit first (gnubg's
+    /// order), 48 zero bits below.
+    fn key(&self) -> u128 {
+        // Little-endian bit stream: checkers as 1s, each point closed by a 0.
+        let mut stream = 0u128;
+        let mut bit = 0u32;
         for side in [&self.opponent, &self.on_roll] {
             for &n in side {
-                for _ in 0..n {
-                    if bit < 80 {
-                        bytes[bit / 8] |= 1 << (bit % 8);
-                    }
-                    bit += 1;
+                let n = u32::from(n);
+                if bit < 80 {
+                    let ones = if n >= 80 { u128::MAX } else { (1u128 << n) - 1 };
+                    stream |= ones << bit;
                 }
-                bit += 1;
+                bit += n + 1;
             }
         }
-        bytes
+        let bytes = (stream & ((1u128 << 80) - 1)).to_le_bytes();
+        let mut key = [0u8; 16];
+        key[..10].copy_from_slice(&bytes[..10]);
+        u128::from_be_bytes(key)
     }
 }
 
 impl fmt::Display for PositionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let bytes = self.to_bytes();
+        // Base64 of the 10 key bytes without padding: 14 six-bit groups,
+        // most significant first.
+        let key = self.key();
         let mut out = [0u8; 14];
         for (i, c) in out.iter_mut().enumerate() {
-            let bit = i * 6;
-            let mut v = 0u8;
-            for k in 0..6 {
-                let b = bit + 5 - k;
-                // Base64 reads bytes most significant bit first.
-                let byte = b / 8;
-                if byte < 10 && bytes[byte] & (0x80 >> (b % 8)) != 0 {
-                    v |= 1 << k;
-                }
-            }
-            *c = ALPHABET[usize::from(v)];
+            let v = (key >> (122 - 6 * i)) & 63;
+            *c = ALPHABET[v as usize];
         }
         f.write_str(core::str::from_utf8(&out).map_err(|_| fmt::Error)?)
     }

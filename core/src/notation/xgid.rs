@@ -324,52 +324,102 @@ impl FromStr for Xgid {
     }
 }
 
-fn letter(count: u8, base: u8) -> char {
+fn letter(count: u8, base: u8) -> u8 {
     match count {
-        0 => '-',
-        n => char::from(base + n.min(26) - 1),
+        0 => b'-',
+        n => base + n.min(26) - 1,
     }
 }
 
 impl fmt::Display for Xgid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("XGID=")?;
+        // "XGID=" and the 26 board characters in one piece (the writer
+        // runs once per play in legal-moves answers).
         let setup = &self.setup;
-        write!(f, "{}", letter(setup.bar.o, b'a'))?;
+        let mut board = *b"XGID=--------------------------";
+        board[5] = letter(setup.bar.o, b'a');
         for p in 1..=24usize {
             let x = setup.points.x[p - 1];
             let o = setup.points.o[24 - p];
-            let c = if x > 0 {
+            board[5 + p] = if x > 0 {
                 letter(x, b'A')
             } else {
                 letter(o, b'a')
             };
-            write!(f, "{c}")?;
         }
-        write!(f, "{}", letter(setup.bar.x, b'A'))?;
-        let owner = match self.cube_owner {
+        board[30] = letter(setup.bar.x, b'A');
+        let owner: i64 = match self.cube_owner {
             CubeOwner::Centre => 0,
             CubeOwner::Player(Player::X) => 1,
             CubeOwner::Player(Player::O) => -1,
         };
-        let turn = setup.turn.fold(1, -1);
-        write!(f, ":{}:{owner}:{turn}:", self.cube_value.log2())?;
+        // The nine fields after the board: at most 9 colons, two 10-digit
+        // scores, a 10-digit match length and a few short numbers.
+        let mut tail = Tail::default();
+        tail.int(i64::from(self.cube_value.log2()));
+        tail.int(owner);
+        tail.int(setup.turn.fold(1, -1));
         match self.dice {
-            XgidDice::NotRolled => f.write_str("00")?,
-            XgidDice::Rolled(d) => write!(f, "{}{}", d.first(), d.second())?,
-            XgidDice::DoubleOffered => f.write_str("D")?,
-            XgidDice::Beavered => f.write_str("B")?,
-            XgidDice::Raccooned => f.write_str("R")?,
+            XgidDice::NotRolled => tail.text(b"00"),
+            XgidDice::Rolled(d) => tail.text(&[b'0' + d.first().get(), b'0' + d.second().get()]),
+            XgidDice::DoubleOffered => tail.text(b"D"),
+            XgidDice::Beavered => tail.text(b"B"),
+            XgidDice::Raccooned => tail.text(b"R"),
         }
-        write!(
-            f,
-            ":{}:{}:{}:{}:{}",
-            self.score.x,
-            self.score.o,
-            self.rules_field(),
-            self.match_length,
-            self.max_cube.log2()
-        )
+        tail.int(i64::from(self.score.x));
+        tail.int(i64::from(self.score.o));
+        tail.int(i64::from(self.rules_field()));
+        tail.int(i64::from(self.match_length));
+        tail.int(i64::from(self.max_cube.log2()));
+        f.write_str(core::str::from_utf8(&board).map_err(|_| fmt::Error)?)?;
+        f.write_str(core::str::from_utf8(tail.as_bytes()).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// The fields after an XGID's board, each with its leading colon, written
+/// without the formatting machinery.
+struct Tail {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl Default for Tail {
+    fn default() -> Tail {
+        Tail {
+            buf: [0; 64],
+            len: 0,
+        }
+    }
+}
+
+impl Tail {
+    fn text(&mut self, text: &[u8]) {
+        self.buf[self.len] = b':';
+        self.buf[self.len + 1..self.len + 1 + text.len()].copy_from_slice(text);
+        self.len += 1 + text.len();
+    }
+
+    fn int(&mut self, n: i64) {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        let mut v = n.unsigned_abs();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        if n < 0 {
+            i -= 1;
+            digits[i] = b'-';
+        }
+        self.text(&digits[i..]);
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
     }
 }
 
