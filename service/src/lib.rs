@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod config;
+pub mod conn;
 pub mod error;
 pub mod grpc;
 pub mod http;

@@ -55,11 +55,12 @@ async fn main() -> ExitCode {
         tokio::spawn(server::serve(
             l,
             app.grpc_router,
+            &config,
             server::stopped(drain.clone()),
             grace,
         ))
     });
-    let result = server::serve(listener, app.router, server::stopped(drain), grace).await;
+    let result = server::serve(listener, app.router, &config, server::stopped(drain), grace).await;
     let grpc_result = match grpc_server {
         Some(handle) => handle
             .await

@@ -5,14 +5,16 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
-use axum::serve::ListenerExt as _;
 use axum::{Extension, Router};
+use std::sync::Arc;
+
+use axum::extract::State;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tokio::sync::watch;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower::ServiceBuilder;
-use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::util::MapRequestLayer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -50,7 +52,7 @@ pub fn app(state: AppState, config: &Config) -> (Router, HealthReporter) {
 pub fn build(state: AppState, config: &Config) -> App {
     let (grpc, health) = crate::grpc::router(state.clone(), config.max_body_bytes);
     let metrics = Metrics::new();
-    let limit = GlobalConcurrencyLimitLayer::new(config.max_concurrency);
+    let limit = ConcurrencyGate::new(config.max_concurrency, config.queue_timeout);
     let router = layers(
         crate::http::router(state).merge(grpc.clone()),
         config,
@@ -75,14 +77,10 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// 3. metrics, outcome and completion log ([`ObserveLayer`]), which see
 ///    what the client sees, panics and timeouts included;
 /// 4. a 413 closes the HTTP/1 connection (its body was not read);
-/// 5. panics become a 500 problem, slow requests a 503 problem, and at most
-///    `max_concurrency` requests run at once (HTTP and gRPC together).
-fn layers(
-    router: Router,
-    config: &Config,
-    metrics: &Metrics,
-    limit: &GlobalConcurrencyLimitLayer,
-) -> Router {
+/// 5. panics become a 500 problem, slow requests a 503 problem (408 when
+///    the body had not arrived), and at most `max_concurrency` requests
+///    run at once (HTTP and gRPC together; [`ConcurrencyGate`]).
+fn layers(router: Router, config: &Config, metrics: &Metrics, limit: &ConcurrencyGate) -> Router {
     router
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
         .layer(
@@ -124,8 +122,71 @@ fn layers(
                     StatusCode::SERVICE_UNAVAILABLE,
                     config.request_timeout,
                 ))
-                .layer(limit.clone()),
+                .layer(axum::middleware::from_fn_with_state(
+                    limit.clone(),
+                    ConcurrencyGate::admit,
+                )),
         )
+}
+
+/// At most `max` requests at once, HTTP and gRPC together. A request waits
+/// at most `queue_timeout` for a slot, then gets a 503 problem with
+/// `Retry-After` (gRPC clients read it as UNAVAILABLE). Probes
+/// (`/healthz`, `/readyz`, `/metrics`, gRPC health) never wait: a
+/// saturated server still answers its orchestrator.
+#[derive(Debug, Clone)]
+struct ConcurrencyGate {
+    slots: Arc<Semaphore>,
+    queue_timeout: Duration,
+}
+
+impl ConcurrencyGate {
+    fn new(max: usize, queue_timeout: Duration) -> ConcurrencyGate {
+        ConcurrencyGate {
+            slots: Arc::new(Semaphore::new(max.max(1))),
+            queue_timeout,
+        }
+    }
+
+    async fn admit(
+        State(gate): State<ConcurrencyGate>,
+        req: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        if is_probe(req.uri().path()) {
+            return next.run(req).await;
+        }
+        let permit = match tokio::time::timeout(
+            gate.queue_timeout,
+            gate.slots.clone().acquire_owned(),
+        )
+        .await
+        {
+            Ok(Ok(permit)) => permit,
+            _ => {
+                let mut response = axum::response::IntoResponse::into_response(ApiError::new(
+                    ErrorKind::Unavailable,
+                    "overloaded",
+                    "the server is handling as many requests as it may \
+                     (BGREF_MAX_CONCURRENCY); retry shortly",
+                ));
+                response.headers_mut().insert(
+                    http::header::RETRY_AFTER,
+                    http::HeaderValue::from_static("1"),
+                );
+                return response;
+            }
+        };
+        let response = next.run(req).await;
+        drop(permit);
+        response
+    }
+}
+
+/// Health checks and scrapes.
+fn is_probe(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/metrics")
+        || path.starts_with("/grpc.health.v1.Health/")
 }
 
 /// The timeout layer answers a bare 503; say what happened in a problem
@@ -167,41 +228,25 @@ async fn close_after_refused_body(
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves: then stops
-/// accepting and lets in-flight requests finish for at most `grace`.
+/// accepting and lets in-flight requests finish for at most `grace`. The
+/// connection limits of `config` apply ([`crate::conn`]).
 ///
 /// # Errors
 /// I/O errors of the listener.
-pub async fn serve(
+pub fn serve(
     listener: TcpListener,
     router: Router,
+    config: &Config,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     grace: Duration,
-) -> std::io::Result<()> {
-    let (tx, rx) = watch::channel(false);
-    // Every response goes out at once: without TCP_NODELAY a response
-    // written in two pieces (HTTP/2 headers, then data) waits for the
-    // client's delayed ACK, about 40 ms per gRPC call.
-    let listener = listener.tap_io(|stream| {
-        if let Err(err) = stream.set_nodelay(true) {
-            tracing::warn!(error = %err, "could not set TCP_NODELAY on a connection");
-        }
-    });
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
-        shutdown.await;
-        let _ = tx.send(true);
-    });
-    let mut rx_wait = rx.clone();
-    let deadline = async move {
-        let _ = rx_wait.wait_for(|&stopping| stopping).await;
-        tokio::time::sleep(grace).await;
-    };
-    tokio::select! {
-        result = server => result,
-        () = deadline => {
-            tracing::warn!(grace_secs = grace.as_secs_f64(), "in-flight requests did not finish in time; exiting");
-            Ok(())
-        }
-    }
+) -> impl std::future::Future<Output = std::io::Result<()>> + Send + 'static {
+    crate::conn::serve(
+        listener,
+        router,
+        crate::conn::ConnLimits::from_config(config),
+        shutdown,
+        grace,
+    )
 }
 
 /// Starts draining on the first SIGTERM or Ctrl-C: `/readyz` answers 503
