@@ -11,6 +11,7 @@ pub mod keys;
 pub mod metrics;
 pub mod server;
 pub mod state;
+pub mod streams;
 pub mod telemetry;
 
 /// Code generated from `proto/bgref/v1/*.proto`.

@@ -7,6 +7,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::{Extension, Router};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::extract::State;
 use tokio::net::TcpListener;
@@ -26,6 +27,7 @@ use crate::error::{ApiError, ErrorKind};
 use crate::metrics::{Metrics, ObserveLayer};
 use crate::proto::referee_server::RefereeServer;
 use crate::state::AppState;
+use crate::streams::StreamGuard;
 use crate::telemetry;
 
 /// The service's routers and what they share.
@@ -39,6 +41,9 @@ pub struct App {
     pub health: HealthReporter,
     /// The request metrics of both routers (served at `/metrics`).
     pub metrics: Metrics,
+    /// Send `true` when the server stops accepting: open gRPC streams then
+    /// end with UNAVAILABLE instead of holding the exit ([`StreamGuard`]).
+    pub stop_streams: Arc<watch::Sender<bool>>,
 }
 
 /// HTTP and gRPC routes with every layer, and the gRPC health reporter.
@@ -53,18 +58,22 @@ pub fn build(state: AppState, config: &Config) -> App {
     let (grpc, health) = crate::grpc::router(state.clone(), config.max_body_bytes);
     let metrics = Metrics::new();
     let limit = ConcurrencyGate::new(config.max_concurrency, config.queue_timeout);
+    let (stop_streams, stop) = watch::channel(false);
+    let streams = StreamGuard::new(config.stream_timeout, stop);
     let router = layers(
         crate::http::router(state).merge(grpc.clone()),
         config,
         &metrics,
         &limit,
+        &streams,
     );
-    let grpc_router = layers(grpc, config, &metrics, &limit);
+    let grpc_router = layers(grpc, config, &metrics, &limit, &streams);
     App {
         router,
         grpc_router,
         health,
         metrics,
+        stop_streams: Arc::new(stop_streams),
     }
 }
 
@@ -76,11 +85,19 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// 2. the request span ([`telemetry::request_span`]);
 /// 3. metrics, outcome and completion log ([`ObserveLayer`]), which see
 ///    what the client sees, panics and timeouts included;
-/// 4. a 413 closes the HTTP/1 connection (its body was not read);
+/// 4. a 413 closes the HTTP/1 connection (its body was not read); gRPC
+///    streams have a bounded life, and undecodable messages are
+///    INVALID_ARGUMENT ([`StreamGuard`]);
 /// 5. panics become a 500 problem, slow requests a 503 problem (408 when
 ///    the body had not arrived), and at most `max_concurrency` requests
 ///    run at once (HTTP and gRPC together; [`ConcurrencyGate`]).
-fn layers(router: Router, config: &Config, metrics: &Metrics, limit: &ConcurrencyGate) -> Router {
+fn layers(
+    router: Router,
+    config: &Config,
+    metrics: &Metrics,
+    limit: &ConcurrencyGate,
+    streams: &StreamGuard,
+) -> Router {
     router
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
         .layer(
@@ -102,6 +119,10 @@ fn layers(router: Router, config: &Config, metrics: &Metrics, limit: &Concurrenc
                 .layer(ObserveLayer::new(metrics.clone()))
                 .layer(Extension(metrics.clone()))
                 .layer(axum::middleware::from_fn(close_after_refused_body))
+                .layer(axum::middleware::from_fn_with_state(
+                    streams.clone(),
+                    StreamGuard::layer,
+                ))
                 .layer(axum::middleware::from_fn(timeout_as_problem))
                 .layer(CatchPanicLayer::custom(
                     |panic: Box<dyn std::any::Any + Send>| {
@@ -196,10 +217,34 @@ async fn timeout_as_problem(
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
+    let received = Arc::new(AtomicBool::new(false));
+    let req = req.map(|body| {
+        axum::body::Body::new(Tracked {
+            inner: body,
+            received: received.clone(),
+        })
+    });
     let response = next.run(req).await;
     if response.status() == StatusCode::SERVICE_UNAVAILABLE
         && !response.headers().contains_key(http::header::CONTENT_TYPE)
     {
+        if !received.load(Ordering::Relaxed) {
+            // The client's fault: its body did not arrive in time.
+            tracing::warn!(slug = "request-timeout", "request refused");
+            let mut response = crate::http::error::problem_response(
+                StatusCode::REQUEST_TIMEOUT,
+                "request-timeout",
+                "the request body did not arrive within the server's time limit \
+                 (BGREF_REQUEST_TIMEOUT)"
+                    .to_owned(),
+                None,
+            );
+            response.headers_mut().insert(
+                http::header::CONNECTION,
+                http::HeaderValue::from_static("close"),
+            );
+            return response;
+        }
         return axum::response::IntoResponse::into_response(ApiError::new(
             ErrorKind::Unavailable,
             "timeout",
@@ -207,6 +252,40 @@ async fn timeout_as_problem(
         ));
     }
     response
+}
+
+/// A request body that notes when it has been received in full.
+struct Tracked {
+    inner: axum::body::Body,
+    received: Arc<AtomicBool>,
+}
+
+impl http_body::Body for Tracked {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let poll = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(poll, std::task::Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.received.store(true, Ordering::Relaxed);
+        }
+        poll
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.inner.is_end_stream();
+        if end {
+            self.received.store(true, Ordering::Relaxed);
+        }
+        end
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// A body refused as too large is left unread, so the HTTP/1 connection

@@ -252,3 +252,180 @@ async fn zero_limits_are_refused_at_startup() {
         assert!(err.contains("must be at least 1"), "{err}");
     }
 }
+
+/// Before: a stalled upload got 503, as if the server were at fault. The
+/// body that does not arrive within BGREF_REQUEST_TIMEOUT is the client's
+/// fault: 408, a problem document, and the connection is closed.
+#[tokio::test]
+async fn a_stalled_upload_is_a_408_problem() {
+    let server = Server::start(&[("BGREF_REQUEST_TIMEOUT", "500ms")]).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{}",
+        LEGAL_MOVES.len(),
+        &LEGAL_MOVES[..5]
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    let (response, closed) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(closed);
+    assert!(response.starts_with("HTTP/1.1 408"), "{response}");
+    assert!(response.contains("application/problem+json"), "{response}");
+    assert!(
+        response.contains(r#""type":"request-timeout""#),
+        "{response}"
+    );
+}
+
+fn grpc_request(path: &str, message: Vec<u8>) -> http::Request<tonic::body::Body> {
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    framed.extend_from_slice(&message);
+    http::Request::builder()
+        .method("POST")
+        .uri(format!("http://127.0.0.1{path}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(tonic::body::Body::new(String::from_utf8(framed).unwrap()))
+        .unwrap()
+}
+
+/// Before: garbage protobuf got INTERNAL, a server fault. Now INVALID_ARGUMENT.
+#[tokio::test]
+async fn garbage_protobuf_is_invalid_argument() {
+    use tonic::codegen::Service as _;
+    let server = Server::start(&[]).await;
+    let mut channel = server.channel().await;
+    // Field 1, length-delimited, 127 bytes announced, 1 given.
+    let request = grpc_request("/bgref.v1.Referee/LegalMoves", vec![0x0a, 0x7f, 0x01]);
+    std::future::poll_fn(|cx| channel.poll_ready(cx))
+        .await
+        .unwrap();
+    let response = channel.call(request).await.unwrap();
+    let status = response
+        .headers()
+        .get("grpc-status")
+        .map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(status.as_deref(), Some("3"), "{:?}", response.headers());
+}
+
+/// Before: health and reflection took messages up to tonic's 4 MiB
+/// whatever BGREF_MAX_BODY_BYTES said. Now one limit for every service.
+#[tokio::test]
+async fn every_grpc_service_has_the_message_size_limit() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let server = Server::start(&[("BGREF_MAX_BODY_BYTES", "4096")]).await;
+    let err = HealthClient::new(server.channel().await)
+        .check(HealthCheckRequest {
+            service: "x".repeat(100_000),
+        })
+        .await
+        .expect_err("an oversized message");
+    assert!(
+        matches!(
+            err.code(),
+            tonic::Code::OutOfRange | tonic::Code::ResourceExhausted
+        ),
+        "{err:?}"
+    );
+}
+
+/// Before: a health Watch (or reflection) stream lived for ever and held
+/// shutdown for the whole BGREF_SHUTDOWN_TIMEOUT. Now streams end after
+/// BGREF_STREAM_TIMEOUT (DEADLINE_EXCEEDED), and at once on shutdown.
+#[tokio::test]
+async fn streams_have_a_bounded_life_and_do_not_hold_shutdown() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let server = Server::start(&[("BGREF_STREAM_TIMEOUT", "1s")]).await;
+    let start = Instant::now();
+    let mut watch = HealthClient::new(server.channel().await)
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(watch.message().await.unwrap().is_some());
+    let end = tokio::time::timeout(Duration::from_secs(5), watch.message())
+        .await
+        .expect("the stream ended");
+    assert_eq!(end.unwrap_err().code(), tonic::Code::DeadlineExceeded);
+    assert!(start.elapsed() < Duration::from_secs(3));
+    drop(server);
+
+    let server = Server::start(&[("BGREF_SHUTDOWN_TIMEOUT", "20s")]).await;
+    let mut watch = HealthClient::new(server.channel().await)
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(watch.message().await.unwrap().is_some());
+    let start = Instant::now();
+    assert_eq!(server.terminate().await, Some(0));
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "shutdown took {:?}",
+        start.elapsed()
+    );
+}
+
+/// Before: request strings went unescaped into the default text log
+/// (forged lines, terminal escapes, 60 KB lines). Now every request-derived
+/// field is escaped and cut.
+#[tokio::test]
+async fn request_strings_cannot_forge_or_flood_text_log_lines() {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = bgref_e2e::command(&[("BGREF_LOG_FORMAT", "text")], true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr: std::net::SocketAddr = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("bgref serving HTTP and gRPC") {
+                let listen = line.split("listen=").nth(1).unwrap();
+                return listen.split_whitespace().next().unwrap().parse().unwrap();
+            }
+        }
+        panic!("no start-up line");
+    })
+    .await
+    .unwrap();
+    let forged = "x\n2026-12-01T00:00:00.000000Z ERROR forged: admin logged in\u{1b}[2J";
+    let long = "v".repeat(60_000);
+    let client = reqwest::Client::new();
+    for variant in [forged, long.as_str()] {
+        let body = serde_json::json!({
+            "variant": variant,
+            "position": {"position_id": "4HPwATDgc/ABMA"},
+            "dice": [3, 1]
+        });
+        let resp = client
+            .post(format!("http://{addr}/legal-moves"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400);
+    }
+    let mut seen = 0;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            assert!(!line.contains('\u{1b}'), "terminal escape in {line:?}");
+            assert!(!line.starts_with("2026-12-01T00:00:00"), "forged: {line:?}");
+            assert!(line.len() < 4096, "a {}-byte line", line.len());
+            if line.contains("request refused") {
+                seen += 1;
+            }
+            if seen == 2 {
+                return;
+            }
+        }
+    })
+    .await;
+    assert_eq!(seen, 2, "both refusals logged");
+    let _ = child.kill().await;
+}
