@@ -119,6 +119,7 @@ fn layers(
                 .layer(ObserveLayer::new(metrics.clone()))
                 .layer(Extension(metrics.clone()))
                 .layer(axum::middleware::from_fn(close_after_refused_body))
+                .layer(axum::middleware::from_fn(refuse_non_utf8_query))
                 .layer(axum::middleware::from_fn_with_state(
                     streams.clone(),
                     StreamGuard::layer,
@@ -285,6 +286,78 @@ impl http_body::Body for Tracked {
 
     fn size_hint(&self) -> http_body::SizeHint {
         self.inner.size_hint()
+    }
+}
+
+/// A query string whose percent-decoding is not UTF-8 is refused (400
+/// `invalid-query`) instead of being read with U+FFFD in place of the bad
+/// bytes, which would make two different queries (`%FF`, `%FE`) the same.
+async fn refuse_non_utf8_query(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if let Some(query) = req.uri().query()
+        && !decodes_to_utf8(query)
+    {
+        return axum::response::IntoResponse::into_response(ApiError::invalid_request(
+            "invalid-query",
+            "the query string is not UTF-8 once percent-decoded",
+        ));
+    }
+    next.run(req).await
+}
+
+/// Whether each `&`/`=`-separated part of a query percent-decodes
+/// (`+` as a space) to UTF-8.
+fn decodes_to_utf8(query: &str) -> bool {
+    fn hex(b: u8) -> Option<u8> {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    }
+    let bytes = query.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    decoded.push(h << 4 | l);
+                    i += 3;
+                    continue;
+                }
+                _ => decoded.push(b'%'),
+            },
+            b'&' | b'=' => {
+                if std::str::from_utf8(&decoded).is_err() {
+                    return false;
+                }
+                decoded.clear();
+            }
+            b => decoded.push(b),
+        }
+        i += 1;
+    }
+    std::str::from_utf8(&decoded).is_ok()
+}
+
+#[cfg(test)]
+mod query_tests {
+    #[test]
+    fn percent_decoding_must_give_utf8() {
+        for ok in [
+            "match_id=abc",
+            "match_id=%C3%A9",
+            "a=%",
+            "a=%4",
+            "a=%zz",
+            "a=b&c=%E2%82%AC",
+        ] {
+            assert!(super::decodes_to_utf8(ok), "{ok}");
+        }
+        for bad in ["match_id=%FF", "a=%C3&b=%A9", "%FE=x"] {
+            assert!(!super::decodes_to_utf8(bad), "{bad}");
+        }
     }
 }
 

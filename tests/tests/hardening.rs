@@ -429,3 +429,14 @@ async fn request_strings_cannot_forge_or_flood_text_log_lines() {
     assert_eq!(seen, 2, "both refusals logged");
     let _ = child.kill().await;
 }
+
+/// Before: `GET /dice/commitment?match_id=%FF` collapsed onto U+FFFD (the
+/// same commitment as `%FE`). Now a query that is not UTF-8 is refused.
+#[tokio::test]
+async fn a_query_that_is_not_utf8_is_refused() {
+    let server = Server::start(&[]).await;
+    let (status, body) = server.get("/dice/commitment?match_id=%FF").await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains(r#""type":"invalid-query""#), "{body}");
+    assert_eq!(server.get("/dice/commitment?match_id=%C3%A9").await.0, 200);
+}
