@@ -341,26 +341,6 @@ fn decodes_to_utf8(query: &str) -> bool {
     std::str::from_utf8(&decoded).is_ok()
 }
 
-#[cfg(test)]
-mod query_tests {
-    #[test]
-    fn percent_decoding_must_give_utf8() {
-        for ok in [
-            "match_id=abc",
-            "match_id=%C3%A9",
-            "a=%",
-            "a=%4",
-            "a=%zz",
-            "a=b&c=%E2%82%AC",
-        ] {
-            assert!(super::decodes_to_utf8(ok), "{ok}");
-        }
-        for bad in ["match_id=%FF", "a=%C3&b=%A9", "%FE=x"] {
-            assert!(!super::decodes_to_utf8(bad), "{bad}");
-        }
-    }
-}
-
 /// A body refused as too large is left unread, so the HTTP/1 connection
 /// cannot carry another request: say so (`Connection: close`), or a client
 /// reusing it would fail on its next request.
@@ -471,6 +451,26 @@ fn signal_now() -> impl std::future::Future<Output = ()> + Send + 'static {
         tokio::select! {
             () = ctrl_c => {},
             () = terminate => {},
+        }
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    #[test]
+    fn percent_decoding_must_give_utf8() {
+        for ok in [
+            "match_id=abc",
+            "match_id=%C3%A9",
+            "a=%",
+            "a=%4",
+            "a=%zz",
+            "a=b&c=%E2%82%AC",
+        ] {
+            assert!(super::decodes_to_utf8(ok), "{ok}");
+        }
+        for bad in ["match_id=%FF", "a=%C3&b=%A9", "%FE=x"] {
+            assert!(!super::decodes_to_utf8(bad), "{bad}");
         }
     }
 }

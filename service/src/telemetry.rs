@@ -362,24 +362,6 @@ pub fn log_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-#[cfg(test)]
-mod log_safe_tests {
-    use super::log_safe;
-
-    #[test]
-    fn control_characters_are_escaped_and_long_text_cut() {
-        assert_eq!(log_safe("plain"), "plain");
-        let forged = "x\n2026-12-01T00:00:00Z ERROR forged\u{1b}[31m";
-        let safe = log_safe(forged);
-        assert!(!safe.contains('\n') && !safe.contains('\u{1b}'), "{safe}");
-        assert!(safe.contains("\\n") && safe.contains("\\u{1b}"), "{safe}");
-        let long = "a".repeat(60_000);
-        let safe = log_safe(&long);
-        assert!(safe.len() < 300, "{}", safe.len());
-        assert!(safe.ends_with("(59744 more bytes)"), "{safe}");
-    }
-}
-
 /// Reads W3C trace context from request headers.
 struct HeaderExtractor<'a>(&'a HeaderMap);
 
@@ -546,5 +528,23 @@ pub fn grpc_code_name(code: tonic::Code) -> &'static str {
         Code::Unavailable => "UNAVAILABLE",
         Code::DataLoss => "DATA_LOSS",
         Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+#[cfg(test)]
+mod log_safe_tests {
+    use super::log_safe;
+
+    #[test]
+    fn control_characters_are_escaped_and_long_text_cut() {
+        assert_eq!(log_safe("plain"), "plain");
+        let forged = "x\n2026-12-01T00:00:00Z ERROR forged\u{1b}[31m";
+        let safe = log_safe(forged);
+        assert!(!safe.contains('\n') && !safe.contains('\u{1b}'), "{safe}");
+        assert!(safe.contains("\\n") && safe.contains("\\u{1b}"), "{safe}");
+        let long = "a".repeat(60_000);
+        let safe = log_safe(&long);
+        assert!(safe.len() < 300, "{}", safe.len());
+        assert!(safe.ends_with("(59744 more bytes)"), "{safe}");
     }
 }
