@@ -47,9 +47,51 @@ pub struct Config {
     #[arg(long, env = "BGREF_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub request_timeout: Duration,
 
-    /// Requests handled at once; more wait (HTTP and gRPC alike).
-    #[arg(long, env = "BGREF_MAX_CONCURRENCY", default_value_t = 1024)]
+    /// Requests handled at once, HTTP and gRPC together (at least 1); more
+    /// wait up to --queue-timeout for a slot, then get 503 (gRPC
+    /// UNAVAILABLE) with `Retry-After`. Health checks and /metrics never wait.
+    #[arg(long, env = "BGREF_MAX_CONCURRENCY", default_value_t = 1024, value_parser = parse_positive)]
     pub max_concurrency: usize,
+
+    /// How long a request may wait for a slot under --max-concurrency.
+    #[arg(long, env = "BGREF_QUEUE_TIMEOUT", default_value = "1s", value_parser = parse_duration)]
+    pub queue_timeout: Duration,
+
+    /// Open connections at once (at least 1); further connections wait in
+    /// the listen backlog until one closes. Keep it below the process's
+    /// file-descriptor limit (`ulimit -n`).
+    #[arg(long, env = "BGREF_MAX_CONNECTIONS", default_value_t = 512, value_parser = parse_positive)]
+    pub max_connections: usize,
+
+    /// Largest request head (HTTP/1 request line and headers; HTTP/2 and
+    /// gRPC header list), in bytes: larger ones get 431 (at least 8192).
+    #[arg(long, env = "BGREF_MAX_HEADER_BYTES", default_value_t = 16 * 1024, value_parser = parse_header_bytes)]
+    pub max_header_bytes: usize,
+
+    /// Time a client has to send a complete HTTP/1 request head; a slower
+    /// one is disconnected.
+    #[arg(long, env = "BGREF_HEADER_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+
+    /// A connection on which no byte moved in either direction for this
+    /// long is closed (idle keep-alive, stalled HTTP/2 streams, silent
+    /// clients). Keep it above --request-timeout.
+    #[arg(long, env = "BGREF_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+
+    /// A response write that makes no progress for this long (a client
+    /// that does not read) closes the connection.
+    #[arg(long, env = "BGREF_SEND_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub send_timeout: Duration,
+
+    /// Longest life of a streaming response (gRPC reflection, health
+    /// Watch): it then ends with DEADLINE_EXCEEDED.
+    #[arg(long, env = "BGREF_STREAM_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub stream_timeout: Duration,
+
+    /// HTTP/2 (and gRPC) streams open at once on one connection.
+    #[arg(long, env = "BGREF_MAX_STREAMS_PER_CONNECTION", default_value_t = 64, value_parser = parse_positive_u32)]
+    pub max_streams_per_connection: u32,
 
     /// After SIGTERM or Ctrl-C, how long in-flight requests may take before the process exits.
     #[arg(long, env = "BGREF_SHUTDOWN_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
@@ -202,6 +244,29 @@ fn parse_origin(s: &str) -> Result<String, String> {
             "not an origin: {s:?} (expected * or scheme://host[:port], e.g. https://app.example.org)"
         ))
     }
+}
+
+/// A count of at least 1 (0 would refuse, or hang, every request).
+pub fn parse_positive(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1 (0 would let no request through)".to_owned()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("not a whole number: {s:?}")),
+    }
+}
+
+fn parse_positive_u32(s: &str) -> Result<u32, String> {
+    let n = parse_positive(s)?;
+    u32::try_from(n).map_err(|_| format!("at most {}", u32::MAX))
+}
+
+/// Header size limits below 8 KiB are refused (hyper's HTTP/1 minimum).
+fn parse_header_bytes(s: &str) -> Result<usize, String> {
+    let n = parse_positive(s)?;
+    if n < 8192 {
+        return Err("must be at least 8192".to_owned());
+    }
+    Ok(n)
 }
 
 impl Config {

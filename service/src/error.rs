@@ -109,13 +109,19 @@ impl ApiError {
     }
 
     /// Records the error on the current span and logs it at its level.
+    ///
+    /// The detail and the field may quote the request: they are escaped
+    /// and cut ([`crate::telemetry::log_safe`]).
     pub fn log(&self) {
+        use crate::telemetry::log_safe;
+        let detail = log_safe(&self.detail);
+        let field = self.field.as_deref().map(log_safe);
         match self.tracing_level() {
             tracing::Level::ERROR => {
-                tracing::error!(slug = self.slug, detail = %self.detail, "request failed")
+                tracing::error!(slug = self.slug, detail = %detail, "request failed")
             }
             _ => {
-                tracing::warn!(slug = self.slug, detail = %self.detail, field = self.field.as_deref(), "request refused")
+                tracing::warn!(slug = self.slug, detail = %detail, field = field.as_deref(), "request refused")
             }
         }
     }

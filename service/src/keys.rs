@@ -114,10 +114,8 @@ fn read_option(
         (Some(_), Some(_)) => Err(format!("set {name} or {name}_FILE, not both")),
         (Some(v), None) => Ok(Some(Zeroizing::new(v.trim().to_owned()))),
         (None, Some(path)) => {
-            let text = Zeroizing::new(
-                std::fs::read_to_string(path)
-                    .map_err(|e| format!("{name}_FILE: cannot read {}: {e}", path.display()))?,
-            );
+            let text = read_bounded(path)
+                .map_err(|e| format!("{name}_FILE: cannot read {}: {e}", path.display()))?;
             let trimmed = text.trim();
             if trimmed.is_empty() {
                 return Err(format!("{name}_FILE: {} is empty", path.display()));
@@ -126,6 +124,29 @@ fn read_option(
         }
         (None, None) => Ok(None),
     }
+}
+
+/// Largest secret file read, in bytes: `/dev/zero` or a log file named by
+/// mistake is refused instead of read without end.
+pub const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
+
+/// Shortest accepted reveal token, in characters.
+pub const MIN_REVEAL_TOKEN_CHARS: usize = 16;
+
+/// Reads a secret file of at most [`MAX_SECRET_FILE_BYTES`].
+fn read_bounded(path: &Path) -> std::io::Result<Zeroizing<String>> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Zeroizing::new(Vec::new());
+    file.take(MAX_SECRET_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SECRET_FILE_BYTES {
+        return Err(std::io::Error::other(format!(
+            "longer than {MAX_SECRET_FILE_BYTES} bytes"
+        )));
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|_| std::io::Error::other("not UTF-8 text"))?;
+    Ok(Zeroizing::new(text.to_owned()))
 }
 
 /// Decodes hex (either case); `None` on an odd length or a non-hex digit.
@@ -226,6 +247,13 @@ fn reveal_token(config: &DiceConfig) -> Result<Option<[u8; 32]>, String> {
         config.reveal_token_file.as_deref(),
         "BGREF_REVEAL_TOKEN",
     )?;
+    if let Some(t) = &token
+        && t.chars().count() < MIN_REVEAL_TOKEN_CHARS
+    {
+        return Err(format!(
+            "BGREF_REVEAL_TOKEN: must be at least {MIN_REVEAL_TOKEN_CHARS} characters"
+        ));
+    }
     Ok(token.map(|t| Sha256::digest(t.as_bytes()).into()))
 }
 
@@ -392,7 +420,7 @@ mod tests {
         DiceConfig {
             dice_secret: Some(SECRET.into()),
             signing_key: Some(RFC_SEED.into()),
-            reveal_token: Some("s3cret-token".into()),
+            reveal_token: Some("s3cret-token-long".into()),
             ..DiceConfig::default()
         }
     }
@@ -430,7 +458,7 @@ mod tests {
     fn files_and_upper_case_hex() {
         let secret = temp_file("secret", &format!("  {}\n", SECRET.to_uppercase()));
         let key = temp_file("key", &format!("{RFC_SEED}\n"));
-        let token = temp_file("token", "s3cret-token\n");
+        let token = temp_file("token", "s3cret-token-long\n");
         let cfg = DiceConfig {
             dice_secret_file: Some(secret.clone()),
             signing_key_file: Some(key.clone()),
@@ -442,7 +470,7 @@ mod tests {
         assert_eq!(*keys.server_seed("m"), *direct.server_seed("m"));
         assert_eq!(keys.key_id(), direct.key_id());
         assert_eq!(
-            keys.reveal_access(Some("Bearer s3cret-token")),
+            keys.reveal_access(Some("Bearer s3cret-token-long")),
             RevealAccess::Granted
         );
         for p in [secret, key, token] {
@@ -516,6 +544,26 @@ mod tests {
     }
 
     #[test]
+    fn unbounded_files_and_short_tokens_are_refused() {
+        let cfg = DiceConfig {
+            dice_secret: None,
+            dice_secret_file: Some(PathBuf::from("/dev/zero")),
+            ..config()
+        };
+        let err = DiceKeys::from_config(&cfg).unwrap_err();
+        assert!(
+            err.contains("BGREF_DICE_SECRET_FILE") && err.contains("longer than"),
+            "{err}"
+        );
+        let cfg = DiceConfig {
+            reveal_token: Some("x".into()),
+            ..config()
+        };
+        let err = DiceKeys::from_config(&cfg).unwrap_err();
+        assert!(err.contains("at least 16"), "{err}");
+    }
+
+    #[test]
     fn ephemeral_keys_differ_per_process_start() {
         let a = DiceKeys::from_config(&DiceConfig::default()).unwrap();
         let b = DiceKeys::from_config(&DiceConfig::default()).unwrap();
@@ -556,12 +604,12 @@ mod tests {
     fn reveal_token_checks() {
         let keys = DiceKeys::from_config(&config()).unwrap();
         for (header, access) in [
-            (Some("Bearer s3cret-token"), RevealAccess::Granted),
-            (Some("bearer  s3cret-token "), RevealAccess::Granted),
+            (Some("Bearer s3cret-token-long"), RevealAccess::Granted),
+            (Some("bearer  s3cret-token-long "), RevealAccess::Granted),
             (Some("Bearer s3cret-tokeN"), RevealAccess::Denied),
             (Some("Bearer s3cret"), RevealAccess::Denied),
-            (Some("Basic s3cret-token"), RevealAccess::Denied),
-            (Some("s3cret-token"), RevealAccess::Denied),
+            (Some("Basic s3cret-token-long"), RevealAccess::Denied),
+            (Some("s3cret-token-long"), RevealAccess::Denied),
             (Some(""), RevealAccess::Denied),
             (None, RevealAccess::Denied),
         ] {
@@ -573,7 +621,7 @@ mod tests {
         };
         let keys = DiceKeys::from_config(&no_token).unwrap();
         assert_eq!(
-            keys.reveal_access(Some("Bearer s3cret-token")),
+            keys.reveal_access(Some("Bearer s3cret-token-long")),
             RevealAccess::Disabled
         );
     }
@@ -583,7 +631,7 @@ mod tests {
         let keys = DiceKeys::from_config(&config()).unwrap();
         let text = format!("{keys:?}");
         assert!(text.contains(keys.key_id()), "{text}");
-        for secret in [SECRET, RFC_SEED, "s3cret-token", "000102030405"] {
+        for secret in [SECRET, RFC_SEED, "s3cret-token-long", "000102030405"] {
             assert!(!text.contains(secret), "{text}");
         }
     }

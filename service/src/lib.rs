@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod config;
+pub mod conn;
 pub mod error;
 pub mod grpc;
 pub mod http;
@@ -10,6 +11,7 @@ pub mod keys;
 pub mod metrics;
 pub mod server;
 pub mod state;
+pub mod streams;
 pub mod telemetry;
 
 /// Code generated from `proto/bgref/v1/*.proto`.

@@ -44,6 +44,19 @@ async fn main() -> ExitCode {
         None => None,
     };
     let drain = server::drain_on_signal(state, app.health.clone(), config.shutdown_delay);
+    // When the servers stop accepting, open gRPC streams end too.
+    let stopping = {
+        let drain = drain.clone();
+        let stop_streams = app.stop_streams.clone();
+        move || {
+            let drain = drain.clone();
+            let stop_streams = stop_streams.clone();
+            async move {
+                server::stopped(drain).await;
+                let _ = stop_streams.send(true);
+            }
+        }
+    };
     let grace = config.shutdown_timeout;
     let local = listener
         .local_addr()
@@ -55,11 +68,12 @@ async fn main() -> ExitCode {
         tokio::spawn(server::serve(
             l,
             app.grpc_router,
-            server::stopped(drain.clone()),
+            &config,
+            stopping(),
             grace,
         ))
     });
-    let result = server::serve(listener, app.router, server::stopped(drain), grace).await;
+    let result = server::serve(listener, app.router, &config, stopping(), grace).await;
     let grpc_result = match grpc_server {
         Some(handle) => handle
             .await

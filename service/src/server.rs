@@ -5,14 +5,17 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
-use axum::serve::ListenerExt as _;
 use axum::{Extension, Router};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use axum::extract::State;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tokio::sync::watch;
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower::ServiceBuilder;
-use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::util::MapRequestLayer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -24,6 +27,7 @@ use crate::error::{ApiError, ErrorKind};
 use crate::metrics::{Metrics, ObserveLayer};
 use crate::proto::referee_server::RefereeServer;
 use crate::state::AppState;
+use crate::streams::StreamGuard;
 use crate::telemetry;
 
 /// The service's routers and what they share.
@@ -37,6 +41,9 @@ pub struct App {
     pub health: HealthReporter,
     /// The request metrics of both routers (served at `/metrics`).
     pub metrics: Metrics,
+    /// Send `true` when the server stops accepting: open gRPC streams then
+    /// end with UNAVAILABLE instead of holding the exit ([`StreamGuard`]).
+    pub stop_streams: Arc<watch::Sender<bool>>,
 }
 
 /// HTTP and gRPC routes with every layer, and the gRPC health reporter.
@@ -50,19 +57,23 @@ pub fn app(state: AppState, config: &Config) -> (Router, HealthReporter) {
 pub fn build(state: AppState, config: &Config) -> App {
     let (grpc, health) = crate::grpc::router(state.clone(), config.max_body_bytes);
     let metrics = Metrics::new();
-    let limit = GlobalConcurrencyLimitLayer::new(config.max_concurrency);
+    let limit = ConcurrencyGate::new(config.max_concurrency, config.queue_timeout);
+    let (stop_streams, stop) = watch::channel(false);
+    let streams = StreamGuard::new(config.stream_timeout, stop);
     let router = layers(
         crate::http::router(state).merge(grpc.clone()),
         config,
         &metrics,
         &limit,
+        &streams,
     );
-    let grpc_router = layers(grpc, config, &metrics, &limit);
+    let grpc_router = layers(grpc, config, &metrics, &limit, &streams);
     App {
         router,
         grpc_router,
         health,
         metrics,
+        stop_streams: Arc::new(stop_streams),
     }
 }
 
@@ -77,16 +88,20 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// 2. the request span ([`telemetry::request_span`]);
 /// 3. metrics, outcome and completion log ([`ObserveLayer`]), which see
 ///    what the client sees, panics and timeouts included;
-/// 4. a 413 closes the HTTP/1 connection (its body was not read);
-/// 5. panics become a 500 problem, slow requests a 503 problem, and at most
-///    `max_concurrency` requests run at once (HTTP and gRPC together).
+/// 4. a 413 closes the HTTP/1 connection (its body was not read); gRPC
+///    streams have a bounded life, and undecodable messages are
+///    INVALID_ARGUMENT ([`StreamGuard`]);
+/// 5. panics become a 500 problem, slow requests a 503 problem (408 when
+///    the body had not arrived), and at most `max_concurrency` requests
+///    run at once (HTTP and gRPC together; [`ConcurrencyGate`]).
 fn layers(
     router: Router,
     config: &Config,
     metrics: &Metrics,
-    limit: &GlobalConcurrencyLimitLayer,
+    limit: &ConcurrencyGate,
+    streams: &StreamGuard,
 ) -> Router {
-    let router = observed(router, config, metrics, limit);
+    let router = observed(router, config, metrics, limit, streams);
     match cors(&config.cors_origins) {
         Some(cors) => router.layer(cors),
         None => router,
@@ -132,7 +147,8 @@ fn observed(
     router: Router,
     config: &Config,
     metrics: &Metrics,
-    limit: &GlobalConcurrencyLimitLayer,
+    limit: &ConcurrencyGate,
+    streams: &StreamGuard,
 ) -> Router {
     router
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
@@ -155,6 +171,11 @@ fn observed(
                 .layer(ObserveLayer::new(metrics.clone()))
                 .layer(Extension(metrics.clone()))
                 .layer(axum::middleware::from_fn(close_after_refused_body))
+                .layer(axum::middleware::from_fn(refuse_non_utf8_query))
+                .layer(axum::middleware::from_fn_with_state(
+                    streams.clone(),
+                    StreamGuard::layer,
+                ))
                 .layer(axum::middleware::from_fn(timeout_as_problem))
                 .layer(CatchPanicLayer::custom(
                     |panic: Box<dyn std::any::Any + Send>| {
@@ -175,8 +196,71 @@ fn observed(
                     StatusCode::SERVICE_UNAVAILABLE,
                     config.request_timeout,
                 ))
-                .layer(limit.clone()),
+                .layer(axum::middleware::from_fn_with_state(
+                    limit.clone(),
+                    ConcurrencyGate::admit,
+                )),
         )
+}
+
+/// At most `max` requests at once, HTTP and gRPC together. A request waits
+/// at most `queue_timeout` for a slot, then gets a 503 problem with
+/// `Retry-After` (gRPC clients read it as UNAVAILABLE). Probes
+/// (`/healthz`, `/readyz`, `/metrics`, gRPC health) never wait: a
+/// saturated server still answers its orchestrator.
+#[derive(Debug, Clone)]
+struct ConcurrencyGate {
+    slots: Arc<Semaphore>,
+    queue_timeout: Duration,
+}
+
+impl ConcurrencyGate {
+    fn new(max: usize, queue_timeout: Duration) -> ConcurrencyGate {
+        ConcurrencyGate {
+            slots: Arc::new(Semaphore::new(max.max(1))),
+            queue_timeout,
+        }
+    }
+
+    async fn admit(
+        State(gate): State<ConcurrencyGate>,
+        req: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        if is_probe(req.uri().path()) {
+            return next.run(req).await;
+        }
+        let permit = match tokio::time::timeout(
+            gate.queue_timeout,
+            gate.slots.clone().acquire_owned(),
+        )
+        .await
+        {
+            Ok(Ok(permit)) => permit,
+            _ => {
+                let mut response = axum::response::IntoResponse::into_response(ApiError::new(
+                    ErrorKind::Unavailable,
+                    "overloaded",
+                    "the server is handling as many requests as it may \
+                     (BGREF_MAX_CONCURRENCY); retry shortly",
+                ));
+                response.headers_mut().insert(
+                    http::header::RETRY_AFTER,
+                    http::HeaderValue::from_static("1"),
+                );
+                return response;
+            }
+        };
+        let response = next.run(req).await;
+        drop(permit);
+        response
+    }
+}
+
+/// Health checks and scrapes.
+fn is_probe(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/metrics")
+        || path.starts_with("/grpc.health.v1.Health/")
 }
 
 /// The timeout layer answers a bare 503; say what happened in a problem
@@ -186,10 +270,34 @@ async fn timeout_as_problem(
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
+    let received = Arc::new(AtomicBool::new(false));
+    let req = req.map(|body| {
+        axum::body::Body::new(Tracked {
+            inner: body,
+            received: received.clone(),
+        })
+    });
     let response = next.run(req).await;
     if response.status() == StatusCode::SERVICE_UNAVAILABLE
         && !response.headers().contains_key(http::header::CONTENT_TYPE)
     {
+        if !received.load(Ordering::Relaxed) {
+            // The client's fault: its body did not arrive in time.
+            tracing::warn!(slug = "request-timeout", "request refused");
+            let mut response = crate::http::error::problem_response(
+                StatusCode::REQUEST_TIMEOUT,
+                "request-timeout",
+                "the request body did not arrive within the server's time limit \
+                 (BGREF_REQUEST_TIMEOUT)"
+                    .to_owned(),
+                None,
+            );
+            response.headers_mut().insert(
+                http::header::CONNECTION,
+                http::HeaderValue::from_static("close"),
+            );
+            return response;
+        }
         return axum::response::IntoResponse::into_response(ApiError::new(
             ErrorKind::Unavailable,
             "timeout",
@@ -197,6 +305,92 @@ async fn timeout_as_problem(
         ));
     }
     response
+}
+
+/// A request body that notes when it has been received in full.
+struct Tracked {
+    inner: axum::body::Body,
+    received: Arc<AtomicBool>,
+}
+
+impl http_body::Body for Tracked {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let poll = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if matches!(poll, std::task::Poll::Ready(None)) || self.inner.is_end_stream() {
+            self.received.store(true, Ordering::Relaxed);
+        }
+        poll
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let end = self.inner.is_end_stream();
+        if end {
+            self.received.store(true, Ordering::Relaxed);
+        }
+        end
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// A query string whose percent-decoding is not UTF-8 is refused (400
+/// `invalid-query`) instead of being read with U+FFFD in place of the bad
+/// bytes, which would make two different queries (`%FF`, `%FE`) the same.
+async fn refuse_non_utf8_query(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if let Some(query) = req.uri().query()
+        && !decodes_to_utf8(query)
+    {
+        return axum::response::IntoResponse::into_response(ApiError::invalid_request(
+            "invalid-query",
+            "the query string is not UTF-8 once percent-decoded",
+        ));
+    }
+    next.run(req).await
+}
+
+/// Whether each `&`/`=`-separated part of a query percent-decodes
+/// (`+` as a space) to UTF-8.
+fn decodes_to_utf8(query: &str) -> bool {
+    fn hex(b: u8) -> Option<u8> {
+        char::from(b)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    }
+    let bytes = query.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    decoded.push(h << 4 | l);
+                    i += 3;
+                    continue;
+                }
+                _ => decoded.push(b'%'),
+            },
+            b'&' | b'=' => {
+                if std::str::from_utf8(&decoded).is_err() {
+                    return false;
+                }
+                decoded.clear();
+            }
+            b => decoded.push(b),
+        }
+        i += 1;
+    }
+    std::str::from_utf8(&decoded).is_ok()
 }
 
 /// A body refused as too large is left unread, so the HTTP/1 connection
@@ -218,41 +412,25 @@ async fn close_after_refused_body(
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves: then stops
-/// accepting and lets in-flight requests finish for at most `grace`.
+/// accepting and lets in-flight requests finish for at most `grace`. The
+/// connection limits of `config` apply ([`crate::conn`]).
 ///
 /// # Errors
 /// I/O errors of the listener.
-pub async fn serve(
+pub fn serve(
     listener: TcpListener,
     router: Router,
+    config: &Config,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     grace: Duration,
-) -> std::io::Result<()> {
-    let (tx, rx) = watch::channel(false);
-    // Every response goes out at once: without TCP_NODELAY a response
-    // written in two pieces (HTTP/2 headers, then data) waits for the
-    // client's delayed ACK, about 40 ms per gRPC call.
-    let listener = listener.tap_io(|stream| {
-        if let Err(err) = stream.set_nodelay(true) {
-            tracing::warn!(error = %err, "could not set TCP_NODELAY on a connection");
-        }
-    });
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
-        shutdown.await;
-        let _ = tx.send(true);
-    });
-    let mut rx_wait = rx.clone();
-    let deadline = async move {
-        let _ = rx_wait.wait_for(|&stopping| stopping).await;
-        tokio::time::sleep(grace).await;
-    };
-    tokio::select! {
-        result = server => result,
-        () = deadline => {
-            tracing::warn!(grace_secs = grace.as_secs_f64(), "in-flight requests did not finish in time; exiting");
-            Ok(())
-        }
-    }
+) -> impl std::future::Future<Output = std::io::Result<()>> + Send + 'static {
+    crate::conn::serve(
+        listener,
+        router,
+        crate::conn::ConnLimits::from_config(config),
+        shutdown,
+        grace,
+    )
 }
 
 /// Starts draining on the first SIGTERM or Ctrl-C: `/readyz` answers 503
@@ -325,6 +503,26 @@ fn signal_now() -> impl std::future::Future<Output = ()> + Send + 'static {
         tokio::select! {
             () = ctrl_c => {},
             () = terminate => {},
+        }
+    }
+}
+
+#[cfg(test)]
+mod query_tests {
+    #[test]
+    fn percent_decoding_must_give_utf8() {
+        for ok in [
+            "match_id=abc",
+            "match_id=%C3%A9",
+            "a=%",
+            "a=%4",
+            "a=%zz",
+            "a=b&c=%E2%82%AC",
+        ] {
+            assert!(super::decodes_to_utf8(ok), "{ok}");
+        }
+        for bad in ["match_id=%FF", "a=%C3&b=%A9", "%FE=x"] {
+            assert!(!super::decodes_to_utf8(bad), "{bad}");
         }
     }
 }

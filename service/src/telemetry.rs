@@ -333,6 +333,35 @@ pub fn sanitize_request_id<B>(mut req: Request<B>) -> Request<B> {
     req
 }
 
+/// Longest request-derived text written to a log field, in characters.
+pub const MAX_LOGGED_CHARS: usize = 256;
+
+/// Request-derived text made safe for a log line: control characters
+/// (line breaks, terminal escapes) written as escapes (`\n`, `\u{1b}`),
+/// and at most [`MAX_LOGGED_CHARS`] characters kept (then `…` and the
+/// number of bytes left out). A forged log line or a 60 KB line cannot
+/// come from a request.
+pub fn log_safe(text: &str) -> Cow<'_, str> {
+    let clean = text.chars().count() <= MAX_LOGGED_CHARS && !text.chars().any(char::is_control);
+    if clean {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(MAX_LOGGED_CHARS + 32);
+    for (kept, (i, c)) in text.char_indices().enumerate() {
+        if kept == MAX_LOGGED_CHARS {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\u{2026} ({} more bytes)", text.len() - i);
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// Reads W3C trace context from request headers.
 struct HeaderExtractor<'a>(&'a HeaderMap);
 
@@ -387,7 +416,8 @@ pub fn request_span<B>(req: &Request<B>) -> Span {
         .get(REQUEST_ID_HEADER)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    let path = req.uri().path();
+    let path = log_safe(req.uri().path());
+    let path = path.as_ref();
     let span = if op.probe {
         request_span!(tracing::Level::DEBUG, name, op, request_id, path)
     } else {
@@ -498,5 +528,23 @@ pub fn grpc_code_name(code: tonic::Code) -> &'static str {
         Code::Unavailable => "UNAVAILABLE",
         Code::DataLoss => "DATA_LOSS",
         Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+#[cfg(test)]
+mod log_safe_tests {
+    use super::log_safe;
+
+    #[test]
+    fn control_characters_are_escaped_and_long_text_cut() {
+        assert_eq!(log_safe("plain"), "plain");
+        let forged = "x\n2026-12-01T00:00:00Z ERROR forged\u{1b}[31m";
+        let safe = log_safe(forged);
+        assert!(!safe.contains('\n') && !safe.contains('\u{1b}'), "{safe}");
+        assert!(safe.contains("\\n") && safe.contains("\\u{1b}"), "{safe}");
+        let long = "a".repeat(60_000);
+        let safe = log_safe(&long);
+        assert!(safe.len() < 300, "{}", safe.len());
+        assert!(safe.ends_with("(59744 more bytes)"), "{safe}");
     }
 }

@@ -118,6 +118,18 @@ impl Server {
         }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Resident memory of the process in KiB (Linux `/proc`), if readable.
+    pub fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    }
+
     /// `http://127.0.0.1:port`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)

@@ -400,7 +400,7 @@ async fn finished_game_and_game_over_result() {
 }
 
 #[tokio::test]
-async fn a_request_over_the_time_limit_is_a_503_problem() {
+async fn a_body_that_does_not_arrive_in_time_is_a_408_problem() {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let server = Server::start(&[("BGREF_REQUEST_TIMEOUT", "300ms")]).await;
     let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
@@ -415,9 +415,10 @@ async fn a_request_over_the_time_limit_is_a_503_problem() {
         .expect("answered within the limit")
         .unwrap();
     let text = String::from_utf8_lossy(&buf[..n]);
-    assert!(text.starts_with("HTTP/1.1 503"), "{text}");
+    // The client's fault (issue 14), not the server's: 408, not 503.
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
     assert!(text.contains("application/problem+json"), "{text}");
-    assert!(text.contains("\"type\":\"timeout\""), "{text}");
+    assert!(text.contains("\"type\":\"request-timeout\""), "{text}");
 }
 
 /// Not a speed test: a socket-option check. Without TCP_NODELAY on the

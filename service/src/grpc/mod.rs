@@ -217,16 +217,20 @@ pub fn router(
     let referee =
         RefereeServer::new(RefereeService::new(state)).max_decoding_message_size(max_message_bytes);
     let (reporter, health) = tonic_health::server::health_reporter();
+    // One message size limit for every gRPC service (tonic's default is 4 MiB).
+    let health = health.max_decoding_message_size(max_message_bytes);
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()
-        .expect("embedded descriptor set");
+        .expect("embedded descriptor set")
+        .max_decoding_message_size(max_message_bytes);
     let reflection_alpha = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()
-        .expect("embedded descriptor set");
+        .expect("embedded descriptor set")
+        .max_decoding_message_size(max_message_bytes);
     let router = route(Router::new(), referee);
     let router = route(router, health);
     let router = route(router, reflection);

@@ -1,0 +1,292 @@
+//! Connections: the accept loop with a connection cap, HTTP/1 and HTTP/2
+//! tuned against slow and greedy clients, and a socket wrapper that cuts
+//! off idle connections and clients that do not read.
+//!
+//! axum's `serve` offers none of these knobs, so connections are driven by
+//! hyper-util's `auto::Builder` directly.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio::time::{Instant, Sleep};
+
+use crate::config::Config;
+
+/// The connection-level limits (see [`Config`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnLimits {
+    /// Open connections at once.
+    pub max_connections: usize,
+    /// Largest request head.
+    pub max_header_bytes: usize,
+    /// Time to send an HTTP/1 request head.
+    pub header_timeout: Duration,
+    /// No byte either way for this long closes the connection.
+    pub idle_timeout: Duration,
+    /// A write stuck this long closes the connection.
+    pub send_timeout: Duration,
+    /// HTTP/2 streams per connection.
+    pub max_streams: u32,
+}
+
+impl ConnLimits {
+    /// The limits configured.
+    pub fn from_config(config: &Config) -> ConnLimits {
+        ConnLimits {
+            max_connections: config.max_connections,
+            max_header_bytes: config.max_header_bytes,
+            header_timeout: config.header_timeout,
+            idle_timeout: config.idle_timeout,
+            send_timeout: config.send_timeout,
+            max_streams: config.max_streams_per_connection,
+        }
+    }
+}
+
+/// Per-stream HTTP/2 flow-control window and send buffer: what one stream
+/// may hold for a client that does not read.
+const H2_STREAM_WINDOW: u32 = 256 * 1024;
+const H2_CONNECTION_WINDOW: u32 = 1024 * 1024;
+const H2_MAX_SEND_BUF: usize = 64 * 1024;
+
+fn builder(limits: &ConnLimits) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(limits.max_header_bytes.max(8192))
+        .max_headers(100);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.max_streams)
+        .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
+        .initial_stream_window_size(H2_STREAM_WINDOW)
+        .initial_connection_window_size(H2_CONNECTION_WINDOW)
+        .max_send_buf_size(H2_MAX_SEND_BUF)
+        .max_pending_accept_reset_streams(64)
+        .max_local_error_reset_streams(256);
+    builder
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves: then stops
+/// accepting, asks every connection to finish (HTTP/2 GOAWAY, HTTP/1
+/// `Connection: close` after the current request), and waits for them at
+/// most `grace`.
+///
+/// At most `limits.max_connections` connections are open at once: the
+/// next one is accepted only when one closes (until then it waits in the
+/// kernel's listen backlog). Every accepted socket gets `TCP_NODELAY`.
+///
+/// # Errors
+/// None so far: accept errors (out of file descriptors, say) are logged
+/// and retried after a pause.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: ConnLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    grace: Duration,
+) -> io::Result<()> {
+    let builder = Arc::new(builder(&limits));
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            () = &mut shutdown => break,
+            permit = slots.clone().acquire_owned() => permit,
+        };
+        let Ok(permit) = permit else { break };
+        let (stream, _peer) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    // EMFILE and the like: back off instead of spinning.
+                    tracing::warn!(error = %err, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        // Every response goes out at once: without TCP_NODELAY a response
+        // written in two pieces (HTTP/2 headers, then data) waits for the
+        // client's delayed ACK, about 40 ms per gRPC call.
+        if let Err(err) = stream.set_nodelay(true) {
+            tracing::warn!(error = %err, "could not set TCP_NODELAY on a connection");
+        }
+        let io = TokioIo::new(GuardedIo::new(
+            stream,
+            limits.idle_timeout,
+            limits.send_timeout,
+        ));
+        let service = TowerToHyperService::new(router.clone());
+        let conn = builder
+            .serve_connection_with_upgrades(io, service)
+            .into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(err) = conn.await {
+                tracing::debug!(error = %err, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {},
+        () = tokio::time::sleep(grace) => {
+            tracing::warn!(grace_secs = grace.as_secs_f64(), "in-flight requests did not finish in time; exiting");
+        }
+    }
+    Ok(())
+}
+
+/// A socket that fails with `TimedOut` when no byte has moved either way
+/// for `idle`, or when a write has been stuck for `send`. hyper then
+/// closes the connection.
+#[derive(Debug)]
+pub struct GuardedIo<T> {
+    inner: T,
+    idle: Duration,
+    send: Duration,
+    last_progress: Instant,
+    write_stuck_since: Option<Instant>,
+    timer: Pin<Box<Sleep>>,
+}
+
+impl<T> GuardedIo<T> {
+    /// Wraps `inner`.
+    pub fn new(inner: T, idle: Duration, send: Duration) -> GuardedIo<T> {
+        let now = Instant::now();
+        GuardedIo {
+            inner,
+            idle,
+            send,
+            last_progress: now,
+            write_stuck_since: None,
+            timer: Box::pin(tokio::time::sleep_until(now + idle)),
+        }
+    }
+
+    fn progress(&mut self) {
+        self.last_progress = Instant::now();
+    }
+
+    /// Called when the inner socket is not ready: arms the timer for the
+    /// nearest deadline, or fails if it has passed.
+    fn check(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
+        let mut deadline = self.last_progress + self.idle;
+        let mut what = "idle connection";
+        if let Some(since) = self.write_stuck_since
+            && since + self.send < deadline
+        {
+            deadline = since + self.send;
+            what = "client does not read";
+        }
+        if Instant::now() >= deadline {
+            return Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, what));
+        }
+        if self.timer.deadline() != deadline {
+            self.timer.as_mut().reset(deadline);
+        }
+        match self.timer.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, what)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for GuardedIo<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        match Pin::new(&mut self.inner).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    self.progress();
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+            Poll::Pending => self.check(cx).map(Err),
+        }
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write(cx, buf) {
+            Poll::Ready(Ok(n)) => {
+                if n > 0 {
+                    self.progress();
+                }
+                self.write_stuck_since = None;
+                Poll::Ready(Ok(n))
+            }
+            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+            Poll::Pending => {
+                if self.write_stuck_since.is_none() {
+                    self.write_stuck_since = Some(Instant::now());
+                }
+                self.check(cx).map(Err)
+            }
+        }
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
+            Poll::Ready(Ok(n)) => {
+                if n > 0 {
+                    self.progress();
+                }
+                self.write_stuck_since = None;
+                Poll::Ready(Ok(n))
+            }
+            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
+            Poll::Pending => {
+                if self.write_stuck_since.is_none() {
+                    self.write_stuck_since = Some(Instant::now());
+                }
+                self.check(cx).map(Err)
+            }
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}

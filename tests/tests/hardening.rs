@@ -1,0 +1,442 @@
+//! Hostile clients against the real binary (issue 14): slow and oversized
+//! request heads, connection floods, stalled uploads, clients that never
+//! read, and configuration that would hang the server. Every attack targets
+//! 127.0.0.1, is bounded in count and time, and stops by itself.
+
+use std::time::{Duration, Instant};
+
+use bgref_e2e::Server;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}"#;
+
+/// Reads until EOF or error, at most `limit`; returns what was read and
+/// whether the server closed the connection within the limit.
+async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (String, bool) {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let closed = tokio::time::timeout(limit, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .is_ok();
+    (String::from_utf8_lossy(&out).into_owned(), closed)
+}
+
+/// A GET of /healthz on a fresh connection, with its latency.
+async fn healthz(server: &Server) -> (u16, Duration) {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let start = Instant::now();
+    let status = client
+        .get(server.url("/healthz"))
+        .send()
+        .await
+        .map_or(0, |r| r.status().as_u16());
+    (status, start.elapsed())
+}
+
+/// Before: 500 connections each holding an unfinished 390 KB header took
+/// RSS from 10 to 218 MB. Now a head over BGREF_MAX_HEADER_BYTES is
+/// refused with 431 as soon as it passes the limit, and memory stays flat.
+#[tokio::test]
+async fn oversized_unfinished_headers_are_refused_and_memory_stays_flat() {
+    let server = Server::start(&[]).await;
+    let before = server.rss_kib().unwrap_or(0);
+    let filler = format!("x-filler: {}\r\n", "a".repeat(1000));
+    let mut tasks = Vec::new();
+    for _ in 0..200 {
+        let addr = server.addr;
+        let filler = filler.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut s = TcpStream::connect(addr).await.unwrap();
+            s.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n")
+                .await
+                .unwrap();
+            // 100 KB of header, never finished.
+            for _ in 0..100 {
+                if s.write_all(filler.as_bytes()).await.is_err() {
+                    break;
+                }
+            }
+            read_until_closed(&mut s, Duration::from_secs(10)).await
+        }));
+    }
+    let mut refused = 0;
+    for task in tasks {
+        let (response, closed) = task.await.unwrap();
+        assert!(closed, "the connection stayed open");
+        if response.starts_with("HTTP/1.1 431") {
+            refused += 1;
+        }
+    }
+    assert!(refused > 150, "only {refused} of 200 got 431");
+    let after = server.rss_kib().unwrap_or(0);
+    assert!(
+        after < before + 40 * 1024,
+        "RSS grew from {before} KiB to {after} KiB"
+    );
+    assert_eq!(healthz(&server).await.0, 200);
+}
+
+/// Before: 300 connections sending their head slowly locked every other
+/// client out. Now each has BGREF_HEADER_TIMEOUT to send it, at most
+/// BGREF_MAX_CONNECTIONS are open, and a new client is served as soon as
+/// the slow ones are cut off.
+#[tokio::test]
+async fn slow_heads_are_cut_off_and_the_connection_cap_holds() {
+    let server = Server::start(&[
+        ("BGREF_HEADER_TIMEOUT", "1s"),
+        ("BGREF_MAX_CONNECTIONS", "50"),
+    ])
+    .await;
+    let mut slow = Vec::new();
+    for _ in 0..80 {
+        let mut s = TcpStream::connect(server.addr).await.unwrap();
+        // Starts a head, then sends one byte now and then.
+        let _ = s.write_all(b"GET /healthz HTTP/1.1\r\nx-slow: ").await;
+        slow.push(s);
+    }
+    let dripping = tokio::spawn(async move {
+        let mut closed = 0;
+        for _ in 0..6 {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            for s in &mut slow {
+                let _ = s.write_all(b"a").await;
+            }
+        }
+        for s in &mut slow {
+            if read_until_closed(s, Duration::from_secs(3)).await.1 {
+                closed += 1;
+            }
+        }
+        closed
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, took) = healthz(&server).await;
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_secs(5), "/healthz took {took:?}");
+    assert_eq!(dripping.await.unwrap(), 80, "slow heads left open");
+}
+
+/// A connection on which nothing moves is closed after BGREF_IDLE_TIMEOUT.
+#[tokio::test]
+async fn idle_connections_are_closed() {
+    let server = Server::start(&[
+        ("BGREF_IDLE_TIMEOUT", "1s"),
+        ("BGREF_REQUEST_TIMEOUT", "500ms"),
+    ])
+    .await;
+    // Silent from the start.
+    let mut silent = TcpStream::connect(server.addr).await.unwrap();
+    // Keep-alive after one request.
+    let mut kept = TcpStream::connect(server.addr).await.unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let start = Instant::now();
+    assert!(
+        read_until_closed(&mut silent, Duration::from_secs(5))
+            .await
+            .1
+    );
+    let (response, closed) = read_until_closed(&mut kept, Duration::from_secs(5)).await;
+    assert!(closed);
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(start.elapsed() < Duration::from_secs(4));
+}
+
+/// A client that asks for a large response and never reads is cut off
+/// after BGREF_SEND_TIMEOUT and holds no one up.
+#[tokio::test]
+async fn a_client_that_does_not_read_is_cut_off() {
+    let server = Server::start(&[("BGREF_SEND_TIMEOUT", "1s")]).await;
+    let mut readers = Vec::new();
+    for _ in 0..20 {
+        let mut s = TcpStream::connect(server.addr).await.unwrap();
+        // The Swagger UI bundle is over a megabyte; ask for it many times.
+        let mut requests = String::new();
+        for _ in 0..8 {
+            requests.push_str("GET /docs/swagger-ui-bundle.js HTTP/1.1\r\nhost: x\r\n\r\n");
+        }
+        s.write_all(requests.as_bytes()).await.unwrap();
+        readers.push(s);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, took) = healthz(&server).await;
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_secs(1), "/healthz took {took:?}");
+    // Then read one byte a second: the server gives up on them.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut closed = 0;
+    for s in &mut readers {
+        // What the kernel buffered is still readable; then EOF or reset.
+        let mut sink = vec![0u8; 1 << 20];
+        let ended = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                match s.read(&mut sink).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await
+        .is_ok();
+        closed += usize::from(ended);
+    }
+    assert_eq!(closed, 20, "connections of non-readers left open");
+}
+
+/// Before: 1200 stalled uploads made /healthz take 4.6 to 9.5 s. Now the
+/// probes never wait for a slot, and a request that cannot get one within
+/// BGREF_QUEUE_TIMEOUT gets 503 with Retry-After.
+#[tokio::test]
+async fn stalled_uploads_do_not_hold_up_health_checks() {
+    let server = Server::start(&[
+        ("BGREF_MAX_CONCURRENCY", "4"),
+        ("BGREF_QUEUE_TIMEOUT", "200ms"),
+        ("BGREF_REQUEST_TIMEOUT", "5s"),
+    ])
+    .await;
+    let mut stalled = Vec::new();
+    for _ in 0..40 {
+        let mut s = TcpStream::connect(server.addr).await.unwrap();
+        let head = format!(
+            "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\n\r\n{}",
+            LEGAL_MOVES.len(),
+            &LEGAL_MOVES[..5]
+        );
+        s.write_all(head.as_bytes()).await.unwrap();
+        stalled.push(s);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, took) = healthz(&server).await;
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_millis(500), "/healthz took {took:?}");
+    let client = reqwest::Client::new();
+    let resp = client
+        .post(server.url("/legal-moves"))
+        .body(LEGAL_MOVES)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 503);
+    assert_eq!(resp.headers()["retry-after"], "1");
+    assert_eq!(resp.headers()["content-type"], "application/problem+json");
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["type"], "overloaded");
+    drop(stalled);
+}
+
+/// `BGREF_MAX_CONCURRENCY=0` used to be accepted and hang every request.
+#[tokio::test]
+async fn zero_limits_are_refused_at_startup() {
+    for var in ["BGREF_MAX_CONCURRENCY", "BGREF_MAX_CONNECTIONS"] {
+        let out = bgref_e2e::command(&[(var, "0")], true)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{var}=0 started");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("must be at least 1"), "{err}");
+    }
+}
+
+/// Before: a stalled upload got 503, as if the server were at fault. The
+/// body that does not arrive within BGREF_REQUEST_TIMEOUT is the client's
+/// fault: 408, a problem document, and the connection is closed.
+#[tokio::test]
+async fn a_stalled_upload_is_a_408_problem() {
+    let server = Server::start(&[("BGREF_REQUEST_TIMEOUT", "500ms")]).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{}",
+        LEGAL_MOVES.len(),
+        &LEGAL_MOVES[..5]
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    let (response, closed) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(closed);
+    assert!(response.starts_with("HTTP/1.1 408"), "{response}");
+    assert!(response.contains("application/problem+json"), "{response}");
+    assert!(
+        response.contains(r#""type":"request-timeout""#),
+        "{response}"
+    );
+}
+
+fn grpc_request(path: &str, message: Vec<u8>) -> http::Request<tonic::body::Body> {
+    let mut framed = vec![0u8];
+    framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    framed.extend_from_slice(&message);
+    http::Request::builder()
+        .method("POST")
+        .uri(format!("http://127.0.0.1{path}"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(tonic::body::Body::new(String::from_utf8(framed).unwrap()))
+        .unwrap()
+}
+
+/// Before: garbage protobuf got INTERNAL, a server fault. Now INVALID_ARGUMENT.
+#[tokio::test]
+async fn garbage_protobuf_is_invalid_argument() {
+    use tonic::codegen::Service as _;
+    let server = Server::start(&[]).await;
+    let mut channel = server.channel().await;
+    // Field 1, length-delimited, 127 bytes announced, 1 given.
+    let request = grpc_request("/bgref.v1.Referee/LegalMoves", vec![0x0a, 0x7f, 0x01]);
+    std::future::poll_fn(|cx| channel.poll_ready(cx))
+        .await
+        .unwrap();
+    let response = channel.call(request).await.unwrap();
+    let status = response
+        .headers()
+        .get("grpc-status")
+        .map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(status.as_deref(), Some("3"), "{:?}", response.headers());
+}
+
+/// Before: health and reflection took messages up to tonic's 4 MiB
+/// whatever BGREF_MAX_BODY_BYTES said. Now one limit for every service.
+#[tokio::test]
+async fn every_grpc_service_has_the_message_size_limit() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let server = Server::start(&[("BGREF_MAX_BODY_BYTES", "4096")]).await;
+    let err = HealthClient::new(server.channel().await)
+        .check(HealthCheckRequest {
+            service: "x".repeat(100_000),
+        })
+        .await
+        .expect_err("an oversized message");
+    assert!(
+        matches!(
+            err.code(),
+            tonic::Code::OutOfRange | tonic::Code::ResourceExhausted
+        ),
+        "{err:?}"
+    );
+}
+
+/// Before: a health Watch (or reflection) stream lived for ever and held
+/// shutdown for the whole BGREF_SHUTDOWN_TIMEOUT. Now streams end after
+/// BGREF_STREAM_TIMEOUT (DEADLINE_EXCEEDED), and at once on shutdown.
+#[tokio::test]
+async fn streams_have_a_bounded_life_and_do_not_hold_shutdown() {
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_health::pb::health_client::HealthClient;
+    let server = Server::start(&[("BGREF_STREAM_TIMEOUT", "1s")]).await;
+    let start = Instant::now();
+    let mut watch = HealthClient::new(server.channel().await)
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(watch.message().await.unwrap().is_some());
+    let end = tokio::time::timeout(Duration::from_secs(5), watch.message())
+        .await
+        .expect("the stream ended");
+    assert_eq!(end.unwrap_err().code(), tonic::Code::DeadlineExceeded);
+    assert!(start.elapsed() < Duration::from_secs(3));
+    drop(server);
+
+    let server = Server::start(&[("BGREF_SHUTDOWN_TIMEOUT", "20s")]).await;
+    let mut watch = HealthClient::new(server.channel().await)
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(watch.message().await.unwrap().is_some());
+    let start = Instant::now();
+    assert_eq!(server.terminate().await, Some(0));
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "shutdown took {:?}",
+        start.elapsed()
+    );
+}
+
+/// Before: request strings went unescaped into the default text log
+/// (forged lines, terminal escapes, 60 KB lines). Now every request-derived
+/// field is escaped and cut.
+#[tokio::test]
+async fn request_strings_cannot_forge_or_flood_text_log_lines() {
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = bgref_e2e::command(&[("BGREF_LOG_FORMAT", "text")], true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr: std::net::SocketAddr = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("bgref serving HTTP and gRPC") {
+                let listen = line.split("listen=").nth(1).unwrap();
+                return listen.split_whitespace().next().unwrap().parse().unwrap();
+            }
+        }
+        panic!("no start-up line");
+    })
+    .await
+    .unwrap();
+    let forged = "x\n2026-12-01T00:00:00.000000Z ERROR forged: admin logged in\u{1b}[2J";
+    let long = "v".repeat(60_000);
+    let client = reqwest::Client::new();
+    for variant in [forged, long.as_str()] {
+        let body = serde_json::json!({
+            "variant": variant,
+            "position": {"position_id": "4HPwATDgc/ABMA"},
+            "dice": [3, 1]
+        });
+        let resp = client
+            .post(format!("http://{addr}/legal-moves"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400);
+    }
+    let mut seen = 0;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            assert!(!line.contains('\u{1b}'), "terminal escape in {line:?}");
+            assert!(!line.starts_with("2026-12-01T00:00:00"), "forged: {line:?}");
+            assert!(line.len() < 4096, "a {}-byte line", line.len());
+            if line.contains("request refused") {
+                seen += 1;
+            }
+            if seen == 2 {
+                return;
+            }
+        }
+    })
+    .await;
+    assert_eq!(seen, 2, "both refusals logged");
+    let _ = child.kill().await;
+}
+
+/// Before: `GET /dice/commitment?match_id=%FF` collapsed onto U+FFFD (the
+/// same commitment as `%FE`). Now a query that is not UTF-8 is refused.
+#[tokio::test]
+async fn a_query_that_is_not_utf8_is_refused() {
+    let server = Server::start(&[]).await;
+    let (status, body) = server.get("/dice/commitment?match_id=%FF").await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains(r#""type":"invalid-query""#), "{body}");
+    assert_eq!(server.get("/dice/commitment?match_id=%C3%A9").await.0, 200);
+}
