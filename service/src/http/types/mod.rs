@@ -36,6 +36,7 @@ pub mod cube;
 pub mod dice;
 pub mod games;
 pub mod moves;
+pub mod tables;
 pub mod variants;
 
 /// A deserializer that reads a struct as a map only (see `objects_only!`);
