@@ -211,6 +211,7 @@ fn grpc_board(points: &Value) -> proto::PositionInput {
             bar: Some(proto::PerPlayer { x: 0, o: 0 }),
             off: None,
             turn: proto::Player::X as i32,
+            pins: Vec::new(),
         })),
         turn: 0,
     }
