@@ -716,7 +716,7 @@ pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
     if let Some(game) = super::tables::no_cube(input::any_variant(req.variant.as_deref())?) {
         return Ok(refused(
             "no-cube-in-variant",
-            &format!(
+            format!(
                 "{game} is played without the doubling cube: there is no double, take, pass, \
                  beaver or raccoon, and no resignation at a cube value"
             ),
