@@ -477,6 +477,17 @@ pub fn score_game(req: &ScoreInput) -> Result<ScoreAnswer, ApiError> {
     };
     let scored = if let Some(variant) = game.backgammon_variant() {
         let read = input::position(given, variant, "position")?;
+        if let Some(xgid) = &read.xgid
+            && (xgid.cube_value.get() != 1 || xgid.cube_owner != bgref_core::CubeOwner::Centre)
+        {
+            return Err(ApiError::invalid(
+                "no-cube-in-variant",
+                "position.xgid",
+                format!(
+                    "{game} is played without the doubling cube: the XGID's cube must be the centred 1"
+                ),
+            ));
+        }
         let outcome = read.position.outcome().ok_or_else(not_over)?;
         TablesScored {
             game,
