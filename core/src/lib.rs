@@ -39,8 +39,10 @@
 //!   [`CubeRefusal`] (each with a stable [`CubeRefusal::slug`]).
 //! - **`XError`** only for the error of a checked door that can fail in
 //!   several of those ways at once: [`PositionError`] (every reason a
-//!   [`Setup`] is not a valid [`Position`], with the numbers) and
-//!   [`CubeError`] (either a [`CubeRefusal`] or an [`InvalidCubeState`]).
+//!   [`Setup`] is not a valid [`Position`], with the numbers),
+//!   [`CubeError`] (either a [`CubeRefusal`] or an [`InvalidCubeState`])
+//!   and `notation::mat::MatError` (a transcript the `.mat` format cannot
+//!   express, or steps that do not follow each other).
 //!
 //! # Feature flags
 //! - `std` (default): nothing rule-related depends on it; the crate is
@@ -77,8 +79,10 @@ mod setup;
 pub mod tables;
 pub mod verify;
 
-/// Text encodings: gnubg Position ID and Match ID, XGID and move notation.
+/// Text encodings: gnubg Position ID and Match ID, XGID, move notation,
+/// and Jellyfish `.mat` match transcripts.
 pub mod notation {
+    pub mod mat;
     pub mod match_id;
     pub mod move_text;
     pub mod position_id;

@@ -214,6 +214,58 @@ async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
         (verdict["valid"].clone(), verdict["state_matches"].clone()),
         (json!(true), json!(true))
     );
+    // The transcript as a match file GNU Backgammon imports (the writer is
+    // checked against gnubg itself by scripts/ci-gnubg-import.sh), the
+    // same over gRPC.
+    let (status, exported) = server
+        .post(
+            "/games/export",
+            &json!({"start": start, "actions": actions}),
+        )
+        .await;
+    assert_eq!(status, 200, "{exported}");
+    let mat = exported["mat"].as_str().unwrap();
+    assert!(mat.contains("\n 5 point match\n"), "{mat}");
+    assert!(
+        mat.contains(" Game 1") && mat.contains("Doubles => 2"),
+        "{mat}"
+    );
+    assert!(mat.contains("and the match"), "{mat}");
+    let steps: Vec<proto::TranscriptStep> = actions
+        .iter()
+        .map(|a| {
+            let act = grpc_act("", a);
+            proto::TranscriptStep {
+                player: act.player,
+                action: act.action,
+                play: act.play.map(|p| match p {
+                    proto::act_request::Play::Notation(t) => {
+                        proto::transcript_step::Play::Notation(t)
+                    }
+                    proto::act_request::Play::Moves(m) => proto::transcript_step::Play::Moves(m),
+                }),
+                level: act.level,
+            }
+        })
+        .collect();
+    let g = grpc
+        .export_game(proto::ExportGameRequest {
+            start: Some(proto::NewGameRequest {
+                match_id: start["match_id"].as_str().unwrap().to_owned(),
+                client_seed: "alice:bob".into(),
+                r#match: Some(proto::MatchState {
+                    length: 5,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            actions: steps,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(g.mat, mat);
+
     // A changed action does not verify: the replay stops there.
     let mut forged = actions.clone();
     let i = forged.iter().position(|a| a["action"] == "move").unwrap();
@@ -224,6 +276,12 @@ async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
     assert_eq!(verdict["valid"], false);
     assert_eq!(verdict["refused"]["index"], i);
     assert_eq!(verdict["refused"]["type"], "not-your-turn");
+    let (status, problem) = server
+        .post("/games/export", &json!({"start": start, "actions": forged}))
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(problem["type"], "illegal-transcript");
+    assert_eq!(problem["field"], format!("actions[{i}]"));
 
     // A money session: several games, the session score carried on.
     let money = json!({"match_id": "bots-money", "client_seed": "s",

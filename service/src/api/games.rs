@@ -19,7 +19,7 @@
 //! | 1 | variant |
 //! | 4 | rules: Jacoby, beavers, automatic doubles, log2 of the maximum cube |
 //! | 2 + 4 + 4 + 1 | match length, score of x, score of o, Crawford game |
-//! | 4 + 2 | game number, turn number |
+//! | 4 + 4 | game number, turn number |
 //! | 14 + 1 | Position ID, player on roll |
 //! | 5 | cube: log2 value, owner, pending double by, beavers, pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
@@ -28,13 +28,12 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use bgref_core::notation::move_text::{MoveText, Segment};
+use bgref_core::notation::mat::write_mat;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::verify::Roller;
 use bgref_core::{
     Action, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, Event, GameEnd, GameKind,
-    GameResult, GameScore, GameState, MatchState, Phase, Player, Point, Position, Resignation,
-    Variant,
+    GameResult, GameScore, GameState, MatchState, Phase, Player, Position, Resignation, Variant,
 };
 use sha2::{Digest, Sha256};
 
@@ -210,6 +209,10 @@ fn variant_byte(v: Variant) -> u8 {
         .map_or(0, |i| i as u8)
 }
 
+/// The token's bytes before the signature. The narrowing casts below are
+/// bounded where the state is made ([`start`]): a match id of at most 128
+/// bytes, a client seed of at most 256, a match of at most 65535 points, and
+/// the variant and phase indices of their short lists.
 fn encode_body(state: &GameState, match_id: &str, chain: &[u8; 32], key_id: &[u8; 8]) -> Vec<u8> {
     let mut b = Vec::with_capacity(160 + match_id.len() + state.client_seed.len());
     b.push(TOKEN_VERSION);
@@ -233,7 +236,7 @@ fn encode_body(state: &GameState, match_id: &str, chain: &[u8; 32], key_id: &[u8
     b.extend_from_slice(&m.score.o.to_be_bytes());
     b.push(u8::from(m.crawford));
     b.extend_from_slice(&state.game.to_be_bytes());
-    b.extend_from_slice(&(state.turn as u16).to_be_bytes());
+    b.extend_from_slice(&state.turn.to_be_bytes());
     b.extend_from_slice(
         PositionId::from_position(&state.position)
             .to_string()
@@ -443,7 +446,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         crawford: r.u8()? != 0,
     };
     let game = r.u32()?;
-    let turn = u32::from(r.u16()?);
+    let turn = r.u32()?;
     let id: PositionId = r
         .text(14)?
         .parse()
@@ -639,7 +642,10 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
             ActionInput::Pass => Action::Pass,
             ActionInput::Beaver => Action::Beaver,
             ActionInput::Raccoon => Action::Raccoon,
-            ActionInput::Move(play) => Action::Move(move_text(play.as_ref(), field)?),
+            ActionInput::Move(play) => Action::Move(super::moves::play_text(
+                play.as_ref(),
+                &format!("{field}.play"),
+            )?),
             ActionInput::Resign(level) => Action::Resign(required(
                 *level,
                 &format!("{field}.level"),
@@ -650,41 +656,6 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
             ActionInput::NextGame => Action::NextGame,
         },
     )
-}
-
-fn move_text(play: Option<&PlayInput>, field: &str) -> Result<MoveText, ApiError> {
-    let play_field = format!("{field}.play");
-    match required(play, &play_field, "move needs its play: notation or moves")? {
-        PlayInput::Notation(text) => text
-            .parse()
-            .map_err(|e| ApiError::invalid("invalid-play", play_field, e)),
-        PlayInput::Moves(list) => {
-            if list.len() > 4 {
-                return Err(ApiError::invalid(
-                    "invalid-play",
-                    play_field,
-                    "a play has at most four moves",
-                ));
-            }
-            let mut segments = Vec::with_capacity(list.len());
-            for (i, &(from, to)) in list.iter().enumerate() {
-                let point = |v: i64, name: &str| {
-                    Point::try_from(v).map_err(|_| {
-                        ApiError::invalid(
-                            "invalid-play",
-                            format!("{play_field}[{i}].{name}"),
-                            format!("a point is 0 (off) to 25 (bar), got {v}"),
-                        )
-                    })
-                };
-                segments.push(Segment {
-                    path: vec![(point(from, "from")?, false), (point(to, "to")?, false)],
-                    count: 1,
-                });
-            }
-            Ok(MoveText { segments })
-        }
-    }
 }
 
 /// A refused action: 422 with the game's own slug.
@@ -790,6 +761,43 @@ pub fn verify(keys: &DiceKeys, input: &TranscriptInput) -> Result<Verdict, ApiEr
         refused: replay.refused,
         state_matches,
         game: replay.last,
+    })
+}
+
+/// A transcript written as a match file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported {
+    /// The Jellyfish `.mat` text that GNU Backgammon's `import mat` reads.
+    pub mat: String,
+    /// Actions replayed.
+    pub actions: usize,
+}
+
+/// Replays a transcript and writes it as a Jellyfish `.mat` match file.
+///
+/// # Errors
+/// Field errors; `illegal-transcript` (422) when an action is refused,
+/// naming it; `not-exportable` (422) for what the format cannot say (a
+/// starting cube doubled by automatic doubles).
+pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiError> {
+    let replay = replay(keys, input)?;
+    if let Some((i, err)) = &replay.refused {
+        return Err(ApiError::illegal(
+            "illegal-transcript",
+            Some(&format!("actions[{i}]")),
+            format!("action {i} is refused ({}): {}", err.slug, err.detail),
+        ));
+    }
+    let steps: Vec<(GameState, Event)> = replay
+        .steps
+        .iter()
+        .map(|(_, _, acted)| (acted.game.state.clone(), acted.event.clone()))
+        .collect();
+    let mat = write_mat(&replay.start, &steps)
+        .map_err(|e| ApiError::illegal("not-exportable", None, e))?;
+    Ok(Exported {
+        mat,
+        actions: steps.len(),
     })
 }
 

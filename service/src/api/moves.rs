@@ -130,15 +130,21 @@ pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
     Ok(LegalMoves { plays, dice })
 }
 
-/// The play of a request as move text.
-pub(super) fn play_text(play: Option<&PlayInput>) -> Result<MoveText, ApiError> {
-    match input::required(play, "play", "play is required: notation or moves")? {
-        PlayInput::Notation(text) => Ok(text.parse()?),
+/// The play of a request as move text; `field` names it in errors.
+pub(crate) fn play_text(play: Option<&PlayInput>, field: &str) -> Result<MoveText, ApiError> {
+    match input::required(
+        play,
+        field,
+        &format!("{field} is required: notation or moves"),
+    )? {
+        PlayInput::Notation(text) => text
+            .parse()
+            .map_err(|e| ApiError::invalid("invalid-play", field, e)),
         PlayInput::Moves(list) => {
             if list.len() > 4 {
                 return Err(ApiError::invalid(
                     "invalid-play",
-                    "play",
+                    field,
                     "a play has at most four moves",
                 ));
             }
@@ -148,7 +154,7 @@ pub(super) fn play_text(play: Option<&PlayInput>) -> Result<MoveText, ApiError> 
                     Point::try_from(v).map_err(|_| {
                         ApiError::invalid(
                             "invalid-play",
-                            format!("play[{i}].{name}"),
+                            format!("{field}[{i}].{name}"),
                             format!("a point is 0 (off) to 25 (bar), got {v}"),
                         )
                     })
@@ -180,7 +186,7 @@ pub(super) fn hops(text: &MoveText) -> Vec<Move> {
 pub fn apply_move(input: &ApplyMoveInput) -> Result<Applied, ApiError> {
     let (read, dice) = read_turn(&input.turn)?;
     let position = &read.position;
-    let text = play_text(input.play.as_ref())?;
+    let text = play_text(input.play.as_ref(), "play")?;
     let (play, partial) = if input.partial {
         let partial = position.partial_play(&hops(&text), dice)?;
         let play = Play::new(&partial.moves).ok_or_else(|| {

@@ -351,7 +351,7 @@ pub fn apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
         });
     };
     let (position, dice) = read_turn(&input.turn, game)?;
-    let text = moves::play_text(input.play.as_ref())?;
+    let text = moves::play_text(input.play.as_ref(), "play")?;
     let (play, after, partial) = if input.partial {
         let partial = position.partial_play(&moves::hops(&text), dice)?;
         let play = Play::new(&partial.moves).ok_or_else(|| {

@@ -8,7 +8,8 @@ use super::common::{
 };
 use super::cube::{cube_out, match_in, rules_in};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, GameView, NewGameInput, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, Exported, GameView, NewGameInput, StepInput, TranscriptInput,
+    Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -109,13 +110,14 @@ impl TryFrom<proto::ActRequest> for ActInput {
     }
 }
 
-impl TryFrom<proto::VerifyGameRequest> for TranscriptInput {
-    type Error = ApiError;
-
-    fn try_from(req: proto::VerifyGameRequest) -> Result<Self, ApiError> {
-        let start = input::required(req.start, "start", "start is required: the new game")?;
-        let actions = req
-            .actions
+fn transcript_in(
+    start: Option<proto::NewGameRequest>,
+    steps: Vec<proto::TranscriptStep>,
+    state: String,
+) -> Result<TranscriptInput, ApiError> {
+    {
+        let start = input::required(start, "start", "start is required: the new game")?;
+        let actions = steps
             .into_iter()
             .enumerate()
             .map(|(i, s)| {
@@ -138,8 +140,33 @@ impl TryFrom<proto::VerifyGameRequest> for TranscriptInput {
         Ok(TranscriptInput {
             start: start.try_into()?,
             actions,
-            state: (!req.state.is_empty()).then_some(req.state),
+            state: (!state.is_empty()).then_some(state),
         })
+    }
+}
+
+impl TryFrom<proto::VerifyGameRequest> for TranscriptInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::VerifyGameRequest) -> Result<Self, ApiError> {
+        transcript_in(req.start, req.actions, req.state)
+    }
+}
+
+impl TryFrom<proto::ExportGameRequest> for TranscriptInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::ExportGameRequest) -> Result<Self, ApiError> {
+        transcript_in(req.start, req.actions, String::new())
+    }
+}
+
+impl From<&Exported> for proto::ExportGameResponse {
+    fn from(e: &Exported) -> Self {
+        proto::ExportGameResponse {
+            mat: e.mat.clone(),
+            actions: u32::try_from(e.actions).unwrap_or(u32::MAX),
+        }
     }
 }
 

@@ -166,6 +166,14 @@ impl Referee for RefereeService {
         call(request, |input| api::games::verify(&self.state.dice, input))
     }
 
+    #[tracing::instrument(name = "ExportGame", skip_all, fields(match_id = tracing::field::Empty))]
+    async fn export_game(
+        &self,
+        request: Request<proto::ExportGameRequest>,
+    ) -> Reply<proto::ExportGameResponse> {
+        call(request, |input| api::games::export(&self.state.dice, input))
+    }
+
     #[tracing::instrument(name = "ResolveCube", skip_all)]
     async fn resolve_cube(
         &self,

@@ -8,7 +8,8 @@ use utoipa_axum::routes;
 use super::error::Problem;
 use super::extract::ApiJson;
 use super::types::games::{
-    ActRequest, ActResponse, GameResponse, NewGameRequest, VerifyGameRequest, VerifyGameResponse,
+    ActRequest, ActResponse, ExportGameRequest, ExportGameResponse, GameResponse, NewGameRequest,
+    VerifyGameRequest, VerifyGameResponse,
 };
 use crate::api;
 use crate::error::ApiError;
@@ -20,6 +21,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(new_game))
         .routes(routes!(act))
         .routes(routes!(verify))
+        .routes(routes!(export))
 }
 
 /// Starts a refereed game or match.
@@ -89,4 +91,28 @@ pub async fn verify(
 ) -> Result<Json<VerifyGameResponse>, ApiError> {
     let verdict = api::games::verify(&state.dice, &req.into_input()?)?;
     Ok(Json((&verdict).into()))
+}
+
+/// Writes a transcript as a match file GNU Backgammon imports.
+///
+/// Replays the transcript from its new game (as `/games/verify` does) and
+/// writes it in the Jellyfish `.mat` text format, which gnubg's `import
+/// mat` reads (a CI step imports such files into GNU Backgammon and checks
+/// every position, cube action and score). A refused action is a 422
+/// `illegal-transcript` naming it.
+#[utoipa::path(post, path = "/games/export", tag = "games", operation_id = "export_game",
+    request_body = ExportGameRequest,
+    responses(
+        (status = 200, description = "The match file", body = ExportGameResponse),
+        (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An action is refused (`illegal-transcript`), or the format cannot say it (`not-exportable`)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(name = "export_game", skip_all, fields(match_id = tracing::field::Empty))]
+pub async fn export(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<ExportGameRequest>,
+) -> Result<Json<ExportGameResponse>, ApiError> {
+    let exported = api::games::export(&state.dice, &req.into_input()?)?;
+    Ok(Json((&exported).into()))
 }

@@ -9,7 +9,8 @@ use super::cube::{Cube, GameKindName, GameResultName, MatchInput, RulesInput, Sc
 use super::dice::RollResponse;
 use super::moves::{PlayInput, PlayOutput};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, GameView, NewGameInput, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, Exported, GameView, NewGameInput, StepInput, TranscriptInput,
+    Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -190,6 +191,52 @@ pub struct VerifyGameRequest {
     /// The last state token the players hold, to compare with the replay's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
+}
+
+/// Request of `POST /games/export`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(remote = "Self")]
+#[serde(deny_unknown_fields)]
+pub struct ExportGameRequest {
+    /// The new game the transcript starts from.
+    pub start: NewGameRequest,
+    /// Every action since, in order (at most 20000).
+    #[schema(max_items = 20000)]
+    pub actions: Vec<TranscriptStep>,
+}
+
+/// Response of `POST /games/export`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ExportGameResponse {
+    /// Always `mat`.
+    pub format: String,
+    /// The Jellyfish `.mat` match text that GNU Backgammon's `import mat`
+    /// reads (players `x` and `o`; money play as a 0-point match).
+    pub mat: String,
+    /// Actions replayed.
+    pub actions: usize,
+}
+
+impl ExportGameRequest {
+    /// The transport-free input.
+    pub fn into_input(self) -> Result<TranscriptInput, ApiError> {
+        VerifyGameRequest {
+            start: self.start,
+            actions: self.actions,
+            state: None,
+        }
+        .into_input()
+    }
+}
+
+impl From<&Exported> for ExportGameResponse {
+    fn from(e: &Exported) -> Self {
+        ExportGameResponse {
+            format: "mat".to_owned(),
+            mat: e.mat.clone(),
+            actions: e.actions,
+        }
+    }
 }
 
 impl NewGameRequest {
@@ -518,5 +565,6 @@ objects_only!(
     NewGameRequest,
     ActRequest,
     TranscriptStep,
-    VerifyGameRequest
+    VerifyGameRequest,
+    ExportGameRequest
 );
