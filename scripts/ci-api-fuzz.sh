@@ -57,7 +57,7 @@ OUT=$ROOT/target/api-fuzz
 # Test secrets only: fixed so that a failure reproduces.
 DICE_SECRET=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 SIGNING_KEY=9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60
-REVEAL_TOKEN=test-token
+REVEAL_TOKEN=test-reveal-token-0001
 
 # shellcheck source=scripts/lib/bgref.sh
 source "$ROOT/scripts/lib/bgref.sh"

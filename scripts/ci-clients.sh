@@ -58,7 +58,7 @@ LOG=$OUT/bgref.log
 BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=warn,bgref=info \
     BGREF_DICE_SECRET=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f \
     BGREF_SIGNING_KEY=9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60 \
-    BGREF_REVEAL_TOKEN=test-token \
+    BGREF_REVEAL_TOKEN=test-reveal-token-0001 \
     "$BIN" >"$LOG" 2>&1 &
 PID=$!
 trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true' EXIT
@@ -66,7 +66,7 @@ ADDR=$(bgref_address "$LOG" "$PID") || { cat "$LOG"; echo "bgref did not start";
 echo "bgref on $ADDR"
 
 echo "--- Python client over gRPC"
-timeout 300 "$VENV/bin/python" examples/python/play.py "$ADDR" test-token
+timeout 300 "$VENV/bin/python" examples/python/play.py "$ADDR" test-reveal-token-0001
 
 echo "--- TypeScript client over HTTP"
 timeout 300 node examples/typescript/dist/play.js "http://$ADDR"

@@ -152,6 +152,17 @@ impl From<IllegalPlay> for ApiError {
     }
 }
 
+impl From<bgref_core::tables::TablesIllegalPlay> for ApiError {
+    fn from(err: bgref_core::tables::TablesIllegalPlay) -> ApiError {
+        match err {
+            bgref_core::tables::TablesIllegalPlay::GameOver => {
+                ApiError::illegal("game-over", None, err)
+            }
+            _ => ApiError::illegal("illegal-play", Some("play"), err),
+        }
+    }
+}
+
 impl From<ParseMoveTextError> for ApiError {
     fn from(err: ParseMoveTextError) -> ApiError {
         ApiError::invalid("invalid-play", "play", err)

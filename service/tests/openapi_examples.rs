@@ -10,7 +10,7 @@ use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
-const REVEAL_TOKEN: &str = "examples-token";
+const REVEAL_TOKEN: &str = "examples-reveal-token";
 
 fn app() -> axum::Router {
     let mut config = bgref_service::config::Config::defaults();

@@ -161,6 +161,7 @@ fn p_position(v: &Value) -> Option<Option<proto::PositionInput>> {
                 o: p_u32(&b["off"]["o"])?,
             }),
             turn: p_player(&b["turn"])?,
+            pins: Vec::new(),
         })
     };
     Some(Some(proto::PositionInput {
@@ -240,6 +241,7 @@ fn cube_request(body: &Value) -> Option<proto::ResolveCubeRequest> {
             _ => return None,
         } as i32,
         resign_level: p_result(&body["resign_level"])?,
+        variant: 0,
     })
 }
 

@@ -58,6 +58,7 @@ fn proto_position(p: &Value) -> proto::PositionInput {
             } else {
                 proto::Player::X as i32
             },
+            pins: Vec::new(),
         })
     };
     proto::PositionInput {

@@ -38,7 +38,12 @@ async fn variants_list_their_starting_positions() {
             "nackgammon",
             "hypergammon-1",
             "hypergammon-2",
-            "hypergammon"
+            "hypergammon",
+            "portes",
+            "tavla",
+            "plakoto",
+            "fevga",
+            "long-nardy"
         ]
     );
     let standard = &variants[0];
@@ -58,10 +63,16 @@ async fn variants_list_their_starting_positions() {
         let start = g.start.as_ref().unwrap();
         assert_eq!(v["name"], g.name);
         assert_eq!(v["checkers"], g.checkers);
-        assert_eq!(v["start"]["position_id"], start.position_id);
-        assert_eq!(v["start"]["xgid"], start.xgid);
+        // The tables games leave out the encodings that do not apply
+        // (gRPC: empty).
+        let text = |key: &str| v["start"][key].as_str().unwrap_or_default().to_owned();
+        assert_eq!(text("position_id"), start.position_id);
+        assert_eq!(text("xgid"), start.xgid);
         // Each encoding of the start is a game start for its variant.
         for key in ["position_id", "xgid", "board"] {
+            if v["start"].get(key).is_none() {
+                continue;
+            }
             let position = json!({key: v["start"][key]});
             let (status, answer) = server
                 .post(
@@ -211,6 +222,7 @@ fn grpc_board(points: &Value) -> proto::PositionInput {
             bar: Some(proto::PerPlayer { x: 0, o: 0 }),
             off: None,
             turn: proto::Player::X as i32,
+            pins: Vec::new(),
         })),
         turn: 0,
     }

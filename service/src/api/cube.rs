@@ -12,10 +12,10 @@ use bgref_core::notation::xgid::Xgid;
 use bgref_core::{
     ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState,
     CubeValue, GameEnd, GameResult, GameScore, InvalidCubeState, InvalidMatchState, MatchState,
-    Player, Resignation, Variant,
+    Player, Resignation,
 };
 
-use super::input::{self, PositionInput, required};
+use super::input::{self, AnyVariant, PositionInput, required};
 use crate::error::ApiError;
 
 /// The cube as a request gives it.
@@ -117,7 +117,7 @@ pub enum ActionName {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScoreInput {
     /// The variant of `position`.
-    pub variant: Variant,
+    pub variant: AnyVariant,
     /// How the game ended (required).
     pub ended_by: Option<EndedBy>,
     /// The finished position (required for a bear-off).
@@ -153,6 +153,9 @@ pub struct CubeActionInput {
     pub action: Option<ActionName>,
     /// The level, with `resign`.
     pub resign_level: Option<GameResult>,
+    /// The variant's name as given (`None`: standard); checked by
+    /// [`input::any_variant`].
+    pub variant: Option<String>,
 }
 
 /// A scored game with the Match IDs to carry on with.
@@ -497,10 +500,11 @@ fn not_allowed<T>(value: &Option<T>, field: &str, why: &str) -> Result<(), ApiEr
 /// Scores a game that ended by bearing off, by a dropped double or by an
 /// accepted resignation.
 pub fn score_game(req: &ScoreInput) -> Result<Scored, ApiError> {
+    let variant = input::backgammon_only(req.variant, "this scoring")?;
     let read = req
         .position
         .as_ref()
-        .map(|p| input::position(p, req.variant, "position"))
+        .map(|p| input::position(p, variant, "position"))
         .transpose()?;
     let ctx = read_context(
         req.cube.as_ref(),
@@ -709,6 +713,15 @@ fn refused(slug: &'static str, reason: impl ToString) -> CubeAnswer {
 /// or the scored game after a pass or an accepted resignation. A refusal
 /// is an answer, not an error.
 pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
+    if let Some(game) = super::tables::no_cube(input::any_variant(req.variant.as_deref())?) {
+        return Ok(refused(
+            "no-cube-in-variant",
+            format!(
+                "{game} is played without the doubling cube: there is no double, take, pass, \
+                 beaver or raccoon, and no resignation at a cube value"
+            ),
+        ));
+    }
     let ctx = read_context(
         req.cube.as_ref(),
         req.match_state.as_ref(),

@@ -6,6 +6,7 @@
 use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
+use bgref_core::tables::Game;
 use bgref_core::{ByPlayer, Dice, Die, Player, Position, Setup, Variant};
 
 use crate::error::ApiError;
@@ -42,6 +43,8 @@ pub struct BoardInput {
     pub off: Option<ByPlayer<i64>>,
     /// The player on roll (`None`: left out, which is an error).
     pub turn: Option<Player>,
+    /// Plakoto's pin marks, if given (refused for the other variants).
+    pub pins: Option<Vec<i64>>,
 }
 
 /// A checked position, with what its XGID said besides.
@@ -66,11 +69,127 @@ pub fn unknown_variant(detail: impl std::fmt::Display) -> ApiError {
     ApiError::invalid("invalid-variant", "variant", detail)
 }
 
-/// A variant given by name (HTTP); `None` is the default, standard.
-pub fn variant_name(name: Option<&str>) -> Result<Variant, ApiError> {
-    name.map_or(Ok(Variant::Standard), |name| {
-        name.parse().map_err(unknown_variant)
-    })
+/// A variant as the service knows it: a backgammon variant, or one of the
+/// tables games (`docs/variants.md`). Portes and Tavla are played on the
+/// backgammon board ([`AnyVariant::board`] is `Some`); Plakoto, Fevga and
+/// Long Nardy on `bgref_core::tables::TablesPosition`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AnyVariant {
+    /// Backgammon, Nackgammon, Hypergammon.
+    Backgammon(Variant),
+    /// Portes, Tavla, Plakoto, Fevga, Long Nardy.
+    Tables(Game),
+}
+
+impl Default for AnyVariant {
+    fn default() -> Self {
+        AnyVariant::Backgammon(Variant::Standard)
+    }
+}
+
+impl AnyVariant {
+    /// Every variant served, backgammon's first.
+    pub fn all() -> impl Iterator<Item = AnyVariant> {
+        Variant::ALL
+            .into_iter()
+            .map(AnyVariant::Backgammon)
+            .chain(Game::ALL.into_iter().map(AnyVariant::Tables))
+    }
+
+    /// The backgammon variant whose `Position` plays this one: itself,
+    /// `Standard` for Portes and Tavla, `None` for the tables engine's games.
+    pub fn board(self) -> Option<Variant> {
+        match self {
+            AnyVariant::Backgammon(v) => Some(v),
+            AnyVariant::Tables(g) => g.backgammon_variant(),
+        }
+    }
+
+    /// The tables game played on the tables engine, if this is one.
+    pub fn tables_engine(self) -> Option<Game> {
+        match self {
+            AnyVariant::Tables(g) if g.is_tables_engine() => Some(g),
+            _ => None,
+        }
+    }
+
+    /// The tables game (all five), if this is one.
+    pub fn game(self) -> Option<Game> {
+        match self {
+            AnyVariant::Tables(g) => Some(g),
+            AnyVariant::Backgammon(_) => None,
+        }
+    }
+
+    /// Whether the doubling cube is used.
+    pub fn uses_cube(self) -> bool {
+        self.game().is_none_or(Game::uses_cube)
+    }
+}
+
+impl From<Variant> for AnyVariant {
+    fn from(v: Variant) -> Self {
+        AnyVariant::Backgammon(v)
+    }
+}
+
+impl std::fmt::Display for AnyVariant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyVariant::Backgammon(v) => v.fmt(f),
+            AnyVariant::Tables(g) => g.fmt(f),
+        }
+    }
+}
+
+impl std::str::FromStr for AnyVariant {
+    type Err = ApiError;
+
+    fn from_str(name: &str) -> Result<AnyVariant, ApiError> {
+        if let Ok(v) = name.parse::<Variant>() {
+            return Ok(AnyVariant::Backgammon(v));
+        }
+        name.parse::<Game>().map(AnyVariant::Tables).map_err(|_| {
+            unknown_variant(
+                "variant must be standard, nackgammon, hypergammon, hypergammon-1, \
+                 hypergammon-2, hypergammon-3, portes, tavla, plakoto, fevga or long-nardy",
+            )
+        })
+    }
+}
+
+/// The one validator of a variant given by name (HTTP); `None` is the
+/// default, standard.
+pub fn any_variant(name: Option<&str>) -> Result<AnyVariant, ApiError> {
+    name.map_or(Ok(AnyVariant::default()), str::parse)
+}
+
+/// A variant an operation serves only on the backgammon board (the
+/// referee game flow, the opening roll): the tables games are refused
+/// with `unsupported-variant`.
+pub fn backgammon_only(variant: AnyVariant, operation: &str) -> Result<Variant, ApiError> {
+    match variant {
+        AnyVariant::Backgammon(v) => Ok(v),
+        AnyVariant::Tables(g) => Err(ApiError::invalid(
+            "unsupported-variant",
+            "variant",
+            format!(
+                "{operation} serves the backgammon variants only, not {g} (the tables games are \
+                 served by /legal-moves, /apply-move, /score and /variants)"
+            ),
+        )),
+    }
+}
+
+/// A variant an operation serves on the backgammon board only (the
+/// opening roll's starting position): Portes and Tavla are the standard
+/// board; Plakoto, Fevga and Long Nardy are refused with
+/// `unsupported-variant`.
+pub fn board_only(variant: AnyVariant, operation: &str) -> Result<Variant, ApiError> {
+    match variant.board() {
+        Some(v) => Ok(v),
+        None => backgammon_only(variant, operation),
+    }
 }
 
 /// An enum value a transport does not know, in `field`.
@@ -121,7 +240,7 @@ pub fn dice(
     Ok(Dice::new(die(0)?, die(1)?))
 }
 
-fn count(value: i64, field: String, what: &str) -> Result<u8, ApiError> {
+pub(super) fn count(value: i64, field: String, what: &str) -> Result<u8, ApiError> {
     u8::try_from(value)
         .ok()
         .filter(|&n| n <= 15)
@@ -158,6 +277,13 @@ fn board_setup(board: &BoardInput, field: &str) -> Result<Setup, ApiError> {
                     format!("a point holds at most 15 checkers, got {n}"),
                 )
             })?;
+    }
+    if board.pins.is_some() {
+        return Err(ApiError::invalid(
+            "invalid-position",
+            format!("{field}.pins"),
+            "pins apply to plakoto only",
+        ));
     }
     let turn = board.turn.ok_or_else(|| {
         ApiError::invalid(
@@ -353,6 +479,7 @@ mod tests {
                     o: board.off.o.into(),
                 }),
                 turn: Some(board.turn),
+                pins: None,
             }),
             fibs: Some(view.fibs()),
             turn: None,

@@ -14,5 +14,6 @@ pub mod dice;
 pub mod games;
 pub mod input;
 pub mod moves;
+pub mod tables;
 pub mod variants;
 pub mod view;

@@ -1,17 +1,17 @@
 //! Legal moves and applying a play.
 
 use bgref_core::notation::move_text::{MoveText, Segment};
-use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, Player, Point, Variant};
+use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, Player, Point};
 
-use super::input::{self, PositionInput, ReadPosition};
+use super::input::{self, AnyVariant, PositionInput, ReadPosition};
 use super::view::PositionView;
 use crate::error::ApiError;
 
 /// A position and a roll: the input of both operations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnInput {
-    /// The variant.
-    pub variant: Variant,
+    /// The variant (the tables engine's games go to [`super::tables`]).
+    pub variant: AnyVariant,
     /// The position before the roll (`None`: left out).
     pub position: Option<PositionInput>,
     /// The two dice as given (`None`: left out, then the XGID's roll).
@@ -96,7 +96,8 @@ impl Applied {
 
 /// The position and roll of a request, for a game still going on.
 fn read_turn(input: &TurnInput) -> Result<(ReadPosition, Dice), ApiError> {
-    let read = input::required_position(input.position.as_ref(), input.variant, "position")?;
+    let variant = input::board_only(input.variant, "the backgammon board")?;
+    let read = input::required_position(input.position.as_ref(), variant, "position")?;
     let dice = input::dice(input.dice.as_deref(), "dice", read.xgid_dice())?;
     if input.game_start {
         input::game_start(&read.position, "position")?;
@@ -169,7 +170,7 @@ pub(crate) fn play_text(play: Option<&PlayInput>, field: &str) -> Result<MoveTex
 }
 
 /// Single-die hops of a move text, for partial plays.
-fn hops(text: &MoveText) -> Vec<Move> {
+pub(super) fn hops(text: &MoveText) -> Vec<Move> {
     let mut out = Vec::new();
     for segment in &text.segments {
         for _ in 0..segment.count {

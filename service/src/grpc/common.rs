@@ -2,7 +2,7 @@
 
 use bgref_core::{ByPlayer, GameResult, Player, Variant};
 
-use crate::api::input::{self, BoardInput, PositionInput};
+use crate::api::input::{self, AnyVariant, BoardInput, PositionInput};
 use crate::api::view::PositionView;
 use crate::error::ApiError;
 use crate::proto;
@@ -48,13 +48,21 @@ pub fn result_out(result: GameResult) -> i32 {
 }
 
 /// The variant of a request: `UNSPECIFIED` is standard.
-pub fn variant_in(value: i32) -> Result<Variant, ApiError> {
+pub fn variant_in(value: i32) -> Result<AnyVariant, ApiError> {
+    use bgref_core::tables::Game;
+    let bg = AnyVariant::Backgammon;
+    let tables = AnyVariant::Tables;
     match proto::Variant::try_from(value) {
-        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(Variant::Standard),
-        Ok(proto::Variant::Nackgammon) => Ok(Variant::Nackgammon),
-        Ok(proto::Variant::Hypergammon1) => Ok(Variant::Hypergammon1),
-        Ok(proto::Variant::Hypergammon2) => Ok(Variant::Hypergammon2),
-        Ok(proto::Variant::Hypergammon3) => Ok(Variant::Hypergammon3),
+        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(bg(Variant::Standard)),
+        Ok(proto::Variant::Nackgammon) => Ok(bg(Variant::Nackgammon)),
+        Ok(proto::Variant::Hypergammon1) => Ok(bg(Variant::Hypergammon1)),
+        Ok(proto::Variant::Hypergammon2) => Ok(bg(Variant::Hypergammon2)),
+        Ok(proto::Variant::Hypergammon3) => Ok(bg(Variant::Hypergammon3)),
+        Ok(proto::Variant::Portes) => Ok(tables(Game::Portes)),
+        Ok(proto::Variant::Tavla) => Ok(tables(Game::Tavla)),
+        Ok(proto::Variant::Plakoto) => Ok(tables(Game::Plakoto)),
+        Ok(proto::Variant::Fevga) => Ok(tables(Game::Fevga)),
+        Ok(proto::Variant::LongNardy) => Ok(tables(Game::LongNardy)),
         Err(_) => Err(input::unknown_variant(format!(
             "unknown variant value {value}"
         ))),
@@ -62,13 +70,19 @@ pub fn variant_in(value: i32) -> Result<Variant, ApiError> {
 }
 
 /// A variant as its proto value.
-pub fn variant_out(variant: Variant) -> i32 {
-    match variant {
-        Variant::Standard => proto::Variant::Standard,
-        Variant::Nackgammon => proto::Variant::Nackgammon,
-        Variant::Hypergammon1 => proto::Variant::Hypergammon1,
-        Variant::Hypergammon2 => proto::Variant::Hypergammon2,
-        Variant::Hypergammon3 => proto::Variant::Hypergammon3,
+pub fn variant_out(variant: impl Into<AnyVariant>) -> i32 {
+    use bgref_core::tables::Game;
+    match variant.into() {
+        AnyVariant::Backgammon(Variant::Standard) => proto::Variant::Standard,
+        AnyVariant::Backgammon(Variant::Nackgammon) => proto::Variant::Nackgammon,
+        AnyVariant::Backgammon(Variant::Hypergammon1) => proto::Variant::Hypergammon1,
+        AnyVariant::Backgammon(Variant::Hypergammon2) => proto::Variant::Hypergammon2,
+        AnyVariant::Backgammon(Variant::Hypergammon3) => proto::Variant::Hypergammon3,
+        AnyVariant::Tables(Game::Portes) => proto::Variant::Portes,
+        AnyVariant::Tables(Game::Tavla) => proto::Variant::Tavla,
+        AnyVariant::Tables(Game::Plakoto) => proto::Variant::Plakoto,
+        AnyVariant::Tables(Game::Fevga) => proto::Variant::Fevga,
+        AnyVariant::Tables(Game::LongNardy) => proto::Variant::LongNardy,
     }
     .into()
 }
@@ -130,6 +144,7 @@ fn board_in(b: proto::Board, field: &str) -> Result<BoardInput, ApiError> {
         bar: per_player_in(b.bar),
         off: b.off.map(|o| per_player_in(Some(o))),
         turn: player_in(b.turn, &format!("{field}.turn"))?,
+        pins: (!b.pins.is_empty()).then(|| b.pins.iter().map(|&n| i64::from(n)).collect()),
     })
 }
 
@@ -144,6 +159,7 @@ pub fn position_out(view: &PositionView) -> proto::Position {
             bar: Some(per_player_out(board.bar)),
             off: Some(per_player_out(board.off)),
             turn: player_out(board.turn),
+            pins: Vec::new(),
         }),
         pips: Some(per_player_out(view.pips())),
         fibs: view.fibs(),

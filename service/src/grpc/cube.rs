@@ -144,6 +144,7 @@ impl From<&Scored> for proto::ScoreGameResponse {
             r#match: s.r#match,
             gnubg_match_id: s.gnubg_match_id,
             gnubg_game_match_id: s.gnubg_game_match_id,
+            tables_outcome: proto::TablesOutcome::Unspecified.into(),
         }
     }
 }
@@ -202,6 +203,7 @@ impl TryFrom<proto::ResolveCubeRequest> for CubeActionInput {
             player: player_in(req.player, "player")?,
             action,
             resign_level: result_in(req.resign_level, "resign_level")?,
+            variant: Some(variant_in(req.variant)?.to_string()),
         })
     }
 }

@@ -7,6 +7,7 @@ use crate::api::dice::{
     ClaimedRollInput, Commitment, Keys, Opening, OpeningInput, Revealed, RollInput, SignedRoll,
     Verdict, VerifyInput,
 };
+use crate::api::input;
 use crate::error::ApiError;
 use crate::proto;
 
@@ -48,7 +49,7 @@ impl TryFrom<proto::OpeningRollRequest> for OpeningInput {
             match_id: req.match_id,
             client_seed: req.client_seed,
             game: i64::from(req.game),
-            variant: variant_in(req.variant)?,
+            variant: input::board_only(variant_in(req.variant)?, "the opening roll")?,
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
         })

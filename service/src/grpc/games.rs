@@ -45,7 +45,10 @@ impl TryFrom<proto::NewGameRequest> for NewGameInput {
         Ok(NewGameInput {
             match_id: req.match_id,
             client_seed: req.client_seed,
-            variant: variant_in(req.variant)?,
+            variant: input::backgammon_only(
+                variant_in(req.variant)?,
+                "the referee game flow (/games)",
+            )?,
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
         })

@@ -7,6 +7,7 @@ pub mod dice;
 pub mod error;
 pub mod games;
 pub mod moves;
+pub mod tables;
 
 use axum::Router;
 use tonic::server::NamedService;
@@ -53,7 +54,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Reply<proto::LegalMovesResponse> {
-        call(request, api::moves::legal_moves)
+        call(request, api::tables::legal_moves)
     }
 
     #[tracing::instrument(name = "ApplyMove", skip_all)]
@@ -61,7 +62,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::ApplyMoveRequest>,
     ) -> Reply<proto::ApplyMoveResponse> {
-        call(request, api::moves::apply_move)
+        call(request, api::tables::apply_move)
     }
 
     #[tracing::instrument(name = "ListVariants", skip_all)]
@@ -139,7 +140,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::ScoreGameRequest>,
     ) -> Reply<proto::ScoreGameResponse> {
-        call(request, api::cube::score_game)
+        call(request, api::tables::score_game)
     }
 
     #[tracing::instrument(name = "NewGame", skip_all, fields(match_id = tracing::field::Empty))]

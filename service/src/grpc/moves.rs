@@ -10,7 +10,7 @@ use crate::api::variants::VariantInfo;
 use crate::error::ApiError;
 use crate::proto;
 
-fn moves_out(play: &Play) -> Vec<proto::Move> {
+pub(super) fn moves_out(play: &Play) -> Vec<proto::Move> {
     play.moves()
         .iter()
         .map(|m| proto::Move {
@@ -92,6 +92,8 @@ impl From<&Applied> for proto::ApplyMoveResponse {
             game_over: answer.game_over.map(|o| proto::GameOver {
                 winner: player_out(o.winner),
                 result: result_out(o.result),
+                points: 0,
+                tables_outcome: proto::TablesOutcome::Unspecified.into(),
             }),
             partial: answer.partial.as_ref().map(|p| proto::PartialInfo {
                 complete: p.complete,
@@ -112,7 +114,7 @@ impl From<&Vec<VariantInfo>> for proto::ListVariantsResponse {
                     variant: variant_out(v.variant),
                     name: v.variant.to_string(),
                     checkers: u32::from(v.checkers),
-                    start: Some(position_out(&v.start)),
+                    start: Some(super::tables::start_out(&v.start)),
                     rules: Some(proto::VariantRules {
                         cube: v.rules.cube,
                         gammons: v.rules.gammons,

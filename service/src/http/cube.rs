@@ -6,9 +6,8 @@ use utoipa_axum::routes;
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use super::types::cube::{
-    ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest, ScoreGameResponse,
-};
+use super::types::cube::{ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest};
+use super::types::tables::ScoreAnswerOutput;
 use crate::api;
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -54,7 +53,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
                 "match_id": "cAkAAAAAAAAA"}))),
     )),
     responses(
-        (status = 200, description = "The scored game and the match after it", body = ScoreGameResponse,
+        (status = 200, description = "The scored game and the match after it (the tables games: the points, no cube, no match)", body = ScoreAnswerOutput,
             example = json!({"ended_by": "resign", "winner": "x", "result": "gammon", "points": 4,
                 "jacoby_applied": false,
                 "match": {"length": 5, "score": {"x": 6, "o": 3}, "winner": "x", "next_game": null},
@@ -74,8 +73,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[tracing::instrument(name = "score_game", skip_all)]
 pub async fn score_game(
     ApiJson(req): ApiJson<ScoreGameRequest>,
-) -> Result<Json<ScoreGameResponse>, ApiError> {
-    let answer = api::cube::score_game(&req.into_input()?)?;
+) -> Result<Json<ScoreAnswerOutput>, ApiError> {
+    let answer = api::tables::score_game(&req.into_input()?)?;
     Ok(Json((&answer).into()))
 }
 
@@ -152,7 +151,8 @@ pub async fn resolve_cube(
 mod tests {
     use serde_json::Value;
 
-    use super::{ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest, ScoreGameResponse};
+    use super::super::types::cube::ScoreGameResponse;
+    use super::{ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest};
 
     /// The examples of `path` in the generated document: request examples
     /// by name, and the 200 response examples (or example) by name.

@@ -4,9 +4,8 @@ use axum::Json;
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use super::types::moves::{
-    ApplyMoveRequest, ApplyMoveResponse, LegalMovesRequest, LegalMovesResponse,
-};
+use super::types::moves::{ApplyMoveRequest, LegalMovesRequest};
+use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
 use crate::api;
 use crate::error::ApiError;
 
@@ -18,7 +17,7 @@ use crate::error::ApiError;
 #[utoipa::path(post, path = "/legal-moves", tag = "moves",
     request_body = LegalMovesRequest,
     responses(
-        (status = 200, description = "The legal plays", body = LegalMovesResponse),
+        (status = 200, description = "The legal plays", body = LegalMovesAnswerOutput),
         (status = 400, description = "Malformed request, position or dice", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The game is already over", body = Problem, content_type = "application/problem+json"),
@@ -26,8 +25,8 @@ use crate::error::ApiError;
 #[tracing::instrument(name = "legal_moves", skip_all)]
 pub async fn legal_moves(
     ApiJson(req): ApiJson<LegalMovesRequest>,
-) -> Result<Json<LegalMovesResponse>, ApiError> {
-    let answer = api::moves::legal_moves(&req.into_input()?)?;
+) -> Result<Json<LegalMovesAnswerOutput>, ApiError> {
+    let answer = api::tables::legal_moves(&req.into_input()?)?;
     Ok(Json((&answer).into()))
 }
 
@@ -39,7 +38,7 @@ pub async fn legal_moves(
 #[utoipa::path(post, path = "/apply-move", tag = "moves",
     request_body = ApplyMoveRequest,
     responses(
-        (status = 200, description = "The position after the play", body = ApplyMoveResponse),
+        (status = 200, description = "The position after the play", body = ApplyMoveAnswerOutput),
         (status = 400, description = "Malformed request, position, dice or notation", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Illegal or ambiguous play, or the game is over", body = Problem, content_type = "application/problem+json"),
@@ -47,7 +46,7 @@ pub async fn legal_moves(
 #[tracing::instrument(name = "apply_move", skip_all)]
 pub async fn apply_move(
     ApiJson(req): ApiJson<ApplyMoveRequest>,
-) -> Result<Json<ApplyMoveResponse>, ApiError> {
-    let answer = api::moves::apply_move(&req.into_input()?)?;
+) -> Result<Json<ApplyMoveAnswerOutput>, ApiError> {
+    let answer = api::tables::apply_move(&req.into_input()?)?;
     Ok(Json((&answer).into()))
 }

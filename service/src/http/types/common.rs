@@ -57,6 +57,21 @@ pub enum VariantName {
     /// 3 checkers.
     #[serde(rename = "hypergammon-3")]
     Hypergammon3,
+    /// Greek backgammon: standard start and moves, no cube, gammon and
+    /// backgammon count 2 (backgammon encodings).
+    Portes,
+    /// Turkish backgammon: standard start and moves, no cube, a mars counts
+    /// 2 (backgammon encodings).
+    Tavla,
+    /// Greek pinning game: all 15 on the own 24-point, pins instead of
+    /// hits, the mother rule; no cube (board with `pins` only).
+    Plakoto,
+    /// Greek running game: all 15 on the own 24-point, diagonally opposite,
+    /// no hitting; no cube (board or Position ID).
+    Fevga,
+    /// Russian running game: as Fevga with the head rule; no cube (board or
+    /// Position ID).
+    LongNardy,
 }
 
 /// A count for each player.
@@ -93,6 +108,12 @@ pub struct Board {
     pub off: Option<PerPlayer>,
     /// The player on roll.
     pub turn: PlayerName,
+    /// Plakoto only: 24 pin marks in the order of `points`, `1` where one
+    /// x checker is pinned under o's checkers there, `-1` where one o
+    /// checker is pinned under x's, `0` elsewhere (the count in `points` is
+    /// then the pinner's). Left out for the other variants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pins: Option<Vec<i64>>,
 }
 
 fn bar_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -278,6 +299,7 @@ impl From<PositionInput> for ApiPosition {
                 bar: b.bar.into(),
                 off: b.off.map(Into::into),
                 turn: Some(b.turn.into()),
+                pins: b.pins,
             }),
             turn: p.turn.map(Into::into),
             pips: p.pips.map(Into::into),
@@ -314,6 +336,7 @@ impl From<&PositionView> for PositionOutput {
                 bar: board.bar.into(),
                 off: Some(board.off.into()),
                 turn: board.turn.into(),
+                pins: None,
             },
             fibs: view.fibs(),
             pips: view.pips().into(),

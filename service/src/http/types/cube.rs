@@ -328,6 +328,12 @@ pub struct ResolveCubeRequest {
     /// Required for `resign`: single, gammon or backgammon.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resign_level: Option<GameResultName>,
+    /// The variant (default `standard`). The tables games (`portes`,
+    /// `tavla`, `plakoto`, `fevga`, `long-nardy`) have no cube: every
+    /// action is refused (`no-cube-in-variant`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<VariantName>)]
+    pub variant: Option<String>,
 }
 
 /// Response of `POST /cube`. A refused action is still a 200: the answer
@@ -506,7 +512,7 @@ impl ScoreGameRequest {
     /// The transport-free input.
     pub fn into_input(self) -> Result<ScoreInput, ApiError> {
         Ok(ScoreInput {
-            variant: input::variant_name(self.variant.as_deref())?,
+            variant: input::any_variant(self.variant.as_deref())?,
             ended_by: self.ended_by.map(Into::into),
             position: self.position.map(Into::into),
             winner: self.winner.map(Into::into),
@@ -529,6 +535,7 @@ impl From<ResolveCubeRequest> for CubeActionInput {
             player: req.player.map(Into::into),
             action: req.action.map(Into::into),
             resign_level: req.resign_level.map(Into::into),
+            variant: req.variant,
         }
     }
 }

@@ -315,7 +315,10 @@ impl OpeningRequest {
             match_id: self.match_id,
             client_seed: self.client_seed,
             game: self.game,
-            variant: input::variant_name(self.variant.as_deref())?,
+            variant: input::board_only(
+                input::any_variant(self.variant.as_deref())?,
+                "the opening roll",
+            )?,
             match_state: self.match_state.map(Into::into),
             rules: self.rules.map(Into::into),
         })

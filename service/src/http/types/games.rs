@@ -253,7 +253,10 @@ impl NewGameRequest {
         Ok(NewGameInput {
             match_id: self.match_id,
             client_seed: self.client_seed,
-            variant: input::variant_name(self.variant.as_deref())?,
+            variant: input::backgammon_only(
+                input::any_variant(self.variant.as_deref())?,
+                "the referee game flow (/games)",
+            )?,
             match_state: self.match_state.map(Into::into),
             rules: self.rules.map(Into::into),
         })

@@ -37,6 +37,7 @@ pub mod dice;
 pub mod games;
 pub mod moves;
 pub mod schema;
+pub mod tables;
 pub mod variants;
 
 /// A deserializer that reads a struct as a map only (see `objects_only!`);

@@ -19,7 +19,10 @@ use crate::error::ApiError;
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [6, 5]}))]
 pub struct LegalMovesRequest {
-    /// `standard` (default), `nackgammon`, `hypergammon`, `hypergammon-1`, `hypergammon-2`.
+    /// `standard` (default), `nackgammon`, `hypergammon`, `hypergammon-1`,
+    /// `hypergammon-2`, `hypergammon-3`, or a tables game: `portes`, `tavla`
+    /// (backgammon encodings), `plakoto` (board with `pins`), `fevga`,
+    /// `long-nardy` (board or Position ID; no XGID).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
@@ -99,7 +102,7 @@ pub enum PlayInput {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [6, 5], "play": "24/13"}))]
 pub struct ApplyMoveRequest {
-    /// The variant (default `standard`).
+    /// The variant (default `standard`); as in `LegalMovesRequest`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
@@ -131,6 +134,10 @@ pub struct GameOverOutput {
     pub winner: PlayerName,
     /// `single`, `gammon` or `backgammon`.
     pub result: GameResultName,
+    /// Portes and Tavla only: the points won (no cube; a gammon or
+    /// backgammon counts 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
 }
 
 /// What is known about a turn entered move by move (`partial: true`).
@@ -179,7 +186,7 @@ impl LegalMovesRequest {
     /// The transport-free input.
     pub fn into_input(self) -> Result<TurnInput, ApiError> {
         Ok(TurnInput {
-            variant: input::variant_name(self.variant.as_deref())?,
+            variant: input::any_variant(self.variant.as_deref())?,
             position: Some(self.position.into()),
             dice: self.dice,
             game_start: self.game_start,
@@ -192,7 +199,7 @@ impl ApplyMoveRequest {
     pub fn into_input(self) -> Result<ApplyMoveInput, ApiError> {
         Ok(ApplyMoveInput {
             turn: TurnInput {
-                variant: input::variant_name(self.variant.as_deref())?,
+                variant: input::any_variant(self.variant.as_deref())?,
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
@@ -251,6 +258,7 @@ impl From<&Applied> for ApplyMoveResponse {
             game_over: answer.game_over.map(|o| GameOverOutput {
                 winner: o.winner.into(),
                 result: o.result.into(),
+                points: None,
             }),
             partial: answer.partial.as_ref().map(|p| PartialOutput {
                 complete: p.complete,

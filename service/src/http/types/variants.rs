@@ -3,8 +3,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PositionOutput, VariantName};
-use crate::api::variants::VariantInfo;
+use super::common::VariantName;
+use super::tables::AnyPositionOutput;
+use crate::api::variants::{StartView, VariantInfo};
 
 /// Which rules of the game apply in a variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -13,7 +14,8 @@ pub struct VariantRulesOutput {
     pub cube: bool,
     /// A gammon counts double.
     pub gammons: bool,
-    /// A backgammon counts triple.
+    /// A backgammon counts triple (false in the tables games, where it counts
+    /// as a gammon).
     pub backgammons: bool,
 }
 
@@ -25,8 +27,10 @@ pub struct VariantOutput {
     pub name: String,
     /// Checkers per player.
     pub checkers: u8,
-    /// The starting position, x on roll, in all three encodings.
-    pub start: PositionOutput,
+    /// The starting position, x on roll, in the encodings of the variant
+    /// (Plakoto, Fevga, Long Nardy: the board, and a Position ID for Fevga
+    /// and Long Nardy; the others: Position ID, XGID and board).
+    pub start: AnyPositionOutput,
     /// Which rules apply.
     pub rules: VariantRulesOutput,
 }
@@ -46,7 +50,10 @@ impl From<&Vec<VariantInfo>> for VariantsResponse {
                 .map(|v| VariantOutput {
                     name: v.variant.to_string(),
                     checkers: v.checkers,
-                    start: (&v.start).into(),
+                    start: match &v.start {
+                        StartView::Backgammon(p) => AnyPositionOutput::Backgammon(p.into()),
+                        StartView::Tables(p) => AnyPositionOutput::Tables(p.into()),
+                    },
                     rules: VariantRulesOutput {
                         cube: v.rules.cube,
                         gammons: v.rules.gammons,

@@ -1,0 +1,511 @@
+//! The tables games (`docs/variants.md`) through the move operations.
+//!
+//! Portes and Tavla are played on the backgammon `Position` (standard
+//! start and movement): their turns go through [`super::moves`] and only
+//! the game-over answer differs (their points, no cube). Plakoto, Fevga and
+//! Long Nardy are played on [`TablesPosition`]: read here from the board
+//! encoding (with Plakoto's pin marks) or, for Fevga and Long Nardy, a
+//! Position ID; an XGID never applies to them.
+
+use bgref_core::notation::position_id::PositionId;
+use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesOutcome, TablesPosition, TablesSetup};
+use bgref_core::{ByPlayer, Dice, GameOutcome, GameResult, PartialPlay, Play, Player};
+
+use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
+use super::input::{self, AnyVariant, BoardInput, PositionInput};
+use super::moves::{self, Applied, ApplyMoveInput, LegalMoves, TurnInput};
+use crate::error::ApiError;
+
+/// A Plakoto, Fevga or Long Nardy position to answer with.
+#[derive(Debug, Clone, Copy)]
+pub struct TablesView {
+    /// The position.
+    pub position: TablesPosition,
+}
+
+/// The board encoding of a tables position (see `TablesSetup::to_board`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TablesBoardView {
+    /// 24 signed counts from x's view (the pinner's count on a pinned point).
+    pub points: [i8; 24],
+    /// Plakoto's pin marks (`None` for Fevga and Long Nardy).
+    pub pins: Option<[i8; 24]>,
+    /// Checkers borne off.
+    pub off: ByPlayer<u8>,
+    /// The player on roll.
+    pub turn: Player,
+}
+
+impl TablesView {
+    /// The game.
+    pub fn game(&self) -> Game {
+        self.position.game()
+    }
+
+    /// The Position ID (Fevga and Long Nardy; `None` for Plakoto).
+    pub fn position_id(&self) -> Option<String> {
+        self.position.position_id().map(|id| id.to_string())
+    }
+
+    /// The board encoding.
+    pub fn board(&self) -> TablesBoardView {
+        let setup = self.position.to_setup();
+        let (points, pins) = setup.to_board();
+        TablesBoardView {
+            points,
+            pins: (setup.game == Game::Plakoto).then_some(pins),
+            off: setup.off,
+            turn: setup.turn,
+        }
+    }
+}
+
+/// One legal play of a tables position and where it leads.
+#[derive(Debug, Clone)]
+pub struct TablesPlayView {
+    /// The play (points in the mover's numbering, pins marked as hits).
+    pub play: Play,
+    /// The position after it, opponent on roll.
+    pub position: TablesView,
+}
+
+/// Legal moves of a Plakoto, Fevga or Long Nardy position.
+#[derive(Debug, Clone)]
+pub struct TablesLegalMoves {
+    /// The game.
+    pub game: Game,
+    /// One entry per distinct resulting position.
+    pub plays: Vec<TablesPlayView>,
+    /// The roll.
+    pub dice: Dice,
+}
+
+/// A play applied to a Plakoto, Fevga or Long Nardy position.
+#[derive(Debug, Clone)]
+pub struct TablesApplied {
+    /// The legal play matched.
+    pub play: Play,
+    /// The new position.
+    pub position: TablesView,
+    /// Set when the play ended the game.
+    pub game_over: Option<TablesOutcome>,
+    /// Set for a partial play.
+    pub partial: Option<PartialPlay>,
+}
+
+impl TablesApplied {
+    /// Whose turn it is now.
+    pub fn turn(&self) -> Player {
+        self.position.position.turn()
+    }
+
+    /// Points (mover's view) where a checker was pinned (Plakoto).
+    pub fn hits(&self) -> impl Iterator<Item = u8> + '_ {
+        self.play
+            .moves()
+            .iter()
+            .filter(|m| m.is_hit())
+            .map(|m| m.to().get())
+    }
+}
+
+/// The answer of legal-moves, for any variant.
+#[derive(Debug, Clone)]
+pub enum LegalMovesAnswer {
+    /// The backgammon variants, Portes and Tavla.
+    Backgammon(LegalMoves),
+    /// Plakoto, Fevga and Long Nardy.
+    Tables(TablesLegalMoves),
+}
+
+/// The answer of apply-move, for any variant.
+#[derive(Debug, Clone)]
+pub enum ApplyAnswer {
+    /// The backgammon variants, Portes and Tavla (`game`).
+    Backgammon {
+        /// The answer on the backgammon board.
+        applied: Applied,
+        /// Portes or Tavla, which score differently.
+        game: Option<Game>,
+    },
+    /// Plakoto, Fevga and Long Nardy.
+    Tables(TablesApplied),
+}
+
+/// Points for a finished Portes or Tavla game (`None` for the backgammon
+/// variants, whose points depend on the cube).
+pub fn board_game_points(game: Option<Game>, outcome: &GameOutcome) -> Option<u32> {
+    game.and_then(|g| g.backgammon_points(outcome.result, false))
+}
+
+fn bad_position(field: impl Into<String>, detail: impl std::fmt::Display) -> ApiError {
+    ApiError::invalid("invalid-position", field, detail)
+}
+
+/// The board encoding of a tables game, field errors with their paths.
+fn board_setup(game: Game, board: &BoardInput, field: &str) -> Result<TablesSetup, ApiError> {
+    let signed = |values: &[i64], name: &str, range: std::ops::RangeInclusive<i8>, what: &str| {
+        if values.len() != 24 {
+            return Err(bad_position(
+                format!("{field}.{name}"),
+                format!(
+                    "{name} has 24 entries (points 1 to 24 from x's side), got {}",
+                    values.len()
+                ),
+            ));
+        }
+        let mut out = [0i8; 24];
+        for (i, &n) in values.iter().enumerate() {
+            out[i] = i8::try_from(n)
+                .ok()
+                .filter(|n| range.contains(n))
+                .ok_or_else(|| {
+                    bad_position(format!("{field}.{name}[{i}]"), format!("{what}, got {n}"))
+                })?;
+        }
+        Ok(out)
+    };
+    let points = signed(
+        &board.points,
+        "points",
+        -15..=15,
+        "a point holds at most 15 checkers",
+    )?;
+    let pins = match &board.pins {
+        None => [0i8; 24],
+        Some(_) if game != Game::Plakoto => {
+            return Err(bad_position(
+                format!("{field}.pins"),
+                "pins apply to plakoto only",
+            ));
+        }
+        Some(pins) => signed(pins, "pins", -1..=1, "a pin mark is -1, 0 or 1")?,
+    };
+    if board.bar.x != 0 || board.bar.o != 0 {
+        return Err(bad_position(
+            format!("{field}.bar"),
+            format!("there is no bar in {game}: nobody is hit"),
+        ));
+    }
+    let turn = board
+        .turn
+        .ok_or_else(|| bad_position(format!("{field}.turn"), "board.turn is required (x or o)"))?;
+    let mut setup = TablesSetup::from_board(game, &points, &pins, ByPlayer::default(), turn);
+    setup.off = match board.off {
+        Some(off) => ByPlayer {
+            x: input::count(off.x, format!("{field}.off.x"), "an off count")?,
+            o: input::count(off.o, format!("{field}.off.o"), "an off count")?,
+        },
+        None => {
+            let off = |p: Player| {
+                let on: u32 = setup.points[p].iter().map(|&n| u32::from(n)).sum();
+                u8::try_from(u32::from(CHECKERS).saturating_sub(on)).unwrap_or(0)
+            };
+            ByPlayer {
+                x: off(Player::X),
+                o: off(Player::O),
+            }
+        }
+    };
+    Ok(setup)
+}
+
+/// Reads and checks a Plakoto, Fevga or Long Nardy position: the board
+/// encoding, or (Fevga, Long Nardy) a Position ID with `turn`.
+pub fn read_position(
+    input: &PositionInput,
+    game: Game,
+    field: &str,
+) -> Result<TablesPosition, ApiError> {
+    let given = [
+        input.position_id.is_some(),
+        input.xgid.is_some(),
+        input.board.is_some(),
+    ]
+    .iter()
+    .filter(|&&b| b)
+    .count();
+    let encodings = if game == Game::Plakoto {
+        "board"
+    } else {
+        "position_id or board"
+    };
+    if given != 1 {
+        return Err(bad_position(
+            field,
+            format!("give the {game} position as exactly one of {encodings}"),
+        ));
+    }
+    if input.xgid.is_some() {
+        return Err(bad_position(
+            format!("{field}.xgid"),
+            format!("an XGID does not apply to {game}: give the position as {encodings}"),
+        ));
+    }
+    if input.turn.is_some() && input.position_id.is_none() {
+        return Err(bad_position(
+            format!("{field}.turn"),
+            "turn goes only beside position_id: board says who is on roll",
+        ));
+    }
+    let (setup, sub) = if let Some(id) = &input.position_id {
+        if game == Game::Plakoto {
+            return Err(bad_position(
+                format!("{field}.position_id"),
+                "a Position ID does not apply to plakoto (it cannot carry the pins): give the board",
+            ));
+        }
+        let parsed: PositionId = id
+            .parse()
+            .map_err(|e| bad_position(format!("{field}.position_id"), e))?;
+        (
+            TablesSetup::from_position_id(game, &parsed, input.turn.unwrap_or(Player::X)),
+            "position_id",
+        )
+    } else {
+        let board = input
+            .board
+            .as_ref()
+            .expect("exactly one encoding is present");
+        (
+            board_setup(game, board, &format!("{field}.board"))?,
+            "board",
+        )
+    };
+    TablesPosition::from_setup(&setup).map_err(|e| bad_position(format!("{field}.{sub}"), e))
+}
+
+/// The position and roll of a tables request, for a game still going on.
+fn read_turn(input: &TurnInput, game: Game) -> Result<(TablesPosition, Dice), ApiError> {
+    let given = input::required(input.position.as_ref(), "position", "position is required")
+        .map_err(|_| bad_position("position", "position is required"))?;
+    let position = read_position(given, game, "position")?;
+    let dice = input::dice(input.dice.as_deref(), "dice", None)?;
+    if input.game_start && Some(position) != TablesPosition::start(game, position.turn()).ok() {
+        return Err(ApiError::invalid(
+            "not-start-position",
+            "position",
+            format!(
+                "the position is said to be the start of a game but is not the {game} start \
+                 (GET /variants lists each variant's starting position)"
+            ),
+        ));
+    }
+    if let Some(outcome) = position.outcome() {
+        return Err(ApiError::illegal(
+            "game-over",
+            Some("position"),
+            format!("the game is over: {}", describe(&outcome)),
+        ));
+    }
+    Ok((position, dice))
+}
+
+/// How a tables game ended, in words.
+pub fn describe(outcome: &TablesOutcome) -> String {
+    match (outcome.winner, outcome.kind) {
+        (None, _) | (_, OutcomeKind::Draw) => "a draw: both mothers are pinned".to_owned(),
+        (Some(w), OutcomeKind::Mother) => {
+            format!(
+                "{w} wins {} points: {}'s mother is pinned",
+                outcome.points, !w
+            )
+        }
+        (Some(w), _) => format!(
+            "{w} has borne off every checker and wins {} point{}",
+            outcome.points,
+            if outcome.points == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// Every legal play of the position for the roll, in any variant.
+pub fn legal_moves(input: &TurnInput) -> Result<LegalMovesAnswer, ApiError> {
+    let Some(game) = input.variant.tables_engine() else {
+        return moves::legal_moves(input).map(LegalMovesAnswer::Backgammon);
+    };
+    let (position, dice) = read_turn(input, game)?;
+    let plays = position
+        .legal_plays(dice)
+        .iter()
+        .map(|play| TablesPlayView {
+            play: *play,
+            position: TablesView {
+                position: position.after(play),
+            },
+        })
+        .collect();
+    Ok(LegalMovesAnswer::Tables(TablesLegalMoves {
+        game,
+        plays,
+        dice,
+    }))
+}
+
+/// Checks and applies a play (or the start of one), in any variant.
+pub fn apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
+    let Some(game) = input.turn.variant.tables_engine() else {
+        return moves::apply_move(input).map(|applied| ApplyAnswer::Backgammon {
+            applied,
+            game: input.turn.variant.game(),
+        });
+    };
+    let (position, dice) = read_turn(&input.turn, game)?;
+    let text = moves::play_text(input.play.as_ref(), "play")?;
+    let (play, after, partial) = if input.partial {
+        let partial = position.partial_play(&moves::hops(&text), dice)?;
+        let play = Play::new(&partial.moves).ok_or_else(|| {
+            ApiError::invalid("invalid-play", "play", "a play has at most four moves")
+        })?;
+        let mut after = position.after(&play);
+        if !partial.complete {
+            // The mover is still moving.
+            after = after.swap_turn();
+        }
+        (play, after, Some(partial))
+    } else {
+        let (after, play) = position.play_text(&text, dice)?;
+        (play, after, None)
+    };
+    Ok(ApplyAnswer::Tables(TablesApplied {
+        play,
+        game_over: after.outcome(),
+        position: TablesView { position: after },
+        partial,
+    }))
+}
+
+/// Whether `variant` is a tables game played without the cube, for the
+/// cube operations.
+pub fn no_cube(variant: AnyVariant) -> Option<Game> {
+    variant.game().filter(|g| !g.uses_cube())
+}
+
+/// A scored Portes, Tavla, Plakoto, Fevga or Long Nardy game (no cube, no
+/// match state: see `docs/variants.md`, "Tavli match").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TablesScored {
+    /// The game.
+    pub game: Game,
+    /// The winner (`None`: a Plakoto draw).
+    pub winner: Option<Player>,
+    /// Portes and Tavla: the backgammon result on the board.
+    pub result: Option<GameResult>,
+    /// Plakoto, Fevga, Long Nardy: how the game ended.
+    pub outcome: Option<OutcomeKind>,
+    /// Points won.
+    pub points: u32,
+}
+
+/// The answer of score-game, for any variant.
+#[derive(Debug, Clone)]
+pub enum ScoreAnswer {
+    /// The backgammon variants (cube, match, rules).
+    Backgammon(Scored),
+    /// The tables games.
+    Tables(TablesScored),
+}
+
+/// Scores a finished game, in any variant. The tables games end only by
+/// bearing off (or, in Plakoto, by a pinned mother): no cube (a cube other
+/// than the centred 1 is refused with `no-cube-in-variant`), no match
+/// state, no rule options.
+pub fn score_game(req: &ScoreInput) -> Result<ScoreAnswer, ApiError> {
+    let AnyVariant::Tables(game) = req.variant else {
+        return cube::score_game(req).map(ScoreAnswer::Backgammon);
+    };
+    if let Some(c) = &req.cube
+        && *c != CubeInput::default()
+    {
+        return Err(ApiError::invalid(
+            "no-cube-in-variant",
+            "cube",
+            format!(
+                "{game} is played without the doubling cube: leave cube out or send the centred 1-cube"
+            ),
+        ));
+    }
+    for (given, field) in [
+        (req.match_state.is_some(), "match"),
+        (req.match_id.is_some(), "match_id"),
+        (req.rules.is_some(), "rules"),
+    ] {
+        if given {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                field,
+                format!(
+                    "{field} does not apply to {game}: a tables game scores on its own (no cube, no match state)"
+                ),
+            ));
+        }
+    }
+    match input::required(req.ended_by, "ended_by", "ended_by is required: bearoff")? {
+        EndedBy::Bearoff => {}
+        EndedBy::Pass | EndedBy::Resign => {
+            return Err(ApiError::invalid(
+                "no-cube-in-variant",
+                "ended_by",
+                format!(
+                    "a {game} game ends only by bearing off (or, in plakoto, a pinned mother): there is no cube to pass and no resignation is served"
+                ),
+            ));
+        }
+    }
+    if req.winner.is_some() || req.resign_level.is_some() {
+        return Err(ApiError::invalid(
+            "invalid-request",
+            if req.winner.is_some() {
+                "winner"
+            } else {
+                "resign_level"
+            },
+            "ended_by bearoff takes the finished position only: the position says who won",
+        ));
+    }
+    let given = input::required(
+        req.position.as_ref(),
+        "position",
+        "ended_by bearoff needs the finished position",
+    )?;
+    let not_over = || {
+        ApiError::illegal(
+            "game-not-over",
+            Some("position"),
+            format!("the {game} game is not over: nobody has borne off every checker"),
+        )
+    };
+    let scored = if let Some(variant) = game.backgammon_variant() {
+        let read = input::position(given, variant, "position")?;
+        if let Some(xgid) = &read.xgid
+            && (xgid.cube_value.get() != 1 || xgid.cube_owner != bgref_core::CubeOwner::Centre)
+        {
+            return Err(ApiError::invalid(
+                "no-cube-in-variant",
+                "position.xgid",
+                format!(
+                    "{game} is played without the doubling cube: the XGID's cube must be the centred 1"
+                ),
+            ));
+        }
+        let outcome = read.position.outcome().ok_or_else(not_over)?;
+        TablesScored {
+            game,
+            winner: Some(outcome.winner),
+            result: Some(outcome.result),
+            outcome: None,
+            points: game.backgammon_points(outcome.result, false).unwrap_or(1),
+        }
+    } else {
+        let position = read_position(given, game, "position")?;
+        let outcome = position.outcome().ok_or_else(not_over)?;
+        TablesScored {
+            game,
+            winner: outcome.winner,
+            result: None,
+            outcome: Some(outcome.kind),
+            points: outcome.points,
+        }
+    };
+    Ok(ScoreAnswer::Tables(scored))
+}

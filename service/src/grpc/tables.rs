@@ -1,0 +1,141 @@
+//! The tables games over gRPC: Plakoto, Fevga and Long Nardy positions and
+//! answers, and `LegalMoves`/`ApplyMove` answers for any variant.
+
+use bgref_core::tables::{OutcomeKind, TablesOutcome};
+
+use super::common::{per_player_out, player_out, position_out, result_out};
+use super::moves::moves_out;
+use crate::api::tables::{
+    ApplyAnswer, LegalMovesAnswer, ScoreAnswer, TablesView, board_game_points,
+};
+use crate::api::variants::StartView;
+use crate::proto;
+
+/// A Plakoto, Fevga or Long Nardy position: the board (with pins in
+/// Plakoto), a Position ID for Fevga and Long Nardy, no XGID.
+pub fn tables_position_out(view: &TablesView) -> proto::Position {
+    let board = view.board();
+    proto::Position {
+        position_id: view.position_id().unwrap_or_default(),
+        xgid: String::new(),
+        board: Some(proto::Board {
+            points: board.points.iter().map(|&n| i32::from(n)).collect(),
+            bar: Some(proto::PerPlayer { x: 0, o: 0 }),
+            off: Some(per_player_out(board.off)),
+            turn: player_out(board.turn),
+            pins: board
+                .pins
+                .map(|pins| pins.iter().map(|&n| i32::from(n)).collect())
+                .unwrap_or_default(),
+        }),
+        pips: Some(proto::PerPlayer {
+            x: view.position.pip_count(bgref_core::Player::X),
+            o: view.position.pip_count(bgref_core::Player::O),
+        }),
+        // FIBS boards describe backgammon positions only.
+        fibs: String::new(),
+    }
+}
+
+/// A starting position of `GET /variants`.
+pub fn start_out(start: &StartView) -> proto::Position {
+    match start {
+        StartView::Backgammon(p) => position_out(p),
+        StartView::Tables(p) => tables_position_out(p),
+    }
+}
+
+fn outcome_out(o: &TablesOutcome) -> proto::GameOver {
+    proto::GameOver {
+        winner: o
+            .winner
+            .map_or(proto::Player::Unspecified.into(), player_out),
+        result: proto::GameResult::Unspecified.into(),
+        points: o.points,
+        tables_outcome: tables_outcome_out(o.kind),
+    }
+}
+
+/// A tables outcome kind as its proto value.
+pub fn tables_outcome_out(kind: OutcomeKind) -> i32 {
+    match kind {
+        OutcomeKind::Single => proto::TablesOutcome::Single,
+        OutcomeKind::Double => proto::TablesOutcome::Double,
+        OutcomeKind::Mother => proto::TablesOutcome::Mother,
+        OutcomeKind::Draw => proto::TablesOutcome::Draw,
+    }
+    .into()
+}
+
+impl From<&LegalMovesAnswer> for proto::LegalMovesResponse {
+    fn from(answer: &LegalMovesAnswer) -> Self {
+        match answer {
+            LegalMovesAnswer::Backgammon(a) => a.into(),
+            LegalMovesAnswer::Tables(a) => proto::LegalMovesResponse {
+                plays: a
+                    .plays
+                    .iter()
+                    .map(|p| proto::Play {
+                        notation: p.play.to_string(),
+                        moves: moves_out(&p.play),
+                        position: Some(tables_position_out(&p.position)),
+                    })
+                    .collect(),
+                dice: a.dice.values().map(u32::from).to_vec(),
+                forced: a.plays.len() == 1,
+            },
+        }
+    }
+}
+
+impl From<&ApplyAnswer> for proto::ApplyMoveResponse {
+    fn from(answer: &ApplyAnswer) -> Self {
+        match answer {
+            ApplyAnswer::Backgammon { applied, game } => {
+                let mut out = proto::ApplyMoveResponse::from(applied);
+                if let (Some(over), Some(outcome)) = (out.game_over.as_mut(), &applied.game_over) {
+                    over.points = board_game_points(*game, outcome).unwrap_or(0);
+                }
+                out
+            }
+            ApplyAnswer::Tables(a) => proto::ApplyMoveResponse {
+                play: Some(proto::Play {
+                    notation: a.play.to_string(),
+                    moves: moves_out(&a.play),
+                    position: None,
+                }),
+                position: Some(tables_position_out(&a.position)),
+                hits: a.hits().map(u32::from).collect(),
+                game_over: a.game_over.as_ref().map(outcome_out),
+                partial: a.partial.as_ref().map(|p| proto::PartialInfo {
+                    complete: p.complete,
+                    remaining_dice: p.remaining.iter().map(|d| u32::from(d.get())).collect(),
+                    completions: u32::try_from(p.completions).unwrap_or(u32::MAX),
+                }),
+                turn: player_out(a.turn()),
+            },
+        }
+    }
+}
+
+impl From<&ScoreAnswer> for proto::ScoreGameResponse {
+    fn from(answer: &ScoreAnswer) -> Self {
+        match answer {
+            ScoreAnswer::Backgammon(s) => s.into(),
+            ScoreAnswer::Tables(s) => proto::ScoreGameResponse {
+                ended_by: proto::EndedBy::Bearoff.into(),
+                winner: s
+                    .winner
+                    .map_or(proto::Player::Unspecified.into(), player_out),
+                result: s
+                    .result
+                    .map_or(proto::GameResult::Unspecified.into(), result_out),
+                points: s.points,
+                tables_outcome: s
+                    .outcome
+                    .map_or(proto::TablesOutcome::Unspecified.into(), tables_outcome_out),
+                ..proto::ScoreGameResponse::default()
+            },
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! The JSON shapes of the tables games (`docs/variants.md`): Plakoto,
+//! Fevga and Long Nardy positions and answers, and the answers of
+//! `/legal-moves` and `/apply-move` for any variant.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::common::{Board, PerPlayer, PlayerName, PositionOutput, VariantName};
+use super::cube::{EndedBy, GameResultName, ScoreGameResponse};
+use super::moves::{
+    ApplyMoveResponse, LegalMovesResponse, MoveOutput, PartialOutput, PlayedOutput,
+};
+use crate::api::tables::{
+    ApplyAnswer, LegalMovesAnswer, ScoreAnswer, TablesApplied, TablesLegalMoves, TablesView,
+    board_game_points,
+};
+use bgref_core::tables::{OutcomeKind, TablesOutcome};
+
+/// A Plakoto, Fevga or Long Nardy position in a response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesPositionOutput {
+    /// Fevga and Long Nardy only: each side's own-view counts as a gnubg
+    /// Position ID (empty bar); it identifies the position only together
+    /// with the variant. Left out for Plakoto (the ID cannot carry pins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position_id: Option<String>,
+    /// The board encoding: `points[i]` is x's point `i + 1` (in Fevga and
+    /// Long Nardy x's 24-point is x's start and o's 12-point); `bar` is
+    /// always empty; Plakoto adds `pins`. No XGID applies to these games.
+    pub board: Board,
+    /// Pip counts.
+    pub pips: PerPlayer,
+}
+
+/// A position in a response: the backgammon encodings (backgammon
+/// variants, Portes, Tavla) or the tables encodings (Plakoto, Fevga, Long
+/// Nardy).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum AnyPositionOutput {
+    /// Position ID, XGID and board.
+    Backgammon(PositionOutput),
+    /// Board (with pins in Plakoto) and, for Fevga and Long Nardy, a Position ID.
+    Tables(TablesPositionOutput),
+}
+
+impl From<&TablesView> for TablesPositionOutput {
+    fn from(view: &TablesView) -> Self {
+        let board = view.board();
+        TablesPositionOutput {
+            position_id: view.position_id(),
+            board: Board {
+                points: board.points.iter().map(|&n| i64::from(n)).collect(),
+                bar: PerPlayer::default(),
+                off: Some(board.off.into()),
+                turn: board.turn.into(),
+                pins: board
+                    .pins
+                    .map(|pins| pins.iter().map(|&n| i64::from(n)).collect()),
+            },
+            pips: PerPlayer {
+                x: i64::from(view.position.pip_count(bgref_core::Player::X)),
+                o: i64::from(view.position.pip_count(bgref_core::Player::O)),
+            },
+        }
+    }
+}
+
+/// A legal play of a Plakoto, Fevga or Long Nardy position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesPlayOutput {
+    /// Move notation, points in the mover's numbering 24..1 and `off`
+    /// (no bar); in Plakoto `*` marks a pin.
+    pub notation: String,
+    /// The single-die moves in the order played (`hit`: the move pins a
+    /// checker, Plakoto).
+    pub moves: Vec<MoveOutput>,
+    /// The position after the play, opponent on roll.
+    pub position: TablesPositionOutput,
+}
+
+/// Response of `POST /legal-moves` for Plakoto, Fevga and Long Nardy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesLegalMovesResponse {
+    /// The variant.
+    #[schema(value_type = VariantName)]
+    pub variant: String,
+    /// One entry per distinct resulting position; empty: no legal play, the turn passes.
+    pub plays: Vec<TablesPlayOutput>,
+    /// The roll, as given.
+    pub dice: [u8; 2],
+    /// Exactly one legal play.
+    pub forced: bool,
+}
+
+/// How a Plakoto, Fevga or Long Nardy game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeName {
+    /// The loser has borne off a checker: 1 point.
+    Single,
+    /// The loser has borne off none (Plakoto's double win, Fevga's gammon,
+    /// Long Nardy's mars): 2 points.
+    Double,
+    /// Plakoto: the loser's mother (last checker on its starting point) is
+    /// pinned there: 2 points.
+    Mother,
+    /// Plakoto: both mothers are pinned: no winner, 0 points.
+    Draw,
+}
+
+impl From<OutcomeKind> for OutcomeName {
+    fn from(kind: OutcomeKind) -> Self {
+        match kind {
+            OutcomeKind::Single => OutcomeName::Single,
+            OutcomeKind::Double => OutcomeName::Double,
+            OutcomeKind::Mother => OutcomeName::Mother,
+            OutcomeKind::Draw => OutcomeName::Draw,
+        }
+    }
+}
+
+/// The end of a Plakoto, Fevga or Long Nardy game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesGameOverOutput {
+    /// The winner; left out for a draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<PlayerName>,
+    /// How the game ended.
+    pub outcome: OutcomeName,
+    /// Points won (no cube): 1, 2, or 0 for a draw.
+    pub points: u32,
+}
+
+impl From<&TablesOutcome> for TablesGameOverOutput {
+    fn from(o: &TablesOutcome) -> Self {
+        TablesGameOverOutput {
+            winner: o.winner.map(Into::into),
+            outcome: o.kind.into(),
+            points: o.points,
+        }
+    }
+}
+
+/// Response of `POST /apply-move` for Plakoto, Fevga and Long Nardy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesApplyMoveResponse {
+    /// The variant.
+    #[schema(value_type = VariantName)]
+    pub variant: String,
+    /// The play as the referee understood it.
+    pub play: PlayedOutput,
+    /// The new position: the opponent on roll; for an unfinished partial
+    /// play, the mover still on roll.
+    pub position: TablesPositionOutput,
+    /// Points (mover's view) where a checker was pinned (Plakoto).
+    pub hits: Vec<u8>,
+    /// Set when the play ended the game.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_over: Option<TablesGameOverOutput>,
+    /// Set for `partial: true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialOutput>,
+    /// Whose turn it is now.
+    pub turn: PlayerName,
+}
+
+/// Response of `POST /legal-moves`: Plakoto, Fevga and Long Nardy answer
+/// with their own position encodings (and name the variant); the other
+/// variants as before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum LegalMovesAnswerOutput {
+    /// Plakoto, Fevga, Long Nardy.
+    Tables(TablesLegalMovesResponse),
+    /// The backgammon variants, Portes and Tavla.
+    Backgammon(LegalMovesResponse),
+}
+
+/// Response of `POST /apply-move`: Plakoto, Fevga and Long Nardy answer
+/// with their own position encodings and outcome (and name the variant);
+/// the other variants as before, Portes and Tavla with `game_over.points`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum ApplyMoveAnswerOutput {
+    /// Plakoto, Fevga, Long Nardy.
+    Tables(TablesApplyMoveResponse),
+    /// The backgammon variants, Portes and Tavla.
+    Backgammon(ApplyMoveResponse),
+}
+
+fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
+    play.moves()
+        .iter()
+        .map(|m| MoveOutput {
+            from: m.from().get(),
+            to: m.to().get(),
+            hit: m.is_hit(),
+        })
+        .collect()
+}
+
+impl From<&TablesLegalMoves> for TablesLegalMovesResponse {
+    fn from(answer: &TablesLegalMoves) -> Self {
+        TablesLegalMovesResponse {
+            variant: answer.game.to_string(),
+            plays: answer
+                .plays
+                .iter()
+                .map(|p| TablesPlayOutput {
+                    notation: p.play.to_string(),
+                    moves: moves_output(&p.play),
+                    position: (&p.position).into(),
+                })
+                .collect(),
+            dice: answer.dice.values(),
+            forced: answer.plays.len() == 1,
+        }
+    }
+}
+
+impl From<&TablesApplied> for TablesApplyMoveResponse {
+    fn from(answer: &TablesApplied) -> Self {
+        TablesApplyMoveResponse {
+            variant: answer.position.game().to_string(),
+            play: PlayedOutput {
+                notation: answer.play.to_string(),
+                moves: moves_output(&answer.play),
+            },
+            position: (&answer.position).into(),
+            hits: answer.hits().collect(),
+            game_over: answer.game_over.as_ref().map(Into::into),
+            partial: answer.partial.as_ref().map(|p| PartialOutput {
+                complete: p.complete,
+                remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
+                completions: p.completions,
+            }),
+            turn: answer.turn().into(),
+        }
+    }
+}
+
+impl From<&LegalMovesAnswer> for LegalMovesAnswerOutput {
+    fn from(answer: &LegalMovesAnswer) -> Self {
+        match answer {
+            LegalMovesAnswer::Backgammon(a) => LegalMovesAnswerOutput::Backgammon(a.into()),
+            LegalMovesAnswer::Tables(a) => LegalMovesAnswerOutput::Tables(a.into()),
+        }
+    }
+}
+
+impl From<&ApplyAnswer> for ApplyMoveAnswerOutput {
+    fn from(answer: &ApplyAnswer) -> Self {
+        match answer {
+            ApplyAnswer::Backgammon { applied, game } => {
+                let mut out = ApplyMoveResponse::from(applied);
+                if let (Some(over), Some(outcome)) = (out.game_over.as_mut(), &applied.game_over) {
+                    over.points = board_game_points(*game, outcome);
+                }
+                ApplyMoveAnswerOutput::Backgammon(out)
+            }
+            ApplyAnswer::Tables(a) => ApplyMoveAnswerOutput::Tables(a.into()),
+        }
+    }
+}
+
+/// Response of `POST /score` for the tables games (no cube, no match).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesScoreResponse {
+    /// The variant.
+    #[schema(value_type = VariantName)]
+    pub variant: String,
+    /// Always `bearoff` (Plakoto's mother and draw endings are found on the
+    /// finished position too).
+    pub ended_by: EndedBy,
+    /// The winner; left out for a Plakoto draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<PlayerName>,
+    /// Portes and Tavla: the result on the board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResultName>,
+    /// Plakoto, Fevga and Long Nardy: how the game ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<OutcomeName>,
+    /// Points won: 1, 2 (gammon, backgammon, mars, double win, mother), 0
+    /// for a draw.
+    pub points: u32,
+}
+
+/// Response of `POST /score`: the tables games answer with their own
+/// shape (naming the variant), the backgammon variants as before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum ScoreAnswerOutput {
+    /// Portes, Tavla, Plakoto, Fevga, Long Nardy.
+    Tables(TablesScoreResponse),
+    /// The backgammon variants.
+    Backgammon(ScoreGameResponse),
+}
+
+impl From<&ScoreAnswer> for ScoreAnswerOutput {
+    fn from(answer: &ScoreAnswer) -> Self {
+        match answer {
+            ScoreAnswer::Backgammon(s) => ScoreAnswerOutput::Backgammon(s.into()),
+            ScoreAnswer::Tables(s) => ScoreAnswerOutput::Tables(TablesScoreResponse {
+                variant: s.game.to_string(),
+                ended_by: EndedBy::Bearoff,
+                winner: s.winner.map(Into::into),
+                result: s.result.map(Into::into),
+                outcome: s.outcome.map(Into::into),
+                points: s.points,
+            }),
+        }
+    }
+}
