@@ -197,9 +197,9 @@ fn view_out(view: &GameView) -> proto::GameView {
     }
 }
 
-impl From<&GameView> for proto::GameResponse {
+impl From<&GameView> for proto::NewGameResponse {
     fn from(view: &GameView) -> Self {
-        proto::GameResponse {
+        proto::NewGameResponse {
             state: view.token.clone(),
             view: Some(view_out(view)),
         }

@@ -147,7 +147,7 @@ impl Referee for RefereeService {
     async fn new_game(
         &self,
         request: Request<proto::NewGameRequest>,
-    ) -> Reply<proto::GameResponse> {
+    ) -> Reply<proto::NewGameResponse> {
         call(request, |input| {
             api::games::new_game(&self.state.dice, input)
         })
