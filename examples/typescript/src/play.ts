@@ -42,7 +42,11 @@ async function main(baseUrl: string): Promise<void> {
     const play = first ? first.notation : [];
     const applied = await bgref.POST("/apply-move", { body: { position, dice, play } });
     if (!applied.data) fail(`apply ${JSON.stringify(play)}, turn ${turn}`, applied.error);
-    position = applied.data.position;
+    // A standard game answers the backgammon encodings (the tables games,
+    // Plakoto, Fevga and Long Nardy, answer their own form).
+    const next = applied.data.position;
+    if (!("xgid" in next)) throw new Error("a standard game answers every encoding");
+    position = next;
     if (applied.data.game_over) break;
     if (turn >= 2000) throw new Error("the game does not end");
     const roll = await bgref.POST("/dice/roll", {
