@@ -830,17 +830,28 @@ pub fn replay(keys: &DiceKeys, input: &TranscriptInput) -> Result<Replay, ApiErr
         ));
     }
     let (state, chain) = start(&input.start)?;
+    // Every action's shape first: a malformed one is a 400 wherever it is.
+    let actions = input
+        .actions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let player = required(
+                s.player,
+                &format!("actions[{i}].player"),
+                "player is required: x or o",
+            )?;
+            Ok((
+                player,
+                action_of(s.action.as_ref(), &format!("actions[{i}].action"))?,
+            ))
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
     let roller = Roller::new(&keys.server_seed(&input.start.match_id));
     let (mut last, mut bytes) = view(keys, state.clone(), &input.start.match_id, &chain);
-    let mut steps = Vec::with_capacity(input.actions.len());
+    let mut steps = Vec::with_capacity(actions.len());
     let mut refused = None;
-    for (i, s) in input.actions.iter().enumerate() {
-        let player = required(
-            s.player,
-            &format!("actions[{i}].player"),
-            "player is required: x or o",
-        )?;
-        let action = action_of(s.action.as_ref(), &format!("actions[{i}].action"))?;
+    for (i, (player, action)) in actions.into_iter().enumerate() {
         let token = Token {
             state: last.state.clone(),
             match_id: input.start.match_id.clone(),

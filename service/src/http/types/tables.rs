@@ -16,8 +16,10 @@ use crate::api::tables::{
 };
 use bgref_core::tables::{OutcomeKind, TablesOutcome};
 
-/// A Plakoto, Fevga or Long Nardy position in a response.
+/// A Plakoto, Fevga or Long Nardy position in a response (no other keys,
+/// so that it is never mistaken for a backgammon position).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TablesPositionOutput {
     /// Fevga and Long Nardy only: each side's own-view counts as a gnubg
     /// Position ID (empty bar); it identifies the position only together
