@@ -206,7 +206,7 @@ struct State {
 
 impl State {
     #[inline(always)]
-    fn moved<const KEYED: bool>(&self, from: u8, to: u8) -> State {
+    fn moved<const KEYED: bool>(&self, depth: usize, from: u8, to: u8) -> State {
         let mut n = *self;
         let f = usize::from(from);
         n.me[f] -= 1;
@@ -226,7 +226,7 @@ impl State {
         }
         n.occ |= (1 << to) & !1;
         n.play
-            .push(Move::with_hit(Point::new(from), Point::new(to), hit));
+            .push_at(depth, Move::with_hit(Point::new(from), Point::new(to), hit));
         n
     }
 }
@@ -234,14 +234,13 @@ impl State {
 /// One generation. `KEYED`: results carry keys and are deduplicated through
 /// them (a prefix, or a bear-off within reach of a non-double); otherwise
 /// every sequence generated reaches a new position and no key is computed.
-struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
+/// `DOUBLE`: four moves of one die, else two of different dice.
+struct Gen<'a, const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> {
     /// Bit p: two or more opposing checkers on the mover's point p.
     block: u32,
     /// Opposing blots before the play.
     start_blot: u32,
     dice: [u8; 4],
-    n: usize,
-    double: bool,
     best: u8,
     /// The mover's highest occupied point before the play (25: the bar).
     start_highest: u8,
@@ -257,7 +256,10 @@ struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
     table: &'a mut [u8],
 }
 
-impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
+impl<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> Gen<'_, PREFIX, KEYED, DOUBLE> {
+    /// The number of dice: the depth of a whole play.
+    const N: usize = if DOUBLE { 4 } else { 2 };
+
     #[inline(always)]
     fn follows_prefix(&self, depth: usize, from: u8, to: u8) -> bool {
         !PREFIX
@@ -325,7 +327,15 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
     /// The last die without keys: every move is a new play of the same
     /// pips, so the list is cleared or kept once for all of them.
     #[inline(always)]
-    fn leaves(&mut self, s: &State, d: u8, max_from: u8, sources: u32, pips: u8) -> bool {
+    fn leaves(
+        &mut self,
+        s: &State,
+        depth: usize,
+        d: u8,
+        max_from: u8,
+        sources: u32,
+        pips: u8,
+    ) -> bool {
         let mut movable = self.movable(s, d, max_from, sources);
         if movable == 0 {
             return false;
@@ -337,14 +347,13 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
             self.out.clear();
             self.best = pips;
         }
-        self.out.reserve(movable.count_ones() as usize);
         while movable != 0 {
             let from = 31 - movable.leading_zeros() as u8;
             movable &= !(1 << from);
             let to = from.saturating_sub(d);
             let hit = (s.blot >> to) & 1 != 0;
             let mut play = s.play;
-            play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
+            play.push_at(depth, Move::with_hit(Point::new(from), Point::new(to), hit));
             self.out.push(play);
         }
         true
@@ -436,15 +445,22 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
     /// Extends the sequence in `s` with the die at `DEPTH`. `sources`
     /// limits where that die's move may start (see `second_sources`).
     ///
-    /// The depth is a constant so that each level is its own function and
-    /// the deeper levels (no recursion) can be inlined into the shallower.
+    /// The depth is a constant so that each level is its own function (no
+    /// recursion); the last level is inlined into its parent's loop.
+    #[inline(never)]
     fn step<const DEPTH: usize>(&mut self, s: &State, pips: u8, max_from: u8, sources: u32) {
+        self.step_inline::<DEPTH>(s, pips, max_from, sources);
+    }
+
+    /// The body of [`Gen::step`], inlined where the next die is the last.
+    #[inline(always)]
+    fn step_inline<const DEPTH: usize>(&mut self, s: &State, pips: u8, max_from: u8, sources: u32) {
         let depth = DEPTH;
         let d = self.dice[depth];
         let pips_after = pips + d;
-        let moved = if depth + 1 == self.n && !KEYED && !PREFIX {
-            self.leaves(s, d, max_from, sources, pips_after)
-        } else if depth + 1 == self.n {
+        let moved = if depth + 1 == Self::N && !KEYED && !PREFIX {
+            self.leaves(s, depth, d, max_from, sources, pips_after)
+        } else if depth + 1 == Self::N {
             // Last die: only the key and the play of each result are needed.
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
                 let hit = (s.blot >> to) & 1 != 0;
@@ -456,15 +472,15 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
                     }
                 }
                 let mut play = s.play;
-                play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
+                play.push_at(depth, Move::with_hit(Point::new(from), Point::new(to), hit));
                 g.save(key, play, pips_after);
             })
         } else {
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
-                let next = s.moved::<KEYED>(from, to);
+                let next = s.moved::<KEYED>(depth, from, to);
                 let (max_next, next_sources) = if PREFIX {
                     (24, u32::MAX)
-                } else if g.double {
+                } else if DOUBLE {
                     (from, u32::MAX)
                 } else {
                     match g.second_sources(from, to, &next) {
@@ -473,9 +489,13 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
                     }
                 };
                 match DEPTH {
+                    0 if Self::N == 2 => {
+                        g.step_inline::<1>(&next, pips_after, max_next, next_sources);
+                    }
                     0 => g.step::<1>(&next, pips_after, max_next, next_sources),
                     1 => g.step::<2>(&next, pips_after, max_next, next_sources),
-                    // The fourth die is always the last.
+                    2 => g.step_inline::<3>(&next, pips_after, max_next, next_sources),
+                    // The fourth die is always the last: not reached.
                     _ => g.step::<3>(&next, pips_after, max_next, next_sources),
                 }
             })
@@ -562,28 +582,30 @@ fn run<const PREFIX: bool>(
         || (outside.is_power_of_two()
             && start_highest <= 12
             && board.me[usize::from(start_highest)] == 1);
-    let keyed = PREFIX || (!dice.is_double() && bear_off_in_reach);
-    if keyed {
+    let double = dice.is_double();
+    if PREFIX || (!double && bear_off_in_reach) {
         let mut table = [0; TABLE_SLOTS];
         let mut keys = [0; KEYS_INLINE];
-        generate::<PREFIX, true>(
-            board,
-            masks,
-            dice,
-            prefix,
-            best,
-            out,
-            (&mut table, &mut keys),
-        )
+        let buffers = (&mut table[..], &mut keys[..]);
+        if double {
+            generate::<PREFIX, true, true>(board, masks, dice, prefix, best, out, buffers)
+        } else {
+            generate::<PREFIX, true, false>(board, masks, dice, prefix, best, out, buffers)
+        }
     } else {
-        generate::<PREFIX, false>(board, masks, dice, prefix, best, out, (&mut [], &mut []))
+        let buffers = (&mut [][..], &mut [][..]);
+        if double {
+            generate::<PREFIX, false, true>(board, masks, dice, prefix, best, out, buffers)
+        } else {
+            generate::<PREFIX, false, false>(board, masks, dice, prefix, best, out, buffers)
+        }
     }
 }
 
 /// Runs the generator on `board`, whose `masks` are the mover's occupied
 /// points and the opposing blocks and blots; the dedup table and the
 /// inline keys are empty slices unless `KEYED`.
-fn generate<const PREFIX: bool, const KEYED: bool>(
+fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
     board: &Board,
     (occ, block, blot): (u32, u32, u32),
     dice: Dice,
@@ -600,12 +622,10 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
         play: Play::EMPTY,
     };
     let (hi, lo) = (dice.high().get(), dice.low().get());
-    let mut g = Gen::<PREFIX, KEYED> {
+    let mut g = Gen::<PREFIX, KEYED, DOUBLE> {
         block,
         start_blot: blot,
         dice: [hi, lo, hi, lo],
-        n: 2,
-        double: dice.is_double(),
         best,
         start_highest: (31 - occ.leading_zeros()) as u8,
         out,
@@ -614,8 +634,7 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
         prefix,
         table,
     };
-    if g.double {
-        g.n = 4;
+    if DOUBLE {
         g.step::<0>(&start, 0, 24, u32::MAX);
     } else {
         g.step::<0>(&start, 0, 24, u32::MAX);
