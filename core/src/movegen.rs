@@ -66,7 +66,7 @@ const TABLE_SLOTS: usize = 256;
 /// Past this many plays the table is too full and lookups scan the list.
 const TABLE_MAX: usize = 192;
 /// Keys of a keyed generation kept on the stack before spilling to a Vec.
-const KEYS_INLINE: usize = 32;
+const KEYS_INLINE: usize = 16;
 
 /// Plays a list has room for before it grows: most lists are shorter, and
 /// the buffer (832 bytes) stays in the allocator's fast size classes.
