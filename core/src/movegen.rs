@@ -241,6 +241,9 @@ struct Gen<'a, const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> {
     /// Opposing blots before the play.
     start_blot: u32,
     dice: [u8; 4],
+    /// `lands[i]`: the points from which die `dice[i]` moves a checker to
+    /// a point of the board that is not blocked.
+    lands: [u32; 4],
     best: u8,
     /// The mover's highest occupied point before the play (25: the bar).
     start_highest: u8,
@@ -283,7 +286,7 @@ impl<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> Gen<'_, PREFIX, 
         sources: u32,
         mut f: impl FnMut(&mut Self, u8, u8),
     ) -> bool {
-        let mut movable = self.movable(s, d, max_from, sources);
+        let mut movable = self.movable(s, depth, max_from, sources);
         let moved = movable != 0;
         while movable != 0 {
             let from = 31 - movable.leading_zeros() as u8;
@@ -296,10 +299,11 @@ impl<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> Gen<'_, PREFIX, 
         moved
     }
 
-    /// The points (25: the bar) from which die `d` moves a checker in `s`,
+    /// The points (25: the bar) from which the die at `depth` moves a checker in `s`,
     /// at or below `max_from` and on `sources` (the bar always allowed).
     #[inline(always)]
-    fn movable(&self, s: &State, d: u8, max_from: u8, sources: u32) -> u32 {
+    fn movable(&self, s: &State, depth: usize, max_from: u8, sources: u32) -> u32 {
+        let d = self.dice[depth];
         if s.me[25] > 0 {
             let blocked = (self.block >> (25 - d)) & 1;
             return (blocked ^ 1) << 25;
@@ -309,10 +313,7 @@ impl<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> Gen<'_, PREFIX, 
         }
         let highest = 31 - s.occ.leading_zeros() as u8;
         let srcs = s.occ & ((2u32 << max_from) - 1) & sources;
-        let low = (2u32 << d) - 1;
-        // Checkers that stay on the board: any source above d whose target
-        // (d lower) is not blocked.
-        let mut movable = srcs & !low & !(self.block << d);
+        let mut movable = srcs & self.lands[depth];
         if highest <= 6 {
             // Bearing off: from exactly d, or from the highest point when it
             // is below d.
@@ -336,7 +337,7 @@ impl<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> Gen<'_, PREFIX, 
         sources: u32,
         pips: u8,
     ) -> bool {
-        let mut movable = self.movable(s, d, max_from, sources);
+        let mut movable = self.movable(s, depth, max_from, sources);
         if movable == 0 {
             return false;
         }
@@ -622,10 +623,14 @@ fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
         play: Play::EMPTY,
     };
     let (hi, lo) = (dice.high().get(), dice.low().get());
+    // Checkers that stay on the board: any source above d whose target (d
+    // lower) is not blocked.
+    let lands = |d: u8| !((2u32 << d) - 1) & !(block << d);
     let mut g = Gen::<PREFIX, KEYED, DOUBLE> {
         block,
         start_blot: blot,
         dice: [hi, lo, hi, lo],
+        lands: [lands(hi), lands(lo), lands(hi), lands(lo)],
         best,
         start_highest: (31 - occ.leading_zeros()) as u8,
         out,
@@ -639,6 +644,7 @@ fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
     } else {
         g.step::<0>(&start, 0, 24, u32::MAX);
         g.dice = [lo, hi, lo, hi];
+        g.lands = [lands(lo), lands(hi), lands(lo), lands(hi)];
         g.step::<0>(&start, 0, 24, u32::MAX);
     }
     g.best
