@@ -19,7 +19,8 @@
 //! count never exceeds 15) and one bit per point where a blot was hit (24
 //! bits). The opponent's side changes only by hits, so the key identifies
 //! the resulting position exactly, and two plays are the same play exactly
-//! when their keys are equal.
+//! when their keys are equal. The generator keeps each key minus the
+//! starting position's (modulo 2^128), which is as exact and starts at 0.
 //!
 //! "Use as much of the roll as possible" is kept the way gnubg keeps it:
 //! every finished sequence is scored by the pips of the dice it used;
@@ -190,6 +191,23 @@ pub(crate) fn key_after(board: &Board, moves: &[Move]) -> Option<u128> {
     Some(initial_key(&b.me) | hits)
 }
 
+/// The generator's key after a move, from the key before it. The
+/// generator's keys are the result keys minus the starting position's key
+/// (modulo 2^128): no key to compute before the first move, and two
+/// results are equal exactly when these differences are. A blot is hit on a
+/// point at most once per play, so adding its bit is setting it.
+#[inline(always)]
+fn moved_key(key: u128, from: u8, to: u8, hit: bool) -> u128 {
+    let key = key
+        .wrapping_sub(COUNT_UNIT[usize::from(from)])
+        .wrapping_add(COUNT_UNIT[usize::from(to)]);
+    if hit {
+        key.wrapping_add(HIT_BIT[usize::from(to)])
+    } else {
+        key
+    }
+}
+
 // One cache line: a copy never straddles two lines, wherever the stack is.
 #[derive(Clone, Copy)]
 #[repr(align(64))]
@@ -199,7 +217,8 @@ struct State {
     occ: u32,
     /// Bit p: one opposing checker on the mover's point p.
     blot: u32,
-    /// The result key; kept up to date only when `KEYED`.
+    /// The result key minus the starting position's (see `moved_key`);
+    /// kept up to date only when `KEYED`.
     key: u128,
     play: Play,
 }
@@ -216,10 +235,7 @@ impl State {
         n.me[usize::from(to)] += 1;
         let hit = (n.blot >> to) & 1 != 0;
         if KEYED {
-            n.key = n.key - COUNT_UNIT[f] + COUNT_UNIT[usize::from(to)];
-            if hit {
-                n.key |= HIT_BIT[usize::from(to)];
-            }
+            n.key = moved_key(n.key, from, to, hit);
         }
         if hit {
             n.blot &= !(1 << to);
@@ -467,10 +483,7 @@ impl<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> Gen<'_, PREFIX, 
                 let hit = (s.blot >> to) & 1 != 0;
                 let mut key = 0;
                 if KEYED {
-                    key = s.key - COUNT_UNIT[usize::from(from)] + COUNT_UNIT[usize::from(to)];
-                    if hit {
-                        key |= HIT_BIT[usize::from(to)];
-                    }
+                    key = moved_key(s.key, from, to, hit);
                 }
                 let mut play = s.play;
                 play.push_at(depth, Move::with_hit(Point::new(from), Point::new(to), hit));
@@ -619,7 +632,7 @@ fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
         me: board.me,
         occ,
         blot,
-        key: if KEYED { initial_key(&board.me) } else { 0 },
+        key: 0,
         play: Play::EMPTY,
     };
     let (hi, lo) = (dice.high().get(), dice.low().get());
