@@ -146,6 +146,7 @@ fn labels(picture: &Picture) -> [Option<String>; 7] {
             asz[3] = Some(match m.length {
                 0 => format!("(Cube: {value})"),
                 1 => match_to(1),
+                n if m.crawford => format!("{} (Crawford game)", match_to(n)),
                 n => format!("{} (Cube: {value})", match_to(n)),
             });
         }
@@ -251,11 +252,14 @@ pub fn draw(picture: &Picture) -> String {
         s.push('\n');
     }
     let _ = writeln!(s, "{bottom}{}", label(6));
+    // gnubg names the player on roll first.
+    let me = picture.position.turn();
     let _ = writeln!(
         s,
-        "\nThe pip counts are: x {}, o {}.",
-        picture.position.pip_count(Player::X),
-        picture.position.pip_count(Player::O)
+        "\nThe pip counts are: {me} {}, {} {}.",
+        picture.position.pip_count(me),
+        !me,
+        picture.position.pip_count(!me)
     );
     s
 }
