@@ -43,7 +43,7 @@ pub struct RenderQuery {
     #[param(value_type = Option<VariantName>)]
     pub variant: Option<String>,
     /// The cube value: 1, 2, 4, 8, 16, 32 or 64 (default 1).
-    #[param(value_type = Option<u32>, minimum = 1, maximum = 64)]
+    #[param(schema_with = cube_values)]
     pub cube_value: Option<String>,
     /// Who holds the cube (default centre); an owned cube is above 1.
     #[param(value_type = Option<CubeOwnerName>)]
@@ -65,6 +65,15 @@ pub struct RenderQuery {
     /// player on roll is to roll.
     #[param(value_type = Option<String>, pattern = "^[1-6][1-6]$", example = "65")]
     pub dice: Option<String>,
+}
+
+/// The cube values a picture shows: a closed set.
+fn cube_values() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .enum_values(Some([1, 2, 4, 8, 16, 32, 64]))
+        .description(Some("A power of two from 1 to 64."))
+        .build()
 }
 
 fn int(text: Option<&str>, field: &str, slug: &'static str) -> Result<Option<i64>, ApiError> {
