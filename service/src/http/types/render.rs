@@ -24,7 +24,7 @@ pub struct RenderQuery {
     /// gnubg Position ID (14 base64 characters); the side on roll is x
     /// unless `turn` says o. Give exactly one of `position_id`, `xgid`
     /// and `fibs`.
-    #[param(value_type = Option<String>, example = "4HPwATDgc/ABMA")]
+    #[param(value_type = Option<String>)]
     pub position_id: Option<String>,
     /// Only beside `position_id`: who is on roll (default x).
     #[param(value_type = Option<PlayerName>)]
