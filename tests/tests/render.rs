@@ -318,9 +318,21 @@ async fn bad_input_is_a_400_with_its_slug_over_both_protocols() {
     .await;
     // HTTP only: text where a number goes, and an unknown parameter.
     for (query, slug, field) in [
-        ("position_id=4HPwATDgc/ABMA&match_length=seven", "invalid-match", Some("match_length")),
-        ("position_id=4HPwATDgc/ABMA&dice=6-5", "invalid-dice", Some("dice")),
-        ("position_id=4HPwATDgc/ABMA&crawford=yes", "invalid-match", Some("crawford")),
+        (
+            "position_id=4HPwATDgc/ABMA&match_length=seven",
+            "invalid-match",
+            Some("match_length"),
+        ),
+        (
+            "position_id=4HPwATDgc/ABMA&dice=6-5",
+            "invalid-dice",
+            Some("dice"),
+        ),
+        (
+            "position_id=4HPwATDgc/ABMA&crawford=yes",
+            "invalid-match",
+            Some("crawford"),
+        ),
         ("positionid=4HPwATDgc/ABMA", "invalid-query", None),
     ] {
         let (status, _, body) = get(&server, &format!("/render.svg?{query}")).await;

@@ -20,7 +20,11 @@ fn input(query: Result<Query<RenderQuery>, QueryRejection>) -> Result<RenderInpu
 }
 
 fn unprefixed(mut err: ApiError) -> ApiError {
-    if let Some(field) = err.field.as_deref().and_then(|f| f.strip_prefix("position.")) {
+    if let Some(field) = err
+        .field
+        .as_deref()
+        .and_then(|f| f.strip_prefix("position."))
+    {
         err.field = Some(field.to_owned());
     }
     err
@@ -48,7 +52,10 @@ pub async fn render_svg(
 ) -> Result<impl IntoResponse, ApiError> {
     let Rendered(svg) = api::render::svg(&input(query)?).map_err(unprefixed)?;
     Ok((
-        [(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, CACHE)],
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, CACHE),
+        ],
         svg,
     ))
 }

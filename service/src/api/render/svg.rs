@@ -325,7 +325,10 @@ mod tests {
         let o = position_counts(&p.position, Player::O);
         assert_eq!(circles(X_FILL), x);
         assert_eq!(circles(O_FILL), o);
-        assert!(svg.contains(">6</text>"), "the stack of six shows its count");
+        assert!(
+            svg.contains(">6</text>"),
+            "the stack of six shows its count"
+        );
         assert!(svg.contains("o rolled 6-5"), "{svg}");
         assert_eq!(draw(&p), svg, "deterministic");
     }

@@ -97,9 +97,8 @@ impl RenderQuery {
             .turn
             .as_deref()
             .map(|t| {
-                t.parse().map_err(|_| {
-                    ApiError::invalid("invalid-position", "turn", "turn is x or o")
-                })
+                t.parse()
+                    .map_err(|_| ApiError::invalid("invalid-position", "turn", "turn is x or o"))
             })
             .transpose()?;
         let cube_owner = self
@@ -153,7 +152,11 @@ impl RenderQuery {
             }),
             cube_value: int(self.cube_value.as_deref(), "cube_value", "invalid-cube")?,
             cube_owner,
-            match_length: int(self.match_length.as_deref(), "match_length", "invalid-match")?,
+            match_length: int(
+                self.match_length.as_deref(),
+                "match_length",
+                "invalid-match",
+            )?,
             score: bgref_core::ByPlayer {
                 x: int(self.score_x.as_deref(), "score_x", "invalid-match")?,
                 o: int(self.score_o.as_deref(), "score_o", "invalid-match")?,
