@@ -2,7 +2,7 @@
 //! `bgref.v1.Render`): a position in any encoding, checked by the one
 //! validator ([`super::input`]), with the cube, the match and the dice as
 //! the request gives them (or as its XGID carries them), drawn as an SVG
-//! ([`svg`]) or as the text board GNU Backgammon prints ([`text`]).
+//! ([`mod@svg`]) or as the text board GNU Backgammon prints ([`mod@text`]).
 
 pub mod svg;
 pub mod text;
