@@ -30,7 +30,7 @@ use crate::state::AppState;
         version = "0.1.0",
         description = "A stateless backgammon referee: legal moves, applying plays, verifiable dice, \
                        scoring, doubling cube and Crawford state. Every operation is also a gRPC \
-                       method of `bgref.v1.Referee`. Errors are `application/problem+json` with a \
+                       method of `bgref.v1.Referee` (the pictures: `bgref.v1.Render`). Errors are `application/problem+json` with a \
                        stable `type` slug.",
         license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0")
     ),
