@@ -304,18 +304,6 @@ async fn bad_input_is_a_400_with_its_slug_over_both_protocols() {
         Some("score_o"),
     )
     .await;
-    refused(
-        &server,
-        &mut grpc,
-        "position_id=4HPwATDgc/ABMA&variant=plakoto",
-        with(proto::Picture {
-            variant: proto::Variant::Plakoto as i32,
-            ..proto::Picture::default()
-        }),
-        "unsupported-variant",
-        Some("variant"),
-    )
-    .await;
     // HTTP only: text where a number goes, and an unknown parameter.
     for (query, slug, field) in [
         (
@@ -340,5 +328,131 @@ async fn bad_input_is_a_400_with_its_slug_over_both_protocols() {
         let problem: serde_json::Value = serde_json::from_str(&body).unwrap();
         assert_eq!(problem["type"], slug, "{query}: {body}");
         assert_eq!(problem["field"].as_str(), field, "{query}: {body}");
+    }
+}
+
+/// Plakoto x's checker on x's 20 point pinned under two of o's; o on roll.
+const PLAKOTO: &str = r#"{"points":[-12,0,0,0,0,1,0,0,0,-1,0,0,0,0,0,0,0,0,0,-2,0,0,0,13],"turn":"o","pins":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,0]}"#;
+
+fn plakoto_board() -> proto::Board {
+    let mut points = vec![0; 24];
+    for (i, n) in [(0, -12), (5, 1), (9, -1), (19, -2), (23, 13)] {
+        points[i] = n;
+    }
+    let mut pins = vec![0; 24];
+    pins[19] = 1;
+    proto::Board {
+        points,
+        bar: None,
+        off: None,
+        turn: proto::Player::O as i32,
+        pins,
+    }
+}
+
+#[tokio::test]
+async fn the_tables_games_are_drawn_by_the_svg_only() {
+    let server = Server::start(&[]).await;
+    let mut grpc = client(&server).await;
+    let query = format!(
+        "variant=plakoto&dice=53&board={}",
+        PLAKOTO
+            .replace('{', "%7B")
+            .replace('}', "%7D")
+            .replace('"', "%22")
+    );
+    let (status, ct, svg) = get(&server, &format!("/render.svg?{query}")).await;
+    assert_eq!(status, 200, "{svg}");
+    assert_eq!(ct, "image/svg+xml");
+    let picture = proto::Picture {
+        variant: proto::Variant::Plakoto as i32,
+        position: Some(proto::PositionInput {
+            encoding: Some(proto::position_input::Encoding::Board(plakoto_board())),
+            turn: 0,
+        }),
+        dice: vec![5, 3],
+        ..proto::Picture::default()
+    };
+    let over_grpc = grpc
+        .render_svg(proto::RenderSvgRequest {
+            picture: Some(picture.clone()),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .svg;
+    assert_eq!(svg, over_grpc);
+    assert!(
+        svg.contains("<title id=\"title\">plakoto position: o on roll, pips o 313 x 338, no cube")
+    );
+    let checkers = |fill: &str| svg.matches(&format!("r=\"16\" fill=\"{fill}\"")).count();
+    // x: five of 13, one, and the pinned one; o: five of 12, two, one.
+    assert_eq!(checkers("#f0e6c8"), 7);
+    assert_eq!(checkers("#1f1f1f"), 8);
+    assert!(
+        !svg.contains("#ffffff\" stroke=\"#333333\""),
+        "no cube in plakoto"
+    );
+
+    // Fevga by Position ID; no cube; no gnubg text board.
+    let fevga = "position_id=AACA/z8AAID/Pw&variant=fevga";
+    let (status, _, svg) = get(&server, &format!("/render.svg?{fevga}")).await;
+    assert_eq!(status, 200, "{svg}");
+    assert!(svg.contains("fevga position AACA/z8AAID/Pw: x on roll"));
+    let fevga_picture = proto::Picture {
+        variant: proto::Variant::Fevga as i32,
+        position: position_id("AACA/z8AAID/Pw", proto::Player::Unspecified),
+        ..proto::Picture::default()
+    };
+    for (query, picture, text, slug, field) in [
+        (
+            format!("{fevga}&cube_value=2"),
+            proto::Picture {
+                cube_value: Some(2),
+                ..fevga_picture.clone()
+            },
+            false,
+            "invalid-cube",
+            "cube_value",
+        ),
+        (
+            fevga.to_owned(),
+            fevga_picture.clone(),
+            true,
+            "unsupported-variant",
+            "variant",
+        ),
+        (
+            query.clone(),
+            picture,
+            true,
+            "unsupported-variant",
+            "variant",
+        ),
+    ] {
+        let path = if text { "/render.txt" } else { "/render.svg" };
+        let (status, ct, body) = get(&server, &format!("{path}?{query}")).await;
+        assert_eq!(status, 400, "{path}?{query}: {body}");
+        assert_eq!(ct, "application/problem+json");
+        let problem: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (problem["type"].as_str(), problem["field"].as_str()),
+            (Some(slug), Some(field))
+        );
+        let status = if text {
+            grpc.render_text(proto::RenderTextRequest {
+                picture: Some(picture),
+            })
+            .await
+            .expect_err(path)
+        } else {
+            grpc.render_svg(proto::RenderSvgRequest {
+                picture: Some(picture),
+            })
+            .await
+            .expect_err(path)
+        };
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert_eq!(status.get_details_error_info().unwrap().reason, slug);
     }
 }

@@ -76,9 +76,10 @@ fn number(value: i64, field: &str, slug: &'static str, what: &str) -> Result<u32
 /// # Errors
 /// `invalid-position`, `invalid-cube`, `invalid-match`, `invalid-dice`
 /// (400), naming the query parameter or field; `unsupported-variant` for
-/// the tables games played on their own board.
+/// the tables games played on their own board (Plakoto, Fevga, Long
+/// Nardy: see [`svg`] for their pictures).
 pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
-    let variant = input::board_only(input.variant, "rendering")?;
+    let variant = input::board_only(input.variant, "gnubg's text board")?;
     let read = input::required_position(input.position.as_ref(), variant, "position")?;
     let xgid = read.xgid.as_ref();
     let value = match input.cube_value {
@@ -98,7 +99,32 @@ pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
         .cube_owner
         .or(xgid.map(|x| x.cube_owner))
         .unwrap_or_default();
-    let from_xgid = xgid.map(bgref_core::notation::xgid::Xgid::match_state);
+    let match_state = read_match(
+        input,
+        xgid.map(bgref_core::notation::xgid::Xgid::match_state),
+    )?;
+    let cube = CubeState {
+        value,
+        owner,
+        ..CubeState::START
+    };
+    cube.validate(&match_state, &RULES)
+        .map_err(|e| state_error(e, &match_state))?;
+    let dice = match &input.dice {
+        Some(values) => Some(input::dice(Some(values), "dice", None)?),
+        None => read.xgid_dice(),
+    };
+    Ok(Picture {
+        position: read.position,
+        cube,
+        match_state,
+        dice,
+    })
+}
+
+/// The match of a request, each part left out taken from `from_xgid`
+/// (else money play, 0-0, no Crawford game). Checked with the cube.
+fn read_match(input: &RenderInput, from_xgid: Option<MatchState>) -> Result<MatchState, ApiError> {
     let length = match input.match_length {
         Some(n) => number(
             n,
@@ -127,23 +153,10 @@ pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
             .crawford
             .unwrap_or_else(|| from_xgid.is_some_and(|m| m.crawford)),
     };
-    let cube = CubeState {
-        value,
-        owner,
-        ..CubeState::START
-    };
-    cube.validate(&match_state, &RULES)
-        .map_err(|e| state_error(e, &match_state))?;
-    let dice = match &input.dice {
-        Some(values) => Some(input::dice(Some(values), "dice", None)?),
-        None => read.xgid_dice(),
-    };
-    Ok(Picture {
-        position: read.position,
-        cube,
-        match_state,
-        dice,
-    })
+    match_state
+        .validate()
+        .map_err(|e| state_error(InvalidCubeState::Match(e), &match_state))?;
+    Ok(match_state)
 }
 
 /// An inconsistent cube or match, naming the parameter at fault.
@@ -161,12 +174,40 @@ fn state_error(err: InvalidCubeState, match_state: &MatchState) -> ApiError {
     ApiError::invalid(slug, field, err)
 }
 
-/// The SVG picture of a request.
+/// The SVG picture of a request: any variant; Plakoto, Fevga and Long
+/// Nardy without a cube (their positions as the tables operations read
+/// them: a board, or a Position ID for Fevga and Long Nardy).
 ///
 /// # Errors
-/// As [`read`].
+/// As [`read`]; `invalid-cube` for a cube in a game played without one.
 pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
-    Ok(Rendered(svg::draw(&read(input)?)))
+    let Some(game) = input.variant.tables_engine() else {
+        return Ok(Rendered(svg::draw(&svg::Scene::backgammon(&read(input)?))));
+    };
+    let given = input::required(input.position.as_ref(), "position", "position is required")
+        .map_err(|e| ApiError::invalid("invalid-position", "position", e))?;
+    let position = super::tables::read_position(given, game, "position")?;
+    if input.cube_value.is_some() || input.cube_owner.is_some() {
+        return Err(ApiError::invalid(
+            "invalid-cube",
+            if input.cube_value.is_some() {
+                "cube_value"
+            } else {
+                "cube_owner"
+            },
+            format!("{game} is played without the doubling cube"),
+        ));
+    }
+    let match_state = read_match(input, None)?;
+    let dice = match &input.dice {
+        Some(values) => Some(input::dice(Some(values), "dice", None)?),
+        None => None,
+    };
+    Ok(Rendered(svg::draw(&svg::Scene::tables(
+        &position,
+        match_state,
+        dice,
+    ))))
 }
 
 /// The text board of a request, as gnubg's `show board` prints it.

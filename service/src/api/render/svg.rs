@@ -19,9 +19,143 @@
 use std::fmt::Write as _;
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{CubeOwner, Player};
+use bgref_core::tables::{TablesPosition, other_view};
+use bgref_core::{ByPlayer, CubeOwner, CubeState, Dice, MatchState, Player};
 
 use super::Picture;
+
+/// The checkers on one point, as the picture shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stack {
+    /// Whose checkers stand there (`None`: an empty point).
+    pub owner: Option<Player>,
+    /// How many (the pinned checker not counted).
+    pub count: u8,
+    /// Plakoto: the opponent's single checker pinned under this stack.
+    pub pinned: bool,
+}
+
+/// What the SVG draws, for any game, from the side on roll.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scene {
+    /// The player on roll: the picture's bottom side.
+    pub turn: Player,
+    /// The first words of the title: the game and the position's name.
+    pub name: String,
+    /// `points[p - 1]` is the viewer's point `p`.
+    pub points: [Stack; 24],
+    /// Checkers on the bar.
+    pub bar: ByPlayer<u8>,
+    /// Checkers borne off.
+    pub off: ByPlayer<u8>,
+    /// Pip counts.
+    pub pips: ByPlayer<u32>,
+    /// The cube (`None`: the game has none).
+    pub cube: Option<CubeState>,
+    /// The match.
+    pub match_state: MatchState,
+    /// The roll shown.
+    pub dice: Option<Dice>,
+}
+
+impl Scene {
+    /// A backgammon board picture: the viewer's point `p` is the
+    /// opponent's `25 - p`.
+    pub fn backgammon(picture: &Picture) -> Scene {
+        let position = &picture.position;
+        let me = position.turn();
+        let (mine, theirs) = (position.side(me), position.side(!me));
+        let mut points = [Stack::default(); 24];
+        for (i, stack) in points.iter_mut().enumerate() {
+            let p = i + 1;
+            *stack = match (mine[p], theirs[25 - p]) {
+                (0, 0) => Stack::default(),
+                (0, n) => Stack {
+                    owner: Some(!me),
+                    count: n,
+                    pinned: false,
+                },
+                (n, _) => Stack {
+                    owner: Some(me),
+                    count: n,
+                    pinned: false,
+                },
+            };
+        }
+        Scene {
+            turn: me,
+            name: format!(
+                "Backgammon position {} ({})",
+                PositionId::from_position(position),
+                position.variant()
+            ),
+            points,
+            bar: ByPlayer::new_with(|p| position.side(p)[25]),
+            off: ByPlayer::new_with(|p| position.side(p)[0]),
+            pips: ByPlayer::new_with(|p| position.pip_count(p)),
+            cube: Some(picture.cube),
+            match_state: picture.match_state,
+            dice: picture.dice,
+        }
+    }
+
+    /// A Plakoto, Fevga or Long Nardy picture: the viewer's point `p` is
+    /// the opponent's [`other_view`]; a pinned checker is drawn under its
+    /// pinner's stack. These games have no bar and no cube.
+    pub fn tables(position: &TablesPosition, match_state: MatchState, dice: Option<Dice>) -> Scene {
+        let game = position.game();
+        let setup = position.to_setup();
+        let me = setup.turn;
+        let mut points = [Stack::default(); 24];
+        for (i, stack) in points.iter_mut().enumerate() {
+            let p = u8::try_from(i + 1).unwrap_or(24);
+            let j = usize::from(other_view(game, p)) - 1;
+            let (mine, theirs) = (setup.points[me][i], setup.points[!me][j]);
+            *stack = if setup.pinned[me][i] && theirs > 0 {
+                Stack {
+                    owner: Some(!me),
+                    count: theirs,
+                    pinned: true,
+                }
+            } else if setup.pinned[!me][j] && mine > 0 {
+                Stack {
+                    owner: Some(me),
+                    count: mine,
+                    pinned: true,
+                }
+            } else if mine > 0 {
+                Stack {
+                    owner: Some(me),
+                    count: mine,
+                    pinned: false,
+                }
+            } else if theirs > 0 {
+                Stack {
+                    owner: Some(!me),
+                    count: theirs,
+                    pinned: false,
+                }
+            } else {
+                Stack::default()
+            };
+        }
+        let name = match position.position_id() {
+            Some(id) => format!("{game} position {id}"),
+            None => format!("{game} position"),
+        };
+        Scene {
+            turn: me,
+            name,
+            points,
+            bar: ByPlayer { x: 0, o: 0 },
+            off: setup.off,
+            pips: ByPlayer::new_with(|p| position.pip_count(p)),
+            cube: None,
+            match_state,
+            dice,
+        }
+    }
+}
 
 /// The picture's size.
 pub const WIDTH: u32 = 670;
@@ -79,18 +213,21 @@ fn stack_y(k: u32, bottom: bool) -> u32 {
 }
 
 /// Draws a stack of `n` checkers of `player` at centre `cx`, the `k`-th at
-/// `y(k)`: five at most, the fifth with the count when there are more.
-fn stack(s: &mut String, player: Player, n: u8, cx: u32, y: impl Fn(u32) -> u32) {
-    let shown = u32::from(n.min(5));
-    for k in 0..shown {
+/// `y(k)`, over one pinned checker of the opponent when `pinned`: five
+/// checkers at most, the fifth with the stack's count when there are more.
+fn stack(s: &mut String, player: Player, n: u8, pinned: bool, cx: u32, y: impl Fn(u32) -> u32) {
+    let under = u32::from(pinned);
+    let total = u32::from(n) + under;
+    for k in 0..total.min(5) {
+        let who = if k < under { !player } else { player };
         let _ = writeln!(
             s,
             r#"<circle cx="{cx}" cy="{}" r="{RADIUS}" fill="{}" stroke="{EDGE}" stroke-width="1.5"/>"#,
             y(k),
-            fill(player)
+            fill(who)
         );
     }
-    if n > 5 {
+    if total > 5 {
         let _ = writeln!(
             s,
             r#"<text x="{cx}" y="{}" font-size="15" font-weight="bold" fill="{COUNT_FILL}" text-anchor="middle" dominant-baseline="central">{n}</text>"#,
@@ -123,15 +260,12 @@ fn die(s: &mut String, x: u32, value: u8, player: Player) {
     }
 }
 
-/// The SVG document of `picture`.
-pub fn draw(picture: &Picture) -> String {
-    let position = &picture.position;
-    let me = position.turn();
+/// The SVG document of `scene`.
+pub fn draw(scene: &Scene) -> String {
+    let me = scene.turn;
     let opp = !me;
-    let mine = position.side(me);
-    let theirs = position.side(opp);
-    let pips = |p: Player| position.pip_count(p);
-    let m = &picture.match_state;
+    let pips = |p: Player| scene.pips[p];
+    let m = &scene.match_state;
     let game = if m.length == 0 {
         "money game".to_owned()
     } else {
@@ -145,18 +279,20 @@ pub fn draw(picture: &Picture) -> String {
             if m.crawford { ", Crawford game" } else { "" }
         )
     };
-    let cube = match picture.cube.owner {
-        CubeOwner::Centre => format!("cube {} centred", picture.cube.value.get()),
-        CubeOwner::Player(p) => format!("cube {} owned by {p}", picture.cube.value.get()),
+    let cube = match scene.cube {
+        None => "no cube".to_owned(),
+        Some(c) => match c.owner {
+            CubeOwner::Centre => format!("cube {} centred", c.value.get()),
+            CubeOwner::Player(p) => format!("cube {} owned by {p}", c.value.get()),
+        },
     };
-    let roll = match picture.dice {
+    let roll = match scene.dice {
         Some(d) => format!("{me} rolled {}-{}", d.first().get(), d.second().get()),
         None => format!("{me} to roll"),
     };
     let title = format!(
-        "Backgammon position {} ({}): {me} on roll, pips {me} {} {opp} {}, {cube}, {game}, {roll}",
-        PositionId::from_position(position),
-        position.variant(),
+        "{}: {me} on roll, pips {me} {} {opp} {}, {cube}, {game}, {roll}",
+        scene.name,
         pips(me),
         pips(opp),
     );
@@ -204,28 +340,27 @@ pub fn draw(picture: &Picture) -> String {
             x + POINT_W / 2
         );
     }
-    // Checkers on the points: the viewer's point p is the opponent's 25 - p.
+    // Checkers on the points.
     for p in 1..=24u32 {
         let (x, bottom) = column(p);
-        let i = p as usize;
-        let (player, n) = if mine[i] > 0 {
-            (me, mine[i])
-        } else {
-            (opp, theirs[25 - i])
-        };
-        stack(&mut s, player, n, x + POINT_W / 2, |k| stack_y(k, bottom));
+        let st = scene.points[p as usize - 1];
+        if let Some(owner) = st.owner {
+            stack(&mut s, owner, st.count, st.pinned, x + POINT_W / 2, |k| {
+                stack_y(k, bottom)
+            });
+        }
     }
     // The bar: the viewer's checkers below the middle, the opponent's above.
     let bar_x = BAR + BAR_W / 2;
-    stack(&mut s, me, mine[25], bar_x, |k| {
+    stack(&mut s, me, scene.bar[me], false, bar_x, |k| {
         MID + HALF_GAP + 4 + RADIUS + k * PITCH
     });
-    stack(&mut s, opp, theirs[25], bar_x, |k| {
+    stack(&mut s, opp, scene.bar[opp], false, bar_x, |k| {
         MID - HALF_GAP - 4 - RADIUS - k * PITCH
     });
     // Borne-off checkers as slabs: the viewer's at the bottom.
-    for (player, off, bottom) in [(me, mine[0], true), (opp, theirs[0], false)] {
-        for k in 0..u32::from(off) {
+    for (player, bottom) in [(me, true), (opp, false)] {
+        for k in 0..u32::from(scene.off[player]) {
             let y = if bottom {
                 FIELD_BOTTOM - 12 - 11 * k
             } else {
@@ -239,24 +374,26 @@ pub fn draw(picture: &Picture) -> String {
         }
     }
     // The cube, left of the board.
-    let cube_y = match picture.cube.owner {
-        CubeOwner::Centre => MID - 18,
-        CubeOwner::Player(p) if p == me => FIELD_BOTTOM - 36,
-        CubeOwner::Player(_) => FIELD_TOP,
-    };
-    let face = match (picture.cube.owner, picture.cube.value.get()) {
-        (CubeOwner::Centre, 1) => 64,
-        (_, v) => v,
-    };
-    let _ = writeln!(
-        s,
-        r##"<rect x="7" y="{cube_y}" width="36" height="36" rx="4" fill="#ffffff" stroke="#333333" stroke-width="2"/>
+    if let Some(cube) = scene.cube {
+        let cube_y = match cube.owner {
+            CubeOwner::Centre => MID - 18,
+            CubeOwner::Player(p) if p == me => FIELD_BOTTOM - 36,
+            CubeOwner::Player(_) => FIELD_TOP,
+        };
+        let face = match (cube.owner, cube.value.get()) {
+            (CubeOwner::Centre, 1) => 64,
+            (_, v) => v,
+        };
+        let _ = writeln!(
+            s,
+            r##"<rect x="7" y="{cube_y}" width="36" height="36" rx="4" fill="#ffffff" stroke="#333333" stroke-width="2"/>
 <text x="25" y="{}" font-size="{}" font-weight="bold" fill="#333333" text-anchor="middle" dominant-baseline="central">{face}</text>"##,
-        cube_y + 18,
-        if face >= 1000 { 11 } else { 15 },
-    );
+            cube_y + 18,
+            if face >= 1000 { 11 } else { 15 },
+        );
+    }
     // The dice, in the right half's middle.
-    if let Some(d) = picture.dice {
+    if let Some(d) = scene.dice {
         die(&mut s, RIGHT + 80, d.first().get(), me);
         die(&mut s, RIGHT + 128, d.second().get(), me);
     }
@@ -311,7 +448,7 @@ mod tests {
         // x with one on the bar and six on its 6 point (a count), o with
         // one off; o on roll with 6-5.
         let p = picture("XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10");
-        let svg = draw(&p);
+        let svg = draw(&Scene::backgammon(&p));
         assert!(svg.starts_with("<svg "), "{svg}");
         assert!(svg.ends_with("</svg>\n"));
         assert!(svg.contains("<title id=\"title\">"));
@@ -330,7 +467,7 @@ mod tests {
             "the stack of six shows its count"
         );
         assert!(svg.contains("o rolled 6-5"), "{svg}");
-        assert_eq!(draw(&p), svg, "deterministic");
+        assert_eq!(draw(&Scene::backgammon(&p)), svg, "deterministic");
     }
 
     /// Checkers drawn for `player`: up to five per point and on the bar.

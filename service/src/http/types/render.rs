@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use super::common::{PlayerName, VariantName};
+use super::common::{Board, PlayerName, PositionInput as HttpPosition, VariantName};
 use super::cube::CubeOwnerName;
 use crate::api::input::PositionInput;
 use crate::api::render::RenderInput;
@@ -22,8 +22,8 @@ use crate::error::ApiError;
 #[serde(deny_unknown_fields)]
 pub struct RenderQuery {
     /// gnubg Position ID (14 base64 characters); the side on roll is x
-    /// unless `turn` says o. Give exactly one of `position_id`, `xgid`
-    /// and `fibs`.
+    /// unless `turn` says o. Give exactly one of `position_id`, `xgid`,
+    /// `fibs` and `board`.
     #[param(value_type = Option<String>)]
     pub position_id: Option<String>,
     /// Only beside `position_id`: who is on roll (default x).
@@ -37,9 +37,14 @@ pub struct RenderQuery {
     /// A FIBS board string (`board:...`, as FIBS sends it).
     #[param(value_type = Option<String>)]
     pub fibs: Option<String>,
-    /// The variant (default standard): the backgammon board variants,
-    /// Portes and Tavla (Plakoto, Fevga and Long Nardy are refused with
-    /// `unsupported-variant`).
+    /// The board encoding as JSON text (the `Board` schema: `points`,
+    /// `bar`, `off`, `turn`, and Plakoto's `pins`): the way to give a
+    /// Plakoto position.
+    #[param(value_type = Option<String>)]
+    pub board: Option<String>,
+    /// The variant (default standard). Plakoto, Fevga and Long Nardy are
+    /// drawn by `/render.svg` only (without a cube; `/render.txt` refuses
+    /// them with `unsupported-variant`).
     #[param(value_type = Option<VariantName>)]
     pub variant: Option<String>,
     /// The cube value: 1, 2, 4, 8, 16, 32 or 64 (default 1).
@@ -140,15 +145,36 @@ impl RenderQuery {
                 }
             })
             .transpose()?;
-        let any = self.position_id.is_some() || self.xgid.is_some() || self.fibs.is_some();
+        let board = self
+            .board
+            .as_deref()
+            .map(|text| {
+                serde_json::from_str::<Board>(text).map_err(|e| {
+                    ApiError::invalid(
+                        "invalid-position",
+                        "board",
+                        format!("board is a JSON board object: {e}"),
+                    )
+                })
+            })
+            .transpose()?;
+        let any = self.position_id.is_some()
+            || self.xgid.is_some()
+            || self.fibs.is_some()
+            || board.is_some();
         Ok(RenderInput {
             variant: crate::api::input::any_variant(self.variant.as_deref())?,
-            position: any.then(|| PositionInput {
-                position_id: self.position_id,
-                xgid: self.xgid,
-                fibs: self.fibs,
-                turn,
-                ..PositionInput::default()
+            position: any.then(|| {
+                let mut position: PositionInput = HttpPosition {
+                    board,
+                    ..HttpPosition::default()
+                }
+                .into();
+                position.position_id = self.position_id;
+                position.xgid = self.xgid;
+                position.fibs = self.fibs;
+                position.turn = turn;
+                position
             }),
             cube_value: int(self.cube_value.as_deref(), "cube_value", "invalid-cube")?,
             cube_owner,
