@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Counts what headless Chromium actually painted for GET /render.svg.
 
-Each case is an XGID (plus optional query parameters); the expected picture
-is worked out here from the XGID text alone (its own little parser, not the
-server's): per point, from the side on roll's view, whose checkers and how
+Each case is an XGID (plus optional query parameters), or a Plakoto board
+with a pinned checker; the expected picture is worked out here from that
+text alone (its own little parser, not the server's): per point, from the side on roll's view, whose checkers and how
 many are drawn (five at most; a taller stack also shows its count in red);
 the checkers on the bar, the borne-off slabs in the tray, where the cube
 sits (middle when centred, bottom when the player on roll owns it, top
-otherwise) and the pips on each die.
+otherwise; none in Plakoto), a pinned checker at the foot of its pinner's
+stack, and the pips on each die.
 
 The script writes one HTML page with every case's SVG as an <img> in a
 grid, has Chromium screenshot it once, decodes the PNG with the standard
@@ -24,6 +25,7 @@ Exit status: 0 all as expected, 1 a mismatch, 2 a setup failure.
 """
 
 import argparse
+import json
 import os
 import struct
 import subprocess
@@ -53,41 +55,65 @@ CASES = [
     # Bearing off: x two off, o nine off; o on roll with 2-1; the cube 8
     # on x's side, given as query parameters.
     ("XGID=-BBCBBB---------------bbb-:0:0:-1:21:0:0:0:0:10", "cube_value=8&cube_owner=x"),
+    # Plakoto, o on roll with 5-3: x's checker on x's 20 point pinned under
+    # two of o's (drawn at the foot of o's stack); no cube in this game.
+    ("plakoto", "variant=plakoto&dice=53&board=" + json.dumps({
+        "points": [-12, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -2, 0, 0, 0, 13],
+        "turn": "o", "pins": [0] * 19 + [1] + [0] * 4})),
 ]
 
 
 def expectation(xgid, extra):
-    """What must be drawn, from the XGID text and the extra parameters."""
-    fields = xgid[len("XGID="):].split(":")
-    chars = fields[0]
+    """What must be drawn, from the XGID (or the plakoto board) text and
+    the extra parameters: per viewer point the checker blobs of each
+    colour and whether a count label shows."""
+    params = dict(urllib.parse.parse_qsl(extra))
     x = [0] * 26  # x's checkers on x's points (1..24), 25 the bar
     o = [0] * 26  # o's checkers on x's points (1..24); o's bar apart
-    for i, c in enumerate(chars):
-        if c.isupper():
-            x[i] = ord(c) - 64
-        elif c.islower():
-            o[i] = ord(c) - 96
-    o_bar, x_bar = o[0], x[25]
-    turn = "x" if fields[3] == "1" else "o"
-    owner = {"0": "centre", "1": "x", "-1": "o"}[fields[2]]
-    params = dict(urllib.parse.parse_qsl(extra))
-    owner = params.get("cube_owner", owner)
-    dice = [int(d) for d in fields[4]] if fields[4].isdigit() and fields[4] != "00" else []
+    pins = [0] * 25  # x's numbering: 1 an x checker pinned under o's, -1 the reverse
+    if xgid == "plakoto":
+        board = json.loads(params["board"])
+        for i, n in enumerate(board["points"]):
+            x[i + 1], o[i + 1] = max(n, 0), max(-n, 0)
+            pins[i + 1] = board["pins"][i]
+        o_bar, x_bar, turn, owner = 0, 0, board["turn"], None
+        dice = [int(d) for d in params.get("dice", "")]
+    else:
+        fields = xgid[len("XGID="):].split(":")
+        for i, c in enumerate(fields[0]):
+            if c.isupper():
+                x[i] = ord(c) - 64
+            elif c.islower():
+                o[i] = ord(c) - 96
+        o_bar, x_bar = o[0], x[25]
+        turn = "x" if fields[3] == "1" else "o"
+        owner = {"0": "centre", "1": "x", "-1": "o"}[fields[2]]
+        owner = params.get("cube_owner", owner)
+        dice = [int(d) for d in fields[4]] if fields[4].isdigit() and fields[4] != "00" else []
     points = {}
     for p in range(1, 25):
         i = p if turn == "x" else 25 - p  # the viewer's point p on x's numbering
-        if x[i]:
-            points[p] = ("x", x[i])
-        elif o[i]:
-            points[p] = ("o", o[i])
-    off = {"x": 15 - sum(x[1:26]), "o": 15 - sum(o[1:25]) - o_bar}
+        count = {"x": x[i], "o": o[i]}
+        pinned = {1: "x", -1: "o"}.get(pins[i])
+        pinner = {"x": "o", "o": "x"}.get(pinned)
+        owner_here = pinner or ("x" if x[i] else ("o" if o[i] else None))
+        if owner_here is None:
+            continue
+        n = count[owner_here]
+        total = n + (1 if pinned else 0)
+        drawn = {"x": 0, "o": 0}
+        if pinned:
+            drawn[pinned] = 1
+        drawn[owner_here] += min(total, 5) - (1 if pinned else 0)
+        points[p] = {"x": drawn["x"], "o": drawn["o"], "label": total > 5, "n": n}
+    off = {"x": 15 - sum(x[1:26]) - sum(1 for v in pins if v == 1),
+           "o": 15 - sum(o[1:25]) - o_bar - sum(1 for v in pins if v == -1)}
     bar = {"x": x_bar, "o": o_bar}
     opp = "o" if turn == "x" else "x"
-    return {
-        "turn": turn, "opp": opp, "points": points, "bar": bar, "off": off,
-        "cube": "middle" if owner == "centre" else ("bottom" if owner == turn else "top"),
-        "dice": dice,
-    }
+    cube = None if owner is None else (
+        "middle" if owner == "centre" else ("bottom" if owner == turn else "top"))
+    return {"turn": turn, "opp": opp, "points": points, "bar": bar, "off": off,
+            "cube": cube, "dice": dice}
 
 
 def read_png(path):
@@ -177,15 +203,15 @@ def check(shot, want):
     for p in range(1, 25):
         x0, bottom = column(p)
         y0, y1 = (MID + HALF_GAP, FIELD_BOTTOM) if bottom else (FIELD_TOP, MID - HALF_GAP)
-        player, n = want["points"].get(p, (None, 0))
+        here = want["points"].get(p, {"x": 0, "o": 0, "label": False})
         for who in ("x", "o"):
             seen = len(shot.blobs(FILL[who], x0, y0, x0 + POINT_W, y1, checker))
-            expected = min(n, 5) if who == player else 0
-            if seen != expected:
-                bad.append("point %d: %d %s checkers drawn, expected %d" % (p, seen, who, expected))
+            if seen != here[who]:
+                bad.append("point %d: %d %s checkers drawn, expected %d" % (p, seen, who, here[who]))
         label = len(shot.blobs(COUNT_FILL, x0, y0, x0 + POINT_W, y1, 8, tol=60)) > 0
-        if label != (n > 5):
-            bad.append("point %d: count label %s, stack of %d" % (p, "shown" if label else "missing", n))
+        if label != here["label"]:
+            bad.append("point %d: count label %s, expected %s" % (
+                p, "shown" if label else "missing", "one" if here["label"] else "none"))
     for who, (y0, y1) in ((want["turn"], (MID + HALF_GAP, FIELD_BOTTOM)),
                           (want["opp"], (FIELD_TOP, MID - HALF_GAP))):
         seen = len(shot.blobs(FILL[who], BAR, y0, BAR + BAR_W, y1, checker))
@@ -197,7 +223,10 @@ def check(shot, want):
             bad.append("tray: %d %s slabs, expected %d borne off" % (slabs, who, want["off"][who]))
     cube = shot.blobs(CUBE_FILL, 0, 0, 50, H, 200, tol=8)
     ys = [y for y in range(H) for x in range(0, 50) if shot.rgb(x, y) == CUBE_FILL]
-    if len(cube) != 1 or not ys:
+    if want["cube"] is None:
+        if cube:
+            bad.append("cube: drawn, but this game has none")
+    elif len(cube) != 1 or not ys:
         bad.append("cube: %d white blobs left of the board, expected 1" % len(cube))
     else:
         y = sum(ys) / len(ys)
@@ -227,7 +256,8 @@ def main():
     if not os.path.exists(png_path):
         imgs = []
         for i, (xgid, extra) in enumerate(CASES):
-            query = urllib.parse.urlencode([("xgid", xgid)] + urllib.parse.parse_qsl(extra))
+            first = [] if xgid == "plakoto" else [("xgid", xgid)]
+            query = urllib.parse.urlencode(first + urllib.parse.parse_qsl(extra))
             imgs.append('<img src="%s/render.svg?%s" style="position:absolute;left:%dpx;top:%dpx;'
                         'width:%dpx;height:%dpx">' % (args.base_url, query, (i % COLS) * W,
                                                      (i // COLS) * H, W, H))
@@ -270,12 +300,11 @@ def evaluate(png, wrong):
     for i, (xgid, extra) in enumerate(CASES):
         want = expectation(xgid, extra)
         if wrong and i == 0:
-            player, n = want["points"][6]
-            want["points"][6] = (player, n - 1)
+            want["points"][6]["x"] -= 1
         bad = check(Shot(png, ((i % COLS) * W, (i // COLS) * H)), want)
         if wrong and not bad:
             continue
-        counted = sum(min(n, 5) for _, n in want["points"].values())
+        counted = sum(v["x"] + v["o"] for v in want["points"].values())
         status = "ok" if not bad else "MISMATCH"
         print("render-pixels: %s %s: %d checkers on points, bar x %d o %d, off x %d o %d, cube %s, "
               "dice %s" % (status, xgid + (" " + extra if extra else ""), counted, want["bar"]["x"],
