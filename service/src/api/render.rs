@@ -77,7 +77,7 @@ fn number(value: i64, field: &str, slug: &'static str, what: &str) -> Result<u32
 /// `invalid-position`, `invalid-cube`, `invalid-match`, `invalid-dice`
 /// (400), naming the query parameter or field; `unsupported-variant` for
 /// the tables games played on their own board (Plakoto, Fevga, Long
-/// Nardy: see [`svg`] for their pictures).
+/// Nardy: see [`svg()`] for their pictures).
 pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
     let variant = input::board_only(input.variant, "gnubg's text board")?;
     let read = input::required_position(input.position.as_ref(), variant, "position")?;
