@@ -4,12 +4,15 @@
 #   1. Python: makes .venv-clients (or $BGREF_CLIENTS_VENV) with the pinned
 #      examples/python/requirements.txt from PyPI, generates the stubs from
 #      proto/ with grpcio-tools (no protoc needed), and runs
-#      examples/python/play.py: every RPC of bgref.v1.Referee once, then a
-#      whole game over gRPC, scored;
+#      examples/python/play.py: the stateless RPCs of bgref.v1.Referee and
+#      bgref.v1.Render once, then a whole refereed game over gRPC (NewGame,
+#      Act), its transcript verified and exported, scored, and every roll
+#      checked against the revealed seed;
 #   2. TypeScript: `npm install` of examples/typescript's pinned lock file,
 #      generates the types from openapi/openapi.json (openapi-typescript),
 #      type-checks under `strict` (tsc --noEmit), builds, and runs the
-#      client under Node: a whole game over HTTP, scored;
+#      client under Node: a whole refereed game over HTTP (/games,
+#      /games/act), verified, scored and drawn (/render.txt);
 #
 # both against one `bgref` ($BGREF_BIN, or target/debug/bgref after `cargo
 # build -p bgref-service --locked`) on a free loopback port with test
@@ -74,4 +77,4 @@ timeout 300 node examples/typescript/dist/play.js "http://$ADDR"
 if grep -q '"panicked"\|panicked at' "$LOG"; then
     echo "bgref logged a panic"; exit 1
 fi
-echo "clients: Python (grpcio, every RPC and a whole game) and TypeScript (strict, a whole game) pass"
+echo "clients: Python (grpcio, the RPCs and a whole refereed game) and TypeScript (strict, a whole refereed game) pass"

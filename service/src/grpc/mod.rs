@@ -7,6 +7,7 @@ pub mod dice;
 pub mod error;
 pub mod games;
 pub mod moves;
+pub mod render;
 pub mod tables;
 
 use axum::Router;
@@ -207,7 +208,8 @@ where
     )
 }
 
-/// The gRPC routes: Referee, `grpc.health.v1.Health` and server reflection.
+/// The gRPC routes: Referee, Render, `grpc.health.v1.Health` and server
+/// reflection.
 ///
 /// # Panics
 /// If the embedded descriptor set is corrupt (a build error).
@@ -233,6 +235,11 @@ pub fn router(
         .expect("embedded descriptor set")
         .max_decoding_message_size(max_message_bytes);
     let router = route(Router::new(), referee);
+    let router = route(
+        router,
+        proto::render_server::RenderServer::new(render::RenderService)
+            .max_decoding_message_size(max_message_bytes),
+    );
     let router = route(router, health);
     let router = route(router, reflection);
     let router = route(router, reflection_alpha);
