@@ -208,7 +208,10 @@ impl TablesBoard {
     /// for a draw), the kind, the backgammon result (Portes, Tavla) and
     /// the points.
     #[must_use]
-    pub fn outcome(&self, game: Game) -> Option<(Option<Player>, OutcomeKind, Option<GameResult>, u32)> {
+    pub fn outcome(
+        &self,
+        game: Game,
+    ) -> Option<(Option<Player>, OutcomeKind, Option<GameResult>, u32)> {
         match self {
             TablesBoard::Backgammon(p) => p.outcome().map(|o| {
                 let points = game.backgammon_points(o.result, false).unwrap_or(1);
@@ -219,9 +222,7 @@ impl TablesBoard {
                 };
                 (Some(o.winner), kind, Some(o.result), points)
             }),
-            TablesBoard::Tables(p) => p
-                .outcome()
-                .map(|o| (o.winner, o.kind, None, o.points)),
+            TablesBoard::Tables(p) => p.outcome().map(|o| (o.winner, o.kind, None, o.points)),
         }
     }
 }
@@ -341,11 +342,21 @@ impl TablesGameState {
     /// A new match (or session) at its first game, before the opening
     /// roll.
     #[must_use]
-    pub fn new(rules: TablesRules, tables_match: TablesMatch, client_seed: String) -> TablesGameState {
+    pub fn new(
+        rules: TablesRules,
+        tables_match: TablesMatch,
+        client_seed: String,
+    ) -> TablesGameState {
         let game = tables_match.game();
         let (board, phase) = match tables_match.starter {
-            Some(starter) => (TablesBoard::start(game, rules, starter), Phase::RollOrDouble),
-            None => (TablesBoard::start(game, rules, Player::X), Phase::OpeningRoll),
+            Some(starter) => (
+                TablesBoard::start(game, rules, starter),
+                Phase::RollOrDouble,
+            ),
+            None => (
+                TablesBoard::start(game, rules, Player::X),
+                Phase::OpeningRoll,
+            ),
         };
         TablesGameState {
             rules,
@@ -461,9 +472,15 @@ impl TablesGameState {
                 TablesEvent::Moved { player, play }
             }
             (Phase::RollOrDouble | Phase::Move, Action::Resign(level)) => {
-                next.resignation = Some(Resignation { by: player, level: *level });
+                next.resignation = Some(Resignation {
+                    by: player,
+                    level: *level,
+                });
                 next.phase = Phase::AnswerResignation;
-                TablesEvent::Resigned { by: player, level: *level }
+                TablesEvent::Resigned {
+                    by: player,
+                    level: *level,
+                }
             }
             (Phase::AnswerResignation, Action::Accept) => {
                 let resignation = self.resignation.ok_or_else(wrong_phase)?;
@@ -498,7 +515,8 @@ impl TablesGameState {
                 let Some(score) = self.result else {
                     return Err(wrong_phase());
                 };
-                next = TablesGameState::new(self.rules, score.match_after, self.client_seed.clone());
+                next =
+                    TablesGameState::new(self.rules, score.match_after, self.client_seed.clone());
                 next.game = self.game.saturating_add(1);
                 TablesEvent::NewGame {
                     game: next.game,
@@ -569,7 +587,10 @@ mod tests {
                 panic!("{event:?}")
             };
             // The opening dice are not played: the starter rolls.
-            assert_eq!((rolled.phase, rolled.to_act()), (Phase::RollOrDouble, Some(starts)));
+            assert_eq!(
+                (rolled.phase, rolled.to_act()),
+                (Phase::RollOrDouble, Some(starts))
+            );
             let end = play_out(start, &r);
             assert_eq!(end.phase, Phase::GameOver, "{game}");
             let score = end.result.unwrap();

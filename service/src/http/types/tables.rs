@@ -191,7 +191,7 @@ pub enum ApplyMoveAnswerOutput {
     Backgammon(ApplyMoveResponse),
 }
 
-fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
+pub(crate) fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
     play.moves()
         .iter()
         .map(|m| MoveOutput {
