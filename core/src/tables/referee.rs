@@ -653,3 +653,50 @@ mod tests {
         assert_eq!(over.phase, Phase::GameOver);
     }
 }
+
+#[cfg(test)]
+mod notation_round_trip {
+    use alloc::string::ToString;
+
+    use super::*;
+
+    #[test]
+    fn every_legal_play_in_notation_is_accepted() {
+        let r = Roller::new(&[3u8; 32]);
+        for game in [Game::Plakoto, Game::Fevga, Game::LongNardy] {
+            for seed in 0..20u32 {
+                let mut state = TablesGameState::new(
+                    TablesRules::DEFAULT,
+                    TablesMatch::new(TablesSeries::Single(game), 0),
+                    seed.to_string(),
+                );
+                let mut n = seed as usize;
+                while !matches!(state.phase, Phase::GameOver) {
+                    let player = state.to_act().unwrap_or(Player::X);
+                    if state.phase == Phase::Move {
+                        let dice = state.dice.unwrap();
+                        let plays = state.board.legal_plays(dice);
+                        for play in &plays {
+                            let text: MoveText = play.to_string().parse().unwrap();
+                            if let Err(e) = state.board.play_text(&text, dice) {
+                                panic!(
+                                    "{game} {:?} {dice:?}: {play} ({:?}): {e}",
+                                    state.board,
+                                    play.moves()
+                                );
+                            }
+                        }
+                        n = n.wrapping_mul(31).wrapping_add(7);
+                        let pick = plays[n % plays.len()];
+                        state = state
+                            .act(player, &Action::Move(pick.to_string().parse().unwrap()), &r)
+                            .unwrap()
+                            .0;
+                    } else {
+                        state = state.act(player, &Action::Roll, &r).unwrap().0;
+                    }
+                }
+            }
+        }
+    }
+}
