@@ -827,7 +827,7 @@ async fn whole_tables_games_through_the_game_flow_over_both_protocols() {
     let server = Server::start(&[]).await;
     let mut grpc = server.grpc().await;
     for (i, game) in GAMES.into_iter().enumerate() {
-        for k in 0..2u64 {
+        for k in 0..1u64 {
             let start = json!({"match_id": format!("flow-{game}-{k}"), "client_seed": "a:b",
                 "variant": game, "match": {"length": 1}});
             let played = play_games(
@@ -904,7 +904,10 @@ async fn a_tavli_match_rotates_the_games_to_the_end() {
     let mut grpc = server.grpc().await;
     let start = json!({"match_id": "tavli-final", "client_seed": "a:b", "tavli": true,
         "match": {"length": 5}});
-    let played = play_games(&server, Some(&mut grpc), &start, 77, Bot::Random, |_| false).await;
+    // Over HTTP (the protocols' agreement is checked game by game in
+    // `whole_tables_games_through_the_game_flow_over_both_protocols`); the
+    // transcript is verified over both.
+    let played = play_games(&server, None, &start, 77, Bot::Random, |_| false).await;
     let rotation = ["portes", "plakoto", "fevga"];
     let mut games = 0;
     let mut last_winner: Option<Value> = None;
@@ -952,9 +955,11 @@ async fn a_tavli_match_rotates_the_games_to_the_end() {
 }
 
 /// Searches seeded Plakoto sessions (mother-hunting bots) for a game that
-/// ends with `outcome`; returns the start, the game and the ending answer.
-async fn plakoto_ending(server: &Server, outcome: &str) -> (Value, Played) {
-    for k in 0..60u64 {
+/// ends with `outcome`, from match id `mother-{first}` on (where the
+/// search succeeded when this was written: any later game that ends so
+/// would do as well); returns the start and the game.
+async fn plakoto_ending(server: &Server, outcome: &str, first: u64) -> (Value, Played) {
+    for k in first..first + 60 {
         let start =
             json!({"match_id": format!("mother-{k}"), "client_seed": "m", "variant": "plakoto"});
         let played = play_games(server, None, &start, 500 + k, Bot::HuntMothers, |v| {
@@ -974,7 +979,7 @@ async fn plakoto_mother_rule_and_draw_through_the_game_flow() {
     let server = Server::start(&[]).await;
     let mut grpc = server.grpc().await;
     // The mother rule: the loser's last checker on its start is pinned.
-    let (start, played) = plakoto_ending(&server, "mother").await;
+    let (start, played) = plakoto_ending(&server, "mother", 14).await;
     let end = played.answers.last().unwrap();
     let over = &end["tables_game_over"];
     let winner = over["winner"].as_str().unwrap();
@@ -997,7 +1002,7 @@ async fn plakoto_mother_rule_and_draw_through_the_game_flow() {
 
     // Both mothers pinned: a draw, nobody scores, the next game begins with
     // an opening roll.
-    let (start, played) = plakoto_ending(&server, "draw").await;
+    let (start, played) = plakoto_ending(&server, "draw", 0).await;
     let end = played.answers.last().unwrap();
     let over = &end["tables_game_over"];
     assert!(over.get("winner").is_none(), "{over}");
