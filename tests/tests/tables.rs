@@ -213,6 +213,7 @@ async fn random_game(server: &Server, game: &str, seed: u64) -> (usize, Value) {
                 position: Some(proto_position(&position)),
                 dice: dice.to_vec(),
                 game_start,
+                tables_rules: None,
             })
             .await
             .unwrap()
@@ -258,6 +259,7 @@ async fn random_game(server: &Server, game: &str, seed: u64) -> (usize, Value) {
                 })),
                 partial: false,
                 game_start,
+                tables_rules: None,
             })
             .await
             .unwrap()
@@ -367,6 +369,7 @@ async fn refused(server: &Server, request: Value) -> (Value, tonic::Status) {
             })),
             partial: request["partial"].as_bool().unwrap_or(false),
             game_start: false,
+            tables_rules: None,
         })
         .await
         .expect_err("gRPC refuses it too");
@@ -1183,4 +1186,176 @@ fn base64_decode(token: &str) -> Vec<u8> {
 fn base64_encode(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// `/legal-moves` plays of `variant` at its start for `dice` under
+/// `rules` (absent: the defaults), each as the list of its moves' starts.
+async fn start_plays(server: &Server, variant: &str, dice: [u8; 2], rules: Value) -> Vec<Vec<i64>> {
+    let list = starts(server).await;
+    let mut body = json!({"variant": variant, "position": {"board": list[variant]["start"]["board"]},
+        "dice": dice});
+    if !rules.is_null() {
+        body["tables_rules"] = rules;
+    }
+    let (status, answer) = server.post("/legal-moves", &body).await;
+    assert_eq!(status, 200, "{body}: {answer}");
+    answer["plays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["from"].as_i64().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn rule_options_as_request_options() {
+    let server = Server::start(&[]).await;
+    // Long Nardy, docs/variants.md "Head rule": on the first roll 3-3 two
+    // checkers may leave the head (default), not with `six_four`.
+    let from_head = |plays: &[Vec<i64>]| {
+        plays
+            .iter()
+            .map(|p| p.iter().filter(|&&f| f == 24).count())
+            .max()
+            .unwrap()
+    };
+    let default = start_plays(&server, "long-nardy", [3, 3], Value::Null).await;
+    assert_eq!(from_head(&default), 2);
+    let six_four = start_plays(
+        &server,
+        "long-nardy",
+        [3, 3],
+        json!({"head_doubles": "six_four"}),
+    )
+    .await;
+    assert_eq!(from_head(&six_four), 1);
+    // Both still allow two on 6-6.
+    let sixes = start_plays(
+        &server,
+        "long-nardy",
+        [6, 6],
+        json!({"head_doubles": "six_four"}),
+    )
+    .await;
+    assert_eq!(from_head(&sixes), 2);
+
+    // Fevga, "Start rule": after an opening 6-6 only one six is played by
+    // default (the first checker cannot pass o's start, and no second may
+    // leave); with `off` four sixes are played.
+    let default = start_plays(&server, "fevga", [6, 6], Value::Null).await;
+    assert!(default.iter().all(|p| p.len() == 1), "{default:?}");
+    let off = start_plays(&server, "fevga", [6, 6], json!({"fevga_start": "off"})).await;
+    assert!(off.iter().any(|p| p.len() == 4), "{off:?}");
+
+    // Plakoto, "The mother rule": x's mother is pinned on x's 24-point by
+    // o, who still has 14 checkers on its own start (x's 1-point). By
+    // default play goes on; with `immediate` x has lost.
+    let mut points = vec![0; 24];
+    points[0] = -14;
+    points[23] = -1;
+    points[12] = 14;
+    let mut pins = vec![0; 24];
+    pins[23] = 1;
+    let body = |rules: Value| {
+        json!({"variant": "plakoto", "dice": [3, 1], "tables_rules": rules,
+            "position": {"board": {"points": points, "pins": pins, "turn": "x"}}})
+    };
+    let (status, answer) = server.post("/legal-moves", &body(json!({}))).await;
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = server
+        .post("/legal-moves", &body(json!({"mother": "immediate"})))
+        .await;
+    assert_eq!(
+        (status, answer["type"].clone()),
+        (422, json!("game-over")),
+        "{answer}"
+    );
+    assert!(
+        answer["detail"].as_str().unwrap().contains("mother"),
+        "{answer}"
+    );
+
+    // gRPC takes the same options.
+    let mut grpc = server.grpc().await;
+    let list = starts(&server).await;
+    let mut request = proto::LegalMovesRequest {
+        variant: proto_variant("long-nardy"),
+        position: Some(proto_position(
+            &json!({"board": list["long-nardy"]["start"]["board"]}),
+        )),
+        dice: vec![3, 3],
+        tables_rules: Some(proto::TablesRules {
+            head_doubles: proto::HeadDoubles::SixFour as i32,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let answer = grpc
+        .legal_moves(request.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer.plays.len(), six_four.len());
+    request.tables_rules = Some(proto::TablesRules {
+        head_doubles: 9,
+        ..Default::default()
+    });
+    let err = grpc.legal_moves(request).await.unwrap_err();
+    assert_eq!(
+        err.get_details_error_info().unwrap().reason,
+        "invalid-request"
+    );
+
+    // Not for the backgammon variants; an unknown option is a 400.
+    for (body, field) in [
+        (
+            json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1],
+                "tables_rules": {"primes": "free"}}),
+            "tables_rules",
+        ),
+        (
+            json!({"variant": "fevga", "position": {"position_id": "4HPwATDgc/ABMA"},
+                "dice": [3, 1], "tables_rules": {"primes": "sometimes"}}),
+            "tables_rules.primes",
+        ),
+    ] {
+        let (status, problem) = server.post("/legal-moves", &body).await;
+        assert_eq!(status, 400, "{problem}");
+        assert!(
+            problem["field"].as_str().unwrap().starts_with(field),
+            "{problem}"
+        );
+    }
+
+    // The game flow carries the options in its token.
+    let start = |rules: Value| {
+        let mut body = json!({"match_id": "opts", "variant": "long-nardy"});
+        if !rules.is_null() {
+            body["tables_rules"] = rules;
+        }
+        body
+    };
+    let (_, plain) = server.post("/games", &start(Value::Null)).await;
+    let (status, chosen) = server
+        .post("/games", &start(json!({"head_doubles": "six_four"})))
+        .await;
+    assert_eq!(status, 200, "{chosen}");
+    assert_ne!(plain["state"], chosen["state"]);
+    let (status, problem) = server
+        .post(
+            "/games",
+            &json!({"match_id": "opts", "tables_rules": {"mother": "off"}}),
+        )
+        .await;
+    assert_eq!(
+        (status, problem["field"].clone()),
+        (400, json!("tables_rules"))
+    );
 }

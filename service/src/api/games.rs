@@ -100,6 +100,8 @@ pub struct NewGameInput {
     pub variant: AnyVariant,
     /// A Tavli match: Portes, Plakoto and Fevga in rotation.
     pub tavli: bool,
+    /// Rule options of the tables games (`None`: the defaults).
+    pub tables_rules: Option<super::tables::TablesRulesInput>,
     /// The match (`None`: money play).
     pub match_state: Option<MatchInput>,
     /// Rule options.
@@ -865,6 +867,14 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
     check_match_id(&input.match_id, "match_id")?;
     check_client_seed(&input.client_seed, "client_seed")?;
     let chain = start_chain(&input.match_id, &input.client_seed);
+    let tables_rules = super::tables::read_rules(
+        input.tables_rules.as_ref(),
+        if input.tavli {
+            AnyVariant::Tables(Game::Portes)
+        } else {
+            input.variant
+        },
+    )?;
     let series = match (input.tavli, input.variant) {
         (true, AnyVariant::Backgammon(Variant::Standard) | AnyVariant::Tables(Game::Portes)) => {
             Some(TablesSeries::Tavli)
@@ -884,7 +894,7 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
         (false, AnyVariant::Backgammon(_)) => None,
     };
     if let Some(series) = series {
-        let state = start_tables(input, series)?;
+        let state = start_tables(input, series, tables_rules)?;
         return Ok((AnyGame::Tables(state), chain));
     }
     let AnyVariant::Backgammon(variant) = input.variant else {
@@ -925,7 +935,11 @@ impl std::fmt::Display for AnyVariantName {
 
 /// A new tables game or Tavli match: no cube rules, no Crawford game; a
 /// Tavli match needs a length.
-fn start_tables(input: &NewGameInput, series: TablesSeries) -> Result<TablesGameState, ApiError> {
+fn start_tables(
+    input: &NewGameInput,
+    series: TablesSeries,
+    rules: bgref_core::tables::TablesRules,
+) -> Result<TablesGameState, ApiError> {
     let name = match series {
         TablesSeries::Single(game) => game.as_str(),
         TablesSeries::Tavli => "a Tavli match",
@@ -976,7 +990,7 @@ fn start_tables(input: &NewGameInput, series: TablesSeries) -> Result<TablesGame
         ..TablesMatch::new(series, m.length)
     };
     Ok(TablesGameState::new(
-        bgref_core::tables::TablesRules::DEFAULT,
+        rules,
         tables_match,
         input.client_seed.clone(),
     ))
@@ -1272,6 +1286,7 @@ mod tests {
                 ..MatchInput::default()
             }),
             rules: None,
+            tables_rules: None,
         }
     }
 

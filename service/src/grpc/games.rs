@@ -49,6 +49,7 @@ impl TryFrom<proto::NewGameRequest> for NewGameInput {
             client_seed: req.client_seed,
             variant: variant_in(req.variant)?,
             tavli: req.tavli,
+            tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
         })

@@ -42,6 +42,10 @@ pub struct NewGameRequest {
     /// (leave `variant` out; `match.length` is required).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tavli: bool,
+    /// Rule options of the tables games where sources disagree (default:
+    /// the most common rules; refused for the backgammon variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_rules: Option<super::tables::TablesRulesObject>,
     /// The match (default: money play, a session of games; the tables
     /// games have no Crawford rule).
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
@@ -264,6 +268,7 @@ impl NewGameRequest {
             client_seed: self.client_seed,
             variant: input::any_variant(self.variant.as_deref())?,
             tavli: self.tavli,
+            tables_rules: self.tables_rules.map(Into::into),
             match_state: self.match_state.map(Into::into),
             rules: self.rules.map(Into::into),
         })
