@@ -1118,6 +1118,7 @@ async fn tables_game_refusals_and_tampered_tokens() {
         problem["detail"], "no checker of the player on roll on point 13",
         "{problem}"
     );
+    assert_eq!(problem["field"], "action.play");
     let err = grpc.act(proto_act(&state, &step)).await.unwrap_err();
     assert_eq!(err.message(), problem["detail"]);
     // A resignation, accepted: 2 points for a gammon.

@@ -1029,7 +1029,9 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
 /// A refused action: 422 with the game's own slug.
 fn refused(err: &bgref_core::GameError) -> ApiError {
     let field = match err {
-        bgref_core::GameError::Illegal(_) => Some("action.play"),
+        bgref_core::GameError::Illegal(_) | bgref_core::GameError::TablesIllegal(_) => {
+            Some("action.play")
+        }
         bgref_core::GameError::NotYourTurn { .. } => Some("player"),
         _ => Some("action"),
     };
