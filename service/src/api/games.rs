@@ -877,7 +877,7 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
     )?;
     let series = match (input.tavli, input.variant) {
         (true, AnyVariant::Backgammon(Variant::Standard) | AnyVariant::Tables(Game::Portes)) => {
-            Some(TablesSeries::Tavli)
+            TablesSeries::Tavli
         }
         (true, other) => {
             return Err(ApiError::invalid(
@@ -890,16 +890,20 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
                 ),
             ));
         }
-        (false, AnyVariant::Tables(game)) => Some(TablesSeries::Single(game)),
-        (false, AnyVariant::Backgammon(_)) => None,
+        (false, AnyVariant::Tables(game)) => TablesSeries::Single(game),
+        (false, AnyVariant::Backgammon(variant)) => {
+            return Ok((
+                AnyGame::Backgammon(start_backgammon(input, variant)?),
+                chain,
+            ));
+        }
     };
-    if let Some(series) = series {
-        let state = start_tables(input, series, tables_rules)?;
-        return Ok((AnyGame::Tables(state), chain));
-    }
-    let AnyVariant::Backgammon(variant) = input.variant else {
-        unreachable!("the tables games are handled above")
-    };
+    let state = start_tables(input, series, tables_rules)?;
+    Ok((AnyGame::Tables(state), chain))
+}
+
+/// A new game of a backgammon variant.
+fn start_backgammon(input: &NewGameInput, variant: Variant) -> Result<GameState, ApiError> {
     let match_state = input
         .match_state
         .as_ref()
@@ -917,8 +921,12 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
         .validate()
         .map_err(|e| ApiError::invalid("invalid-match", "match", e))?;
     let rules = super::cube::read_rules_only(input.rules.as_ref())?;
-    let state = GameState::new(variant, rules, match_state, input.client_seed.clone());
-    Ok((AnyGame::Backgammon(state), chain))
+    Ok(GameState::new(
+        variant,
+        rules,
+        match_state,
+        input.client_seed.clone(),
+    ))
 }
 
 /// A variant's wire name, for messages.
@@ -1155,14 +1163,17 @@ pub struct Exported {
 /// naming it; `not-exportable` (422) for what the format cannot say (a
 /// starting cube doubled by automatic doubles).
 pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiError> {
-    if input.start.tavli || matches!(input.start.variant, AnyVariant::Tables(_)) {
-        return Err(ApiError::illegal(
+    let tables = || {
+        ApiError::illegal(
             "not-exportable",
             Some("start.variant"),
             "a .mat match file holds backgammon only: the tables games (portes, tavla, plakoto, \
              fevga, long-nardy, a Tavli match) cannot be exported; /games/verify replays their \
              transcripts",
-        ));
+        )
+    };
+    if input.start.tavli || matches!(input.start.variant, AnyVariant::Tables(_)) {
+        return Err(tables());
     }
     let replay = replay(keys, input)?;
     if let Some((i, err)) = &replay.refused {
@@ -1183,7 +1194,7 @@ pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiE
         })
         .collect();
     let AnyGame::Backgammon(start) = &replay.start else {
-        unreachable!("the tables games are refused above")
+        return Err(tables());
     };
     let mat = write_mat(start, &steps).map_err(|e| ApiError::illegal("not-exportable", None, e))?;
     Ok(Exported {
