@@ -46,7 +46,7 @@
 //! | 14 or 58 | Portes, Tavla: the Position ID; Plakoto, Fevga, Long Nardy: for x then o, 25 counts from its own view (borne off, then points 1 to 24) and a 4-byte mask of its pinned checkers (bit p: its point p) |
 //! | 1 | pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
-//! | 1 (+ 9) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
+//! | 1 (+ 8) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
 //! | 64 | Ed25519 signature over all the bytes before |
 //!
 //! The game being played is not stored: it follows from the series and the
