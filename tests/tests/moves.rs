@@ -95,6 +95,7 @@ async fn legal_moves_http_and_grpc_agree() {
                     position: Some(proto_position(&position)),
                     dice: dice.to_vec(),
                     game_start: false,
+                    tables_rules: None,
                 })
                 .await
                 .unwrap_or_else(|s| panic!("{position} {dice:?}: {s:?}"))
@@ -215,6 +216,7 @@ async fn apply_move_http_and_grpc_agree_and_explain() {
                 position: Some(proto_position(&start)),
                 dice: dice.to_vec(),
                 game_start: false,
+                tables_rules: None,
                 play: Some(grpc_play),
                 partial: false,
             })
@@ -435,6 +437,7 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
         position: Some(proto_position(&json!({"position_id": "4HPwATDgc/ABMA"}))),
         dice: vec![3, 1],
         game_start: false,
+        tables_rules: None,
     };
     let mut times = Vec::new();
     for _ in 0..21 {

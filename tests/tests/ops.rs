@@ -31,6 +31,7 @@ fn legal_moves_request() -> proto::LegalMovesRequest {
         }),
         dice: vec![3, 1],
         game_start: false,
+        tables_rules: None,
     }
 }
 

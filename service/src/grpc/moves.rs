@@ -30,6 +30,7 @@ impl TryFrom<proto::LegalMovesRequest> for TurnInput {
             position: position_in(req.position, "position")?,
             dice: dice_in(&req.dice),
             game_start: req.game_start,
+            tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
         })
     }
 }
@@ -72,6 +73,7 @@ impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
                 position: position_in(req.position, "position")?,
                 dice: dice_in(&req.dice),
                 game_start: req.game_start,
+                tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
             },
             play,
             partial: req.partial,

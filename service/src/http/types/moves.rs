@@ -36,6 +36,10 @@ pub struct LegalMovesRequest {
     /// unless it is the variant's starting position (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub game_start: bool,
+    /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
+    /// (default: the most common rules; refused for the backgammon variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_rules: Option<super::tables::TablesRulesObject>,
 }
 
 /// One checker moved by one die; points from the mover's view (25 = bar, 0 = off).
@@ -125,6 +129,10 @@ pub struct ApplyMoveRequest {
     /// unless it is the variant's starting position (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub game_start: bool,
+    /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
+    /// (default: the most common rules; refused for the backgammon variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_rules: Option<super::tables::TablesRulesObject>,
 }
 
 /// How a finished game ended.
@@ -190,6 +198,7 @@ impl LegalMovesRequest {
             position: Some(self.position.into()),
             dice: self.dice,
             game_start: self.game_start,
+            tables_rules: self.tables_rules.map(Into::into),
         })
     }
 }
@@ -203,6 +212,7 @@ impl ApplyMoveRequest {
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
+                tables_rules: self.tables_rules.map(Into::into),
             },
             play: Some(match self.play {
                 PlayInput::Notation(text) => ApiPlay::Notation(text),
