@@ -116,8 +116,10 @@ def play_game(referee):
 def check_game(referee, start, actions, receipts, last, token):
     """The transcript replays to the same view; the final position scores
     as the referee said; every roll matches the revealed seed."""
-    verdict = referee.VerifyGame(games.VerifyGameRequest(start=start, actions=actions))
+    verdict = referee.VerifyGame(
+        games.VerifyGameRequest(start=start, actions=actions, state=last.state))
     assert verdict.valid and verdict.actions == len(actions), verdict
+    assert verdict.state_matches, "the replay does not reach the players' last token"
     assert verdict.view == last.view, (verdict.view, last.view)
     mat = referee.ExportGame(games.ExportGameRequest(start=start, actions=actions)).mat
     assert "Game 1" in mat, mat[:300]

@@ -57,17 +57,23 @@ async function main(baseUrl: string): Promise<void> {
   console.log(`refereed game: ${actions.length} actions, ${rolls} rolls by the referee`);
 
   // The transcript replays, every action legal, to the same view.
-  const verdict = await bgref.POST("/games/verify", { body: { start, actions } });
+  const verdict = await bgref.POST("/games/verify", { body: { start, actions, state } });
   if (!verdict.data) fail("verify", verdict.error);
   if (!verdict.data.valid || verdict.data.actions !== actions.length) {
     fail("the transcript does not verify", verdict.data);
+  }
+  if (verdict.data.state_matches !== true) {
+    fail("the replay does not reach the players' last token", verdict.data);
   }
   if (JSON.stringify(verdict.data.view) !== JSON.stringify(view)) {
     fail("the replay ends elsewhere", { replay: verdict.data.view, played: view });
   }
 
-  // A response's position goes back verbatim as a request's position.
+  // A response's position goes back verbatim as a request's position. The
+  // view answers the tables games' own form too (Plakoto, Fevga, Long
+  // Nardy); a standard game's carries the backgammon encodings.
   const position = view.position;
+  if (!("xgid" in position)) fail("a standard game's position", position);
   const scored = await bgref.POST("/score", { body: { ended_by: "bearoff", position } });
   if (!scored.data) fail("score", scored.error);
   const { winner, result, points } = scored.data;
