@@ -154,9 +154,7 @@ async fn requests(args: &Args, channel: &Channel) -> Result<Vec<Call>, String> {
             }])
         }
         "mix" => mix(channel).await,
-        other => Err(format!(
-            "unknown target {other} (legal-moves, echo or mix)"
-        )),
+        other => Err(format!("unknown target {other} (legal-moves, echo or mix)")),
     }
 }
 
@@ -191,10 +189,7 @@ async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
         .map_err(|e| format!("NewGame answer: {e}"))?
         .state;
     let mut calls = vec![
-        Call::new(
-            "/bgref.v1.Referee/LegalMoves",
-            &legal_moves_request(&[]),
-        ),
+        Call::new("/bgref.v1.Referee/LegalMoves", &legal_moves_request(&[])),
         Call::new(
             "/bgref.v1.Referee/ApplyMove",
             &proto::ApplyMoveRequest {
@@ -314,7 +309,9 @@ async fn call(
         .map_err(|e| Status::unavailable(e.to_string()))?;
     let mut request = Request::new(call.body.clone());
     if let (true, Some(token)) = (call.roll_token, roll_token) {
-        request.metadata_mut().insert("authorization", token.clone());
+        request
+            .metadata_mut()
+            .insert("authorization", token.clone());
     }
     let response = client
         .unary(request, PathAndQuery::from_static(call.path), RawCodec)
@@ -368,7 +365,12 @@ async fn worker(
             Err(status) => {
                 tally.errors += 1;
                 tally.first_error.get_or_insert_with(|| {
-                    format!("{}: {:?} {}", calls[i % calls.len()].path, status.code(), status.message())
+                    format!(
+                        "{}: {:?} {}",
+                        calls[i % calls.len()].path,
+                        status.code(),
+                        status.message()
+                    )
                 });
             }
         }
