@@ -11,8 +11,8 @@
 # SanitizerCoverage instrumentation cargo-fuzz adds is stable codegen).
 #
 # Time on the 2-core machine: warm (cargo-fuzz installed, targets built)
-# 10 targets x 20 s, two at a time = 100 s of fuzzing (9 targets measured
-# at 116 s in all; the fibs target adds about 10 s). Cold
+# 10 targets x 20 s, two at a time = 100 s of fuzzing (5 rounds, as with
+# the 9 targets before fibs: 116 s in all). Cold
 # adds the cargo-fuzz install (75 s of CPU) and the build of the targets
 # (57 s of CPU): about 3.5 minutes on an idle machine. (Measured while
 # other builds shared the two cores, load 5 to 9: warm 116 s, cold build
