@@ -440,3 +440,140 @@ async fn a_query_that_is_not_utf8_is_refused() {
     assert!(body.contains(r#""type":"invalid-query""#), "{body}");
     assert_eq!(server.get("/dice/commitment?match_id=%C3%A9").await.0, 200);
 }
+
+/// A `/legal-moves` request of 140 bytes whose answer is about 1 MB: 1828
+/// plays (x has one checker on each of the points 10 to 24, o all fifteen
+/// on x's 1-point, and 3-3 to play).
+fn huge_legal_moves() -> String {
+    let mut points = [0i32; 24];
+    points[9..24].fill(1);
+    points[0] = -15;
+    serde_json::json!({"position": {"board": {"points": points, "turn": "x"}}, "dice": [3, 3]})
+        .to_string()
+}
+
+/// HTTP/2 slow read: clients that open streams asking for a 1 MB answer
+/// each and never read (a stream window of 0: the server may not send a
+/// byte of any body). Each stalled stream holds its one answer (computed
+/// once), the stream limit caps the streams of a connection, other clients
+/// are served meanwhile, and a connection on which the client then sends
+/// nothing is closed by the idle timeout, which frees them. RSS is read
+/// from /proc.
+///
+/// What this does not cover (a known limit): flow control stops the
+/// answers inside HTTP/2, so the socket never blocks and the send timeout
+/// does not fire; a client that keeps the connection alive with frames
+/// (PING) holds up to `BGREF_MAX_STREAMS_PER_CONNECTION` answers per
+/// connection for as long as it likes.
+///
+/// Scaled so that computing the answers (about 250 ms each in a debug
+/// build) does not itself starve the two runtime threads of a 2-core
+/// machine: CPU-heavy requests run on the runtime threads (no
+/// `spawn_blocking`), which is another known limit.
+#[tokio::test]
+async fn http2_clients_that_never_read_hold_bounded_memory() {
+    let server = Server::start(&[("BGREF_IDLE_TIMEOUT", "4s")]).await;
+    let body = huge_legal_moves();
+    // Warm up: one huge answer read in full.
+    let (status, answer) = server
+        .post("/legal-moves", &serde_json::from_str(&body).unwrap())
+        .await;
+    assert_eq!(status, 200);
+    let plays = answer["plays"].as_array().unwrap().len();
+    assert!(plays > 1800, "{plays} plays");
+    let baseline = server.rss_kib().expect("VmRSS");
+
+    const CONNECTIONS: usize = 2;
+    const STREAMS: usize = 16;
+    let mut attackers = Vec::new();
+    for _ in 0..CONNECTIONS {
+        let tcp = TcpStream::connect(server.addr).await.unwrap();
+        let (client, connection) = h2::client::Builder::new()
+            .initial_window_size(0)
+            .handshake::<_, bytes::Bytes>(tcp)
+            .await
+            .unwrap();
+        let driver = tokio::spawn(connection);
+        let body = body.clone();
+        attackers.push(tokio::spawn(async move {
+            let mut pending = Vec::new();
+            for _ in 0..STREAMS {
+                let Ok(mut client) = client.clone().ready().await else {
+                    break;
+                };
+                let request = http::Request::post("/legal-moves")
+                    .header("content-type", "application/json")
+                    .body(())
+                    .unwrap();
+                let Ok((response, mut send)) = client.send_request(request, false) else {
+                    break;
+                };
+                let _ = send.send_data(bytes::Bytes::from(body.clone()), true);
+                // Never read: the response is held, its body never released.
+                pending.push(response);
+            }
+            // Hold the streams until the server closes the connection.
+            let _ = driver.await;
+            pending.len()
+        }));
+    }
+
+    // While they stall: sample RSS, and serve other clients.
+    let pid = server.pid().expect("pid");
+    let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = tokio::spawn({
+        let sampling = sampling.clone();
+        async move {
+            let mut peak = 0;
+            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(rss_kib(pid).unwrap_or(0));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            peak
+        }
+    });
+    let start = Instant::now();
+    let mut served = 0;
+    while start.elapsed() < Duration::from_secs(6) {
+        let (status, _) = healthz(&server).await;
+        assert_eq!(status, 200, "/healthz after {:?}", start.elapsed());
+        let (status, _) = server
+            .post("/legal-moves", &serde_json::from_str(LEGAL_MOVES).unwrap())
+            .await;
+        assert_eq!(status, 200);
+        served += 1;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // The idle timeout closed every attacking connection.
+    let mut opened = 0;
+    for attacker in attackers {
+        opened += tokio::time::timeout(Duration::from_secs(15), attacker)
+            .await
+            .expect("the server closed the stalled connection")
+            .unwrap();
+    }
+    assert_eq!(opened, CONNECTIONS * STREAMS, "streams opened");
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.await.unwrap().max(baseline);
+    let after = server.rss_kib().unwrap_or(0);
+    let grown_mib = (peak.saturating_sub(baseline)) / 1024;
+    eprintln!(
+        "RSS {} MiB at start, peak {} MiB with {CONNECTIONS}x{STREAMS} stalled 1 MB answers, \
+         {} MiB after; {served} rounds of other requests served",
+        baseline / 1024,
+        peak / 1024,
+        after / 1024
+    );
+    // At most one held answer (1 MB) per open stream, with room for the
+    // play lists and the allocator.
+    let bound = (CONNECTIONS * STREAMS * 3) as u64;
+    assert!(grown_mib < bound, "RSS grew {grown_mib} MiB (bound {bound})");
+    assert!(served >= 1, "no other client served during the attack");
+}
+
+/// Resident memory of process `pid` in KiB.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
