@@ -567,7 +567,10 @@ async fn http2_clients_that_never_read_hold_bounded_memory() {
     // At most one held answer (1 MB) per open stream, with room for the
     // play lists and the allocator.
     let bound = (CONNECTIONS * STREAMS * 3) as u64;
-    assert!(grown_mib < bound, "RSS grew {grown_mib} MiB (bound {bound})");
+    assert!(
+        grown_mib < bound,
+        "RSS grew {grown_mib} MiB (bound {bound})"
+    );
     assert!(served >= 1, "no other client served during the attack");
 }
 
@@ -576,4 +579,81 @@ fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A client that goes away in the middle of its upload is "client closed
+/// request", not a fault of the request (issue 14 saw 400 and gRPC
+/// UNKNOWN): hyper drops the request when its connection or stream goes,
+/// and the metrics layer records a request dropped before its end as 499
+/// (as nginx counts it) or gRPC CANCELLED, in the log line and the metrics.
+#[tokio::test]
+async fn a_client_that_disconnects_mid_upload_is_counted_as_client_closed() {
+    let mut server = Server::start(&[]).await;
+    let mut s = TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{}",
+        LEGAL_MOVES.len(),
+        &LEGAL_MOVES[..20]
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    drop(s);
+
+    // The same over HTTP/2 (gRPC): the stream is reset mid-message.
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (client, connection) = h2::client::handshake(tcp).await.unwrap();
+    let driver = tokio::spawn(connection);
+    let mut client = client.ready().await.unwrap();
+    let request = http::Request::post(server.url("/bgref.v1.Referee/LegalMoves"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap();
+    let (_response, mut send) = client.send_request(request, false).unwrap();
+    // A gRPC frame announcing 100 bytes, then only 3 of them.
+    send.send_data(
+        bytes::Bytes::from_static(&[0, 0, 0, 0, 100, 1, 2, 3]),
+        false,
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    send.send_reset(h2::Reason::CANCEL);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    driver.abort();
+
+    let mut seen = Vec::new();
+    let found = tokio::time::timeout(Duration::from_secs(10), async {
+        let (mut http, mut grpc) = (false, false);
+        while let Some(line) = server.logs.recv().await {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if v["fields"]["message"] == "request completed" {
+                let path = v["span"]["url.path"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let status = v["fields"]["status"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                http |= path == "/legal-moves" && status == "499";
+                grpc |= path.ends_with("/LegalMoves") && status == "CANCELLED";
+                seen.push(format!("{path} {status}"));
+            }
+            if http && grpc {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(found.is_ok(), "completed requests logged: {seen:?}");
+    let (status, metrics) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    assert!(
+        metrics.contains(r#"operation="POST /legal-moves",status="499""#),
+        "{metrics}"
+    );
+    assert!(!metrics.contains(r#"operation="POST /legal-moves",status="400""#));
 }
