@@ -657,3 +657,62 @@ async fn a_client_that_disconnects_mid_upload_is_counted_as_client_closed() {
     );
     assert!(!metrics.contains(r#"operation="POST /legal-moves",status="400""#));
 }
+
+/// Some errors are answered by hyper before any of bgref's code runs, so
+/// they cannot be problem documents (hyper 1 offers no hook for them):
+/// exactly what a client gets is pinned here and documented in docs/api.md
+/// ("Errors hyper answers itself").
+#[tokio::test]
+async fn errors_hyper_answers_itself_are_bare_and_close_the_connection() {
+    let server = Server::start(&[]).await;
+    let big = format!(
+        "GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: {}\r\n\r\n",
+        "a".repeat(20 * 1024)
+    );
+    for (raw, status) in [
+        // Not HTTP at all.
+        ("GARBAGE\r\n\r\n".to_owned(), "400 Bad Request"),
+        // A bad request line.
+        (
+            "GET /\tx HTTP/1.1\r\nhost: x\r\n\r\n".to_owned(),
+            "400 Bad Request",
+        ),
+        // A header without a colon.
+        (
+            "GET /healthz HTTP/1.1\r\nhost x\r\n\r\n".to_owned(),
+            "400 Bad Request",
+        ),
+        // A head over BGREF_MAX_HEADER_BYTES (16 KiB).
+        (big, "431 Request Header Fields Too Large"),
+    ] {
+        let mut s = TcpStream::connect(server.addr).await.unwrap();
+        s.write_all(raw.as_bytes()).await.unwrap();
+        let (response, closed) = read_until_closed(&mut s, Duration::from_secs(10)).await;
+        assert!(closed, "{raw:.40}: the connection stayed open");
+        let (head, body) = response.split_once("\r\n\r\n").expect("a response head");
+        let mut lines = head.lines();
+        assert_eq!(
+            lines.next(),
+            Some(format!("HTTP/1.1 {status}").as_str()),
+            "{raw:.40}"
+        );
+        let headers: Vec<String> = lines.map(str::to_ascii_lowercase).collect();
+        // An empty body, and no content type: not a problem document.
+        assert!(
+            headers.contains(&"content-length: 0".to_owned()),
+            "{headers:?}"
+        );
+        assert!(
+            !headers.iter().any(|h| h.starts_with("content-type")),
+            "{headers:?}"
+        );
+        assert_eq!(body, "");
+    }
+    // Every other error is a problem document, e.g. an unknown path or a
+    // body that is not JSON.
+    let (status, content_type, _) = server.post_raw("/legal-moves", b"{".to_vec()).await;
+    assert_eq!(
+        (status, content_type.as_str()),
+        (400, "application/problem+json")
+    );
+}
