@@ -708,6 +708,12 @@ async fn errors_hyper_answers_itself_are_bare_and_close_the_connection() {
         );
         assert_eq!(body, "");
     }
+    // No request reached bgref: nothing counted.
+    let (_, metrics) = server.get("/metrics").await;
+    assert!(
+        !metrics.contains(r#"status="400""#) && !metrics.contains(r#"status="431""#),
+        "{metrics}"
+    );
     // Every other error is a problem document, e.g. an unknown path or a
     // body that is not JSON.
     let (status, content_type, _) = server.post_raw("/legal-moves", b"{".to_vec()).await;
