@@ -58,6 +58,9 @@ timeout 600 npm install --prefix examples/typescript --no-audit --no-fund --logl
 
 echo "--- start bgref"
 LOG=$OUT/bgref.log
+# /dice/roll and /dice/opening need a roll token; it is also exported so
+# that a client calling them (as a trusted game server) can send it.
+export BGREF_DICE_ROLL_TOKEN=test-roll-token-0001
 BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=warn,bgref=info \
     BGREF_DICE_SECRET=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f \
     BGREF_SIGNING_KEY=9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60 \

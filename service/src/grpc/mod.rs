@@ -36,6 +36,15 @@ impl RefereeService {
 
 type Reply<T> = Result<Response<T>, Status>;
 
+/// The `authorization` metadata (`Bearer <token>`), if it is text.
+fn authorization<M>(request: &Request<M>) -> Option<String> {
+    request
+        .metadata()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
 /// The one shape of every method: the message parsed into the api input,
 /// the operation, the answer rendered.
 fn call<M, I, A, R>(request: Request<M>, op: impl FnOnce(&I) -> Result<A, ApiError>) -> Reply<R>
@@ -81,7 +90,10 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::RollDiceRequest>,
     ) -> Reply<proto::RollDiceResponse> {
-        call(request, |input| api::dice::roll(&self.state.dice, input))
+        let authorization = authorization(&request);
+        call(request, |input| {
+            api::dice::roll(&self.state.dice, input, authorization.as_deref())
+        })
     }
 
     #[tracing::instrument(name = "OpeningRoll", skip_all)]
@@ -89,7 +101,12 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::OpeningRollRequest>,
     ) -> Reply<proto::OpeningRollResponse> {
-        call(request, |input| api::dice::opening(&self.state.dice, input))
+        // The token first: a caller without it learns nothing of the request.
+        let authorization = authorization(&request);
+        api::dice::check_roll_access(&self.state.dice, authorization.as_deref())?;
+        call(request, |input| {
+            api::dice::opening(&self.state.dice, input, authorization.as_deref())
+        })
     }
 
     #[tracing::instrument(name = "GetCommitment", skip_all)]
@@ -107,12 +124,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::RevealSeedRequest>,
     ) -> Reply<proto::RevealSeedResponse> {
-        // The bearer token comes in the `authorization` metadata.
-        let authorization = request
-            .metadata()
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let authorization = authorization(&request);
         call(request, |input: &proto::RevealSeedRequest| {
             api::dice::reveal(&self.state.dice, &input.match_id, authorization.as_deref())
         })
