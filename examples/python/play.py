@@ -60,9 +60,22 @@ def every_rpc(referee, pictures):
 
     keys = referee.GetKeys(dice.GetKeysRequest())
     assert keys.keys[0].algorithm == "ed25519", keys
-    opening = referee.OpeningRoll(dice.OpeningRollRequest(
-        match_id="python-example-opening", client_seed=CLIENT_SEED, game=1))
-    assert opening.x_die != opening.o_die, opening
+    # Dice on demand are for a trusted caller holding the roll token (a game
+    # server); without it the service refuses (players roll through Act).
+    request = dice.OpeningRollRequest(
+        match_id="python-example-opening", client_seed=CLIENT_SEED, game=1)
+    roll_token = os.environ.get("BGREF_DICE_ROLL_TOKEN", "")
+    if roll_token:
+        opening = referee.OpeningRoll(
+            request, metadata=[("authorization", f"Bearer {roll_token}")])
+        assert opening.x_die != opening.o_die, opening
+    else:
+        try:
+            referee.OpeningRoll(request)
+            raise AssertionError("an opening roll without the roll token succeeded")
+        except grpc.RpcError as err:
+            assert err.code() in (grpc.StatusCode.UNAUTHENTICATED,
+                                  grpc.StatusCode.PERMISSION_DENIED), err
 
     may_double = referee.ResolveCube(cube.ResolveCubeRequest(
         player=common.PLAYER_X, action=cube.CUBE_ACTION_DOUBLE))
