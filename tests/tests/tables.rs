@@ -213,6 +213,7 @@ async fn random_game(server: &Server, game: &str, seed: u64) -> (usize, Value) {
                 position: Some(proto_position(&position)),
                 dice: dice.to_vec(),
                 game_start,
+                fields: Vec::new(),
             })
             .await
             .unwrap()

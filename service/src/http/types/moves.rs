@@ -3,14 +3,16 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PlayerName, PositionInput, PositionOutput, VariantName};
+use super::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput, VariantName};
 use super::cube::GameResultName;
 use super::schema;
 
 use crate::api::input;
 use crate::api::moves::{
-    Applied, ApplyMoveInput, LegalMoves, PlayInput as ApiPlay, PlayView, TurnInput,
+    Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView,
+    TurnInput,
 };
+use crate::api::view::{Fields, PositionView};
 use crate::error::ApiError;
 
 /// Request of `POST /legal-moves`.
@@ -36,6 +38,33 @@ pub struct LegalMovesRequest {
     /// unless it is the variant's starting position (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub game_start: bool,
+    /// What each play carries besides its notation: any of `moves`,
+    /// `position_id`, `xgid`, `board`, `fibs`, `pips` (default: all). An
+    /// unknown name or an empty list is a 400 `invalid-fields`; Plakoto,
+    /// Fevga and Long Nardy answer their own encodings in full and refuse
+    /// it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<PlayField>>, min_items = 1)]
+    pub fields: Option<Vec<String>>,
+}
+
+/// A part of a legal play that `fields` may ask for (the notation is
+/// always there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayField {
+    /// The single-die moves.
+    Moves,
+    /// The resulting position's gnubg Position ID.
+    PositionId,
+    /// The resulting position's XGID.
+    Xgid,
+    /// The resulting position's board encoding.
+    Board,
+    /// The resulting position's FIBS board string.
+    Fibs,
+    /// The resulting position's pip counts.
+    Pips,
 }
 
 /// One checker moved by one die; points from the mover's view (25 = bar, 0 = off).
@@ -62,11 +91,55 @@ pub struct PlayOutput {
     pub position: PositionOutput,
 }
 
+/// A legal play of `POST /legal-moves`: its notation and what the
+/// request's `fields` names (by default everything).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LegalPlayOutput {
+    /// gnubg notation.
+    pub notation: String,
+    /// The single-die moves in the order played (unless `fields` leaves
+    /// them out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Vec<MoveOutput>, required = false)]
+    pub moves: Option<Vec<MoveOutput>>,
+    /// The position after the play, opponent on roll, in the encodings
+    /// `fields` names (left out when it names none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = PlayPositionOutput, required = false)]
+    pub position: Option<PlayPositionOutput>,
+}
+
+/// The position after a legal play in the encodings the request's
+/// `fields` names; by default all of them, as in `PositionOutput`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PlayPositionOutput {
+    /// gnubg Position ID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub position_id: Option<String>,
+    /// eXtreme Gammon ID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub xgid: Option<String>,
+    /// The board encoding (with off counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Board, required = false)]
+    pub board: Option<Board>,
+    /// The FIBS board string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub fibs: Option<String>,
+    /// Pip counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = schema::pips, required = false)]
+    pub pips: Option<PerPlayer>,
+}
+
 /// Response of `POST /legal-moves`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LegalMovesResponse {
     /// One entry per distinct resulting position; empty: no legal play, the turn passes.
-    pub plays: Vec<PlayOutput>,
+    pub plays: Vec<LegalPlayOutput>,
     /// The roll, as given.
     #[schema(schema_with = schema::dice)]
     pub dice: [u8; 2],
@@ -184,12 +257,15 @@ pub struct ApplyMoveResponse {
 
 impl LegalMovesRequest {
     /// The transport-free input.
-    pub fn into_input(self) -> Result<TurnInput, ApiError> {
-        Ok(TurnInput {
-            variant: input::any_variant(self.variant.as_deref())?,
-            position: Some(self.position.into()),
-            dice: self.dice,
-            game_start: self.game_start,
+    pub fn into_input(self) -> Result<LegalMovesInput, ApiError> {
+        Ok(LegalMovesInput {
+            turn: TurnInput {
+                variant: input::any_variant(self.variant.as_deref())?,
+                position: Some(self.position.into()),
+                dice: self.dice,
+                game_start: self.game_start,
+            },
+            fields: Fields::parse(self.fields.as_deref(), "fields")?,
         })
     }
 }
@@ -236,13 +312,54 @@ impl From<&PlayView> for PlayOutput {
     }
 }
 
-impl From<&LegalMoves> for LegalMovesResponse {
-    fn from(answer: &LegalMoves) -> Self {
+impl PlayPositionOutput {
+    /// The encodings of `view` that `fields` names (`None`: none).
+    pub fn new(view: &PositionView, fields: Fields) -> Option<PlayPositionOutput> {
+        if !fields.any(Fields::POSITION) {
+            return None;
+        }
+        let all = PositionOutput::from(view);
+        Some(PlayPositionOutput {
+            position_id: fields.has(Fields::POSITION_ID).then_some(all.position_id),
+            xgid: fields.has(Fields::XGID).then_some(all.xgid),
+            board: fields.has(Fields::BOARD).then_some(all.board),
+            fibs: fields.has(Fields::FIBS).then_some(all.fibs),
+            pips: fields.has(Fields::PIPS).then_some(all.pips),
+        })
+    }
+}
+
+impl LegalPlayOutput {
+    /// `view` with what `fields` names.
+    pub fn new(view: &PlayView, fields: Fields) -> LegalPlayOutput {
+        LegalPlayOutput {
+            notation: view.play.to_string(),
+            moves: fields
+                .has(Fields::MOVES)
+                .then(|| moves_output(&view.play)),
+            position: PlayPositionOutput::new(&view.position, fields),
+        }
+    }
+}
+
+impl LegalMovesResponse {
+    /// The answer, each play with what `fields` names.
+    pub fn new(answer: &LegalMoves, fields: Fields) -> LegalMovesResponse {
         LegalMovesResponse {
-            plays: answer.plays.iter().map(PlayOutput::from).collect(),
+            plays: answer
+                .plays
+                .iter()
+                .map(|p| LegalPlayOutput::new(p, fields))
+                .collect(),
             dice: answer.dice.values(),
             forced: answer.forced(),
         }
+    }
+}
+
+impl From<&LegalMoves> for LegalMovesResponse {
+    fn from(answer: &LegalMoves) -> Self {
+        LegalMovesResponse::new(answer, Fields::ALL)
     }
 }
 
@@ -270,4 +387,252 @@ impl From<&Applied> for ApplyMoveResponse {
     }
 }
 
+/// The body of a backgammon legal-moves answer written straight from the
+/// domain values into the serializer, with no string or vector per play:
+/// the same bytes as `LegalMovesResponse::new(answer, fields)` serialized
+/// (the tests compare them), at a fraction of the cost.
+#[derive(Debug, Clone, Copy)]
+pub struct LegalMovesJson<'a> {
+    /// The answer.
+    pub answer: &'a LegalMoves,
+    /// What each play carries.
+    pub fields: Fields,
+}
+
+impl LegalMovesJson<'_> {
+    /// A capacity that holds the body without growing in nearly every
+    /// case (an opening position's play with every field is about 480
+    /// bytes).
+    pub fn size_hint(&self) -> usize {
+        let f = self.fields;
+        let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
+        let per_play = 40
+            + part(Fields::MOVES, 160)
+            + part(Fields::POSITION_ID, 32)
+            + part(Fields::XGID, 72)
+            + part(Fields::BOARD, 160)
+            + part(Fields::FIBS, 150)
+            + part(Fields::PIPS, 28);
+        48 + self.answer.plays.len() * per_play
+    }
+}
+
+/// A `Display` value as a JSON string, written through the serializer's
+/// escaping without an intermediate `String`.
+struct Text<T>(T);
+
+impl<T: std::fmt::Display> Serialize for Text<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+/// Both players' counts as `PerPlayer` writes them.
+struct Counts<T>(bgref_core::ByPlayer<T>);
+
+impl<T: Serialize> Serialize for Counts<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut s = serializer.serialize_struct("PerPlayer", 2)?;
+        s.serialize_field("x", &self.0.x)?;
+        s.serialize_field("o", &self.0.o)?;
+        s.end()
+    }
+}
+
+struct Plays<'a>(&'a [PlayView], Fields);
+
+impl Serialize for Plays<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|p| PlayJson(p, self.1)))
+    }
+}
+
+struct PlayJson<'a>(&'a PlayView, Fields);
+
+impl Serialize for PlayJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let PlayJson(view, fields) = *self;
+        let mut s = serializer.serialize_struct("LegalPlayOutput", 3)?;
+        s.serialize_field("notation", &Text(&view.play))?;
+        if fields.has(Fields::MOVES) {
+            s.serialize_field("moves", &Moves(&view.play))?;
+        }
+        if fields.any(Fields::POSITION) {
+            s.serialize_field("position", &PositionJson(&view.position, fields))?;
+        }
+        s.end()
+    }
+}
+
+struct Moves<'a>(&'a bgref_core::Play);
+
+impl Serialize for Moves<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.moves().iter().map(|m| MoveOutput {
+            from: m.from().get(),
+            to: m.to().get(),
+            hit: m.is_hit(),
+        }))
+    }
+}
+
+struct PositionJson<'a>(&'a PositionView, Fields);
+
+impl Serialize for PositionJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let PositionJson(view, fields) = *self;
+        let mut s = serializer.serialize_struct("PlayPositionOutput", 5)?;
+        if fields.has(Fields::POSITION_ID) {
+            s.serialize_field("position_id", &Text(view.position_id_value()))?;
+        }
+        if fields.has(Fields::XGID) {
+            s.serialize_field("xgid", &Text(view.xgid_value()))?;
+        }
+        if fields.has(Fields::BOARD) {
+            s.serialize_field("board", &BoardJson(view.board()))?;
+        }
+        if fields.has(Fields::FIBS) {
+            s.serialize_field("fibs", &Text(view.fibs_value()))?;
+        }
+        if fields.has(Fields::PIPS) {
+            s.serialize_field("pips", &Counts(view.pips()))?;
+        }
+        s.end()
+    }
+}
+
+/// As `Board` writes a backgammon board (no pins).
+struct BoardJson(crate::api::view::BoardView);
+
+impl Serialize for BoardJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let board = &self.0;
+        let mut s = serializer.serialize_struct("Board", 4)?;
+        s.serialize_field("points", &board.points)?;
+        s.serialize_field("bar", &Counts(board.bar))?;
+        s.serialize_field("off", &Counts(board.off))?;
+        s.serialize_field("turn", &PlayerName::from(board.turn))?;
+        s.end()
+    }
+}
+
+impl Serialize for LegalMovesJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        let mut s = serializer.serialize_struct("LegalMovesResponse", 3)?;
+        s.serialize_field("plays", &Plays(&self.answer.plays, self.fields))?;
+        s.serialize_field("dice", &self.answer.dice.values())?;
+        s.serialize_field("forced", &self.answer.forced())?;
+        s.end()
+    }
+}
+
 objects_only!(LegalMovesRequest, MoveInput, ApplyMoveRequest);
+
+#[cfg(test)]
+mod tests {
+    use bgref_core::notation::position_id::PositionId;
+    use bgref_core::{Dice, Player, Position, Variant};
+    use serde_json::json;
+
+    use super::{LegalMovesJson, LegalMovesRequest, LegalMovesResponse};
+    use crate::api;
+    use crate::api::view::Fields;
+
+    /// Requests for positions of a game played from the start with the
+    /// first or last legal play of a fixed roll sequence, plus an XGID
+    /// with cube, score and match (carried into the answer) and a
+    /// hypergammon position.
+    fn requests() -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        let mut position = Position::start(Variant::Standard, Player::X);
+        let mut seed = 7u32;
+        for turn in 0..120 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let dice = Dice::ALL_21[(seed >> 16) as usize % 21];
+            let [a, b] = dice.values();
+            let id = PositionId::from_position(&position).to_string();
+            let turn_name = if position.turn() == Player::X { "x" } else { "o" };
+            out.push(json!({"position": {"position_id": id, "turn": turn_name}, "dice": [a, b]}));
+            let plays = position.legal_plays(dice);
+            let Some(play) = (if turn % 2 == 0 {
+                plays.into_iter().next()
+            } else {
+                plays.into_iter().last()
+            }) else {
+                position = position.swap_turn();
+                continue;
+            };
+            position = position.after(play);
+            if position.outcome().is_some() {
+                position = Position::start(Variant::Standard, Player::O);
+            }
+        }
+        out.push(json!({"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:7:10"}}));
+        let hyper = Position::start(Variant::Hypergammon3, Player::O);
+        let id = PositionId::from_position(&hyper).to_string();
+        out.push(json!({"variant": "hypergammon", "position": {"position_id": id, "turn": "o"}, "dice": [6, 6]}));
+        out.push(json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}));
+        out
+    }
+
+    #[test]
+    fn the_direct_writer_writes_the_bytes_of_the_response_type() {
+        let field_sets = [
+            Fields::ALL,
+            Fields::POSITION_ID,
+            Fields::MOVES,
+            Fields::parse(Some(&["xgid", "fibs"][..]), "fields").unwrap(),
+            Fields::parse(Some(&["board", "pips", "moves"][..]), "fields").unwrap(),
+        ];
+        let mut plays = 0;
+        for request in requests() {
+            let req: LegalMovesRequest = serde_json::from_value(request.clone()).unwrap();
+            let input = req.into_input().unwrap();
+            let answer = api::moves::legal_moves(&input.turn).unwrap();
+            plays += answer.plays.len();
+            for fields in field_sets {
+                let json = LegalMovesJson {
+                    answer: &answer,
+                    fields,
+                };
+                let fast = serde_json::to_vec(&json).unwrap();
+                let reference =
+                    serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
+                assert_eq!(
+                    String::from_utf8(fast).unwrap(),
+                    String::from_utf8(reference).unwrap(),
+                    "{request} {fields:?}"
+                );
+            }
+        }
+        assert!(plays > 1000, "{plays} plays compared");
+    }
+
+    #[test]
+    fn fields_leave_parts_out() {
+        let req: LegalMovesRequest = serde_json::from_value(json!({
+            "position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1],
+            "fields": ["position_id", "pips"]
+        }))
+        .unwrap();
+        let input = req.into_input().unwrap();
+        let answer = api::moves::legal_moves(&input.turn).unwrap();
+        let body = serde_json::to_value(LegalMovesJson {
+            answer: &answer,
+            fields: input.fields,
+        })
+        .unwrap();
+        assert_eq!(body["plays"].as_array().unwrap().len(), 16);
+        let play = &body["plays"][0];
+        assert_eq!(play.as_object().unwrap().len(), 2, "{play}");
+        assert!(play["notation"].is_string());
+        let position = play["position"].as_object().unwrap();
+        let keys: Vec<&str> = position.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["pips", "position_id"]);
+    }
+}
