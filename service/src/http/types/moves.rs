@@ -417,13 +417,48 @@ impl LegalMovesJson<'_> {
     }
 }
 
-/// A `Display` value as a JSON string, written through the serializer's
-/// escaping without an intermediate `String`.
+/// A `Display` value as a JSON string, written into a buffer on the stack
+/// and then escaped and copied in one piece: no heap allocation, and one
+/// pass of the serializer's escaping instead of one per written piece.
 struct Text<T>(T);
 
 impl<T: std::fmt::Display> Serialize for Text<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
+        use std::fmt::Write as _;
+        let mut text = StackText {
+            bytes: [0; 256],
+            len: 0,
+        };
+        match write!(text, "{}", self.0) {
+            Ok(()) => serializer.serialize_str(text.as_str()),
+            // Longer than the buffer (no notation is): piece by piece.
+            Err(_) => serializer.collect_str(&self.0),
+        }
+    }
+}
+
+/// A short text written on the stack; writing more than fits fails.
+struct StackText {
+    bytes: [u8; 256],
+    len: usize,
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        // Only whole `&str`s are written, so the bytes are UTF-8.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
