@@ -61,7 +61,9 @@ CASES="${BENCH_CASES:-http-echo http-bgref http-bgref-fields grpc-echo grpc-bgre
 command -v wrk >/dev/null || { echo "error: wrk not found (apt-get install wrk)" >&2; exit 2; }
 
 if [[ "${BENCH_BUILD:-1}" == 1 ]]; then
-  (cd "$ROOT" && cargo build --release -p bgref-service --bin bgref -p bgref-bench)
+  # `--bins`: every binary of both packages (`--bin bgref` would leave the
+  # harness binaries of bgref-bench out, and stale).
+  (cd "$ROOT" && cargo build --release -p bgref-service -p bgref-bench --bins)
 fi
 BIN="$TARGET/release"
 
