@@ -255,6 +255,14 @@ impl Line {
     }
 
     fn int(&mut self, n: i64) {
+        if let Ok(digit) = u8::try_from(n)
+            && digit < 10
+        {
+            // Nearly every token: one digit, no copy of a slice.
+            self.buf[self.len] = b'0' + digit;
+            self.len += 1;
+            return;
+        }
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         let mut v = n.unsigned_abs();
@@ -274,7 +282,8 @@ impl Line {
     }
 
     fn colon_int(&mut self, n: i64) {
-        self.text(b":");
+        self.buf[self.len] = b':';
+        self.len += 1;
         self.int(n);
     }
 
@@ -339,13 +348,20 @@ mod tests {
             let mut board = FibsBoard::from_position(position);
             if i % 3 == 1 {
                 board.match_length = 4_294_967_295;
-                board.score = ByPlayer { x: 17, o: 4_000_000_000 };
+                board.score = ByPlayer {
+                    x: 17,
+                    o: 4_000_000_000,
+                };
                 board.cube = 64;
             }
             hits += usize::from(board.setup.bar.x + board.setup.bar.o > 0);
             assert_eq!(board.to_string(), plain(&board));
         }
-        assert!(positions.len() > 500 && hits > 10, "{} {hits}", positions.len());
+        assert!(
+            positions.len() > 500 && hits > 10,
+            "{} {hits}",
+            positions.len()
+        );
     }
 
     #[test]
