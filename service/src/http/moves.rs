@@ -10,7 +10,7 @@ use super::types::moves::{ApplyMoveRequest, LegalMovesJson, LegalMovesRequest};
 use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
 use crate::api;
 use crate::api::tables::LegalMovesAnswer;
-use crate::error::{ApiError, ErrorKind};
+use crate::error::ApiError;
 
 /// Every legal play of a position for a roll.
 ///
@@ -37,13 +37,7 @@ pub async fn legal_moves(ApiJson(req): ApiJson<LegalMovesRequest>) -> Result<Res
         fields: reply.fields,
     };
     let mut body = Vec::with_capacity(json.size_hint());
-    serde_json::to_writer(&mut body, &json).map_err(|e| {
-        ApiError::new(
-            ErrorKind::Internal,
-            "internal",
-            format!("writing the answer failed: {e}"),
-        )
-    })?;
+    json.write(&mut body);
     Ok((
         [(
             header::CONTENT_TYPE,

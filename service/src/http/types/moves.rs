@@ -9,8 +9,7 @@ use super::schema;
 
 use crate::api::input;
 use crate::api::moves::{
-    Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView,
-    TurnInput,
+    Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
 };
 use crate::api::view::{Fields, PositionView};
 use crate::error::ApiError;
@@ -334,9 +333,7 @@ impl LegalPlayOutput {
     pub fn new(view: &PlayView, fields: Fields) -> LegalPlayOutput {
         LegalPlayOutput {
             notation: view.play.to_string(),
-            moves: fields
-                .has(Fields::MOVES)
-                .then(|| moves_output(&view.play)),
+            moves: fields.has(Fields::MOVES).then(|| moves_output(&view.play)),
             position: PlayPositionOutput::new(&view.position, fields),
         }
     }
@@ -388,9 +385,12 @@ impl From<&Applied> for ApplyMoveResponse {
 }
 
 /// The body of a backgammon legal-moves answer written straight from the
-/// domain values into the serializer, with no string or vector per play:
-/// the same bytes as `LegalMovesResponse::new(answer, fields)` serialized
-/// (the tests compare them), at a fraction of the cost.
+/// domain values into one buffer, with no string or vector per play and
+/// no serializer: the same bytes as `LegalMovesResponse::new(answer,
+/// fields)` serialized by serde_json (the tests compare them), at a
+/// fraction of the cost. Strings are escaped as serde_json escapes them
+/// (none of the notations needs it, but a string that would is handed to
+/// serde_json).
 #[derive(Debug, Clone, Copy)]
 pub struct LegalMovesJson<'a> {
     /// The answer.
@@ -415,25 +415,161 @@ impl LegalMovesJson<'_> {
             + part(Fields::PIPS, 28);
         48 + self.answer.plays.len() * per_play
     }
+
+    /// Appends the body to `out`.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        let fields = self.fields;
+        out.extend_from_slice(b"{\"plays\":[");
+        for (i, view) in self.answer.plays.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"notation\":");
+            write_text(out, &view.play);
+            if fields.has(Fields::MOVES) {
+                out.extend_from_slice(b",\"moves\":[");
+                for (j, m) in view.play.moves().iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"{\"from\":");
+                    write_int(out, i64::from(m.from().get()));
+                    out.extend_from_slice(b",\"to\":");
+                    write_int(out, i64::from(m.to().get()));
+                    out.extend_from_slice(if m.is_hit() {
+                        b",\"hit\":true}"
+                    } else {
+                        b",\"hit\":false}"
+                    });
+                }
+                out.push(b']');
+            }
+            if fields.any(Fields::POSITION) {
+                write_position(out, &view.position, fields);
+            }
+            out.push(b'}');
+        }
+        let [a, b] = self.answer.dice.values();
+        out.extend_from_slice(b"],\"dice\":[");
+        write_int(out, i64::from(a));
+        out.push(b',');
+        write_int(out, i64::from(b));
+        out.extend_from_slice(if self.answer.forced() {
+            b"],\"forced\":true}"
+        } else {
+            b"],\"forced\":false}"
+        });
+    }
 }
 
-/// A `Display` value as a JSON string, written into a buffer on the stack
-/// and then escaped and copied in one piece: no heap allocation, and one
-/// pass of the serializer's escaping instead of one per written piece.
-struct Text<T>(T);
-
-impl<T: std::fmt::Display> Serialize for Text<T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use std::fmt::Write as _;
-        let mut text = StackText {
-            bytes: [0; 256],
-            len: 0,
-        };
-        match write!(text, "{}", self.0) {
-            Ok(()) => serializer.serialize_str(text.as_str()),
-            // Longer than the buffer (no notation is): piece by piece.
-            Err(_) => serializer.collect_str(&self.0),
+/// `,"position":{...}` with the encodings `fields` names, in
+/// `PlayPositionOutput`'s order.
+fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
+    out.extend_from_slice(b",\"position\":{");
+    let mut first = true;
+    let mut key = |out: &mut Vec<u8>, name: &[u8]| {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
         }
+        out.extend_from_slice(name);
+    };
+    if fields.has(Fields::POSITION_ID) {
+        key(out, b"\"position_id\":");
+        write_text(out, view.position_id_value());
+    }
+    if fields.has(Fields::XGID) {
+        key(out, b"\"xgid\":");
+        write_text(out, view.xgid_value());
+    }
+    if fields.has(Fields::BOARD) {
+        key(out, b"\"board\":{\"points\":[");
+        let board = view.board();
+        for (i, n) in board.points.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_int(out, i64::from(*n));
+        }
+        out.extend_from_slice(b"],\"bar\":");
+        write_counts(out, board.bar.map(u32::from));
+        out.extend_from_slice(b",\"off\":");
+        write_counts(out, board.off.map(u32::from));
+        out.extend_from_slice(if board.turn == bgref_core::Player::X {
+            b",\"turn\":\"x\"}"
+        } else {
+            b",\"turn\":\"o\"}"
+        });
+    }
+    if fields.has(Fields::FIBS) {
+        key(out, b"\"fibs\":");
+        write_text(out, view.fibs_value());
+    }
+    if fields.has(Fields::PIPS) {
+        key(out, b"\"pips\":");
+        write_counts(out, view.pips());
+    }
+    out.push(b'}');
+}
+
+/// `{"x":..,"o":..}`, as `PerPlayer` writes it.
+fn write_counts(out: &mut Vec<u8>, counts: bgref_core::ByPlayer<u32>) {
+    out.extend_from_slice(b"{\"x\":");
+    write_int(out, i64::from(counts.x));
+    out.extend_from_slice(b",\"o\":");
+    write_int(out, i64::from(counts.o));
+    out.push(b'}');
+}
+
+/// An integer in decimal, as serde_json writes it.
+fn write_int(out: &mut Vec<u8>, n: i64) {
+    if let Ok(digit) = u8::try_from(n)
+        && digit < 10
+    {
+        out.push(b'0' + digit);
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        digits[i] = b'-';
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// A `Display` value as a JSON string: written on the stack, then copied
+/// between quotes when nothing in it needs escaping (the notations never
+/// do), else escaped by serde_json.
+fn write_text(out: &mut Vec<u8>, value: impl std::fmt::Display) {
+    use std::fmt::Write as _;
+    let mut text = StackText {
+        bytes: [0; 256],
+        len: 0,
+    };
+    if write!(text, "{value}").is_err() {
+        // Longer than the buffer (no notation is).
+        let _ = serde_json::to_writer(&mut *out, &value.to_string());
+        return;
+    }
+    let bytes = &text.bytes[..text.len];
+    if bytes
+        .iter()
+        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f)
+    {
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, text.as_str());
     }
 }
 
@@ -462,110 +598,6 @@ impl std::fmt::Write for StackText {
     }
 }
 
-/// Both players' counts as `PerPlayer` writes them.
-struct Counts<T>(bgref_core::ByPlayer<T>);
-
-impl<T: Serialize> Serialize for Counts<T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let mut s = serializer.serialize_struct("PerPlayer", 2)?;
-        s.serialize_field("x", &self.0.x)?;
-        s.serialize_field("o", &self.0.o)?;
-        s.end()
-    }
-}
-
-struct Plays<'a>(&'a [PlayView], Fields);
-
-impl Serialize for Plays<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|p| PlayJson(p, self.1)))
-    }
-}
-
-struct PlayJson<'a>(&'a PlayView, Fields);
-
-impl Serialize for PlayJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let PlayJson(view, fields) = *self;
-        let mut s = serializer.serialize_struct("LegalPlayOutput", 3)?;
-        s.serialize_field("notation", &Text(&view.play))?;
-        if fields.has(Fields::MOVES) {
-            s.serialize_field("moves", &Moves(&view.play))?;
-        }
-        if fields.any(Fields::POSITION) {
-            s.serialize_field("position", &PositionJson(&view.position, fields))?;
-        }
-        s.end()
-    }
-}
-
-struct Moves<'a>(&'a bgref_core::Play);
-
-impl Serialize for Moves<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.moves().iter().map(|m| MoveOutput {
-            from: m.from().get(),
-            to: m.to().get(),
-            hit: m.is_hit(),
-        }))
-    }
-}
-
-struct PositionJson<'a>(&'a PositionView, Fields);
-
-impl Serialize for PositionJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let PositionJson(view, fields) = *self;
-        let mut s = serializer.serialize_struct("PlayPositionOutput", 5)?;
-        if fields.has(Fields::POSITION_ID) {
-            s.serialize_field("position_id", &Text(view.position_id_value()))?;
-        }
-        if fields.has(Fields::XGID) {
-            s.serialize_field("xgid", &Text(view.xgid_value()))?;
-        }
-        if fields.has(Fields::BOARD) {
-            s.serialize_field("board", &BoardJson(view.board()))?;
-        }
-        if fields.has(Fields::FIBS) {
-            s.serialize_field("fibs", &Text(view.fibs_value()))?;
-        }
-        if fields.has(Fields::PIPS) {
-            s.serialize_field("pips", &Counts(view.pips()))?;
-        }
-        s.end()
-    }
-}
-
-/// As `Board` writes a backgammon board (no pins).
-struct BoardJson(crate::api::view::BoardView);
-
-impl Serialize for BoardJson {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let board = &self.0;
-        let mut s = serializer.serialize_struct("Board", 4)?;
-        s.serialize_field("points", &board.points)?;
-        s.serialize_field("bar", &Counts(board.bar))?;
-        s.serialize_field("off", &Counts(board.off))?;
-        s.serialize_field("turn", &PlayerName::from(board.turn))?;
-        s.end()
-    }
-}
-
-impl Serialize for LegalMovesJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct as _;
-        let mut s = serializer.serialize_struct("LegalMovesResponse", 3)?;
-        s.serialize_field("plays", &Plays(&self.answer.plays, self.fields))?;
-        s.serialize_field("dice", &self.answer.dice.values())?;
-        s.serialize_field("forced", &self.answer.forced())?;
-        s.end()
-    }
-}
-
 objects_only!(LegalMovesRequest, MoveInput, ApplyMoveRequest);
 
 #[cfg(test)]
@@ -591,7 +623,11 @@ mod tests {
             let dice = Dice::ALL_21[(seed >> 16) as usize % 21];
             let [a, b] = dice.values();
             let id = PositionId::from_position(&position).to_string();
-            let turn_name = if position.turn() == Player::X { "x" } else { "o" };
+            let turn_name = if position.turn() == Player::X {
+                "x"
+            } else {
+                "o"
+            };
             out.push(json!({"position": {"position_id": id, "turn": turn_name}, "dice": [a, b]}));
             let plays = position.legal_plays(dice);
             let Some(play) = (if turn % 2 == 0 {
@@ -607,7 +643,9 @@ mod tests {
                 position = Position::start(Variant::Standard, Player::O);
             }
         }
-        out.push(json!({"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:7:10"}}));
+        out.push(
+            json!({"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:7:10"}}),
+        );
         let hyper = Position::start(Variant::Hypergammon3, Player::O);
         let id = PositionId::from_position(&hyper).to_string();
         out.push(json!({"variant": "hypergammon", "position": {"position_id": id, "turn": "o"}, "dice": [6, 6]}));
@@ -635,7 +673,8 @@ mod tests {
                     answer: &answer,
                     fields,
                 };
-                let fast = serde_json::to_vec(&json).unwrap();
+                let mut fast = Vec::new();
+                json.write(&mut fast);
                 let reference =
                     serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
                 assert_eq!(
@@ -657,11 +696,13 @@ mod tests {
         .unwrap();
         let input = req.into_input().unwrap();
         let answer = api::moves::legal_moves(&input.turn).unwrap();
-        let body = serde_json::to_value(LegalMovesJson {
+        let mut bytes = Vec::new();
+        LegalMovesJson {
             answer: &answer,
             fields: input.fields,
-        })
-        .unwrap();
+        }
+        .write(&mut bytes);
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(body["plays"].as_array().unwrap().len(), 16);
         let play = &body["plays"][0];
         assert_eq!(play.as_object().unwrap().len(), 2, "{play}");
