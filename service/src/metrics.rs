@@ -128,7 +128,11 @@ impl Metrics {
     /// The Prometheus text exposition of every series.
     pub fn render(&self) -> String {
         let series: Vec<(Key, Arc<Series>)> = {
-            let all = self.inner.series.read().unwrap_or_else(PoisonError::into_inner);
+            let all = self
+                .inner
+                .series
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
             [Protocol::Http, Protocol::Grpc]
                 .into_iter()
                 .flat_map(|protocol| {

@@ -159,7 +159,9 @@ fn observed(
                 .layer(MapRequestLayer::new(
                     telemetry::sanitize_request_id::<axum::body::Body>,
                 ))
-                .layer(MapRequestLayer::new(telemetry::classify::<axum::body::Body>))
+                .layer(MapRequestLayer::new(
+                    telemetry::classify::<axum::body::Body>,
+                ))
                 .layer(SetRequestIdLayer::x_request_id(
                     telemetry::MakeRequestId::default(),
                 ))

@@ -462,10 +462,7 @@ impl MakeRequestId {
 }
 
 impl tower_http::request_id::MakeRequestId for MakeRequestId {
-    fn make_request_id<B>(
-        &mut self,
-        _: &Request<B>,
-    ) -> Option<tower_http::request_id::RequestId> {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<tower_http::request_id::RequestId> {
         Some(tower_http::request_id::RequestId::new(self.next_id()))
     }
 }

@@ -594,7 +594,10 @@ async fn fields_choose_what_each_play_carries_over_http_and_grpc() {
         &["pips", "pips", "position_id"],
     ];
     let mut compared = 0;
-    for (position, dice) in positions().into_iter().zip([[6u32, 5], [3, 1]].iter().cycle()) {
+    for (position, dice) in positions()
+        .into_iter()
+        .zip([[6u32, 5], [3, 1]].iter().cycle())
+    {
         let dice = *dice;
         let (status, full) = server
             .post("/legal-moves", &json!({"position": position, "dice": dice}))
@@ -635,11 +638,8 @@ async fn fields_choose_what_each_play_carries_over_http_and_grpc() {
                     fields.contains(&"moves").then(|| &all["moves"])
                 );
                 assert_eq!(g.moves.is_empty(), !fields.contains(&"moves"));
-                let position_keys: Vec<&str> = fields
-                    .iter()
-                    .copied()
-                    .filter(|f| *f != "moves")
-                    .collect();
+                let position_keys: Vec<&str> =
+                    fields.iter().copied().filter(|f| *f != "moves").collect();
                 let Some(pos) = play.get("position") else {
                     assert!(position_keys.is_empty(), "{play}");
                     assert!(g.position.is_none());
@@ -681,10 +681,26 @@ async fn fields_choose_what_each_play_carries_over_http_and_grpc() {
     let start = json!({"position_id": "4HPwATDgc/ABMA"});
     let plakoto = json!({"board": {"points": [-15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15], "bar": {"x": 0, "o": 0}, "off": {"x": 0, "o": 0}, "turn": "x"}});
     for (request, field, variant) in [
-        (json!({"position": start, "dice": [3, 1], "fields": ["position_id", "gnubg"]}), "fields[1]", 0),
-        (json!({"position": start, "dice": [3, 1], "fields": ["Position_ID"]}), "fields[0]", 0),
-        (json!({"position": start, "dice": [3, 1], "fields": []}), "fields", -1),
-        (json!({"variant": "plakoto", "position": plakoto, "dice": [3, 1], "fields": ["board"]}), "fields", proto::Variant::Plakoto as i32),
+        (
+            json!({"position": start, "dice": [3, 1], "fields": ["position_id", "gnubg"]}),
+            "fields[1]",
+            0,
+        ),
+        (
+            json!({"position": start, "dice": [3, 1], "fields": ["Position_ID"]}),
+            "fields[0]",
+            0,
+        ),
+        (
+            json!({"position": start, "dice": [3, 1], "fields": []}),
+            "fields",
+            -1,
+        ),
+        (
+            json!({"variant": "plakoto", "position": plakoto, "dice": [3, 1], "fields": ["board"]}),
+            "fields",
+            proto::Variant::Plakoto as i32,
+        ),
     ] {
         let (status, problem) = server.post("/legal-moves", &request).await;
         assert_eq!(status, 400, "{request}: {problem}");

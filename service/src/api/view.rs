@@ -213,7 +213,10 @@ mod tests {
         assert!(f.has(Fields::PIPS) && f.has(Fields::POSITION_ID));
         assert!(!f.any(Fields::MOVES) && !f.any(Fields::XGID));
         let all: Vec<&str> = Fields::NAMES.iter().map(|(n, _)| *n).collect();
-        assert_eq!(Fields::parse(Some(&all[..]), "fields").unwrap(), Fields::ALL);
+        assert_eq!(
+            Fields::parse(Some(&all[..]), "fields").unwrap(),
+            Fields::ALL
+        );
 
         let err = Fields::parse(Some(&["position_id", "gnubg"][..]), "fields").unwrap_err();
         assert_eq!(err.slug, "invalid-fields");

@@ -11,8 +11,8 @@ use crate::api::moves::{
     TurnInput,
 };
 use crate::api::tables::LegalMovesAnswer;
-use crate::api::view::{Fields, PositionView};
 use crate::api::variants::VariantInfo;
+use crate::api::view::{Fields, PositionView};
 use crate::error::ApiError;
 use crate::proto;
 
