@@ -425,7 +425,7 @@ impl LegalMovesJson<'_> {
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"notation\":");
-            write_text(out, &view.play);
+            write_text(out, view.play);
             if fields.has(Fields::MOVES) {
                 out.extend_from_slice(b",\"moves\":[");
                 for (j, m) in view.play.moves().iter().enumerate() {
