@@ -6,7 +6,9 @@
 #      pinned Schemathesis from PyPI;
 #   2. starts `bgref` ($BGREF_BIN, or target/debug/bgref after `cargo build
 #      -p bgref-service --locked`, a no-op when it is up to date) on a free
-#      loopback port with fixed test secrets and a reveal token;
+#      loopback port with fixed test secrets, and one token configured as
+#      both the reveal token and the roll token (Schemathesis sends one
+#      Authorization header to every operation);
 #   3. runs `schemathesis run http://ADDR/openapi.json` over every
 #      operation: the schema's examples, the coverage phase (boundary and
 #      schema-violating values) and a bounded number of generated cases per
@@ -21,9 +23,9 @@
 #          (400, 401, 403, 413 or 422);
 #        - response_headers_conformance, missing_required_header,
 #          unsupported_method and allow_header_conformance (a 405 with
-#          `Allow`), ignored_auth (POST /dice/reveal refuses a missing or
-#          wrong token; the real token is sent to every request with -H, the
-#          other operations ignore it);
+#          `Allow`), ignored_auth (POST /dice/reveal, /dice/roll and
+#          /dice/opening refuse a missing or wrong token; the real token is
+#          sent to every request with -H, the other operations ignore it);
 #   4. stops the server; fails if any check failed, the run did not
 #      complete, the server died or it logged a panic.
 #
@@ -110,7 +112,7 @@ trap cleanup EXIT
 env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
     BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info \
     BGREF_DICE_SECRET="$DICE_SECRET" BGREF_SIGNING_KEY="$SIGNING_KEY" \
-    BGREF_REVEAL_TOKEN="$REVEAL_TOKEN" \
+    BGREF_REVEAL_TOKEN="$REVEAL_TOKEN" BGREF_DICE_ROLL_TOKEN="$REVEAL_TOKEN" \
     "$BIN" >"$OUT/server.out" 2>"$LOG" &
 PID=$!
 

@@ -4,12 +4,15 @@
 #   1. Python: makes .venv-clients (or $BGREF_CLIENTS_VENV) with the pinned
 #      examples/python/requirements.txt from PyPI, generates the stubs from
 #      proto/ with grpcio-tools (no protoc needed), and runs
-#      examples/python/play.py: every RPC of bgref.v1.Referee once, then a
-#      whole game over gRPC, scored;
+#      examples/python/play.py: the stateless RPCs of bgref.v1.Referee and
+#      bgref.v1.Render once, then a whole refereed game over gRPC (NewGame,
+#      Act), its transcript verified and exported, scored, and every roll
+#      checked against the revealed seed;
 #   2. TypeScript: `npm install` of examples/typescript's pinned lock file,
 #      generates the types from openapi/openapi.json (openapi-typescript),
 #      type-checks under `strict` (tsc --noEmit), builds, and runs the
-#      client under Node: a whole game over HTTP, scored;
+#      client under Node: a whole refereed game over HTTP (/games,
+#      /games/act), verified, scored and drawn (/render.txt);
 #
 # both against one `bgref` ($BGREF_BIN, or target/debug/bgref after `cargo
 # build -p bgref-service --locked`) on a free loopback port with test
@@ -55,6 +58,9 @@ timeout 600 npm install --prefix examples/typescript --no-audit --no-fund --logl
 
 echo "--- start bgref"
 LOG=$OUT/bgref.log
+# /dice/roll and /dice/opening need a roll token; it is also exported so
+# that a client calling them (as a trusted game server) can send it.
+export BGREF_DICE_ROLL_TOKEN=test-roll-token-0001
 BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=warn,bgref=info \
     BGREF_DICE_SECRET=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f \
     BGREF_SIGNING_KEY=9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60 \
@@ -74,4 +80,4 @@ timeout 300 node examples/typescript/dist/play.js "http://$ADDR"
 if grep -q '"panicked"\|panicked at' "$LOG"; then
     echo "bgref logged a panic"; exit 1
 fi
-echo "clients: Python (grpcio, every RPC and a whole game) and TypeScript (strict, a whole game) pass"
+echo "clients: Python (grpcio, the RPCs and a whole refereed game) and TypeScript (strict, a whole refereed game) pass"

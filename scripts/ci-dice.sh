@@ -6,9 +6,10 @@
 #      ours;
 #   2. starts TWO `bgref` instances on free loopback ports with the same
 #      configuration: the master secret of core/tests/data/dice-vectors.json,
-#      a fresh random signing key and a fresh random reveal token;
+#      a fresh random signing key, reveal token and roll token;
 #   3. runs tests/python/verify_dice.py against both (vectors, signatures,
-#      key ids, statelessness, the reveal, recomputed rolls, /dice/verify),
+#      key ids, statelessness, rolls and the reveal refused without their
+#      tokens, the reveal, recomputed rolls, /dice/verify),
 #      for two matches, with --require-signatures;
 #   4. stops both instances and exits non-zero if anything failed.
 #
@@ -58,6 +59,7 @@ fi
 SECRET=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["master_secret_hex"])' "$VECTORS")
 SIGNING_KEY=$("$PYTHON" -c 'import secrets; print(secrets.token_hex(32))')
 TOKEN=$("$PYTHON" -c 'import secrets; print(secrets.token_urlsafe(32))')
+ROLL_TOKEN=$("$PYTHON" -c 'import secrets; print(secrets.token_urlsafe(32))')
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bgref-ci-dice.XXXXXX")
 PIDS=()
@@ -81,7 +83,7 @@ start() {
     env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
         BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info \
         BGREF_DICE_SECRET="$SECRET" BGREF_SIGNING_KEY="$SIGNING_KEY" \
-        BGREF_REVEAL_TOKEN="$TOKEN" \
+        BGREF_REVEAL_TOKEN="$TOKEN" BGREF_DICE_ROLL_TOKEN="$ROLL_TOKEN" \
         "$BIN" >"$WORK/$name.out" 2>"$log" &
     PIDS+=("$!")
     local pid=$! addr=
@@ -104,7 +106,7 @@ status=0
 run() {
     "$PYTHON" "$VERIFIER" \
         --base-url "http://$A" --base-url "http://$B" \
-        --reveal-token "$TOKEN" --master-secret-hex "$SECRET" \
+        --reveal-token "$TOKEN" --roll-token "$ROLL_TOKEN" --master-secret-hex "$SECRET" \
         --require-signatures "$@" || status=1
 }
 run --match-id "ci-dice-match" --client-seed "alice:bob" --games 3 --turns 20

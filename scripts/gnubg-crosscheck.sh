@@ -10,7 +10,9 @@
 #   3. starts `bgref` on a free loopback port;
 #   4. runs tests/gnubg/compare.py: per case, the set of resulting Position
 #      IDs and the notation of each play must equal gnubg's;
-#   5. stops the server; exits non-zero on any mismatch.
+#   5. compares GET /render.txt with gnubg's own text board
+#      (tests/gnubg/render_text.py);
+#   6. stops the server; exits non-zero on any mismatch.
 #
 # Environment (all optional):
 #   GNUBG_CASES=2000       how many cases to generate
@@ -165,6 +167,10 @@ say "bgref at http://$ADDR"
 # --- 4. compare ------------------------------------------------------------------
 status=0
 python3 "$ROOT/tests/gnubg/compare.py" "$CASE_FILE" --base-url "http://$ADDR" || status=$?
+# GET /render.txt against gnubg's own `show board` and `show pipcount`.
+if find_gnubg; then
+    python3 "$ROOT/tests/gnubg/render_text.py" --base-url "http://$ADDR" --gnubg "$GNUBG" || status=1
+fi
 if [[ -n ${GNUBG_CASES_FILE:-} ]]; then
     say "done in $((SECONDS - START)) s (cases from $GNUBG_CASES_FILE)"
 else

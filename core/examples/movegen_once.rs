@@ -2,6 +2,11 @@
 //! rolls; for instruction counts under callgrind, which do not depend on
 //! the machine's load:
 //! `valgrind --tool=callgrind --toggle-collect='*legal_plays*' target/release/examples/movegen_once`
+//!
+//! Arguments: `[STEP] [doubles|non-doubles]` (every STEP-th corpus position,
+//! default 10), or `class CLASS [doubles|non-doubles]` for one class of the
+//! benchmark's fixed set `benches/data/positions.txt` (`contact`, `race`,
+//! `bearoff`, `bar`, or `mix` for all 4 000).
 
 use std::io::{BufRead, BufReader};
 
@@ -9,6 +14,48 @@ use bgref_core::notation::position_id::PositionId;
 use bgref_core::{Dice, Player, Position, Variant};
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (positions, step, only) = if args.first().map(String::as_str) == Some("class") {
+        let class = args.get(1).map_or("mix", String::as_str);
+        (class_positions(class), 1, args.get(2).cloned())
+    } else {
+        let step = args.first().and_then(|s| s.parse().ok()).unwrap_or(10);
+        (corpus_positions(), step, args.get(1).cloned())
+    };
+    let only = only.unwrap_or_default();
+    let mut pairs = 0usize;
+    let mut plays = 0usize;
+    for pos in positions.iter().step_by(step) {
+        for &dice in &Dice::ALL_21 {
+            if (only == "doubles" && !dice.is_double())
+                || (only == "non-doubles" && dice.is_double())
+            {
+                continue;
+            }
+            plays += std::hint::black_box(pos.legal_plays(dice)).len();
+            pairs += 1;
+        }
+    }
+    println!("{pairs} (position, roll) pairs, {plays} plays");
+}
+
+/// The positions of one class of `benches/data/positions.txt` (every
+/// position for `mix`).
+fn class_positions(class: &str) -> Vec<Position> {
+    let text = include_str!("../benches/data/positions.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(c, _)| class == "mix" || *c == class)
+        .map(|(_, id)| {
+            let pid: PositionId = id.parse().expect("Position ID");
+            Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).expect("position")
+        })
+        .collect()
+}
+
+/// Every position of the gnubg corpus.
+fn corpus_positions() -> Vec<Position> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/legal_moves.jsonl.gz"
@@ -29,24 +76,5 @@ fn main() {
             .expect("id");
         positions.push(Position::from_setup(&id.to_setup(Player::X), variant).expect("position"));
     }
-    let step: usize = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10);
-    // Optional second argument: `doubles` or `non-doubles` only.
-    let only = std::env::args().nth(2).unwrap_or_default();
-    let mut pairs = 0usize;
-    let mut plays = 0usize;
-    for pos in positions.iter().step_by(step) {
-        for &dice in &Dice::ALL_21 {
-            if (only == "doubles" && !dice.is_double())
-                || (only == "non-doubles" && dice.is_double())
-            {
-                continue;
-            }
-            plays += std::hint::black_box(pos.legal_plays(dice)).len();
-            pairs += 1;
-        }
-    }
-    println!("{pairs} (position, roll) pairs, {plays} plays");
+    positions
 }

@@ -28,11 +28,28 @@ impl Board {
     #[inline]
     pub(crate) fn opp_masks(&self) -> (u32, u32) {
         const POINTS: u32 = 0x01FF_FFFE;
-        let occupied = byte_mask(&self.opp, 0xFF) & POINTS;
-        let several = byte_mask(&self.opp, 0xFE) & POINTS;
-        // The opponent's point i is the mover's point 25 - i.
-        let flip = |m: u32| m.reverse_bits() >> 6;
-        (flip(several), flip(occupied & !several))
+        const TWO_OR_MORE: u64 = 0xFEFE_FEFE_FEFE_FEFE;
+        // The opponent's point i is the mover's point 25 - i: eight counts
+        // at a time in the mover's order are eight of the opponent's,
+        // byte-swapped (index i of `words` holds `opp[25 - i]`).
+        let o = &self.opp;
+        let word = |at: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&o[at..at + 8]);
+            u64::from_be_bytes(w)
+        };
+        let words = [
+            word(18),
+            word(10),
+            word(2),
+            u64::from(u16::from_le_bytes([o[1], o[0]])),
+        ];
+        let (mut occupied, mut several) = (0u32, 0u32);
+        for (i, &w) in words.iter().enumerate() {
+            occupied |= u32::from(nonzero_bytes(w)) << (8 * i);
+            several |= u32::from(nonzero_bytes(w & TWO_OR_MORE)) << (8 * i);
+        }
+        (several & POINTS, occupied & !several & POINTS)
     }
 
     /// Bit `p` set where the mover has a checker (1..=24, bar at 25).

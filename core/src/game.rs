@@ -37,6 +37,7 @@ use crate::play::Play;
 use crate::player::Player;
 use crate::position::Position;
 use crate::setup::Variant;
+use crate::tables::{Game, TablesIllegalPlay};
 use crate::verify::Roller;
 
 /// Where a game stands: what is due, and from whom.
@@ -162,11 +163,16 @@ pub enum GameError {
     Illegal(IllegalMoveText),
     /// The state cannot occur (never for a state this module made).
     InvalidState(InvalidCubeState),
+    /// A cube action in a tables game, which has no cube.
+    NoCube(Game),
+    /// The play is not legal in Plakoto, Fevga or Long Nardy.
+    TablesIllegal(TablesIllegalPlay),
 }
 
 impl GameError {
     /// A stable slug: `not-your-turn`, `wrong-phase`, the cube refusal's
-    /// slug, `illegal-play`, `ambiguous-play`, `invalid-state`.
+    /// slug, `illegal-play`, `ambiguous-play`, `invalid-state`,
+    /// `no-cube-in-variant`.
     #[must_use]
     pub fn slug(&self) -> &'static str {
         match self {
@@ -176,6 +182,8 @@ impl GameError {
             GameError::Illegal(IllegalMoveText::Ambiguous) => "ambiguous-play",
             GameError::Illegal(IllegalMoveText::Illegal(_)) => "illegal-play",
             GameError::InvalidState(_) => "invalid-state",
+            GameError::NoCube(_) => "no-cube-in-variant",
+            GameError::TablesIllegal(_) => "illegal-play",
         }
     }
 }
@@ -190,6 +198,10 @@ impl fmt::Display for GameError {
             GameError::Cube(refusal) => refusal.fmt(f),
             GameError::Illegal(reason) => reason.fmt(f),
             GameError::InvalidState(state) => state.fmt(f),
+            GameError::NoCube(game) => {
+                write!(f, "{game} is played without the doubling cube")
+            }
+            GameError::TablesIllegal(reason) => reason.fmt(f),
         }
     }
 }

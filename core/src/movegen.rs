@@ -19,7 +19,8 @@
 //! count never exceeds 15) and one bit per point where a blot was hit (24
 //! bits). The opponent's side changes only by hits, so the key identifies
 //! the resulting position exactly, and two plays are the same play exactly
-//! when their keys are equal.
+//! when their keys are equal. The generator keeps each key minus the
+//! starting position's (modulo 2^128), which is as exact and starts at 0.
 //!
 //! "Use as much of the roll as possible" is kept the way gnubg keeps it:
 //! every finished sequence is scored by the pips of the dice it used;
@@ -66,7 +67,7 @@ const TABLE_SLOTS: usize = 256;
 /// Past this many plays the table is too full and lookups scan the list.
 const TABLE_MAX: usize = 192;
 /// Keys of a keyed generation kept on the stack before spilling to a Vec.
-const KEYS_INLINE: usize = 32;
+const KEYS_INLINE: usize = 16;
 
 /// Plays a list has room for before it grows: most lists are shorter, and
 /// the buffer (832 bytes) stays in the allocator's fast size classes.
@@ -190,6 +191,23 @@ pub(crate) fn key_after(board: &Board, moves: &[Move]) -> Option<u128> {
     Some(initial_key(&b.me) | hits)
 }
 
+/// The generator's key after a move, from the key before it. The
+/// generator's keys are the result keys minus the starting position's key
+/// (modulo 2^128): no key to compute before the first move, and two
+/// results are equal exactly when these differences are. A blot is hit on a
+/// point at most once per play, so adding its bit is setting it.
+#[inline(always)]
+fn moved_key(key: u128, from: u8, to: u8, hit: bool) -> u128 {
+    let key = key
+        .wrapping_sub(COUNT_UNIT[usize::from(from)])
+        .wrapping_add(COUNT_UNIT[usize::from(to)]);
+    if hit {
+        key.wrapping_add(HIT_BIT[usize::from(to)])
+    } else {
+        key
+    }
+}
+
 // One cache line: a copy never straddles two lines, wherever the stack is.
 #[derive(Clone, Copy)]
 #[repr(align(64))]
@@ -199,14 +217,15 @@ struct State {
     occ: u32,
     /// Bit p: one opposing checker on the mover's point p.
     blot: u32,
-    /// The result key; kept up to date only when `KEYED`.
+    /// The result key minus the starting position's (see `moved_key`);
+    /// kept up to date only when `KEYED`.
     key: u128,
     play: Play,
 }
 
 impl State {
     #[inline(always)]
-    fn moved<const KEYED: bool>(&self, from: u8, to: u8) -> State {
+    fn moved<const KEYED: bool>(&self, depth: usize, from: u8, to: u8) -> State {
         let mut n = *self;
         let f = usize::from(from);
         n.me[f] -= 1;
@@ -216,17 +235,14 @@ impl State {
         n.me[usize::from(to)] += 1;
         let hit = (n.blot >> to) & 1 != 0;
         if KEYED {
-            n.key = n.key - COUNT_UNIT[f] + COUNT_UNIT[usize::from(to)];
-            if hit {
-                n.key |= HIT_BIT[usize::from(to)];
-            }
+            n.key = moved_key(n.key, from, to, hit);
         }
         if hit {
             n.blot &= !(1 << to);
         }
         n.occ |= (1 << to) & !1;
         n.play
-            .push(Move::with_hit(Point::new(from), Point::new(to), hit));
+            .push_at(depth, Move::with_hit(Point::new(from), Point::new(to), hit));
         n
     }
 }
@@ -234,14 +250,16 @@ impl State {
 /// One generation. `KEYED`: results carry keys and are deduplicated through
 /// them (a prefix, or a bear-off within reach of a non-double); otherwise
 /// every sequence generated reaches a new position and no key is computed.
-struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
+/// `DOUBLE`: four moves of one die, else two of different dice.
+struct Gen<'a, const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> {
     /// Bit p: two or more opposing checkers on the mover's point p.
     block: u32,
     /// Opposing blots before the play.
     start_blot: u32,
     dice: [u8; 4],
-    n: usize,
-    double: bool,
+    /// `lands[i]`: the points from which die `dice[i]` moves a checker to
+    /// a point of the board that is not blocked.
+    lands: [u32; 4],
     best: u8,
     /// The mover's highest occupied point before the play (25: the bar).
     start_highest: u8,
@@ -257,7 +275,10 @@ struct Gen<'a, const PREFIX: bool, const KEYED: bool> {
     table: &'a mut [u8],
 }
 
-impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
+impl<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool> Gen<'_, PREFIX, KEYED, DOUBLE> {
+    /// The number of dice: the depth of a whole play.
+    const N: usize = if DOUBLE { 4 } else { 2 };
+
     #[inline(always)]
     fn follows_prefix(&self, depth: usize, from: u8, to: u8) -> bool {
         !PREFIX
@@ -281,7 +302,7 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
         sources: u32,
         mut f: impl FnMut(&mut Self, u8, u8),
     ) -> bool {
-        let mut movable = self.movable(s, d, max_from, sources);
+        let mut movable = self.movable(s, depth, max_from, sources);
         let moved = movable != 0;
         while movable != 0 {
             let from = 31 - movable.leading_zeros() as u8;
@@ -294,10 +315,11 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
         moved
     }
 
-    /// The points (25: the bar) from which die `d` moves a checker in `s`,
+    /// The points (25: the bar) from which the die at `depth` moves a checker in `s`,
     /// at or below `max_from` and on `sources` (the bar always allowed).
     #[inline(always)]
-    fn movable(&self, s: &State, d: u8, max_from: u8, sources: u32) -> u32 {
+    fn movable(&self, s: &State, depth: usize, max_from: u8, sources: u32) -> u32 {
+        let d = self.dice[depth];
         if s.me[25] > 0 {
             let blocked = (self.block >> (25 - d)) & 1;
             return (blocked ^ 1) << 25;
@@ -307,10 +329,7 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
         }
         let highest = 31 - s.occ.leading_zeros() as u8;
         let srcs = s.occ & ((2u32 << max_from) - 1) & sources;
-        let low = (2u32 << d) - 1;
-        // Checkers that stay on the board: any source above d whose target
-        // (d lower) is not blocked.
-        let mut movable = srcs & !low & !(self.block << d);
+        let mut movable = srcs & self.lands[depth];
         if highest <= 6 {
             // Bearing off: from exactly d, or from the highest point when it
             // is below d.
@@ -325,8 +344,16 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
     /// The last die without keys: every move is a new play of the same
     /// pips, so the list is cleared or kept once for all of them.
     #[inline(always)]
-    fn leaves(&mut self, s: &State, d: u8, max_from: u8, sources: u32, pips: u8) -> bool {
-        let mut movable = self.movable(s, d, max_from, sources);
+    fn leaves(
+        &mut self,
+        s: &State,
+        depth: usize,
+        d: u8,
+        max_from: u8,
+        sources: u32,
+        pips: u8,
+    ) -> bool {
+        let mut movable = self.movable(s, depth, max_from, sources);
         if movable == 0 {
             return false;
         }
@@ -337,14 +364,13 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
             self.out.clear();
             self.best = pips;
         }
-        self.out.reserve(movable.count_ones() as usize);
         while movable != 0 {
             let from = 31 - movable.leading_zeros() as u8;
             movable &= !(1 << from);
             let to = from.saturating_sub(d);
             let hit = (s.blot >> to) & 1 != 0;
             let mut play = s.play;
-            play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
+            play.push_at(depth, Move::with_hit(Point::new(from), Point::new(to), hit));
             self.out.push(play);
         }
         true
@@ -436,35 +462,39 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
     /// Extends the sequence in `s` with the die at `DEPTH`. `sources`
     /// limits where that die's move may start (see `second_sources`).
     ///
-    /// The depth is a constant so that each level is its own function and
-    /// the deeper levels (no recursion) can be inlined into the shallower.
+    /// The depth is a constant so that each level is its own function (no
+    /// recursion); the last level is inlined into its parent's loop.
+    #[inline(never)]
     fn step<const DEPTH: usize>(&mut self, s: &State, pips: u8, max_from: u8, sources: u32) {
+        self.step_inline::<DEPTH>(s, pips, max_from, sources);
+    }
+
+    /// The body of [`Gen::step`], inlined where the next die is the last.
+    #[inline(always)]
+    fn step_inline<const DEPTH: usize>(&mut self, s: &State, pips: u8, max_from: u8, sources: u32) {
         let depth = DEPTH;
         let d = self.dice[depth];
         let pips_after = pips + d;
-        let moved = if depth + 1 == self.n && !KEYED && !PREFIX {
-            self.leaves(s, d, max_from, sources, pips_after)
-        } else if depth + 1 == self.n {
+        let moved = if depth + 1 == Self::N && !KEYED && !PREFIX {
+            self.leaves(s, depth, d, max_from, sources, pips_after)
+        } else if depth + 1 == Self::N {
             // Last die: only the key and the play of each result are needed.
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
                 let hit = (s.blot >> to) & 1 != 0;
                 let mut key = 0;
                 if KEYED {
-                    key = s.key - COUNT_UNIT[usize::from(from)] + COUNT_UNIT[usize::from(to)];
-                    if hit {
-                        key |= HIT_BIT[usize::from(to)];
-                    }
+                    key = moved_key(s.key, from, to, hit);
                 }
                 let mut play = s.play;
-                play.push(Move::with_hit(Point::new(from), Point::new(to), hit));
+                play.push_at(depth, Move::with_hit(Point::new(from), Point::new(to), hit));
                 g.save(key, play, pips_after);
             })
         } else {
             self.for_each_move(s, depth, d, max_from, sources, |g, from, to| {
-                let next = s.moved::<KEYED>(from, to);
+                let next = s.moved::<KEYED>(depth, from, to);
                 let (max_next, next_sources) = if PREFIX {
                     (24, u32::MAX)
-                } else if g.double {
+                } else if DOUBLE {
                     (from, u32::MAX)
                 } else {
                     match g.second_sources(from, to, &next) {
@@ -473,9 +503,13 @@ impl<const PREFIX: bool, const KEYED: bool> Gen<'_, PREFIX, KEYED> {
                     }
                 };
                 match DEPTH {
+                    0 if Self::N == 2 => {
+                        g.step_inline::<1>(&next, pips_after, max_next, next_sources);
+                    }
                     0 => g.step::<1>(&next, pips_after, max_next, next_sources),
                     1 => g.step::<2>(&next, pips_after, max_next, next_sources),
-                    // The fourth die is always the last.
+                    2 => g.step_inline::<3>(&next, pips_after, max_next, next_sources),
+                    // The fourth die is always the last: not reached.
                     _ => g.step::<3>(&next, pips_after, max_next, next_sources),
                 }
             })
@@ -562,28 +596,30 @@ fn run<const PREFIX: bool>(
         || (outside.is_power_of_two()
             && start_highest <= 12
             && board.me[usize::from(start_highest)] == 1);
-    let keyed = PREFIX || (!dice.is_double() && bear_off_in_reach);
-    if keyed {
+    let double = dice.is_double();
+    if PREFIX || (!double && bear_off_in_reach) {
         let mut table = [0; TABLE_SLOTS];
         let mut keys = [0; KEYS_INLINE];
-        generate::<PREFIX, true>(
-            board,
-            masks,
-            dice,
-            prefix,
-            best,
-            out,
-            (&mut table, &mut keys),
-        )
+        let buffers = (&mut table[..], &mut keys[..]);
+        if double {
+            generate::<PREFIX, true, true>(board, masks, dice, prefix, best, out, buffers)
+        } else {
+            generate::<PREFIX, true, false>(board, masks, dice, prefix, best, out, buffers)
+        }
     } else {
-        generate::<PREFIX, false>(board, masks, dice, prefix, best, out, (&mut [], &mut []))
+        let buffers = (&mut [][..], &mut [][..]);
+        if double {
+            generate::<PREFIX, false, true>(board, masks, dice, prefix, best, out, buffers)
+        } else {
+            generate::<PREFIX, false, false>(board, masks, dice, prefix, best, out, buffers)
+        }
     }
 }
 
 /// Runs the generator on `board`, whose `masks` are the mover's occupied
 /// points and the opposing blocks and blots; the dedup table and the
 /// inline keys are empty slices unless `KEYED`.
-fn generate<const PREFIX: bool, const KEYED: bool>(
+fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
     board: &Board,
     (occ, block, blot): (u32, u32, u32),
     dice: Dice,
@@ -596,16 +632,18 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
         me: board.me,
         occ,
         blot,
-        key: if KEYED { initial_key(&board.me) } else { 0 },
+        key: 0,
         play: Play::EMPTY,
     };
     let (hi, lo) = (dice.high().get(), dice.low().get());
-    let mut g = Gen::<PREFIX, KEYED> {
+    // Checkers that stay on the board: any source above d whose target (d
+    // lower) is not blocked.
+    let lands = |d: u8| !((2u32 << d) - 1) & !(block << d);
+    let mut g = Gen::<PREFIX, KEYED, DOUBLE> {
         block,
         start_blot: blot,
         dice: [hi, lo, hi, lo],
-        n: 2,
-        double: dice.is_double(),
+        lands: [lands(hi), lands(lo), lands(hi), lands(lo)],
         best,
         start_highest: (31 - occ.leading_zeros()) as u8,
         out,
@@ -614,12 +652,12 @@ fn generate<const PREFIX: bool, const KEYED: bool>(
         prefix,
         table,
     };
-    if g.double {
-        g.n = 4;
+    if DOUBLE {
         g.step::<0>(&start, 0, 24, u32::MAX);
     } else {
         g.step::<0>(&start, 0, 24, u32::MAX);
         g.dice = [lo, hi, lo, hi];
+        g.lands = [lands(lo), lands(hi), lands(lo), lands(hi)];
         g.step::<0>(&start, 0, 24, u32::MAX);
     }
     g.best

@@ -101,6 +101,18 @@ impl Play {
         self.moves[usize::from(self.len & 3)] = mv;
         self.len += 1;
     }
+
+    /// [`Play::push`] onto a play of `len` moves (fewer than four). The
+    /// generator knows `len` at compile time (its search depth), so the
+    /// store goes to a fixed offset.
+    #[inline(always)]
+    pub(crate) fn push_at(&mut self, len: usize, mv: Move) {
+        debug_assert!(len < 4, "a play has at most four moves");
+        debug_assert_eq!(usize::from(self.len), len);
+        // `& 3`: no bounds check on the generator's hot path.
+        self.moves[len & 3] = mv;
+        self.len = (len + 1) as u8;
+    }
 }
 
 // `Display` for `Play` (gnubg notation) lives beside the formatter in

@@ -163,6 +163,8 @@ fn main() {
         move_text.extend(&movegen);
         write(&dir, "move_text", name, &move_text);
         write(&dir, "position_id", name, id.as_bytes());
+        let fibs = bgref_core::notation::fibs::FibsBoard::from_position(&position).to_string();
+        write(&dir, "fibs", name, fibs.as_bytes());
         let mut setup = vec![0u8; 53];
         setup[0] = Variant::ALL.iter().position(|&v| v == variant).unwrap_or(0) as u8 | 0x40;
         let side_x = position.side(Player::X);
@@ -179,6 +181,9 @@ fn main() {
         write(&dir, "move_text", &format!("text-{i}"), text.as_bytes());
     }
     write(&dir, "position_id", "padded", b" 4HPwATDgc/ABMA==\n");
+    // The rawboard help's example: the player moving 24 to 1, on roll with
+    // 6-2 in a 3-point match.
+    write(&dir, "fibs", "rawboard-help", b"board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0");
     for id in MATCH_IDS {
         write(&dir, "match_id", &id.replace('/', "_"), id.as_bytes());
     }

@@ -13,6 +13,7 @@ use bgref_core::notation::xgid::Xgid;
 use bgref_core::{Dice, Die, Move, Play, Player, Position, Setup, Variant};
 
 pub mod reference;
+pub mod service;
 
 /// A cursor over the fuzz input; reads past the end give `None`.
 #[derive(Debug, Clone)]

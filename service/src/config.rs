@@ -104,13 +104,13 @@ pub struct Config {
     #[arg(long, env = "BGREF_SHUTDOWN_DELAY", default_value = "0s", value_parser = parse_duration)]
     pub shutdown_delay: Duration,
 
-    /// Dice secrets and keys.
     /// Browser origins allowed to call the API (CORS), comma-separated
     /// (`https://app.example.org,http://localhost:5173`), or `*` for any;
     /// none by default (no CORS headers are sent).
     #[arg(long, env = "BGREF_CORS_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
     pub cors_origins: Vec<String>,
 
+    /// Dice secrets and keys.
     #[command(flatten)]
     pub dice: DiceConfig,
 
@@ -151,6 +151,18 @@ pub struct DiceConfig {
     /// File holding the reveal token.
     #[arg(long, env = "BGREF_REVEAL_TOKEN_FILE")]
     pub reveal_token_file: Option<PathBuf>,
+
+    /// Bearer token of POST /dice/roll and /dice/opening (gRPC RollDice,
+    /// OpeningRoll), at least 16 characters, for a trusted game server that
+    /// rolls each turn only when it is due. Without it those endpoints are
+    /// disabled (403 `roll-disabled`): players get their dice from the
+    /// refereed game flow (POST /games).
+    #[arg(long, env = "BGREF_DICE_ROLL_TOKEN", hide_env_values = true)]
+    pub dice_roll_token: Option<String>,
+
+    /// File holding the roll token.
+    #[arg(long, env = "BGREF_DICE_ROLL_TOKEN_FILE")]
+    pub dice_roll_token_file: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for DiceConfig {
@@ -164,6 +176,8 @@ impl std::fmt::Debug for DiceConfig {
             .field("verify_keys", &self.verify_keys)
             .field("reveal_token", &set(&self.reveal_token))
             .field("reveal_token_file", &self.reveal_token_file)
+            .field("dice_roll_token", &set(&self.dice_roll_token))
+            .field("dice_roll_token_file", &self.dice_roll_token_file)
             .finish()
     }
 }
@@ -316,8 +330,11 @@ mod tests {
     fn secrets_are_not_in_debug_output() {
         let dice = DiceConfig {
             dice_secret: Some("00112233".into()),
+            dice_roll_token: Some("roll-token-0123456789".into()),
             ..DiceConfig::default()
         };
-        assert!(!format!("{dice:?}").contains("00112233"));
+        let text = format!("{dice:?}");
+        assert!(!text.contains("00112233"), "{text}");
+        assert!(!text.contains("roll-token"), "{text}");
     }
 }

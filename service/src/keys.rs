@@ -9,8 +9,17 @@
 //!   signed by a retired key still verify after a rotation.
 //! - The **reveal token** (`BGREF_REVEAL_TOKEN` or `BGREF_REVEAL_TOKEN_FILE`):
 //!   the operator bearer token of `POST /dice/reveal`; without one, reveal is
-//!   disabled. Only its SHA-256 is kept, and tokens are compared in constant
-//!   time (digests of equal length, so not even the length leaks).
+//!   disabled.
+//! - The **roll token** (`BGREF_DICE_ROLL_TOKEN` or
+//!   `BGREF_DICE_ROLL_TOKEN_FILE`): the bearer token of `POST /dice/roll` and
+//!   `POST /dice/opening` (gRPC `RollDice`, `OpeningRoll`), for a trusted game
+//!   server that rolls each turn only when it is due; without one, those
+//!   endpoints are disabled and dice come only from the refereed game flow
+//!   (`POST /games`).
+//!
+//! Of both tokens only the SHA-256 is kept, and tokens are compared in
+//! constant time (digests of equal length, so not even the length leaks).
+//! Each must be at least [`MIN_TOKEN_CHARS`] characters.
 //!
 //! A value given in a file may be surrounded by white space (a trailing
 //! newline, typically). An empty environment variable counts as unset; an
@@ -66,10 +75,10 @@ pub struct PublishedKey {
     pub current: bool,
 }
 
-/// The outcome of checking an `Authorization` value for reveal.
+/// The outcome of checking an `Authorization` value against a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RevealAccess {
-    /// No reveal token is configured: reveal is disabled.
+pub enum TokenAccess {
+    /// No token is configured: the operation is disabled.
     Disabled,
     /// No bearer token was given, or not the configured one.
     Denied,
@@ -84,6 +93,7 @@ pub struct DiceKeys {
     key_id: String,
     published: Vec<PublishedKey>,
     reveal_token_digest: Option<[u8; 32]>,
+    roll_token_digest: Option<[u8; 32]>,
     ephemeral_secret: bool,
     ephemeral_signing_key: bool,
 }
@@ -96,6 +106,7 @@ impl fmt::Debug for DiceKeys {
             .field("key_id", &self.key_id)
             .field("published", &ids)
             .field("reveal_enabled", &self.reveal_token_digest.is_some())
+            .field("roll_enabled", &self.roll_token_digest.is_some())
             .field("ephemeral_secret", &self.ephemeral_secret)
             .field("ephemeral_signing_key", &self.ephemeral_signing_key)
             .finish_non_exhaustive()
@@ -130,8 +141,8 @@ fn read_option(
 /// mistake is refused instead of read without end.
 pub const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
 
-/// Shortest accepted reveal token, in characters.
-pub const MIN_REVEAL_TOKEN_CHARS: usize = 16;
+/// Shortest accepted reveal or roll token, in characters.
+pub const MIN_TOKEN_CHARS: usize = 16;
 
 /// Reads a secret file of at most [`MAX_SECRET_FILE_BYTES`].
 fn read_bounded(path: &Path) -> std::io::Result<Zeroizing<String>> {
@@ -241,17 +252,18 @@ fn verify_keys(config: &DiceConfig) -> Result<Vec<VerifyingKey>, String> {
     Ok(keys)
 }
 
-fn reveal_token(config: &DiceConfig) -> Result<Option<[u8; 32]>, String> {
-    let token = read_option(
-        config.reveal_token.as_deref(),
-        config.reveal_token_file.as_deref(),
-        "BGREF_REVEAL_TOKEN",
-    )?;
+/// A bearer token option: its SHA-256, `None` when unset.
+fn token_digest(
+    value: Option<&str>,
+    file: Option<&Path>,
+    name: &str,
+) -> Result<Option<[u8; 32]>, String> {
+    let token = read_option(value, file, name)?;
     if let Some(t) = &token
-        && t.chars().count() < MIN_REVEAL_TOKEN_CHARS
+        && t.chars().count() < MIN_TOKEN_CHARS
     {
         return Err(format!(
-            "BGREF_REVEAL_TOKEN: must be at least {MIN_REVEAL_TOKEN_CHARS} characters"
+            "{name}: must be at least {MIN_TOKEN_CHARS} characters"
         ));
     }
     Ok(token.map(|t| Sha256::digest(t.as_bytes()).into()))
@@ -268,7 +280,16 @@ impl DiceKeys {
         let secret = master_secret(config)?;
         let signing = signing_key(config)?;
         let extra = verify_keys(config)?;
-        let reveal = reveal_token(config)?;
+        let reveal = token_digest(
+            config.reveal_token.as_deref(),
+            config.reveal_token_file.as_deref(),
+            "BGREF_REVEAL_TOKEN",
+        )?;
+        let roll = token_digest(
+            config.dice_roll_token.as_deref(),
+            config.dice_roll_token_file.as_deref(),
+            "BGREF_DICE_ROLL_TOKEN",
+        )?;
         let ephemeral_secret = secret.is_none();
         let ephemeral_signing_key = signing.is_none();
         let secret = match secret {
@@ -294,6 +315,7 @@ impl DiceKeys {
             );
         }
         let mut keys = DiceKeys::new(secret, signing, &extra, reveal);
+        keys.roll_token_digest = roll;
         keys.ephemeral_secret = ephemeral_secret;
         keys.ephemeral_signing_key = ephemeral_signing_key;
         Ok(keys)
@@ -327,6 +349,7 @@ impl DiceKeys {
             key_id,
             published,
             reveal_token_digest,
+            roll_token_digest: None,
             ephemeral_secret: false,
             ephemeral_signing_key: false,
         }
@@ -354,6 +377,14 @@ impl DiceKeys {
             &[],
             reveal_token.map(|t| Sha256::digest(t.as_bytes()).into()),
         ))
+    }
+
+    /// The same keys with `POST /dice/roll` and `POST /dice/opening` enabled
+    /// for the holder of `token` (tests and embedding).
+    #[must_use]
+    pub fn with_roll_token(mut self, token: &str) -> DiceKeys {
+        self.roll_token_digest = Some(Sha256::digest(token.as_bytes()).into());
+        self
     }
 
     /// The server seed of a match (docs/api.md: `HMAC-SHA256(master_secret,
@@ -385,23 +416,36 @@ impl DiceKeys {
 
     /// Checks an `Authorization` value (`Bearer <token>`, the scheme in any
     /// case) against the reveal token, in constant time.
-    pub fn reveal_access(&self, authorization: Option<&str>) -> RevealAccess {
-        let Some(expected) = &self.reveal_token_digest else {
-            return RevealAccess::Disabled;
-        };
-        let token = authorization.and_then(|value| {
-            let (scheme, token) = value.trim().split_once(' ')?;
-            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-        });
-        let Some(token) = token else {
-            return RevealAccess::Denied;
-        };
-        let given: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        if bool::from(given.ct_eq(expected)) {
-            RevealAccess::Granted
-        } else {
-            RevealAccess::Denied
-        }
+    pub fn reveal_access(&self, authorization: Option<&str>) -> TokenAccess {
+        access(self.reveal_token_digest.as_ref(), authorization)
+    }
+
+    /// Checks an `Authorization` value against the roll token of
+    /// `POST /dice/roll` and `POST /dice/opening`, in constant time.
+    pub fn roll_access(&self, authorization: Option<&str>) -> TokenAccess {
+        access(self.roll_token_digest.as_ref(), authorization)
+    }
+}
+
+/// Compares the bearer token of `authorization` with a configured token's
+/// digest: SHA-256 of the given token, then a constant-time comparison of
+/// the two 32-byte digests.
+fn access(expected: Option<&[u8; 32]>, authorization: Option<&str>) -> TokenAccess {
+    let Some(expected) = expected else {
+        return TokenAccess::Disabled;
+    };
+    let token = authorization.and_then(|value| {
+        let (scheme, token) = value.trim().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+    });
+    let Some(token) = token else {
+        return TokenAccess::Denied;
+    };
+    let given: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+    if bool::from(given.ct_eq(expected)) {
+        TokenAccess::Granted
+    } else {
+        TokenAccess::Denied
     }
 }
 
@@ -471,7 +515,7 @@ mod tests {
         assert_eq!(keys.key_id(), direct.key_id());
         assert_eq!(
             keys.reveal_access(Some("Bearer s3cret-token-long")),
-            RevealAccess::Granted
+            TokenAccess::Granted
         );
         for p in [secret, key, token] {
             let _ = std::fs::remove_file(p);
@@ -579,7 +623,7 @@ mod tests {
         };
         let keys = DiceKeys::from_config(&cfg).unwrap();
         assert!(keys.is_ephemeral());
-        assert_eq!(keys.reveal_access(Some("Bearer ")), RevealAccess::Disabled);
+        assert_eq!(keys.reveal_access(Some("Bearer ")), TokenAccess::Disabled);
     }
 
     #[test]
@@ -604,14 +648,14 @@ mod tests {
     fn reveal_token_checks() {
         let keys = DiceKeys::from_config(&config()).unwrap();
         for (header, access) in [
-            (Some("Bearer s3cret-token-long"), RevealAccess::Granted),
-            (Some("bearer  s3cret-token-long "), RevealAccess::Granted),
-            (Some("Bearer s3cret-tokeN"), RevealAccess::Denied),
-            (Some("Bearer s3cret"), RevealAccess::Denied),
-            (Some("Basic s3cret-token-long"), RevealAccess::Denied),
-            (Some("s3cret-token-long"), RevealAccess::Denied),
-            (Some(""), RevealAccess::Denied),
-            (None, RevealAccess::Denied),
+            (Some("Bearer s3cret-token-long"), TokenAccess::Granted),
+            (Some("bearer  s3cret-token-long "), TokenAccess::Granted),
+            (Some("Bearer s3cret-tokeN"), TokenAccess::Denied),
+            (Some("Bearer s3cret"), TokenAccess::Denied),
+            (Some("Basic s3cret-token-long"), TokenAccess::Denied),
+            (Some("s3cret-token-long"), TokenAccess::Denied),
+            (Some(""), TokenAccess::Denied),
+            (None, TokenAccess::Denied),
         ] {
             assert_eq!(keys.reveal_access(header), access, "{header:?}");
         }
@@ -622,8 +666,68 @@ mod tests {
         let keys = DiceKeys::from_config(&no_token).unwrap();
         assert_eq!(
             keys.reveal_access(Some("Bearer s3cret-token-long")),
-            RevealAccess::Disabled
+            TokenAccess::Disabled
         );
+    }
+
+    #[test]
+    fn the_roll_token_is_its_own() {
+        let roll = temp_file("roll", "roll-token-0123456789\n");
+        let cfg = DiceConfig {
+            dice_roll_token_file: Some(roll.clone()),
+            ..config()
+        };
+        let keys = DiceKeys::from_config(&cfg).unwrap();
+        assert_eq!(
+            keys.roll_access(Some("Bearer roll-token-0123456789")),
+            TokenAccess::Granted
+        );
+        // Neither token opens the other's door.
+        assert_eq!(
+            keys.roll_access(Some("Bearer s3cret-token-long")),
+            TokenAccess::Denied
+        );
+        assert_eq!(
+            keys.reveal_access(Some("Bearer roll-token-0123456789")),
+            TokenAccess::Denied
+        );
+        assert_eq!(keys.roll_access(None), TokenAccess::Denied);
+        let _ = std::fs::remove_file(roll);
+        // Without one, rolling outside the game flow is disabled.
+        let keys = DiceKeys::from_config(&config()).unwrap();
+        assert_eq!(
+            keys.roll_access(Some("Bearer s3cret-token-long")),
+            TokenAccess::Disabled
+        );
+        // Short, doubly given or unbounded: refused, naming the option.
+        for (cfg, expected) in [
+            (
+                DiceConfig {
+                    dice_roll_token: Some("short".into()),
+                    ..config()
+                },
+                "BGREF_DICE_ROLL_TOKEN: must be at least 16",
+            ),
+            (
+                DiceConfig {
+                    dice_roll_token: Some("roll-token-0123456789".into()),
+                    dice_roll_token_file: Some(PathBuf::from("/dev/zero")),
+                    ..config()
+                },
+                "not both",
+            ),
+            (
+                DiceConfig {
+                    dice_roll_token_file: Some(PathBuf::from("/dev/zero")),
+                    ..config()
+                },
+                "BGREF_DICE_ROLL_TOKEN_FILE",
+            ),
+        ] {
+            let err = DiceKeys::from_config(&cfg).unwrap_err();
+            assert!(err.contains(expected), "{err}");
+            assert!(!err.contains("short"), "{err}");
+        }
     }
 
     #[test]

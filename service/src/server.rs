@@ -278,13 +278,22 @@ async fn timeout_as_problem(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     let received = Arc::new(AtomicBool::new(false));
+    let client_closed = Arc::new(AtomicBool::new(false));
+    let grpc = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
     let req = req.map(|body| {
         axum::body::Body::new(Tracked {
             inner: body,
             received: received.clone(),
+            client_closed: client_closed.clone(),
         })
     });
     let response = next.run(req).await;
+    if client_closed.load(Ordering::Relaxed) {
+        return client_closed_response(grpc);
+    }
     if response.status() == StatusCode::SERVICE_UNAVAILABLE
         && !response.headers().contains_key(http::header::CONTENT_TYPE)
     {
@@ -314,10 +323,75 @@ async fn timeout_as_problem(
     response
 }
 
-/// A request body that notes when it has been received in full.
+/// A request body that notes when it has been received in full, and when
+/// the client went away before sending it all.
 struct Tracked {
     inner: axum::body::Body,
     received: Arc<AtomicBool>,
+    client_closed: Arc<AtomicBool>,
+}
+
+/// Whether a body error means the client closed the connection (or reset
+/// the stream) before the body was complete: hyper's incomplete message or
+/// canceled body, or a reset or broken connection underneath.
+fn is_client_gone(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = Some(err);
+    while let Some(err) = source {
+        if let Some(hyper) = err.downcast_ref::<hyper::Error>()
+            && (hyper.is_incomplete_message() || hyper.is_canceled() || hyper.is_closed())
+        {
+            return true;
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::BrokenPipe
+                    | std::io::ErrorKind::UnexpectedEof
+                    | std::io::ErrorKind::ConnectionAborted
+            )
+        {
+            return true;
+        }
+        if let Some(h2) = err.downcast_ref::<h2::Error>()
+            && (h2.is_io() || h2.is_remote() && h2.reason() == Some(h2::Reason::CANCEL))
+        {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
+
+/// The answer to a request whose client went away in the middle of its
+/// body: nobody receives it, but the logs and metrics say what happened,
+/// as nginx does: 499 "client closed request" (gRPC: CANCELLED), not a 400
+/// or UNKNOWN blamed on the request.
+fn client_closed_response(grpc: bool) -> axum::response::Response {
+    tracing::info!(
+        slug = "client-closed",
+        "the client closed the connection before sending the whole request"
+    );
+    if grpc {
+        let mut response = axum::response::Response::new(axum::body::Body::empty());
+        let headers = response.headers_mut();
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/grpc"),
+        );
+        headers.insert("grpc-status", http::HeaderValue::from_static("1"));
+        headers.insert(
+            "grpc-message",
+            http::HeaderValue::from_static("client%20closed%20the%20request"),
+        );
+        return response;
+    }
+    crate::http::error::problem_response(
+        StatusCode::from_u16(499).unwrap_or(StatusCode::BAD_REQUEST),
+        "client-closed",
+        "the client closed the connection before sending the whole request".to_owned(),
+        None,
+    )
 }
 
 impl http_body::Body for Tracked {
@@ -329,6 +403,11 @@ impl http_body::Body for Tracked {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
         let poll = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if let std::task::Poll::Ready(Some(Err(err))) = &poll
+            && is_client_gone(err)
+        {
+            self.client_closed.store(true, Ordering::Relaxed);
+        }
         if matches!(poll, std::task::Poll::Ready(None)) || self.inner.is_end_stream() {
             self.received.store(true, Ordering::Relaxed);
         }

@@ -15,6 +15,8 @@ const REVEAL_TOKEN: &str = "examples-reveal-token";
 fn app() -> axum::Router {
     let mut config = bgref_service::config::Config::defaults();
     config.dice.reveal_token = Some(REVEAL_TOKEN.into());
+    // One token opens both doors here: the reveal and the rolls.
+    config.dice.dice_roll_token = Some(REVEAL_TOKEN.into());
     let state = bgref_service::state::AppState::new(
         bgref_service::keys::DiceKeys::from_config(&config.dice).expect("keys"),
     );

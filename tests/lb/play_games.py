@@ -8,7 +8,9 @@ instance and nginx); Python standard library only.
 Each game: POST /dice/opening, then for every turn POST /legal-moves, a
 chosen play (deterministic: a peaceful racer, so games end), POST /apply-move, and POST /dice/roll for the next
 turn, until apply-move reports game_over. A turn without legal play is
-applied as an empty play.
+applied as an empty play. The script is the trusted game server that asks
+for each roll only when its turn is due: it sends the operator's roll token
+($BGREF_DICE_ROLL_TOKEN, set by run.sh) as a bearer token.
 
 Checks, each reported as PASS/FAIL:
   - every request through the balancer answered 200 and every game ended;
@@ -49,6 +51,8 @@ class Client:
         self.failures: list[str] = []
         self.upstreams: list[str] = []  # X-Bgref-Upstream of each response
         self.request_ids: list[str] = []
+        token = os.environ.get("BGREF_DICE_ROLL_TOKEN")
+        self.auth = {"authorization": f"Bearer {token}"} if token else {}
 
     def get(self, path: str) -> tuple[int, str]:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=20)
@@ -64,7 +68,7 @@ class Client:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=20)
         try:
             conn.request("POST", path, json.dumps(body),
-                         {"content-type": "application/json"})
+                         {"content-type": "application/json", **self.auth})
             resp = conn.getresponse()
             text = resp.read().decode()
             self.upstreams.append(resp.getheader("X-Bgref-Upstream", ""))

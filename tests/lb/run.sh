@@ -47,6 +47,9 @@ trap 'exit 130' INT TERM
 # The same secrets on every instance (test values, never used elsewhere).
 export BGREF_DICE_SECRET=6c622d746573742d6c622d746573742d6c622d746573742d6c622d746573742d
 export BGREF_SIGNING_KEY=4c8e2bb0a54b6ce1d3a79e9d1e1e2f5f0b2a8f1c7d6e5a4b3c2d1e0f9a8b7c6d
+# play_games.py plays the trusted game server that rolls each turn when due:
+# it sends this token to /dice/roll and /dice/opening.
+export BGREF_DICE_ROLL_TOKEN=lb-test-roll-token-0001
 export BGREF_LOG_FORMAT=json RUST_LOG=info
 
 # start_bgref NAME: starts one instance on a free loopback port; sets ADDR and PID.

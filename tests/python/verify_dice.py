@@ -9,14 +9,18 @@ It does two things:
 2. With ``--base-url`` (repeatable), fetches a match's commitment, rolls and
    opening rolls from running services, checks their Ed25519 signatures
    against ``GET /dice/keys`` (and each key id against the key), checks that
-   every service gives the same answers (statelessness) and refuses a reveal
-   with a wrong token, and, given the operator token, reveals the seed,
-   recomputes every roll and checks that ``POST /dice/verify`` agrees.
+   every service gives the same answers (statelessness), refuses a roll and
+   a reveal with a wrong token, and, given the operator's reveal token,
+   reveals the seed, recomputes every roll and checks that ``POST
+   /dice/verify`` agrees. Rolling on demand needs the operator's roll token
+   (``--roll-token``, ``BGREF_DICE_ROLL_TOKEN``): without one the service
+   answers 403 ``roll-disabled`` (players roll through ``POST /games``).
 
 Usage::
 
     python3 tests/python/verify_dice.py                  # vectors only
     python3 tests/python/verify_dice.py --base-url http://127.0.0.1:8080 \\
+        --roll-token "$BGREF_DICE_ROLL_TOKEN" \\
         --reveal-token "$BGREF_REVEAL_TOKEN" --require-signatures
 
 Signature checks need ``cryptography`` or ``PyNaCl`` (optional imports); the
@@ -244,9 +248,11 @@ def key_id(public_key: bytes) -> str:
 class Service:
     """A bgref service at one base URL."""
 
-    def __init__(self, base_url: str, timeout: float = 10.0) -> None:
+    def __init__(self, base_url: str, timeout: float = 10.0,
+                 roll_token: str | None = None) -> None:
         self.base = base_url.rstrip("/")
         self.timeout = timeout
+        self.roll_auth = None if roll_token is None else f"Bearer {roll_token}"
 
     def _call(self, method: str, path: str, body: Any = None, auth: str | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode("utf-8")
@@ -272,19 +278,22 @@ class Service:
     def keys(self) -> list[dict[str, Any]]:
         return self._call("GET", "/dice/keys")["keys"]
 
-    # POST /dice/roll {match_id, client_seed, game, turn} ->
+    # POST /dice/roll {match_id, client_seed, game, turn} with Authorization:
+    # Bearer <roll token> ->
     # {"match_id", "client_seed", "game", "turn", "dice": [a, b], "commitment",
     #  "key_id", "signature"}
-    def roll(self, match_id: str, client_seed: str, game: int, turn: int) -> dict[str, Any]:
+    def roll(self, match_id: str, client_seed: str, game: int, turn: int,
+             auth: str | None = "roll token") -> dict[str, Any]:
         body = {"match_id": match_id, "client_seed": client_seed, "game": game, "turn": turn}
-        return self._call("POST", "/dice/roll", body)
+        auth = self.roll_auth if auth == "roll token" else auth
+        return self._call("POST", "/dice/roll", body, auth=auth)
 
-    # POST /dice/opening {match_id, client_seed, game} ->
+    # POST /dice/opening {match_id, client_seed, game} with the roll token ->
     # {"match_id", "client_seed", "game", "turn": 0, "x_die", "o_die", "starts",
     #  "ties", "dice": [x_die, o_die], "commitment", "key_id", "signature"}
     def opening(self, match_id: str, client_seed: str, game: int) -> dict[str, Any]:
         body = {"match_id": match_id, "client_seed": client_seed, "game": game}
-        return self._call("POST", "/dice/opening", body)
+        return self._call("POST", "/dice/opening", body, auth=self.roll_auth)
 
     # POST /dice/reveal {match_id} with Authorization: Bearer <token> ->
     # {"match_id", "server_seed": hex, "commitment"}
@@ -310,8 +319,23 @@ def opening_signing_bytes(match_id: str, client_seed: str, game: int, resp: dict
 
 
 def check_service(args: argparse.Namespace, t: Tally) -> None:
-    services = [Service(u, args.timeout) for u in args.base_url]
+    services = [Service(u, args.timeout, args.roll_token) for u in args.base_url]
     mid, cs = args.match_id, args.client_seed
+
+    # Rolling on demand is for the holder of the roll token only.
+    for s in services:
+        try:
+            s.roll(mid, cs, 1, 1, auth="Bearer not-the-roll-token")
+            t.check(False, f"{s.base}: a roll with a wrong token is refused", "it succeeded")
+        except HttpError as e:
+            t.check(e.status in (401, 403)
+                    and e.problem.get("type") in ("unauthorized", "roll-disabled"),
+                    f"{s.base}: a roll with a wrong token is refused", str(e))
+        except OSError as e:
+            t.check(False, f"{s.base}: a roll with a wrong token", str(e))
+    if not args.roll_token:
+        t.skip("rolls: no --roll-token (or BGREF_DICE_ROLL_TOKEN) given")
+        return
     ed25519 = _load_ed25519()
     if ed25519 is None:
         msg = "Ed25519 signatures: neither `cryptography` nor PyNaCl is importable"
@@ -505,6 +529,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--client-seed", default="python:verifier")
     p.add_argument("--games", type=int, default=3)
     p.add_argument("--turns", type=int, default=10)
+    p.add_argument("--roll-token", default=os.environ.get("BGREF_DICE_ROLL_TOKEN"),
+                   help="operator bearer token for POST /dice/roll and /dice/opening "
+                        "(default: $BGREF_DICE_ROLL_TOKEN)")
     p.add_argument("--reveal-token", default=os.environ.get("BGREF_REVEAL_TOKEN"),
                    help="operator bearer token for POST /dice/reveal (default: $BGREF_REVEAL_TOKEN)")
     p.add_argument("--master-secret-hex", default=None,

@@ -51,10 +51,26 @@ pub const TEST_SIGNING_KEY: &str =
     "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
 /// Fixed test reveal token.
 pub const TEST_REVEAL_TOKEN: &str = "test-reveal-token";
+/// Fixed test roll token (`POST /dice/roll`, `POST /dice/opening`).
+pub const TEST_ROLL_TOKEN: &str = "test-roll-token-0001";
+
+/// A gRPC request carrying the test roll token in its `authorization`
+/// metadata (for `RollDice` and `OpeningRoll`).
+pub fn with_roll_token<T>(message: T) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {TEST_ROLL_TOKEN}")
+            .parse()
+            .expect("metadata value"),
+    );
+    request
+}
 
 /// A `bgref` command on 127.0.0.1 with a free port and JSON logs on a
 /// piped stderr, an otherwise empty environment, the fixed test secrets
-/// when `test_secrets`, and `env` on top.
+/// (dice secret, signing key, reveal and roll tokens) when `test_secrets`,
+/// and `env` on top.
 pub fn command(env: &[(&str, &str)], test_secrets: bool) -> Command {
     let mut cmd = Command::new(binary());
     cmd.env_clear()
@@ -65,7 +81,8 @@ pub fn command(env: &[(&str, &str)], test_secrets: bool) -> Command {
     if test_secrets {
         cmd.env("BGREF_DICE_SECRET", TEST_DICE_SECRET)
             .env("BGREF_SIGNING_KEY", TEST_SIGNING_KEY)
-            .env("BGREF_REVEAL_TOKEN", TEST_REVEAL_TOKEN);
+            .env("BGREF_REVEAL_TOKEN", TEST_REVEAL_TOKEN)
+            .env("BGREF_DICE_ROLL_TOKEN", TEST_ROLL_TOKEN);
     }
     for (k, v) in env {
         cmd.env(k, v);
@@ -140,6 +157,21 @@ impl Server {
         let resp = self
             .http
             .post(self.url(path))
+            .json(body)
+            .send()
+            .await
+            .expect("HTTP request");
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// POSTs JSON with `Authorization: Bearer` and the test roll token (for
+    /// `/dice/roll` and `/dice/opening`); returns the status and the JSON body.
+    pub async fn post_roll(&self, path: &str, body: &Value) -> (u16, Value) {
+        let resp = self
+            .http
+            .post(self.url(path))
+            .bearer_auth(TEST_ROLL_TOKEN)
             .json(body)
             .send()
             .await

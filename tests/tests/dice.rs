@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use bgref_e2e::{Server, TEST_DICE_SECRET, TEST_REVEAL_TOKEN};
+use bgref_e2e::{Server, TEST_DICE_SECRET, TEST_REVEAL_TOKEN, TEST_ROLL_TOKEN, with_roll_token};
 use bgref_service::keys::{Signature, VerifyingKey, key_id};
 use bgref_service::proto;
 use serde_json::{Value, json};
@@ -192,7 +192,7 @@ async fn the_service_reproduces_the_published_vectors() {
         for r in m["rolls"].as_array().unwrap() {
             let (game, turn) = (r["game"].as_u64().unwrap(), r["turn"].as_u64().unwrap());
             let (status, body) = server
-                .post("/dice/roll", &roll_body(mid, cs, game, turn))
+                .post_roll("/dice/roll", &roll_body(mid, cs, game, turn))
                 .await;
             assert_eq!(status, 200, "{body}");
             assert_eq!(body["dice"], r["dice"], "{mid} game {game} turn {turn}");
@@ -212,12 +212,12 @@ async fn the_service_reproduces_the_published_vectors() {
                 &signed_bytes(mid, cs, game, turn, dice_of(&r["dice"]), &c),
             );
             let g = grpc
-                .roll_dice(proto::RollDiceRequest {
+                .roll_dice(with_roll_token(proto::RollDiceRequest {
                     match_id: mid.to_owned(),
                     client_seed: cs.to_owned(),
                     game: game as u32,
                     turn: turn as u32,
-                })
+                }))
                 .await
                 .unwrap()
                 .into_inner();
@@ -228,7 +228,7 @@ async fn the_service_reproduces_the_published_vectors() {
         for o in m["opening"].as_array().unwrap() {
             let game = o["game"].as_u64().unwrap();
             let (status, body) = server
-                .post("/dice/opening", &opening_body(mid, cs, game))
+                .post_roll("/dice/opening", &opening_body(mid, cs, game))
                 .await;
             assert_eq!(status, 200, "{body}");
             for k in ["x_die", "o_die", "starts", "ties"] {
@@ -264,7 +264,7 @@ async fn the_service_reproduces_the_published_vectors() {
     // A byte >= 252 is skipped.
     let ex = &vectors["rejection_example"];
     let (status, body) = server
-        .post(
+        .post_roll(
             "/dice/roll",
             &roll_body(
                 ex["match_id"].as_str().unwrap(),
@@ -313,7 +313,9 @@ async fn keys_are_published_with_their_ids() {
         [(keys[0].0.as_str(), true), (keys[1].0.as_str(), false)]
     );
     // Every roll is signed by the current key.
-    let (_, body) = server.post("/dice/roll", &roll_body("m", "c", 1, 1)).await;
+    let (_, body) = server
+        .post_roll("/dice/roll", &roll_body("m", "c", 1, 1))
+        .await;
     assert_eq!(body["key_id"], keys[0].0.as_str());
 }
 
@@ -389,7 +391,7 @@ async fn reveal_needs_the_operator_token() {
     );
     // Everything else works without the token.
     let (status, _) = disabled
-        .post("/dice/roll", &roll_body("m", "c", 1, 1))
+        .post_roll("/dice/roll", &roll_body("m", "c", 1, 1))
         .await;
     assert_eq!(status, 200);
 }
@@ -407,14 +409,14 @@ async fn two_instances_with_one_configuration_answer_alike() {
         for game in 1..=3 {
             let req = opening_body(mid, "p1:p2", game);
             assert_eq!(
-                a.post("/dice/opening", &req).await,
-                b.post("/dice/opening", &req).await
+                a.post_roll("/dice/opening", &req).await,
+                b.post_roll("/dice/opening", &req).await
             );
             for turn in 1..=20 {
                 let req = roll_body(mid, "p1:p2", game, turn);
                 let (ra, rb) = (
-                    a.post("/dice/roll", &req).await,
-                    b.post("/dice/roll", &req).await,
+                    a.post_roll("/dice/roll", &req).await,
+                    b.post_roll("/dice/roll", &req).await,
                 );
                 assert_eq!(ra.0, 200);
                 // Signatures included: Ed25519 signing is deterministic.
@@ -425,8 +427,8 @@ async fn two_instances_with_one_configuration_answer_alike() {
     // Asking again gives the same dice: no state advanced.
     let req = roll_body("stateless-1", "p1:p2", 1, 1);
     assert_eq!(
-        a.post("/dice/roll", &req).await,
-        a.post("/dice/roll", &req).await
+        a.post_roll("/dice/roll", &req).await,
+        a.post_roll("/dice/roll", &req).await
     );
 }
 
@@ -437,7 +439,7 @@ async fn http_and_grpc_agree() {
     for (mid, cs) in [("agree", "a:b"), ("agree", ""), ("ünï/cödé #1", "x y z")] {
         for game in [1u32, 7, 100_000] {
             let (status, mut http) = server
-                .post("/dice/opening", &opening_body(mid, cs, u64::from(game)))
+                .post_roll("/dice/opening", &opening_body(mid, cs, u64::from(game)))
                 .await;
             assert_eq!(status, 200, "{http}");
             // The starting cube and position are compared in tests/referee.rs.
@@ -445,12 +447,12 @@ async fn http_and_grpc_agree() {
             fields.remove("cube");
             fields.remove("position");
             let g = grpc
-                .opening_roll(proto::OpeningRollRequest {
+                .opening_roll(with_roll_token(proto::OpeningRollRequest {
                     match_id: mid.to_owned(),
                     client_seed: cs.to_owned(),
                     game,
                     ..Default::default()
-                })
+                }))
                 .await
                 .unwrap()
                 .into_inner();
@@ -468,19 +470,19 @@ async fn http_and_grpc_agree() {
             );
             for turn in [1u32, 2, 3, 10_000] {
                 let (status, http) = server
-                    .post(
+                    .post_roll(
                         "/dice/roll",
                         &roll_body(mid, cs, u64::from(game), u64::from(turn)),
                     )
                     .await;
                 assert_eq!(status, 200, "{http}");
                 let g = grpc
-                    .roll_dice(proto::RollDiceRequest {
+                    .roll_dice(with_roll_token(proto::RollDiceRequest {
                         match_id: mid.to_owned(),
                         client_seed: cs.to_owned(),
                         game,
                         turn,
-                    })
+                    }))
                     .await
                     .unwrap()
                     .into_inner();
@@ -504,12 +506,12 @@ async fn verify_checks_rolls_against_the_revealed_seed() {
     let mut rolls = Vec::new();
     for game in 1..=2u64 {
         let (_, o) = server
-            .post("/dice/opening", &opening_body(mid, cs, game))
+            .post_roll("/dice/opening", &opening_body(mid, cs, game))
             .await;
         rolls.push(json!({"client_seed": cs, "game": game, "turn": 0, "dice": o["dice"]}));
         for turn in 1..=30u64 {
             let (_, r) = server
-                .post("/dice/roll", &roll_body(mid, cs, game, turn))
+                .post_roll("/dice/roll", &roll_body(mid, cs, game, turn))
                 .await;
             rolls.push(json!({"client_seed": cs, "game": game, "turn": turn, "dice": r["dice"]}));
         }
@@ -716,7 +718,7 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
         ),
     ];
     for (path, body, slug, field) in cases {
-        let (status, problem) = server.post(path, &body).await;
+        let (status, problem) = server.post_roll(path, &body).await;
         assert_eq!(status, 400, "{path} {body}: {problem}");
         assert_eq!(problem["type"], slug, "{path} {body}: {problem}");
         if field != "." {
@@ -748,12 +750,12 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
     // gRPC: INVALID_ARGUMENT with the same slug and field.
     let mut grpc = server.grpc().await;
     let status = grpc
-        .roll_dice(proto::RollDiceRequest {
+        .roll_dice(with_roll_token(proto::RollDiceRequest {
             match_id: "m".into(),
             client_seed: "c".into(),
             game: 1,
             turn: 0,
-        })
+        }))
         .await
         .unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument);
@@ -775,12 +777,12 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
         "invalid-match-id"
     );
     let status = grpc
-        .opening_roll(proto::OpeningRollRequest {
+        .opening_roll(with_roll_token(proto::OpeningRollRequest {
             match_id: "m".into(),
             client_seed: "c".into(),
             game: 0,
             ..Default::default()
-        })
+        }))
         .await
         .unwrap_err();
     assert_eq!(status.code(), Code::InvalidArgument);
@@ -854,4 +856,128 @@ async fn a_bad_secret_stops_start_up_naming_the_option_not_the_value() {
     let status = child.wait().await.unwrap();
     assert_eq!(status.code(), Some(2));
     assert!(!lines.join("\n").contains("00112233"));
+}
+
+/// A roll asked before its turn is due shows the dice early: `/dice/roll`
+/// and `/dice/opening` (gRPC `RollDice`, `OpeningRoll`) are for the holder
+/// of the operator's roll token only, and disabled without one.
+#[tokio::test]
+async fn rolls_are_only_for_the_holder_of_the_roll_token() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let roll = roll_body("match-0001", "alice:bob", 1, 1);
+    let opening = opening_body("match-0001", "alice:bob", 1);
+    for auth in [
+        None,
+        Some("Bearer wrong-token-0000000000".to_owned()),
+        Some(format!("Bearer {TEST_REVEAL_TOKEN}")),
+        Some(format!("Basic {TEST_ROLL_TOKEN}")),
+        Some(TEST_ROLL_TOKEN.to_owned()),
+        Some(format!("Bearer {TEST_ROLL_TOKEN}x")),
+    ] {
+        for (path, body) in [("/dice/roll", &roll), ("/dice/opening", &opening)] {
+            let (status, www, problem) = post_auth(&server, path, body, auth.as_deref()).await;
+            assert_eq!(status, 401, "{path} {auth:?}: {problem}");
+            assert_eq!(problem["type"], "unauthorized", "{problem}");
+            assert_eq!(www.as_deref(), Some("Bearer"));
+            assert!(problem.get("dice").is_none() && problem.get("x_die").is_none());
+        }
+        let mut req = tonic::Request::new(proto::RollDiceRequest {
+            match_id: "match-0001".into(),
+            client_seed: "alice:bob".into(),
+            game: 1,
+            turn: 1,
+        });
+        let mut opening_req = tonic::Request::new(proto::OpeningRollRequest {
+            match_id: "match-0001".into(),
+            client_seed: "alice:bob".into(),
+            game: 1,
+            ..Default::default()
+        });
+        if let Some(a) = &auth {
+            req.metadata_mut()
+                .insert("authorization", a.parse().unwrap());
+            opening_req
+                .metadata_mut()
+                .insert("authorization", a.parse().unwrap());
+        }
+        for status in [
+            grpc.roll_dice(req).await.unwrap_err(),
+            grpc.opening_roll(opening_req).await.unwrap_err(),
+        ] {
+            assert_eq!(status.code(), Code::Unauthenticated, "{auth:?}");
+            assert_eq!(
+                status.get_details_error_info().unwrap().reason,
+                "unauthorized"
+            );
+        }
+    }
+    // The token is checked before the request: no hint about its fields.
+    let (status, _, problem) =
+        post_auth(&server, "/dice/opening", &opening_body("", "c", 0), None).await;
+    assert_eq!((status, &problem["type"]), (401, &json!("unauthorized")));
+    // The holder of the token rolls (and so do the tests above).
+    let (status, _, body) = post_auth(
+        &server,
+        "/dice/roll",
+        &roll,
+        Some(&format!("bearer {TEST_ROLL_TOKEN}")),
+    )
+    .await;
+    assert_eq!((status, &body["dice"]), (200, &json!([3, 5])), "{body}");
+
+    // Without a configured roll token, rolling on demand is disabled, and
+    // the answer points to the game flow, which still rolls.
+    let disabled = Server::start(&[("BGREF_DICE_ROLL_TOKEN", "")]).await;
+    for auth in [None, Some(format!("Bearer {TEST_ROLL_TOKEN}"))] {
+        for (path, body) in [("/dice/roll", &roll), ("/dice/opening", &opening)] {
+            let (status, _, problem) = post_auth(&disabled, path, body, auth.as_deref()).await;
+            assert_eq!(status, 403, "{path}: {problem}");
+            assert_eq!(problem["type"], "roll-disabled");
+            let detail = problem["detail"].as_str().unwrap();
+            assert!(detail.contains("POST /games"), "{detail}");
+        }
+    }
+    let status = disabled
+        .grpc()
+        .await
+        .roll_dice(proto::RollDiceRequest {
+            match_id: "match-0001".into(),
+            client_seed: "alice:bob".into(),
+            game: 1,
+            turn: 1,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::PermissionDenied);
+    assert_eq!(
+        status.get_details_error_info().unwrap().reason,
+        "roll-disabled"
+    );
+    let (status, game) = disabled
+        .post(
+            "/games",
+            &json!({"match_id": "match-0001", "client_seed": "alice:bob"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{game}");
+    let (status, rolled) = disabled
+        .post(
+            "/games/act",
+            &json!({"state": game["state"], "player": "x", "action": "roll"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{rolled}");
+    assert_eq!(rolled["roll"]["turn"], 0, "{rolled}");
+
+    // A short roll token stops start-up, naming the option, not the value.
+    let (lines, mut child) = run_binary(&[("BGREF_DICE_ROLL_TOKEN", "short-token")]).await;
+    let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+        .await
+        .expect("exits")
+        .expect("status");
+    assert_eq!(status.code(), Some(2), "{lines:#?}");
+    let text = lines.join("\n");
+    assert!(text.contains("BGREF_DICE_ROLL_TOKEN"), "{text}");
+    assert!(!text.contains("short-token"), "{text}");
 }

@@ -95,6 +95,7 @@ async fn legal_moves_http_and_grpc_agree() {
                     position: Some(proto_position(&position)),
                     dice: dice.to_vec(),
                     game_start: false,
+                    tables_rules: None,
                     fields: Vec::new(),
                 })
                 .await
@@ -216,6 +217,7 @@ async fn apply_move_http_and_grpc_agree_and_explain() {
                 position: Some(proto_position(&start)),
                 dice: dice.to_vec(),
                 game_start: false,
+                tables_rules: None,
                 play: Some(grpc_play),
                 partial: false,
             })
@@ -436,6 +438,7 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
         position: Some(proto_position(&json!({"position_id": "4HPwATDgc/ABMA"}))),
         dice: vec![3, 1],
         game_start: false,
+        tables_rules: None,
         fields: Vec::new(),
     };
     let mut times = Vec::new();

@@ -31,6 +31,7 @@ fn legal_moves_request() -> proto::LegalMovesRequest {
         }),
         dice: vec![3, 1],
         game_start: false,
+        tables_rules: None,
         fields: Vec::new(),
     }
 }
@@ -762,4 +763,58 @@ async fn the_log_format_flag_wins_over_the_environment() {
         Server::start_with_args(&[("BGREF_LOG_FORMAT", "text")], &["--log-format", "json"]).await;
     assert_eq!(server.get("/healthz").await.0, 200);
     assert_eq!(server.terminate().await, Some(0));
+}
+
+/// No secret reaches a trace: the spans exported after requests that carry
+/// the reveal and roll tokens (right and wrong), reveal a seed, roll, and
+/// fail, searched for the dice secret, the signing key and both tokens.
+#[tokio::test]
+async fn traces_carry_no_secret() {
+    use bgref_e2e::{TEST_DICE_SECRET, TEST_REVEAL_TOKEN, TEST_ROLL_TOKEN, TEST_SIGNING_KEY};
+    let (collector, endpoint) = otlp::Collector::start().await;
+    let server = Server::start(&[("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)]).await;
+    let http = reqwest::Client::new();
+    let roll = serde_json::json!({"match_id": "m", "client_seed": "c", "game": 1, "turn": 1});
+    let reveal = serde_json::json!({"match_id": "m"});
+    for (path, body, token, status) in [
+        ("/dice/roll", &roll, TEST_ROLL_TOKEN, 200),
+        ("/dice/roll", &roll, TEST_REVEAL_TOKEN, 401),
+        ("/dice/reveal", &reveal, TEST_REVEAL_TOKEN, 200),
+        ("/dice/reveal", &reveal, TEST_ROLL_TOKEN, 401),
+        ("/dice/reveal", &reveal, TEST_DICE_SECRET, 401),
+        ("/legal-moves", &reveal, TEST_SIGNING_KEY, 400),
+    ] {
+        let resp = http
+            .post(server.url(path))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), status, "{path}");
+    }
+    let mut grpc = server.grpc().await;
+    grpc.roll_dice(bgref_e2e::with_roll_token(proto::RollDiceRequest {
+        match_id: "m".into(),
+        client_seed: "c".into(),
+        game: 1,
+        turn: 2,
+    }))
+    .await
+    .unwrap();
+    drop(grpc);
+    assert_eq!(server.terminate().await, Some(0));
+    let spans = collector.spans();
+    assert!(spans.len() >= 8, "{} spans", spans.len());
+    let text = format!("{spans:?}");
+    for secret in [
+        TEST_DICE_SECRET,
+        TEST_SIGNING_KEY,
+        TEST_REVEAL_TOKEN,
+        TEST_ROLL_TOKEN,
+    ] {
+        assert!(!text.contains(secret), "a span carries {secret}");
+    }
+    // The search finds what a span does carry.
+    assert!(text.contains("/dice/reveal"));
 }

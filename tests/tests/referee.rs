@@ -2,7 +2,7 @@
 //! doubles, starting positions), each through the real binary over HTTP
 //! and gRPC.
 
-use bgref_e2e::Server;
+use bgref_e2e::{Server, with_roll_token};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic_types::StatusExt as _;
@@ -155,7 +155,7 @@ async fn the_opening_roll_gives_the_starting_cube_and_position() {
     for game in 1..=60u32 {
         let body = json!({"match_id": "auto-doubles", "client_seed": "a:b", "game": game,
             "variant": "hypergammon", "rules": {"automatic_doubles": 1, "max_cube": 64}});
-        let (status, http) = server.post("/dice/opening", &body).await;
+        let (status, http) = server.post_roll("/dice/opening", &body).await;
         assert_eq!(status, 200, "{http}");
         let ties = http["ties"].as_u64().unwrap();
         let expected = if ties > 0 { 2 } else { 1 };
@@ -167,7 +167,7 @@ async fn the_opening_roll_gives_the_starting_cube_and_position() {
         );
         assert_eq!(http["position"]["board"]["turn"], http["starts"]);
         let g = grpc
-            .opening_roll(proto::OpeningRollRequest {
+            .opening_roll(with_roll_token(proto::OpeningRollRequest {
                 match_id: "auto-doubles".into(),
                 client_seed: "a:b".into(),
                 game,
@@ -178,7 +178,7 @@ async fn the_opening_roll_gives_the_starting_cube_and_position() {
                     ..Default::default()
                 }),
                 ..Default::default()
-            })
+            }))
             .await
             .unwrap()
             .into_inner();
@@ -200,7 +200,7 @@ async fn the_opening_roll_gives_the_starting_cube_and_position() {
         // In a match, automatic doubles do not apply.
         let mut in_match = body.clone();
         in_match["match"] = json!({"length": 5});
-        let (_, answer) = server.post("/dice/opening", &in_match).await;
+        let (_, answer) = server.post_roll("/dice/opening", &in_match).await;
         assert_eq!(answer["cube"]["value"], 1);
     }
     assert!(found_tie, "no tied opening roll in 60 games");

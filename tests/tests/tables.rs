@@ -213,6 +213,7 @@ async fn random_game(server: &Server, game: &str, seed: u64) -> (usize, Value) {
                 position: Some(proto_position(&position)),
                 dice: dice.to_vec(),
                 game_start,
+                tables_rules: None,
                 fields: Vec::new(),
             })
             .await
@@ -259,6 +260,7 @@ async fn random_game(server: &Server, game: &str, seed: u64) -> (usize, Value) {
                 })),
                 partial: false,
                 game_start,
+                tables_rules: None,
             })
             .await
             .unwrap()
@@ -368,6 +370,7 @@ async fn refused(server: &Server, request: Value) -> (Value, tonic::Status) {
             })),
             partial: request["partial"].as_bool().unwrap_or(false),
             game_start: false,
+            tables_rules: None,
         })
         .await
         .expect_err("gRPC refuses it too");
@@ -568,15 +571,16 @@ async fn no_cube_in_the_tables_games() {
         assert_eq!(body["type"], "no-cube-in-variant");
         assert_eq!(body["field"], "cube");
     }
-    // The referee game flow stays backgammon-only, with a clear refusal.
+    // The referee game flow serves them without the cube (see
+    // `tables_game_refusals_and_tampered_tokens`).
     let (status, body) = server
         .post(
             "/games",
             &json!({"match_id": "tables-1", "variant": "plakoto"}),
         )
         .await;
-    assert_eq!(status, 400, "{body}");
-    assert_eq!(body["type"], "unsupported-variant");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["view"]["may_double"], false);
 }
 
 #[tokio::test]
@@ -599,4 +603,761 @@ async fn portes_scores_a_backgammon_as_two() {
         assert_eq!(body["points"], points, "{variant}");
         assert_eq!(body["result"], "backgammon");
     }
+}
+
+// --- The refereed game flow (`/games`) of the tables games ---
+
+type Grpc = proto::referee_client::RefereeClient<tonic::transport::Channel>;
+
+fn proto_action(name: &str) -> i32 {
+    use proto::GameAction as A;
+    (match name {
+        "roll" => A::Roll,
+        "double" => A::Double,
+        "take" => A::Take,
+        "pass" => A::Pass,
+        "move" => A::Move,
+        "resign" => A::Resign,
+        "accept" => A::Accept,
+        "reject" => A::Reject,
+        _ => A::NextGame,
+    }) as i32
+}
+
+fn proto_level(name: &Value) -> i32 {
+    (match name.as_str() {
+        Some("single") => proto::GameResult::Single,
+        Some("gammon") => proto::GameResult::Gammon,
+        Some("backgammon") => proto::GameResult::Backgammon,
+        _ => proto::GameResult::Unspecified,
+    }) as i32
+}
+
+fn proto_act(state: &str, step: &Value) -> proto::ActRequest {
+    proto::ActRequest {
+        state: state.to_owned(),
+        player: proto_player(&step["player"]),
+        action: proto_action(step["action"].as_str().unwrap()),
+        play: step["play"]
+            .as_str()
+            .map(|t| proto::act_request::Play::Notation(t.to_owned())),
+        level: proto_level(&step["level"]),
+        ..Default::default()
+    }
+}
+
+fn proto_new_game(start: &Value) -> proto::NewGameRequest {
+    proto::NewGameRequest {
+        match_id: start["match_id"].as_str().unwrap().to_owned(),
+        client_seed: start["client_seed"].as_str().unwrap_or_default().to_owned(),
+        variant: start["variant"].as_str().map_or(0, proto_variant),
+        tavli: start["tavli"].as_bool().unwrap_or(false),
+        r#match: start["match"]["length"]
+            .as_u64()
+            .map(|n| proto::MatchState {
+                length: n as u32,
+                ..Default::default()
+            }),
+        ..Default::default()
+    }
+}
+
+/// How a bot picks among the legal plays.
+#[derive(Clone, Copy, PartialEq)]
+enum Bot {
+    /// Any legal play, from the seeded generator.
+    Random,
+    /// Plakoto: a play that pins a checker on the mover's 1-point (the
+    /// opponent's starting point) when there is one, else any.
+    HuntMothers,
+}
+
+/// The action a bot takes in `view`.
+fn bot_step(view: &Value, rng: &mut Rng, bot: Bot) -> Value {
+    let phase = view["phase"].as_str().unwrap();
+    let to_act = view["to_act"].as_str().unwrap_or("x");
+    let mut step = json!({"player": to_act});
+    step["action"] = json!(match phase {
+        "opening_roll" | "roll_or_double" => "roll",
+        "game_over" => "next_game",
+        "move" => "move",
+        other => panic!("no bot action in phase {other}"),
+    });
+    if phase == "move" {
+        let plays = view["plays"].as_array().unwrap();
+        assert!(
+            !plays.is_empty(),
+            "a move is due with no legal play: {view}"
+        );
+        let hunting: Vec<&Value> = plays
+            .iter()
+            .filter(|p| {
+                p["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|m| m["to"] == 1 && m["hit"] == true)
+            })
+            .collect();
+        let pick = |list: &[&Value], rng: &mut Rng| {
+            let i = (rng.die() as usize * 7919 + rng.die() as usize * 104_729) % list.len();
+            list[i]["notation"].clone()
+        };
+        step["play"] = if bot == Bot::HuntMothers && !hunting.is_empty() {
+            pick(&hunting, rng)
+        } else {
+            pick(&plays.iter().collect::<Vec<_>>(), rng)
+        };
+    }
+    step
+}
+
+/// A game played through `/games`: the new-game request, every action,
+/// every view, and the last token.
+struct Played {
+    actions: Vec<Value>,
+    answers: Vec<Value>,
+    views: Vec<Value>,
+    state: String,
+}
+
+/// Plays from `start` until `stop` says so (or the match is over), over
+/// HTTP and, when `grpc` is given, the same action over gRPC on the gRPC
+/// token: both protocols must answer the same token.
+async fn play_games(
+    server: &Server,
+    mut grpc: Option<&mut Grpc>,
+    start: &Value,
+    seed: u64,
+    bot: Bot,
+    stop: impl Fn(&Value) -> bool,
+) -> Played {
+    let (status, first) = server.post("/games", start).await;
+    assert_eq!(status, 200, "{start}: {first}");
+    if let Some(g) = grpc.as_deref_mut() {
+        let answer = g
+            .new_game(proto_new_game(start))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            answer.state, first["state"],
+            "the protocols start differently"
+        );
+    }
+    let mut rng = Rng(seed);
+    let mut played = Played {
+        actions: Vec::new(),
+        answers: Vec::new(),
+        views: vec![first["view"].clone()],
+        state: first["state"].as_str().unwrap().to_owned(),
+    };
+    for _ in 0..20_000 {
+        let view = played.views.last().unwrap();
+        if view["phase"] == "match_over" || stop(view) {
+            return played;
+        }
+        let step = bot_step(view, &mut rng, bot);
+        let mut body = step.clone();
+        body["state"] = json!(played.state);
+        let (status, answer) = server.post("/games/act", &body).await;
+        assert_eq!(status, 200, "{step}: {answer}");
+        if let Some(g) = grpc.as_deref_mut() {
+            let a = g
+                .act(proto_act(&played.state, &step))
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(a.state, answer["state"], "{step}: the protocols disagree");
+            assert_eq!(
+                a.tables_game_over.is_some(),
+                answer.get("tables_game_over").is_some()
+            );
+            if let Some(over) = &a.tables_game_over {
+                assert_eq!(over.points, answer["tables_game_over"]["points"]);
+            }
+        }
+        played.state = answer["state"].as_str().unwrap().to_owned();
+        played.views.push(answer["view"].clone());
+        played.actions.push(step);
+        played.answers.push(answer);
+    }
+    panic!("{start}: no end after 20000 actions");
+}
+
+/// The transcript verifies over both protocols and reaches the final token.
+async fn verifies(server: &Server, grpc: &mut Grpc, start: &Value, played: &Played) {
+    let body = json!({"start": start, "actions": played.actions, "state": played.state});
+    let (status, verdict) = server.post("/games/verify", &body).await;
+    assert_eq!(status, 200, "{verdict}");
+    assert_eq!(
+        (verdict["valid"].clone(), verdict["state_matches"].clone()),
+        (json!(true), json!(true)),
+        "{verdict}"
+    );
+    assert_eq!(verdict["view"], *played.views.last().unwrap());
+    let steps = played
+        .actions
+        .iter()
+        .map(|a| {
+            let act = proto_act("", a);
+            proto::TranscriptStep {
+                player: act.player,
+                action: act.action,
+                play: act.play.map(|p| match p {
+                    proto::act_request::Play::Notation(t) => {
+                        proto::transcript_step::Play::Notation(t)
+                    }
+                    proto::act_request::Play::Moves(m) => proto::transcript_step::Play::Moves(m),
+                }),
+                level: act.level,
+            }
+        })
+        .collect();
+    let g = grpc
+        .verify_game(proto::VerifyGameRequest {
+            start: Some(proto_new_game(start)),
+            actions: steps,
+            state: played.state.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(g.valid && g.state_matches == Some(true));
+}
+
+#[tokio::test]
+async fn whole_tables_games_through_the_game_flow_over_both_protocols() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    for (i, game) in GAMES.into_iter().enumerate() {
+        for k in 0..1u64 {
+            let start = json!({"match_id": format!("flow-{game}-{k}"), "client_seed": "a:b",
+                "variant": game, "match": {"length": 1}});
+            let played = play_games(
+                &server,
+                Some(&mut grpc),
+                &start,
+                1000 + i as u64 * 10 + k,
+                Bot::Random,
+                |_| false,
+            )
+            .await;
+            // The opening roll only picks the starter, who then rolls.
+            let first = &played.answers[0];
+            assert_eq!(first["event"]["type"], "starter_chosen", "{first}");
+            let starter = first["event"]["player"].clone();
+            let dice = first["event"]["dice"].as_array().unwrap();
+            assert_ne!(dice[0], dice[1]);
+            assert_eq!(first["view"]["phase"], "roll_or_double");
+            assert_eq!(first["view"]["to_act"], starter);
+            assert_eq!(first["view"]["dice"], Value::Null);
+            assert_eq!(played.answers[1]["event"]["type"], "rolled");
+            assert_eq!(first["roll"]["turn"], 0);
+            assert_eq!(played.answers[1]["roll"]["turn"], 1);
+            // Every view: the variant, no cube, the tables match.
+            for view in &played.views {
+                assert_eq!(view["variant"], game);
+                assert_eq!(view["may_double"], false);
+                assert_eq!(view["cube"]["value"], 1);
+                assert_eq!(view["tables"]["tavli"], false);
+                let has_pins = view["position"]["board"].get("pins").is_some();
+                assert_eq!(has_pins, game == "plakoto", "{view}");
+                assert_eq!(view["position"].get("xgid").is_some(), i < 2);
+            }
+            // A one-point match: the first decisive game ends it.
+            let last = played.views.last().unwrap();
+            let over = &played.answers.last().unwrap()["tables_game_over"];
+            if over["outcome"] == "draw" {
+                continue;
+            }
+            assert_eq!(last["phase"], "match_over", "{last}");
+            let winner = over["winner"].as_str().unwrap();
+            assert_eq!(over["game"], game);
+            assert_eq!(over["match_winner"], winner);
+            let points = over["points"].as_u64().unwrap();
+            let expected = match over["outcome"].as_str().unwrap() {
+                "single" => 1,
+                "double" | "mother" => 2,
+                other => panic!("{other}"),
+            };
+            assert_eq!(points, expected, "{over}");
+            assert_eq!(over["match_score"][winner], points);
+            if i < 2 {
+                // Portes and Tavla: a gammon or backgammon counts 2.
+                assert!(over["result"].is_string(), "{over}");
+            }
+            assert_eq!(last["tables_result"], *over);
+            verifies(&server, &mut grpc, &start, &played).await;
+            // A .mat file cannot hold a tables game.
+            let (status, problem) = server
+                .post(
+                    "/games/export",
+                    &json!({"start": start, "actions": played.actions}),
+                )
+                .await;
+            assert_eq!(status, 422, "{problem}");
+            assert_eq!(problem["type"], "not-exportable");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_tavli_match_rotates_the_games_to_the_end() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let start = json!({"match_id": "tavli-final", "client_seed": "a:b", "tavli": true,
+        "match": {"length": 5}});
+    // Over HTTP (the protocols' agreement is checked game by game in
+    // `whole_tables_games_through_the_game_flow_over_both_protocols`); the
+    // transcript is verified over both.
+    let played = play_games(&server, None, &start, 77, Bot::Random, |_| false).await;
+    let rotation = ["portes", "plakoto", "fevga"];
+    let mut games = 0;
+    let mut last_winner: Option<Value> = None;
+    for (answer, step) in played.answers.iter().zip(&played.actions) {
+        let view = &answer["view"];
+        assert_eq!(view["tables"]["tavli"], true);
+        assert_eq!(view["match"]["length"], 5);
+        if step["action"] == "next_game" {
+            games += 1;
+            assert_eq!(view["variant"], rotation[games % 3], "{view}");
+            assert_eq!(view["tables"]["games_played"], games);
+            // The previous winner starts, without an opening roll.
+            match &last_winner {
+                Some(w) => {
+                    assert_eq!(view["phase"], "roll_or_double");
+                    assert_eq!(view["to_act"], *w);
+                    assert_eq!(answer["event"]["player"], *w);
+                }
+                None => assert_eq!(view["phase"], "opening_roll"),
+            }
+        }
+        if let Some(over) = answer.get("tables_game_over") {
+            assert_eq!(over["game"], rotation[games % 3]);
+            last_winner = over.get("winner").cloned();
+        }
+    }
+    let last = played.views.last().unwrap();
+    assert_eq!(last["phase"], "match_over");
+    let result = &last["tables_result"];
+    let winner = result["match_winner"].as_str().unwrap();
+    assert!(result["match_score"][winner].as_u64().unwrap() >= 5);
+    assert!(games >= 2, "a 5-point match of at most 2 points a game");
+    verifies(&server, &mut grpc, &start, &played).await;
+    // Nothing follows the match.
+    let (status, problem) = server
+        .post(
+            "/games/act",
+            &json!({"state": played.state, "player": "x", "action": "next_game"}),
+        )
+        .await;
+    assert_eq!(
+        (status, problem["type"].clone()),
+        (422, json!("wrong-phase"))
+    );
+}
+
+/// Searches seeded Plakoto sessions (mother-hunting bots) for a game that
+/// ends with `outcome`, from match id `mother-{first}` on (where the
+/// search succeeded when this was written: any later game that ends so
+/// would do as well); returns the start and the game.
+async fn plakoto_ending(server: &Server, outcome: &str, first: u64) -> (Value, Played) {
+    for k in first..first + 60 {
+        let start =
+            json!({"match_id": format!("mother-{k}"), "client_seed": "m", "variant": "plakoto"});
+        let played = play_games(server, None, &start, 500 + k, Bot::HuntMothers, |v| {
+            v["phase"] == "game_over"
+        })
+        .await;
+        let end = played.answers.last().unwrap();
+        if end["tables_game_over"]["outcome"] == outcome {
+            return (start, played);
+        }
+    }
+    panic!("no plakoto game of the search ends with {outcome}");
+}
+
+#[tokio::test]
+async fn plakoto_mother_rule_and_draw_through_the_game_flow() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    // The mother rule: the loser's last checker on its start is pinned.
+    let (start, played) = plakoto_ending(&server, "mother", 14).await;
+    let end = played.answers.last().unwrap();
+    let over = &end["tables_game_over"];
+    let winner = over["winner"].as_str().unwrap();
+    let loser = if winner == "x" { "o" } else { "x" };
+    assert_eq!(over["points"], 2);
+    assert_eq!(end["event"]["type"], "moved");
+    // On the board (x's view): the loser's start point holds a pinned
+    // checker, and no other checker of the loser.
+    let board = &end["view"]["position"]["board"];
+    let (start_index, mark) = if loser == "x" { (23, 1) } else { (0, -1) };
+    assert_eq!(board["pins"][start_index], mark, "{board}");
+    assert!(
+        end["view"]["position"]["board"]["off"][winner]
+            .as_u64()
+            .unwrap()
+            < 15
+    );
+    assert_eq!(end["view"]["tables_result"]["match_score"][winner], 2);
+    verifies(&server, &mut grpc, &start, &played).await;
+
+    // Both mothers pinned: a draw, nobody scores, the next game begins with
+    // an opening roll.
+    let (start, played) = plakoto_ending(&server, "draw", 0).await;
+    let end = played.answers.last().unwrap();
+    let over = &end["tables_game_over"];
+    assert!(over.get("winner").is_none(), "{over}");
+    assert_eq!(over["points"], 0);
+    assert_eq!(over["match_score"], json!({"x": 0, "o": 0}));
+    let board = &end["view"]["position"]["board"];
+    assert_eq!(
+        (board["pins"][23].clone(), board["pins"][0].clone()),
+        (json!(1), json!(-1))
+    );
+    let (status, next) = server
+        .post(
+            "/games/act",
+            &json!({"state": played.state, "player": "o", "action": "next_game"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{next}");
+    assert_eq!(next["view"]["phase"], "opening_roll");
+    assert_eq!(next["view"]["tables"]["next_starter"], Value::Null);
+    verifies(&server, &mut grpc, &start, &played).await;
+}
+
+#[tokio::test]
+async fn tables_game_refusals_and_tampered_tokens() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let start = json!({"match_id": "t-refuse", "client_seed": "c", "variant": "plakoto"});
+    let (_, game) = server.post("/games", &start).await;
+    let token = game["state"].as_str().unwrap().to_owned();
+    let bytes = base64_decode(&token);
+    assert_eq!(bytes[0], 2, "a tables game writes token version 2");
+    // Any byte changed: refused.
+    for i in 0..bytes.len() {
+        let mut changed = bytes.clone();
+        changed[i] ^= 0x01;
+        let body = json!({"state": base64_encode(&changed), "player": "x", "action": "roll"});
+        let (status, problem) = server.post("/games/act", &body).await;
+        assert_eq!(status, 400, "byte {i}: {problem}");
+        let kind = problem["type"].as_str().unwrap();
+        assert!(
+            kind == "invalid-state-token" || kind == "unknown-key",
+            "{problem}"
+        );
+    }
+    // An unknown token version names the versions read.
+    let mut v9 = bytes.clone();
+    v9[0] = 9;
+    let (status, problem) = server
+        .post(
+            "/games/act",
+            &json!({"state": base64_encode(&v9), "player": "x", "action": "roll"}),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(
+        problem["detail"].as_str().unwrap().contains("versions 1"),
+        "{problem}"
+    );
+    // A backgammon game still writes version 1.
+    let (_, standard) = server
+        .post(
+            "/games",
+            &json!({"match_id": "t-refuse", "client_seed": "c"}),
+        )
+        .await;
+    assert_eq!(base64_decode(standard["state"].as_str().unwrap())[0], 1);
+
+    // No cube, over both protocols, in every phase.
+    let (_, opened) = server
+        .post(
+            "/games/act",
+            &json!({"state": token, "player": "x", "action": "roll"}),
+        )
+        .await;
+    let state = opened["state"].as_str().unwrap().to_owned();
+    let mover = opened["view"]["to_act"].as_str().unwrap().to_owned();
+    for action in ["double", "take", "pass"] {
+        let step = json!({"player": mover, "action": action});
+        let mut body = step.clone();
+        body["state"] = json!(state);
+        let (status, problem) = server.post("/games/act", &body).await;
+        assert_eq!(
+            (status, problem["type"].clone()),
+            (422, json!("no-cube-in-variant"))
+        );
+        let err = grpc.act(proto_act(&state, &step)).await.unwrap_err();
+        assert_eq!(
+            err.get_details_error_info().unwrap().reason,
+            "no-cube-in-variant"
+        );
+        assert_eq!(err.message(), problem["detail"]);
+    }
+    // An illegal play: the tables engine's precise reason, both protocols.
+    let (_, rolled) = server
+        .post(
+            "/games/act",
+            &json!({"state": state, "player": mover, "action": "roll"}),
+        )
+        .await;
+    let state = rolled["state"].as_str().unwrap().to_owned();
+    let step = json!({"player": mover, "action": "move", "play": "13/7"});
+    let mut body = step.clone();
+    body["state"] = json!(state);
+    let (status, problem) = server.post("/games/act", &body).await;
+    assert_eq!(
+        (status, problem["type"].clone()),
+        (422, json!("illegal-play"))
+    );
+    assert_eq!(
+        problem["detail"], "no checker of the player on roll on point 13",
+        "{problem}"
+    );
+    assert_eq!(problem["field"], "action.play");
+    let err = grpc.act(proto_act(&state, &step)).await.unwrap_err();
+    assert_eq!(err.message(), problem["detail"]);
+    // A resignation, accepted: 2 points for a gammon.
+    let step = json!({"player": mover, "action": "resign", "level": "gammon"});
+    let mut body = step.clone();
+    body["state"] = json!(state);
+    let (status, offered) = server.post("/games/act", &body).await;
+    assert_eq!(status, 200, "{offered}");
+    assert_eq!(offered["view"]["phase"], "answer_resignation");
+    let other = if mover == "x" { "o" } else { "x" };
+    let (_, accepted) = server
+        .post(
+            "/games/act",
+            &json!({"state": offered["state"], "player": other, "action": "accept"}),
+        )
+        .await;
+    let over = &accepted["tables_game_over"];
+    assert_eq!(
+        (over["winner"].as_str(), over["points"].as_u64()),
+        (Some(other), Some(2))
+    );
+    assert_eq!(
+        (over["resigned"].clone(), over["result"].clone()),
+        (json!(true), json!("gammon"))
+    );
+
+    // Bad starts.
+    for (body, field, kind) in [
+        (
+            json!({"match_id": "m", "tavli": true}),
+            "match.length",
+            "invalid-match",
+        ),
+        (
+            json!({"match_id": "m", "tavli": true, "variant": "fevga", "match": {"length": 3}}),
+            "variant",
+            "invalid-request",
+        ),
+        (
+            json!({"match_id": "m", "variant": "tavla", "rules": {"jacoby": true}}),
+            "rules",
+            "no-cube-in-variant",
+        ),
+        (
+            json!({"match_id": "m", "variant": "fevga", "match": {"length": 3, "crawford": true}}),
+            "match.crawford",
+            "invalid-match",
+        ),
+    ] {
+        let (status, problem) = server.post("/games", &body).await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(
+            (problem["type"].as_str(), problem["field"].as_str()),
+            (Some(kind), Some(field))
+        );
+    }
+}
+
+fn base64_decode(token: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .unwrap()
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// `/legal-moves` plays of `variant` at its start for `dice` under
+/// `rules` (absent: the defaults), each as the list of its moves' starts.
+async fn start_plays(server: &Server, variant: &str, dice: [u8; 2], rules: Value) -> Vec<Vec<i64>> {
+    let list = starts(server).await;
+    let mut body = json!({"variant": variant, "position": {"board": list[variant]["start"]["board"]},
+        "dice": dice});
+    if !rules.is_null() {
+        body["tables_rules"] = rules;
+    }
+    let (status, answer) = server.post("/legal-moves", &body).await;
+    assert_eq!(status, 200, "{body}: {answer}");
+    answer["plays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["from"].as_i64().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn rule_options_as_request_options() {
+    let server = Server::start(&[]).await;
+    // Long Nardy, docs/variants.md "Head rule": on the first roll 3-3 two
+    // checkers may leave the head (default), not with `six_four`.
+    let from_head = |plays: &[Vec<i64>]| {
+        plays
+            .iter()
+            .map(|p| p.iter().filter(|&&f| f == 24).count())
+            .max()
+            .unwrap()
+    };
+    let default = start_plays(&server, "long-nardy", [3, 3], Value::Null).await;
+    assert_eq!(from_head(&default), 2);
+    let six_four = start_plays(
+        &server,
+        "long-nardy",
+        [3, 3],
+        json!({"head_doubles": "six_four"}),
+    )
+    .await;
+    assert_eq!(from_head(&six_four), 1);
+    // Both still allow two on 6-6.
+    let sixes = start_plays(
+        &server,
+        "long-nardy",
+        [6, 6],
+        json!({"head_doubles": "six_four"}),
+    )
+    .await;
+    assert_eq!(from_head(&sixes), 2);
+
+    // Fevga, "Start rule": after an opening 6-6 only one six is played by
+    // default (the first checker cannot pass o's start, and no second may
+    // leave); with `off` four sixes are played.
+    let default = start_plays(&server, "fevga", [6, 6], Value::Null).await;
+    assert!(default.iter().all(|p| p.len() == 1), "{default:?}");
+    let off = start_plays(&server, "fevga", [6, 6], json!({"fevga_start": "off"})).await;
+    assert!(off.iter().any(|p| p.len() == 4), "{off:?}");
+
+    // Plakoto, "The mother rule": x's mother is pinned on x's 24-point by
+    // o, who still has 14 checkers on its own start (x's 1-point). By
+    // default play goes on; with `immediate` x has lost.
+    let mut points = vec![0; 24];
+    points[0] = -14;
+    points[23] = -1;
+    points[12] = 14;
+    let mut pins = vec![0; 24];
+    pins[23] = 1;
+    let body = |rules: Value| {
+        json!({"variant": "plakoto", "dice": [3, 1], "tables_rules": rules,
+            "position": {"board": {"points": points, "pins": pins, "turn": "x"}}})
+    };
+    let (status, answer) = server.post("/legal-moves", &body(json!({}))).await;
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = server
+        .post("/legal-moves", &body(json!({"mother": "immediate"})))
+        .await;
+    assert_eq!(
+        (status, answer["type"].clone()),
+        (422, json!("game-over")),
+        "{answer}"
+    );
+    assert!(
+        answer["detail"].as_str().unwrap().contains("mother"),
+        "{answer}"
+    );
+
+    // gRPC takes the same options.
+    let mut grpc = server.grpc().await;
+    let list = starts(&server).await;
+    let mut request = proto::LegalMovesRequest {
+        variant: proto_variant("long-nardy"),
+        position: Some(proto_position(
+            &json!({"board": list["long-nardy"]["start"]["board"]}),
+        )),
+        dice: vec![3, 3],
+        tables_rules: Some(proto::TablesRules {
+            head_doubles: proto::HeadDoubles::SixFour as i32,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let answer = grpc
+        .legal_moves(request.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(answer.plays.len(), six_four.len());
+    request.tables_rules = Some(proto::TablesRules {
+        head_doubles: 9,
+        ..Default::default()
+    });
+    let err = grpc.legal_moves(request).await.unwrap_err();
+    assert_eq!(
+        err.get_details_error_info().unwrap().reason,
+        "invalid-request"
+    );
+
+    // Not for the backgammon variants; an unknown option is a 400.
+    for (body, field) in [
+        (
+            json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1],
+                "tables_rules": {"primes": "free"}}),
+            "tables_rules",
+        ),
+        (
+            json!({"variant": "fevga", "position": {"position_id": "4HPwATDgc/ABMA"},
+                "dice": [3, 1], "tables_rules": {"primes": "sometimes"}}),
+            "tables_rules.primes",
+        ),
+    ] {
+        let (status, problem) = server.post("/legal-moves", &body).await;
+        assert_eq!(status, 400, "{problem}");
+        assert!(
+            problem["field"].as_str().unwrap().starts_with(field),
+            "{problem}"
+        );
+    }
+
+    // The game flow carries the options in its token.
+    let start = |rules: Value| {
+        let mut body = json!({"match_id": "opts", "variant": "long-nardy"});
+        if !rules.is_null() {
+            body["tables_rules"] = rules;
+        }
+        body
+    };
+    let (_, plain) = server.post("/games", &start(Value::Null)).await;
+    let (status, chosen) = server
+        .post("/games", &start(json!({"head_doubles": "six_four"})))
+        .await;
+    assert_eq!(status, 200, "{chosen}");
+    assert_ne!(plain["state"], chosen["state"]);
+    let (status, problem) = server
+        .post(
+            "/games",
+            &json!({"match_id": "opts", "tables_rules": {"mother": "off"}}),
+        )
+        .await;
+    assert_eq!(
+        (status, problem["field"].clone()),
+        (400, json!("tables_rules"))
+    );
 }

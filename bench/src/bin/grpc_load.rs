@@ -5,12 +5,23 @@
 //!
 //! ```text
 //! bench-grpc-load URL TARGET [--fields LIST] [--concurrency 64]
-//!     [--connections 4] [--duration 5] [--warmup 1]
+//!     [--connections 4] [--duration 5] [--warmup 1] [--drain 0|1]
 //! ```
 //!
 //! `TARGET` is `legal-moves` (`bgref.v1.Referee/LegalMoves`, the opening
-//! position with 3-1) or `echo` (`bench.v1.Echo/Echo`, 300 bytes).
-//! Prints one line: `requests=.. errors=.. rps=.. p50_us=.. p99_us=..`.
+//! position with 3-1), `echo` (`bench.v1.Echo/Echo`, 300 bytes) or `mix`:
+//! every Referee method in turn, each with a valid request (checked once
+//! before the load: a request the server refuses stops the run), `Act` on
+//! a fresh `NewGame` token, and `RollDice`/`OpeningRoll` with the bearer
+//! token of `$BGREF_DICE_ROLL_TOKEN` when it is set.
+//!
+//! Prints one line: `requests=.. errors=.. refused=.. rps=.. p50_us=..
+//! p99_us=..`. `errors` counts every failed call; with `--drain 1` (the
+//! server is sent SIGTERM during the run) calls the server never took
+//! (`UNAVAILABLE`: a stream refused in its GOAWAY, a connection closed or
+//! refused; `CANCELLED` "operation was canceled": still queued in the
+//! client when the connection closed) are counted as `refused` instead, and
+//! any other failure is an error. The exit status is non-zero when `errors` is.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -70,6 +81,7 @@ struct Args {
     connections: usize,
     duration: Duration,
     warmup: Duration,
+    drain: bool,
 }
 
 fn args() -> Result<Args, String> {
@@ -86,6 +98,7 @@ fn args() -> Result<Args, String> {
         connections: 4,
         duration: Duration::from_secs(5),
         warmup: Duration::from_secs(1),
+        drain: false,
     };
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -96,31 +109,174 @@ fn args() -> Result<Args, String> {
             "--connections" => args.connections = number()?.max(1.0) as usize,
             "--duration" => args.duration = Duration::from_secs_f64(number()?),
             "--warmup" => args.warmup = Duration::from_secs_f64(number()?),
+            "--drain" => args.drain = number()? != 0.0,
             _ => return Err(format!("unknown option {flag}")),
         }
     }
     Ok(args)
 }
 
-/// The method path and the encoded request of a target.
-fn request(args: &Args) -> Result<(&'static str, Bytes), String> {
-    match args.target.as_str() {
-        "legal-moves" => {
-            let req = legal_moves_request(&args.fields);
-            Ok((
-                "/bgref.v1.Referee/LegalMoves",
-                Bytes::from(req.encode_to_vec()),
-            ))
+/// One call of a load: the method path, the encoded request, and whether
+/// it carries the roll token.
+#[derive(Clone)]
+struct Call {
+    path: &'static str,
+    body: Bytes,
+    roll_token: bool,
+}
+
+impl Call {
+    fn new(path: &'static str, message: &impl prost::Message) -> Call {
+        Call {
+            path,
+            body: Bytes::from(message.encode_to_vec()),
+            roll_token: false,
         }
+    }
+}
+
+/// The calls of a target (the mix needs a `NewGame` token first).
+async fn requests(args: &Args, channel: &Channel) -> Result<Vec<Call>, String> {
+    match args.target.as_str() {
+        "legal-moves" => Ok(vec![Call::new(
+            "/bgref.v1.Referee/LegalMoves",
+            &legal_moves_request(&args.fields),
+        )]),
         "echo" => {
             let mut buf = Vec::with_capacity(304);
             // Field 1 (bytes), length 300 as a varint, 300 bytes.
             buf.extend_from_slice(&[0x0a, 0xac, 0x02]);
             buf.extend(std::iter::repeat_n(b'x', 300));
-            Ok(("/bench.v1.Echo/Echo", Bytes::from(buf)))
+            Ok(vec![Call {
+                path: "/bench.v1.Echo/Echo",
+                body: Bytes::from(buf),
+                roll_token: false,
+            }])
         }
-        other => Err(format!("unknown target {other} (legal-moves or echo)")),
+        "mix" => mix(channel).await,
+        other => Err(format!("unknown target {other} (legal-moves, echo or mix)")),
     }
+}
+
+fn position_id(id: &str) -> Option<proto::PositionInput> {
+    Some(proto::PositionInput {
+        encoding: Some(proto::position_input::Encoding::PositionId(id.to_owned())),
+        ..Default::default()
+    })
+}
+
+/// Every Referee method with a valid request.
+async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
+    let start = "4HPwATDgc/ABMA";
+    let new_game = proto::NewGameRequest {
+        match_id: "load-match-0001".to_owned(),
+        client_seed: "load:test".to_owned(),
+        r#match: Some(proto::MatchState {
+            length: 5,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut client = tonic::client::Grpc::new(channel.clone());
+    let started = call(
+        &mut client,
+        &Call::new("/bgref.v1.Referee/NewGame", &new_game),
+        None,
+    )
+    .await
+    .map_err(|e| format!("NewGame: {e}"))?;
+    let state = proto::NewGameResponse::decode(started.as_ref())
+        .map_err(|e| format!("NewGame answer: {e}"))?
+        .state;
+    let mut calls = vec![
+        Call::new("/bgref.v1.Referee/LegalMoves", &legal_moves_request(&[])),
+        Call::new(
+            "/bgref.v1.Referee/ApplyMove",
+            &proto::ApplyMoveRequest {
+                position: position_id(start),
+                dice: vec![3, 1],
+                play: Some(proto::apply_move_request::Play::Notation(
+                    "8/5 6/5".to_owned(),
+                )),
+                ..Default::default()
+            },
+        ),
+        Call::new(
+            "/bgref.v1.Referee/ScoreGame",
+            &proto::ScoreGameRequest {
+                ended_by: proto::EndedBy::Pass as i32,
+                winner: proto::Player::X as i32,
+                ..Default::default()
+            },
+        ),
+        Call::new(
+            "/bgref.v1.Referee/ResolveCube",
+            &proto::ResolveCubeRequest {
+                player: proto::Player::X as i32,
+                action: proto::CubeAction::Double as i32,
+                ..Default::default()
+            },
+        ),
+        Call::new(
+            "/bgref.v1.Referee/ListVariants",
+            &proto::ListVariantsRequest::default(),
+        ),
+        Call::new("/bgref.v1.Referee/NewGame", &new_game),
+        Call::new(
+            "/bgref.v1.Referee/Act",
+            &proto::ActRequest {
+                state,
+                player: proto::Player::X as i32,
+                action: proto::GameAction::Roll as i32,
+                ..Default::default()
+            },
+        ),
+        Call::new(
+            "/bgref.v1.Referee/GetCommitment",
+            &proto::GetCommitmentRequest {
+                match_id: "load-match-0001".to_owned(),
+            },
+        ),
+        Call::new("/bgref.v1.Referee/GetKeys", &proto::GetKeysRequest {}),
+        Call::new(
+            "/bgref.v1.Referee/VerifyDice",
+            &proto::VerifyDiceRequest {
+                match_id: "match-0001".to_owned(),
+                server_seed: "6025512f08ad4012896b8d1ad5ca00f965105f03adc2205032d249edbfc8bc2b"
+                    .to_owned(),
+                commitment: "aebb1934451e5e78c63cde858fb88b5eac408be3bd1d8cdd9baf6312ec7443cc"
+                    .to_owned(),
+                rolls: vec![proto::ClaimedRoll {
+                    client_seed: "alice:bob".to_owned(),
+                    game: 1,
+                    turn: 1,
+                    dice: vec![3, 5],
+                }],
+            },
+        ),
+    ];
+    if std::env::var_os("BGREF_DICE_ROLL_TOKEN").is_some() {
+        let roll = proto::RollDiceRequest {
+            match_id: "load-match-0001".to_owned(),
+            client_seed: "load:test".to_owned(),
+            game: 1,
+            turn: 1,
+        };
+        let opening = proto::OpeningRollRequest {
+            match_id: "load-match-0001".to_owned(),
+            client_seed: "load:test".to_owned(),
+            game: 1,
+            ..Default::default()
+        };
+        for mut c in [
+            Call::new("/bgref.v1.Referee/RollDice", &roll),
+            Call::new("/bgref.v1.Referee/OpeningRoll", &opening),
+        ] {
+            c.roll_token = true;
+            calls.push(c);
+        }
+    }
+    Ok(calls)
 }
 
 fn legal_moves_request(fields: &[String]) -> proto::LegalMovesRequest {
@@ -139,19 +295,21 @@ fn legal_moves_request(fields: &[String]) -> proto::LegalMovesRequest {
 
 async fn call(
     client: &mut tonic::client::Grpc<Channel>,
-    path: &'static str,
-    body: &Bytes,
+    call: &Call,
+    roll_token: Option<&tonic::metadata::MetadataValue<tonic::metadata::Ascii>>,
 ) -> Result<Bytes, Status> {
     client
         .ready()
         .await
         .map_err(|e| Status::unavailable(e.to_string()))?;
+    let mut request = Request::new(call.body.clone());
+    if let (true, Some(token)) = (call.roll_token, roll_token) {
+        request
+            .metadata_mut()
+            .insert("authorization", token.clone());
+    }
     let response = client
-        .unary(
-            Request::new(body.clone()),
-            PathAndQuery::from_static(path),
-            RawCodec,
-        )
+        .unary(request, PathAndQuery::from_static(call.path), RawCodec)
         .await?;
     Ok(response.into_inner())
 }
@@ -160,23 +318,30 @@ async fn call(
 struct Tally {
     latencies_us: Vec<u32>,
     errors: u64,
+    refused: u64,
+    first_error: Option<String>,
 }
 
+type Token = Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>;
+
+#[allow(clippy::too_many_arguments)]
 async fn worker(
     mut client: tonic::client::Grpc<Channel>,
-    path: &'static str,
-    body: Bytes,
+    calls: Vec<Call>,
+    offset: usize,
+    token: Token,
+    drain: bool,
     start: Instant,
     warmup: Duration,
     end: Instant,
 ) -> Tally {
     let mut tally = Tally::default();
-    loop {
+    for i in offset.. {
         let t0 = Instant::now();
         if t0 >= end {
-            return tally;
+            break;
         }
-        let result = call(&mut client, path, &body).await;
+        let result = call(&mut client, &calls[i % calls.len()], token.as_ref()).await;
         if t0.duration_since(start) < warmup {
             continue;
         }
@@ -187,8 +352,37 @@ async fn worker(
                     .latencies_us
                     .push(u32::try_from(us).unwrap_or(u32::MAX));
             }
-            Err(_) => tally.errors += 1,
+            Err(status) if drain && never_accepted(&status) => {
+                tally.refused += 1;
+                // The server is gone: do not spin.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            Err(status) => {
+                tally.errors += 1;
+                tally.first_error.get_or_insert_with(|| {
+                    format!(
+                        "{}: {:?} {}",
+                        calls[i % calls.len()].path,
+                        status.code(),
+                        status.message()
+                    )
+                });
+            }
         }
+    }
+    tally
+}
+
+/// A failure that says the server never took the call: `UNAVAILABLE` (a
+/// connection refused or closed, a stream refused by the GOAWAY), or
+/// hyper's "operation was canceled", which tonic reports as `CANCELLED` for
+/// a request still queued in the client when its connection closed (hyper:
+/// "a pending item was dropped before ever being processed").
+fn never_accepted(status: &Status) -> bool {
+    match status.code() {
+        tonic::Code::Unavailable => true,
+        tonic::Code::Cancelled => status.message().contains("operation was canceled"),
+        _ => false,
     }
 }
 
@@ -203,7 +397,6 @@ fn percentile(sorted: &[u32], p: f64) -> u32 {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = args()?;
-    let (path, body) = request(&args)?;
     let endpoint = Endpoint::from_shared(args.url.clone())?
         .tcp_nodelay(true)
         .connect_timeout(Duration::from_secs(5));
@@ -211,46 +404,72 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..args.connections {
         channels.push(endpoint.connect().await?);
     }
-    // One checked call first: a harness pointed at the wrong server stops here.
+    let token: Token = match std::env::var("BGREF_DICE_ROLL_TOKEN") {
+        Ok(t) => Some(format!("Bearer {t}").parse()?),
+        Err(_) => None,
+    };
+    let calls = requests(&args, &channels[0]).await?;
+    // Each call checked once first: a harness pointed at the wrong server,
+    // or a request the server refuses, stops here.
     let mut probe = tonic::client::Grpc::new(channels[0].clone());
-    let answer = call(&mut probe, path, &body).await?;
-    if args.target == "legal-moves" {
-        let decoded = proto::LegalMovesResponse::decode(answer.as_ref())?;
-        eprintln!(
-            "legal-moves: {} plays, {} bytes per response",
-            decoded.plays.len(),
-            answer.len()
-        );
+    for c in &calls {
+        let answer = call(&mut probe, c, token.as_ref())
+            .await
+            .map_err(|e| format!("{}: {:?} {}", c.path, e.code(), e.message()))?;
+        if args.target == "legal-moves" {
+            let decoded = proto::LegalMovesResponse::decode(answer.as_ref())?;
+            eprintln!(
+                "legal-moves: {} plays, {} bytes per response",
+                decoded.plays.len(),
+                answer.len()
+            );
+        }
+    }
+    if calls.len() > 1 {
+        eprintln!("mix: {} methods, each checked once", calls.len());
     }
     let start = Instant::now();
     let end = start + args.warmup + args.duration;
     let tasks: Vec<_> = (0..args.concurrency)
         .map(|i| {
             let client = tonic::client::Grpc::new(channels[i % channels.len()].clone());
-            tokio::spawn(worker(client, path, body.clone(), start, args.warmup, end))
+            tokio::spawn(worker(
+                client,
+                calls.clone(),
+                i,
+                token.clone(),
+                args.drain,
+                start,
+                args.warmup,
+                end,
+            ))
         })
         .collect();
     let mut latencies = Vec::new();
-    let mut errors = 0;
+    let (mut errors, mut refused, mut first_error) = (0, 0, None);
     for task in tasks {
         let tally = task.await?;
         latencies.extend(tally.latencies_us);
         errors += tally.errors;
+        refused += tally.refused;
+        first_error = first_error.or(tally.first_error);
     }
     let measured = end
         .saturating_duration_since(start + args.warmup)
         .as_secs_f64();
     latencies.sort_unstable();
     println!(
-        "requests={} errors={} rps={:.0} p50_us={} p99_us={}",
+        "requests={} errors={} refused={} rps={:.0} p50_us={} p99_us={}",
         latencies.len(),
         errors,
+        refused,
         latencies.len() as f64 / measured,
         percentile(&latencies, 50.0),
         percentile(&latencies, 99.0),
     );
     if errors > 0 {
-        return Err(io::Error::other(format!("{errors} calls failed")).into());
+        let first = first_error.unwrap_or_default();
+        return Err(io::Error::other(format!("{errors} calls failed; first: {first}")).into());
     }
     Ok(())
 }

@@ -25,6 +25,7 @@ mod game;
 mod movegen;
 mod outcome;
 mod position;
+mod referee;
 mod rules;
 mod setup;
 mod tavli;
@@ -33,6 +34,10 @@ pub use error::{TablesIllegalPlay, TablesPositionError};
 pub use game::{Game, ParseGameError};
 pub use outcome::{OutcomeKind, TablesOutcome};
 pub use position::{TablesPlayList, TablesPosition};
+pub use referee::{
+    TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
+    resignation_points,
+};
 pub use rules::{FevgaStart, HeadDoubles, MotherRule, PrimeRule, TablesRules};
 pub use setup::{CHECKERS, TablesSetup, other_view};
 pub use tavli::{TavliError, TavliMatch};

@@ -1,6 +1,7 @@
 //! [`TablesPosition`]: a checked Plakoto, Fevga or Long Nardy position with
 //! the player on roll.
 
+use alloc::string::ToString;
 use alloc::vec::Vec;
 
 use crate::notation::move_text::MoveText;
@@ -437,7 +438,21 @@ impl TablesPosition {
             }
         }
         let play = Play::new(&moves).ok_or(TablesIllegalPlay::TooManyMoves)?;
-        self.play(&play, dice)
+        match self.play(&play, dice) {
+            Err(err) if self.outcome().is_none() => {
+                // A play as the referee writes it: a chain may fold hops
+                // played apart (`10/off` for 10/4, another checker's
+                // 6/off, then 4/off), which no order of the whole moves
+                // replays. Pins (`*`) follow from the board.
+                let written = text.to_string().replace('*', "");
+                self.legal_plays(dice)
+                    .iter()
+                    .find(|p| p.to_string().replace('*', "") == written)
+                    .map(|found| (self.after(found), *found))
+                    .ok_or(err)
+            }
+            answer => answer,
+        }
     }
 
     /// What is known about an unfinished turn: `moves` in the order

@@ -1,17 +1,18 @@
 // A typed bgref HTTP client: the types are generated from
 // openapi/openapi.json by openapi-typescript (`npm run gen`), the calls made
 // with openapi-fetch, and everything type-checks under `strict`. It plays a
-// whole game against the referee: the opening roll, then for each turn the
-// service's dice (`/dice/roll` with a fixed match id), the first legal play,
-// applied, until `game_over`; then `/score`.
+// whole refereed game: `POST /games` starts it, then `POST /games/act` with
+// the state token for every action (the referee rolls every die; each side
+// plays its first legal play) until the game is over; `POST /games/verify`
+// replays the transcript to the same view, `POST /score` scores the final
+// position, and `GET /render.txt` draws it.
 //
 // Usage: node dist/play.js http://127.0.0.1:8080
 
 import createClient from "openapi-fetch";
 import type { components, paths } from "./bgref.js";
 
-type Position = components["schemas"]["PositionOutput"];
-type Dice = [number, number];
+type Step = components["schemas"]["TranscriptStep"];
 
 const MATCH_ID = "typescript-example-0001";
 const CLIENT_SEED = "alice:bob";
@@ -23,47 +24,74 @@ function fail(what: string, error: unknown): never {
 async function main(baseUrl: string): Promise<void> {
   const bgref = createClient<paths>({ baseUrl });
 
-  const opening = await bgref.POST("/dice/opening", {
-    body: { match_id: MATCH_ID, client_seed: CLIENT_SEED, game: 1 },
-  });
-  if (!opening.data) fail("opening roll", opening.error);
-  let position: Position = opening.data.position;
-  let dice: Dice = [opening.data.dice[0]!, opening.data.dice[1]!];
-  console.log(`opening: ${opening.data.starts} starts with ${dice.join("-")}`);
+  const start = { match_id: MATCH_ID, client_seed: CLIENT_SEED };
+  const game = await bgref.POST("/games", { body: start });
+  if (!game.data) fail("new game", game.error);
+  let { state, view } = game.data;
+  const actions: Step[] = [];
+  let rolls = 0;
+  let score: components["schemas"]["ScoreGameResponse"] | null | undefined;
 
-  let turn = 0;
-  for (;;) {
-    turn += 1;
-    // A response's position goes back verbatim as the request's position.
-    const legal = await bgref.POST("/legal-moves", { body: { position, dice } });
-    if (!legal.data) fail(`legal moves, turn ${turn}`, legal.error);
-    const first = legal.data.plays[0];
-    // No legal play: an empty move list passes the turn.
-    const play = first ? first.notation : [];
-    const applied = await bgref.POST("/apply-move", { body: { position, dice, play } });
-    if (!applied.data) fail(`apply ${JSON.stringify(play)}, turn ${turn}`, applied.error);
-    // A standard game answers the backgammon encodings (the tables games,
-    // Plakoto, Fevga and Long Nardy, answer their own form).
-    const next = applied.data.position;
-    if (!("xgid" in next)) throw new Error("a standard game answers every encoding");
-    position = next;
-    if (applied.data.game_over) break;
-    if (turn >= 2000) throw new Error("the game does not end");
-    const roll = await bgref.POST("/dice/roll", {
-      body: { match_id: MATCH_ID, client_seed: CLIENT_SEED, game: 1, turn },
-    });
-    if (!roll.data) fail(`roll, turn ${turn}`, roll.error);
-    dice = [roll.data.dice[0]!, roll.data.dice[1]!];
+  while (view.phase !== "game_over") {
+    if (actions.length >= 5000) throw new Error("the game does not end");
+    // Either player may throw the opening roll; then whoever is to act.
+    const player = view.to_act ?? "x";
+    let step: Step;
+    if (view.phase === "opening_roll" || view.phase === "roll_or_double") {
+      step = { player, action: "roll" };
+    } else if (view.phase === "move") {
+      const first = view.plays[0];
+      if (!first) throw new Error("a move is due but no play is listed");
+      step = { player, action: "move", play: first.notation };
+    } else {
+      throw new Error(`no move for phase ${view.phase}`);
+    }
+    const answer = await bgref.POST("/games/act", { body: { state, ...step } });
+    if (!answer.data) fail(`act ${JSON.stringify(step)}`, answer.error);
+    if (answer.data.roll) rolls += 1;
+    score = answer.data.game_over;
+    ({ state, view } = answer.data);
+    actions.push(step);
+  }
+  if (!score) throw new Error("the game ended without a score");
+  console.log(`refereed game: ${actions.length} actions, ${rolls} rolls by the referee`);
+
+  // The transcript replays, every action legal, to the same view.
+  const verdict = await bgref.POST("/games/verify", { body: { start, actions, state } });
+  if (!verdict.data) fail("verify", verdict.error);
+  if (!verdict.data.valid || verdict.data.actions !== actions.length) {
+    fail("the transcript does not verify", verdict.data);
+  }
+  if (verdict.data.state_matches !== true) {
+    fail("the replay does not reach the players' last token", verdict.data);
+  }
+  if (JSON.stringify(verdict.data.view) !== JSON.stringify(view)) {
+    fail("the replay ends elsewhere", { replay: verdict.data.view, played: view });
   }
 
-  const score = await bgref.POST("/score", {
-    body: { ended_by: "bearoff", position },
+  // A response's position goes back verbatim as a request's position. The
+  // view answers the tables games' own form too (Plakoto, Fevga, Long
+  // Nardy); a standard game's carries the backgammon encodings.
+  const position = view.position;
+  if (!("xgid" in position)) fail("a standard game's position", position);
+  const scored = await bgref.POST("/score", { body: { ended_by: "bearoff", position } });
+  if (!scored.data) fail("score", scored.error);
+  const { winner, result, points } = scored.data;
+  if (winner !== score.winner || points !== score.points) {
+    fail("the score differs from the referee's", { scored: scored.data, referee: score });
+  }
+
+  const board = await bgref.GET("/render.txt", {
+    params: { query: { position_id: position.position_id, turn: position.board.turn } },
+    parseAs: "text",
   });
-  if (!score.data) fail("score", score.error);
-  const { winner, result, points } = score.data;
+  if (board.data === undefined) fail("render", board.error);
+  if (!board.data.startsWith(` GNU Backgammon  Position ID: ${position.position_id}`)) {
+    fail("the text board", board.data);
+  }
   console.log(
-    `whole game: ${turn} turns, ${winner} wins ${result} for ${points} point(s); ` +
-      `final pips x ${position.pips.x} o ${position.pips.o}; fibs ${position.fibs.slice(0, 24)}...`,
+    `whole game: ${winner} wins ${result} for ${points} point(s); ` +
+      `final pips x ${position.pips.x} o ${position.pips.o}; transcript verified`,
   );
 }
 

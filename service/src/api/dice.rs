@@ -4,7 +4,15 @@
 //! Every answer is a function of the configuration and the request alone,
 //! so any replica with the same secrets answers alike. The scheme itself is
 //! `bgref_core::verify`; this module bounds the inputs, signs, and checks
-//! the reveal token.
+//! the reveal and roll tokens.
+//!
+//! Rolls and opening rolls are for the party entitled to them only: a roll
+//! of `(match, game, turn)` can be asked at any time, so whoever may ask can
+//! see turn n+1 before playing turn n. They need the operator's roll token
+//! (a trusted game server that asks for each turn only when it is due);
+//! without one configured they are disabled, and players get their dice
+//! from the refereed game flow (`POST /games`), which rolls a turn only
+//! when the signed game state says it is due.
 //!
 //! A roll's signature is Ed25519 over
 //! [`verify::roll_signing_bytes`]; an opening roll is signed the same way
@@ -17,7 +25,7 @@ use super::cube::{MatchInput, RulesInput};
 use super::view::PositionView;
 
 use crate::error::{ApiError, ErrorKind};
-use crate::keys::{ALGORITHM, DiceKeys, RevealAccess};
+use crate::keys::{ALGORITHM, DiceKeys, TokenAccess};
 
 /// Request of `POST /dice/roll`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -336,11 +344,45 @@ pub(crate) fn signed_roll(
     }
 }
 
-/// The dice of one turn, signed.
+/// Lets the holder of the roll token through (`authorization` is the
+/// `Authorization` header or metadata).
 ///
 /// # Errors
-/// `invalid-match-id`, `invalid-client-seed`, `invalid-game`, `invalid-turn`.
-pub fn roll(keys: &DiceKeys, req: &RollInput) -> Result<SignedRoll, ApiError> {
+/// `roll-disabled` (403) without a configured roll token, `unauthorized`
+/// (401) for a missing or wrong one.
+pub fn check_roll_access(keys: &DiceKeys, authorization: Option<&str>) -> Result<(), ApiError> {
+    match keys.roll_access(authorization) {
+        TokenAccess::Granted => Ok(()),
+        TokenAccess::Disabled => Err(ApiError::new(
+            ErrorKind::Forbidden,
+            "roll-disabled",
+            "rolling dice on demand is disabled on this service: a roll asked before its turn \
+             is due would show the dice early. Play through the refereed game flow (POST \
+             /games, then POST /games/act with the action `roll`): the referee rolls each \
+             turn only when it is due. A trusted game server may be given the operator's \
+             roll token (BGREF_DICE_ROLL_TOKEN)",
+        )),
+        TokenAccess::Denied => Err(ApiError::new(
+            ErrorKind::Unauthenticated,
+            "unauthorized",
+            "rolling dice on demand needs the operator's roll token: `Authorization: Bearer \
+             <token>`; none or a wrong one was given (players roll through POST /games)",
+        )),
+    }
+}
+
+/// The dice of one turn, signed, for the holder of the roll token.
+///
+/// # Errors
+/// `roll-disabled` or `unauthorized` ([`check_roll_access`], before the
+/// request is read), then `invalid-match-id`, `invalid-client-seed`,
+/// `invalid-game`, `invalid-turn`.
+pub fn roll(
+    keys: &DiceKeys,
+    req: &RollInput,
+    authorization: Option<&str>,
+) -> Result<SignedRoll, ApiError> {
+    check_roll_access(keys, authorization)?;
     check_match_id(&req.match_id, "match_id")?;
     check_client_seed(&req.client_seed, "client_seed")?;
     let game = game(req.game, "game")?;
@@ -368,11 +410,18 @@ pub fn roll(keys: &DiceKeys, req: &RollInput) -> Result<SignedRoll, ApiError> {
     ))
 }
 
-/// The opening roll of a game, signed as turn 0 with the dice `[x_die, o_die]`.
+/// The opening roll of a game, signed as turn 0 with the dice `[x_die,
+/// o_die]`, for the holder of the roll token.
 ///
 /// # Errors
+/// `roll-disabled` or `unauthorized` ([`check_roll_access`]), then
 /// `invalid-match-id`, `invalid-client-seed`, `invalid-game`.
-pub fn opening(keys: &DiceKeys, req: &OpeningInput) -> Result<Opening, ApiError> {
+pub fn opening(
+    keys: &DiceKeys,
+    req: &OpeningInput,
+    authorization: Option<&str>,
+) -> Result<Opening, ApiError> {
+    check_roll_access(keys, authorization)?;
     check_match_id(&req.match_id, "match_id")?;
     check_client_seed(&req.client_seed, "client_seed")?;
     let game = game(req.game, "game")?;
@@ -434,7 +483,7 @@ pub fn reveal(
     authorization: Option<&str>,
 ) -> Result<Revealed, ApiError> {
     match keys.reveal_access(authorization) {
-        RevealAccess::Disabled => {
+        TokenAccess::Disabled => {
             return Err(ApiError::new(
                 ErrorKind::Forbidden,
                 "reveal-disabled",
@@ -442,7 +491,7 @@ pub fn reveal(
                  reveal token (BGREF_REVEAL_TOKEN)",
             ));
         }
-        RevealAccess::Denied => {
+        TokenAccess::Denied => {
             return Err(ApiError::new(
                 ErrorKind::Unauthenticated,
                 "unauthorized",
@@ -450,7 +499,7 @@ pub fn reveal(
                  none or a wrong one was given",
             ));
         }
-        RevealAccess::Granted => {}
+        TokenAccess::Granted => {}
     }
     check_match_id(match_id, "match_id")?;
     let seed = keys.server_seed(match_id);
@@ -590,8 +639,13 @@ mod tests {
         s
     };
 
+    const ROLL_TOKEN: &str = "roll-token-0123456789";
+    const AUTH: Option<&str> = Some("Bearer roll-token-0123456789");
+
     fn keys(token: Option<&str>) -> DiceKeys {
-        DiceKeys::from_parts(&SECRET, &[9u8; 32], token).unwrap()
+        DiceKeys::from_parts(&SECRET, &[9u8; 32], token)
+            .unwrap()
+            .with_roll_token(ROLL_TOKEN)
     }
 
     fn roll_req(match_id: &str, client_seed: &str, game: i64, turn: i64) -> RollInput {
@@ -620,7 +674,7 @@ mod tests {
     #[test]
     fn rolls_match_the_vectors_and_are_signed() {
         let k = keys(None);
-        let r = roll(&k, &roll_req("match-0001", "alice:bob", 1, 1)).unwrap();
+        let r = roll(&k, &roll_req("match-0001", "alice:bob", 1, 1), AUTH).unwrap();
         assert_eq!(r.dice, [3, 5]);
         assert_eq!(
             r.commitment,
@@ -636,7 +690,7 @@ mod tests {
             .unwrap();
         // Deterministic, signature included (Ed25519 is deterministic).
         assert_eq!(
-            roll(&k, &roll_req("match-0001", "alice:bob", 1, 1)).unwrap(),
+            roll(&k, &roll_req("match-0001", "alice:bob", 1, 1), AUTH).unwrap(),
             r
         );
     }
@@ -652,7 +706,7 @@ mod tests {
             match_state: None,
             rules: None,
         };
-        let o = opening(&k, &req).unwrap();
+        let o = opening(&k, &req, AUTH).unwrap();
         assert_eq!((o.x_die, o.o_die, o.ties, o.turn), (1, 4, 0, 0));
         assert_eq!(o.starts, Player::O);
         assert_eq!(
@@ -689,7 +743,7 @@ mod tests {
         let mut seen = [false; 3];
         for game in 1..=2000 {
             req.game = game;
-            let o = opening(&k, &req).unwrap();
+            let o = opening(&k, &req, AUTH).unwrap();
             let doublings = o.ties.min(2);
             assert_eq!(o.cube.value.get(), 1 << doublings, "game {game}");
             assert_eq!(o.cube.owner, bgref_core::CubeOwner::Centre);
@@ -698,13 +752,13 @@ mod tests {
                 // Capped by the maximum cube; no automatic doubles in a match.
                 let mut capped = req.clone();
                 capped.rules.as_mut().unwrap().max_cube = Some(1);
-                assert_eq!(opening(&k, &capped).unwrap().cube, CubeState::START);
+                assert_eq!(opening(&k, &capped, AUTH).unwrap().cube, CubeState::START);
                 let mut in_match = req.clone();
                 in_match.match_state = Some(MatchInput {
                     length: 5,
                     ..MatchInput::default()
                 });
-                assert_eq!(opening(&k, &in_match).unwrap().cube, CubeState::START);
+                assert_eq!(opening(&k, &in_match, AUTH).unwrap().cube, CubeState::START);
             }
         }
         assert_eq!(seen, [true; 3], "no opening roll tied twice in 2000 games");
@@ -741,7 +795,7 @@ mod tests {
             (roll_req("m", "c", 1, i64::MAX), "invalid-turn", "turn"),
         ];
         for (req, slug, field) in cases {
-            let err = roll(&k, &req).unwrap_err();
+            let err = roll(&k, &req, AUTH).unwrap_err();
             assert_eq!(
                 (err.slug, err.field.as_deref()),
                 (slug, Some(field)),
@@ -755,12 +809,54 @@ mod tests {
         roll(
             &k,
             &roll_req(&id, &seed, i64::from(MAX_GAME), i64::from(MAX_TURN)),
+            AUTH,
         )
         .unwrap();
-        roll(&k, &roll_req("m", "", 1, 1)).unwrap();
+        roll(&k, &roll_req("m", "", 1, 1), AUTH).unwrap();
         let err = commitment(&k, None).unwrap_err();
         assert_eq!(err.slug, "invalid-match-id");
         assert!(err.detail.contains("required"), "{}", err.detail);
+    }
+
+    #[test]
+    fn rolls_need_the_roll_token() {
+        let req = roll_req("match-0001", "alice:bob", 1, 1);
+        let opening_req = OpeningInput {
+            match_id: "match-0001".into(),
+            client_seed: String::new(),
+            game: 1,
+            variant: Variant::Standard,
+            match_state: None,
+            rules: None,
+        };
+        let disabled =
+            DiceKeys::from_parts(&SECRET, &[9u8; 32], Some("reveal-token-0123456")).unwrap();
+        for auth in [None, AUTH, Some("Bearer reveal-token-0123456")] {
+            let err = roll(&disabled, &req, auth).unwrap_err();
+            assert_eq!(
+                (err.kind, err.slug),
+                (ErrorKind::Forbidden, "roll-disabled")
+            );
+            assert!(err.detail.contains("POST /games"), "{}", err.detail);
+            let err = opening(&disabled, &opening_req, auth).unwrap_err();
+            assert_eq!(err.slug, "roll-disabled");
+        }
+        let k = keys(None);
+        for auth in [None, Some("Bearer nope"), Some(ROLL_TOKEN)] {
+            let err = roll(&k, &req, auth).unwrap_err();
+            assert_eq!(
+                (err.kind, err.slug),
+                (ErrorKind::Unauthenticated, "unauthorized")
+            );
+            let err = opening(&k, &opening_req, auth).unwrap_err();
+            assert_eq!(err.slug, "unauthorized");
+        }
+        // Access is checked before the request is read.
+        let bad = roll_req("", "c", 0, 0);
+        assert_eq!(roll(&k, &bad, None).unwrap_err().slug, "unauthorized");
+        assert_eq!(roll(&k, &bad, AUTH).unwrap_err().slug, "invalid-match-id");
+        assert_eq!(roll(&k, &req, AUTH).unwrap().dice, [3, 5]);
+        opening(&k, &opening_req, AUTH).unwrap();
     }
 
     #[test]

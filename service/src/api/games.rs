@@ -25,28 +25,65 @@
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then how it ended, winner, result, Jacoby, points |
 //! | 64 | Ed25519 signature over all the bytes before |
+//!
+//! # The token (version 2): the tables games
+//! Portes, Tavla, Plakoto, Fevga and Long Nardy, alone or as a Tavli match.
+//! Version 1 stays the backgammon variants' token (written and read as
+//! before); version 2 is written only for the tables games. The first
+//! fields are version 1's:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 1 | version, 2 |
+//! | 8 + 32 | key id, chain (as version 1) |
+//! | 1 + n, 2 + n | match id, client seed (as version 1) |
+//! | 1 | series: the game (0 portes, 1 tavla, 2 plakoto, 3 fevga, 4 long-nardy), or 5 for a Tavli match |
+//! | 4 | tables rules: mother rule, Fevga start, primes, head doubles (each the index of its option) |
+//! | 2 + 4 + 4 | match length (0: a session), score of x, score of o (before this game) |
+//! | 4 + 1 | games played before this one (the Tavli rotation), next starter (0 none, 1 x, 2 o) |
+//! | 4 + 4 | game number, turn number |
+//! | 1 | player on roll |
+//! | 14 or 58 | Portes, Tavla: the Position ID; Plakoto, Fevga, Long Nardy: for x then o, 25 counts from its own view (borne off, then points 1 to 24) and a 4-byte mask of its pinned checkers (bit p: its point p) |
+//! | 1 | pending resignation |
+//! | 1 + 2 | phase, dice of the turn (0 0: none) |
+//! | 1 (+ 8) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
+//! | 64 | Ed25519 signature over all the bytes before |
+//!
+//! The game being played is not stored: it follows from the series and the
+//! games played. A token of another version is refused with
+//! `invalid-state-token`, naming the versions this service reads.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bgref_core::Play;
 use bgref_core::notation::mat::write_mat;
 use bgref_core::notation::position_id::PositionId;
+use bgref_core::tables::{
+    Game, TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
+};
 use bgref_core::verify::Roller;
 use bgref_core::{
-    Action, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, Event, GameEnd, GameKind,
-    GameResult, GameScore, GameState, MatchState, Phase, Player, Position, Resignation, Variant,
+    Action, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, Event, GameEnd,
+    GameKind, GameResult, GameScore, GameState, MatchState, Phase, Player, Position, Resignation,
+    Variant,
 };
 use sha2::{Digest, Sha256};
 
 use super::cube::{MatchInput, RulesInput};
 use super::dice::{SignedRoll, check_client_seed, check_match_id, signed_roll};
-use super::input::required;
+use super::input::{AnyVariant, required};
 use super::moves::PlayInput;
+use super::tables::{TablesPlayView, TablesView};
 use super::view::PositionView;
 use crate::error::ApiError;
 use crate::keys::{DiceKeys, Signature, VerifyingKey};
 
-/// The token format version.
+mod tables_token;
+
+/// The token format version of the backgammon variants.
 pub const TOKEN_VERSION: u8 = 1;
+/// The token format version of the tables games.
+pub const TABLES_TOKEN_VERSION: u8 = 2;
 /// Most actions one verify or export request replays.
 pub const MAX_TRANSCRIPT_ACTIONS: usize = 20_000;
 /// Longest token accepted, in characters.
@@ -59,8 +96,12 @@ pub struct NewGameInput {
     pub match_id: String,
     /// The client seed, fixed for the whole match.
     pub client_seed: String,
-    /// The variant.
-    pub variant: Variant,
+    /// The variant (a Tavli match: the standard default or `portes`).
+    pub variant: AnyVariant,
+    /// A Tavli match: Portes, Plakoto and Fevga in rotation.
+    pub tavli: bool,
+    /// Rule options of the tables games (`None`: the defaults).
+    pub tables_rules: Option<super::tables::TablesRulesInput>,
     /// The match (`None`: money play).
     pub match_state: Option<MatchInput>,
     /// Rule options.
@@ -127,25 +168,116 @@ pub struct TranscriptInput {
     pub state: Option<String>,
 }
 
-/// A game as an app shows it.
-#[derive(Debug, Clone)]
-pub struct GameView {
-    /// The signed token to send with the next action.
-    pub token: String,
-    /// The state.
-    pub state: GameState,
-    /// The match id.
-    pub match_id: String,
-    /// The position.
-    pub position: PositionView,
-    /// The legal plays, when a move is due.
-    pub plays: Vec<super::moves::PlayView>,
+/// The state of a refereed game: a backgammon variant, or a tables game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnyGame {
+    /// Standard, Nackgammon, Hypergammon (token version 1).
+    Backgammon(GameState),
+    /// Portes, Tavla, Plakoto, Fevga, Long Nardy, Tavli (token version 2).
+    Tables(TablesGameState),
 }
 
-impl GameView {
-    /// The kind of this game: normal, Crawford or post-Crawford.
+impl AnyGame {
+    /// What is due.
+    pub fn phase(&self) -> Phase {
+        match self {
+            AnyGame::Backgammon(s) => s.phase,
+            AnyGame::Tables(s) => s.phase,
+        }
+    }
+
+    /// The client seed.
+    pub fn client_seed(&self) -> &str {
+        match self {
+            AnyGame::Backgammon(s) => &s.client_seed,
+            AnyGame::Tables(s) => &s.client_seed,
+        }
+    }
+
+    /// The game number.
+    pub fn game(&self) -> u32 {
+        match self {
+            AnyGame::Backgammon(s) => s.game,
+            AnyGame::Tables(s) => s.game,
+        }
+    }
+
+    /// The turn number.
+    pub fn turn(&self) -> u32 {
+        match self {
+            AnyGame::Backgammon(s) => s.turn,
+            AnyGame::Tables(s) => s.turn,
+        }
+    }
+
+    /// The player on roll.
+    pub fn on_roll(&self) -> Player {
+        match self {
+            AnyGame::Backgammon(s) => s.on_roll(),
+            AnyGame::Tables(s) => s.on_roll(),
+        }
+    }
+
+    /// Who must act now.
+    pub fn to_act(&self) -> Option<Player> {
+        match self {
+            AnyGame::Backgammon(s) => s.to_act(),
+            AnyGame::Tables(s) => s.to_act(),
+        }
+    }
+
+    /// This turn's dice.
+    pub fn dice(&self) -> Option<Dice> {
+        match self {
+            AnyGame::Backgammon(s) => s.dice,
+            AnyGame::Tables(s) => s.dice,
+        }
+    }
+
+    /// The variant being played now (in a Tavli match, the game of the
+    /// rotation).
+    pub fn variant(&self) -> AnyVariant {
+        match self {
+            AnyGame::Backgammon(s) => AnyVariant::Backgammon(s.variant),
+            AnyGame::Tables(s) => AnyVariant::Tables(s.current_game()),
+        }
+    }
+
+    /// The cube state to show: the game's, or the centred 1 with the
+    /// pending resignation in a tables game.
+    pub fn cube(&self) -> CubeState {
+        match self {
+            AnyGame::Backgammon(s) => s.cube,
+            AnyGame::Tables(s) => CubeState {
+                resignation: s.resignation,
+                ..CubeState::START
+            },
+        }
+    }
+
+    /// Whether the player on roll may double now (never in a tables game).
+    pub fn may_double(&self) -> bool {
+        match self {
+            AnyGame::Backgammon(s) => s.may_double(),
+            AnyGame::Tables(_) => false,
+        }
+    }
+
+    /// The match length and the score before this game.
+    pub fn match_score(&self) -> (u32, ByPlayer<u32>) {
+        match self {
+            AnyGame::Backgammon(s) => (s.match_state.length, s.match_state.score),
+            AnyGame::Tables(s) => (s.tables_match.length, s.tables_match.score),
+        }
+    }
+
+    /// The kind of this game: normal, Crawford or post-Crawford (always
+    /// normal in a tables game: no Crawford rule).
     pub fn game_kind(&self) -> GameKind {
-        let m = &self.state.match_state;
+        let AnyGame::Backgammon(s) = self else {
+            return GameKind::Normal;
+        };
+        let m = &s.match_state;
         if m.crawford {
             GameKind::Crawford
         } else if m.is_post_crawford() {
@@ -156,17 +288,92 @@ impl GameView {
     }
 }
 
+/// The board of a game view and its legal plays.
+#[derive(Debug, Clone)]
+pub enum BoardView {
+    /// The backgammon board (the backgammon variants, Portes, Tavla).
+    Backgammon {
+        /// The position.
+        position: PositionView,
+        /// The legal plays, when a move is due.
+        plays: Vec<super::moves::PlayView>,
+    },
+    /// Plakoto, Fevga, Long Nardy.
+    Tables {
+        /// The position.
+        position: TablesView,
+        /// The legal plays, when a move is due.
+        plays: Vec<TablesPlayView>,
+    },
+}
+
+/// A game as an app shows it.
+#[derive(Debug, Clone)]
+pub struct GameView {
+    /// The signed token to send with the next action.
+    pub token: String,
+    /// The state.
+    pub state: AnyGame,
+    /// The match id.
+    pub match_id: String,
+    /// The position and the legal plays.
+    pub board: BoardView,
+}
+
+impl GameView {
+    /// The kind of this game: normal, Crawford or post-Crawford.
+    pub fn game_kind(&self) -> GameKind {
+        self.state.game_kind()
+    }
+}
+
+/// What an action did, in either kind of game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnyEvent {
+    /// A backgammon variant's event.
+    Backgammon(Event),
+    /// A tables game's event.
+    Tables(TablesEvent),
+}
+
+/// How a game ended, in either kind of game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnyScore {
+    /// A backgammon variant's score (cube, match).
+    Backgammon(GameScore),
+    /// A tables game's score.
+    Tables(TablesScore),
+}
+
+impl AnyGame {
+    /// The last game's score.
+    pub fn result(&self) -> Option<AnyScore> {
+        match self {
+            AnyGame::Backgammon(s) => s.result.map(AnyScore::Backgammon),
+            AnyGame::Tables(s) => s.result.map(AnyScore::Tables),
+        }
+    }
+
+    /// The tables match, in a tables game.
+    pub fn tables_match(&self) -> Option<&TablesMatch> {
+        match self {
+            AnyGame::Tables(s) => Some(&s.tables_match),
+            AnyGame::Backgammon(_) => None,
+        }
+    }
+}
+
 /// The answer to an action.
 #[derive(Debug, Clone)]
 pub struct Acted {
     /// The game after it.
     pub game: GameView,
     /// What happened.
-    pub event: Event,
+    pub event: AnyEvent,
     /// For a roll, its signed receipt.
     pub roll: Option<SignedRoll>,
     /// The score, when the action ended the game.
-    pub scored: Option<GameScore>,
+    pub scored: Option<AnyScore>,
 }
 
 /// The verdict of a replayed transcript.
@@ -187,14 +394,14 @@ pub struct Verdict {
 
 // --- the token ---
 
-fn player_byte(p: Player) -> u8 {
+pub(crate) fn player_byte(p: Player) -> u8 {
     match p {
         Player::X => 1,
         Player::O => 2,
     }
 }
 
-fn result_byte(r: GameResult) -> u8 {
+pub(crate) fn result_byte(r: GameResult) -> u8 {
     match r {
         GameResult::Single => 1,
         GameResult::Gammon => 2,
@@ -213,15 +420,28 @@ fn variant_byte(v: Variant) -> u8 {
 /// bounded where the state is made ([`start`]): a match id of at most 128
 /// bytes, a client seed of at most 256, a match of at most 65535 points, and
 /// the variant and phase indices of their short lists.
-fn encode_body(state: &GameState, match_id: &str, chain: &[u8; 32], key_id: &[u8; 8]) -> Vec<u8> {
-    let mut b = Vec::with_capacity(160 + match_id.len() + state.client_seed.len());
-    b.push(TOKEN_VERSION);
+fn encode_body(state: &AnyGame, match_id: &str, chain: &[u8; 32], key_id: &[u8; 8]) -> Vec<u8> {
+    let seed = state.client_seed();
+    let mut b = Vec::with_capacity(160 + match_id.len() + seed.len());
+    b.push(match state {
+        AnyGame::Backgammon(_) => TOKEN_VERSION,
+        AnyGame::Tables(_) => TABLES_TOKEN_VERSION,
+    });
     b.extend_from_slice(key_id);
     b.extend_from_slice(chain);
     b.push(match_id.len() as u8);
     b.extend_from_slice(match_id.as_bytes());
-    b.extend_from_slice(&(state.client_seed.len() as u16).to_be_bytes());
-    b.extend_from_slice(state.client_seed.as_bytes());
+    b.extend_from_slice(&(seed.len() as u16).to_be_bytes());
+    b.extend_from_slice(seed.as_bytes());
+    match state {
+        AnyGame::Backgammon(state) => encode_backgammon(&mut b, state),
+        AnyGame::Tables(state) => tables_token::encode_fields(&mut b, state),
+    }
+    b
+}
+
+/// The version 1 fields after the client seed.
+fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
     b.push(variant_byte(state.variant));
     let r = &state.rules;
     b.extend_from_slice(&[
@@ -278,21 +498,20 @@ fn encode_body(state: &GameState, match_id: &str, chain: &[u8; 32], key_id: &[u8
             b.extend_from_slice(&s.points.to_be_bytes());
         }
     }
-    b
 }
 
 /// Why a token is refused.
-fn bad_token(detail: impl std::fmt::Display) -> ApiError {
+pub(crate) fn bad_token(detail: impl std::fmt::Display) -> ApiError {
     ApiError::invalid("invalid-state-token", "state", detail)
 }
 
 /// A cursor over the token bytes; every read checks the length.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], ApiError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], ApiError> {
         if self.bytes.len() < n {
             return Err(bad_token("the state token is truncated"));
         }
@@ -301,27 +520,27 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
-    fn u8(&mut self) -> Result<u8, ApiError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, ApiError> {
         Ok(self.take(1)?[0])
     }
 
-    fn u16(&mut self) -> Result<u16, ApiError> {
+    pub(crate) fn u16(&mut self) -> Result<u16, ApiError> {
         let b = self.take(2)?;
         Ok(u16::from_be_bytes([b[0], b[1]]))
     }
 
-    fn u32(&mut self) -> Result<u32, ApiError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, ApiError> {
         let b = self.take(4)?;
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn text(&mut self, n: usize) -> Result<String, ApiError> {
+    pub(crate) fn text(&mut self, n: usize) -> Result<String, ApiError> {
         String::from_utf8(self.take(n)?.to_vec())
             .map_err(|_| bad_token("the state token holds text that is not UTF-8"))
     }
 }
 
-fn player_of(b: u8) -> Result<Player, ApiError> {
+pub(crate) fn player_of(b: u8) -> Result<Player, ApiError> {
     match b {
         1 => Ok(Player::X),
         2 => Ok(Player::O),
@@ -329,7 +548,7 @@ fn player_of(b: u8) -> Result<Player, ApiError> {
     }
 }
 
-fn result_of(b: u8) -> Result<GameResult, ApiError> {
+pub(crate) fn result_of(b: u8) -> Result<GameResult, ApiError> {
     match b {
         1 => Ok(GameResult::Single),
         2 => Ok(GameResult::Gammon),
@@ -347,7 +566,7 @@ fn cube_value(log2: u8) -> Result<CubeValue, ApiError> {
 #[derive(Debug, Clone)]
 pub struct Token {
     /// The state.
-    pub state: GameState,
+    pub state: AnyGame,
     /// The match id.
     pub match_id: String,
     /// The chain hash.
@@ -365,17 +584,21 @@ fn key_id_bytes(key_id: &str) -> [u8; 8] {
     out
 }
 
-/// Signs `state` as a token of `match_id` after `chain`.
+/// Signs `state` as a token of `match_id` after `chain`: the token, and
+/// its body (the bytes signed, which the next chain hash covers).
 pub fn encode(
     keys: &DiceKeys,
-    state: &GameState,
+    state: &AnyGame,
     match_id: &str,
     chain: &[u8; 32],
 ) -> (String, Vec<u8>) {
-    let mut bytes = encode_body(state, match_id, chain, &key_id_bytes(keys.key_id()));
-    let signature = keys.sign(&bytes);
+    let body = encode_body(state, match_id, chain, &key_id_bytes(keys.key_id()));
+    let signature = keys.sign(&body);
+    let mut bytes = body.clone();
     bytes.extend_from_slice(&signature.to_bytes());
-    (URL_SAFE_NO_PAD.encode(&bytes), bytes)
+    // The body without the signature, as `decode` gives it: the next
+    // chain hash covers the same bytes live and in a replay.
+    (URL_SAFE_NO_PAD.encode(&bytes), body)
 }
 
 /// Reads and checks a token: its encoding, its signature (by any published
@@ -398,9 +621,10 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     if bytes.len() < 1 + 8 + 64 {
         return Err(bad_token("the state token is truncated"));
     }
-    if bytes[0] != TOKEN_VERSION {
+    if bytes[0] != TOKEN_VERSION && bytes[0] != TABLES_TOKEN_VERSION {
         return Err(bad_token(format!(
-            "state token version {} is not supported (this service writes version {TOKEN_VERSION})",
+            "state token version {} is not supported (this service reads versions \
+             {TOKEN_VERSION}, the backgammon variants, and {TABLES_TOKEN_VERSION}, the tables games)",
             bytes[0]
         )));
     }
@@ -428,6 +652,18 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     let match_id = r.text(n)?;
     let n = usize::from(r.u16()?);
     let client_seed = r.text(n)?;
+    if bytes[0] == TABLES_TOKEN_VERSION {
+        let state = tables_token::decode_fields(&mut r, client_seed)?;
+        if !r.bytes.is_empty() {
+            return Err(bad_token("the state token has bytes after its fields"));
+        }
+        return Ok(Token {
+            state: AnyGame::Tables(state),
+            match_id,
+            chain,
+            bytes: body.to_vec(),
+        });
+    }
     let variant = *Variant::ALL
         .get(usize::from(r.u8()?))
         .ok_or_else(|| bad_token("the state token names no variant"))?;
@@ -535,7 +771,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     cube.validate(&match_state, &rules)
         .map_err(|e| bad_token(format!("the state token's cube is invalid: {e}")))?;
     Ok(Token {
-        state,
+        state: AnyGame::Backgammon(state),
         match_id,
         chain,
         bytes: body.to_vec(),
@@ -553,42 +789,66 @@ fn start_chain(match_id: &str, client_seed: &str) -> [u8; 32] {
     h.finalize().into()
 }
 
-fn next_chain(previous: &[u8], player: Player, action: &Action, event: &Event) -> [u8; 32] {
+fn next_chain(previous: &[u8], player: Player, action: &Action, event: &AnyEvent) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(previous);
     h.update(format!("\n{player}:{}", action.name()).as_bytes());
-    match (action, event) {
-        (Action::Move(_), Event::Moved { play, .. }) => h.update(format!(":{play}").as_bytes()),
+    let moved: Option<&Play> = match event {
+        AnyEvent::Backgammon(Event::Moved { play, .. })
+        | AnyEvent::Tables(TablesEvent::Moved { play, .. }) => Some(play),
+        _ => None,
+    };
+    match (action, moved) {
+        (Action::Move(_), Some(play)) => h.update(format!(":{play}").as_bytes()),
         (Action::Resign(level), _) => h.update(format!(":{level}").as_bytes()),
         _ => {}
     }
     h.finalize().into()
 }
 
-fn view(
-    keys: &DiceKeys,
-    state: GameState,
-    match_id: &str,
-    chain: &[u8; 32],
-) -> (GameView, Vec<u8>) {
+fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (GameView, Vec<u8>) {
     let (token, bytes) = encode(keys, &state, match_id, chain);
-    let plays = match (state.phase, state.dice) {
-        (Phase::Move, Some(dice)) => state
-            .position
-            .legal_plays(dice)
-            .iter()
-            .map(|play| super::moves::PlayView {
-                play: *play,
-                position: PositionView::new(state.position.after(play), None),
-            })
-            .collect(),
-        _ => Vec::new(),
+    let dice = match state.phase() {
+        Phase::Move => state.dice(),
+        _ => None,
+    };
+    let backgammon = |position: &Position| BoardView::Backgammon {
+        position: PositionView::new(*position, None),
+        plays: dice.map_or_else(Vec::new, |dice| {
+            position
+                .legal_plays(dice)
+                .iter()
+                .map(|play| super::moves::PlayView {
+                    play: *play,
+                    position: PositionView::new(position.after(play), None),
+                })
+                .collect()
+        }),
+    };
+    let board = match &state {
+        AnyGame::Backgammon(s) => backgammon(&s.position),
+        AnyGame::Tables(s) => match &s.board {
+            TablesBoard::Backgammon(p) => backgammon(p),
+            TablesBoard::Tables(p) => BoardView::Tables {
+                position: TablesView { position: *p },
+                plays: dice.map_or_else(Vec::new, |dice| {
+                    p.legal_plays(dice)
+                        .iter()
+                        .map(|play| TablesPlayView {
+                            play: *play,
+                            position: TablesView {
+                                position: p.after(play),
+                            },
+                        })
+                        .collect()
+                }),
+            },
+        },
     };
     let game = GameView {
         token,
         match_id: match_id.to_owned(),
-        position: PositionView::new(state.position, None),
-        plays,
+        board,
         state,
     };
     (game, bytes)
@@ -603,9 +863,47 @@ pub fn new_game(keys: &DiceKeys, input: &NewGameInput) -> Result<GameView, ApiEr
     Ok(view(keys, state, &input.match_id, &chain).0)
 }
 
-fn start(input: &NewGameInput) -> Result<(GameState, [u8; 32]), ApiError> {
+fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
     check_match_id(&input.match_id, "match_id")?;
     check_client_seed(&input.client_seed, "client_seed")?;
+    let chain = start_chain(&input.match_id, &input.client_seed);
+    let tables_rules = super::tables::read_rules(
+        input.tables_rules.as_ref(),
+        if input.tavli {
+            AnyVariant::Tables(Game::Portes)
+        } else {
+            input.variant
+        },
+    )?;
+    let series = match (input.tavli, input.variant) {
+        (true, AnyVariant::Backgammon(Variant::Standard) | AnyVariant::Tables(Game::Portes)) => {
+            TablesSeries::Tavli
+        }
+        (true, other) => {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                "variant",
+                format!(
+                    "a Tavli match plays portes, plakoto and fevga in rotation: leave variant out \
+                     (got {})",
+                    AnyVariantName(other)
+                ),
+            ));
+        }
+        (false, AnyVariant::Tables(game)) => TablesSeries::Single(game),
+        (false, AnyVariant::Backgammon(variant)) => {
+            return Ok((
+                AnyGame::Backgammon(start_backgammon(input, variant)?),
+                chain,
+            ));
+        }
+    };
+    let state = start_tables(input, series, tables_rules)?;
+    Ok((AnyGame::Tables(state), chain))
+}
+
+/// A new game of a backgammon variant.
+fn start_backgammon(input: &NewGameInput, variant: Variant) -> Result<GameState, ApiError> {
     let match_state = input
         .match_state
         .as_ref()
@@ -623,9 +921,87 @@ fn start(input: &NewGameInput) -> Result<(GameState, [u8; 32]), ApiError> {
         .validate()
         .map_err(|e| ApiError::invalid("invalid-match", "match", e))?;
     let rules = super::cube::read_rules_only(input.rules.as_ref())?;
-    let state = GameState::new(input.variant, rules, match_state, input.client_seed.clone());
-    let chain = start_chain(&input.match_id, &input.client_seed);
-    Ok((state, chain))
+    Ok(GameState::new(
+        variant,
+        rules,
+        match_state,
+        input.client_seed.clone(),
+    ))
+}
+
+/// A variant's wire name, for messages.
+struct AnyVariantName(AnyVariant);
+
+impl std::fmt::Display for AnyVariantName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            AnyVariant::Backgammon(v) => v.fmt(f),
+            AnyVariant::Tables(g) => g.fmt(f),
+        }
+    }
+}
+
+/// A new tables game or Tavli match: no cube rules, no Crawford game; a
+/// Tavli match needs a length.
+fn start_tables(
+    input: &NewGameInput,
+    series: TablesSeries,
+    rules: bgref_core::tables::TablesRules,
+) -> Result<TablesGameState, ApiError> {
+    let name = match series {
+        TablesSeries::Single(game) => game.as_str(),
+        TablesSeries::Tavli => "a Tavli match",
+    };
+    if input.rules.is_some() {
+        return Err(ApiError::invalid(
+            "no-cube-in-variant",
+            "rules",
+            format!("{name} is played without the doubling cube: leave rules out"),
+        ));
+    }
+    let m = input
+        .match_state
+        .as_ref()
+        .map(super::cube::read_match)
+        .transpose()?
+        .unwrap_or(MatchState::MONEY);
+    if m.crawford {
+        return Err(ApiError::invalid(
+            "invalid-match",
+            "match.crawford",
+            format!("{name} has no Crawford rule"),
+        ));
+    }
+    if m.length > u32::from(u16::MAX) {
+        return Err(ApiError::invalid(
+            "invalid-match",
+            "match.length",
+            "a referee match is at most 65535 points",
+        ));
+    }
+    if series == TablesSeries::Tavli && m.length == 0 {
+        return Err(ApiError::invalid(
+            "invalid-match",
+            "match.length",
+            "a Tavli match is played to a length (3, 5 or 7 are usual): give match.length",
+        ));
+    }
+    if m.length > 0 && (m.score.x >= m.length || m.score.o >= m.length) {
+        return Err(ApiError::invalid(
+            "invalid-match",
+            "match.score",
+            format!("a score of the {}-point match is already won", m.length),
+        ));
+    }
+    let tables_match = TablesMatch {
+        score: m.score,
+        ..TablesMatch::new(series, m.length)
+    };
+    Ok(TablesGameState::new(
+        rules,
+        tables_match,
+        input.client_seed.clone(),
+    ))
 }
 
 fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiError> {
@@ -661,7 +1037,9 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
 /// A refused action: 422 with the game's own slug.
 fn refused(err: &bgref_core::GameError) -> ApiError {
     let field = match err {
-        bgref_core::GameError::Illegal(_) => Some("action.play"),
+        bgref_core::GameError::Illegal(_) | bgref_core::GameError::TablesIllegal(_) => {
+            Some("action.play")
+        }
         bgref_core::GameError::NotYourTurn { .. } => Some("player"),
         _ => Some("action"),
     };
@@ -676,33 +1054,38 @@ fn step(
     player: Player,
     action: &Action,
 ) -> Result<(Acted, Vec<u8>), ApiError> {
-    let (next, event) = token
-        .state
-        .act(player, action, roller)
-        .map_err(|e| refused(&e))?;
+    let (next, event) = match &token.state {
+        AnyGame::Backgammon(s) => s
+            .act(player, action, roller)
+            .map(|(n, e)| (AnyGame::Backgammon(n), AnyEvent::Backgammon(e))),
+        AnyGame::Tables(s) => s
+            .act(player, action, roller)
+            .map(|(n, e)| (AnyGame::Tables(n), AnyEvent::Tables(e))),
+    }
+    .map_err(|e| refused(&e))?;
     let chain = next_chain(&token.bytes, player, action, &event);
-    let roll = match event {
-        Event::OpeningRoll { x_die, o_die, .. } => Some(signed_roll(
+    let receipt = |turn: u32, dice: Dice| {
+        signed_roll(
             keys,
             &token.match_id,
-            &next.client_seed,
-            next.game,
-            0,
-            Dice::new(x_die, o_die),
-        )),
-        Event::Rolled { dice, .. } => Some(signed_roll(
-            keys,
-            &token.match_id,
-            &next.client_seed,
-            next.game,
-            next.turn,
+            next.client_seed(),
+            next.game(),
+            turn,
             dice,
-        )),
+        )
+    };
+    let roll = match &event {
+        AnyEvent::Backgammon(Event::OpeningRoll { x_die, o_die, .. })
+        | AnyEvent::Tables(TablesEvent::StarterChosen { x_die, o_die, .. }) => {
+            Some(receipt(0, Dice::new(*x_die, *o_die)))
+        }
+        AnyEvent::Backgammon(Event::Rolled { dice, .. })
+        | AnyEvent::Tables(TablesEvent::Rolled { dice, .. }) => Some(receipt(next.turn(), *dice)),
         _ => None,
     };
-    let ended = matches!(token.state.phase, Phase::GameOver | Phase::MatchOver);
-    let scored = match next.phase {
-        Phase::GameOver | Phase::MatchOver if !ended => next.result,
+    let ended = matches!(token.state.phase(), Phase::GameOver | Phase::MatchOver);
+    let scored = match next.phase() {
+        Phase::GameOver | Phase::MatchOver if !ended => next.result(),
         _ => None,
     };
     let (game, bytes) = view(keys, next, &token.match_id, &chain);
@@ -780,6 +1163,18 @@ pub struct Exported {
 /// naming it; `not-exportable` (422) for what the format cannot say (a
 /// starting cube doubled by automatic doubles).
 pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiError> {
+    let tables = || {
+        ApiError::illegal(
+            "not-exportable",
+            Some("start.variant"),
+            "a .mat match file holds backgammon only: the tables games (portes, tavla, plakoto, \
+             fevga, long-nardy, a Tavli match) cannot be exported; /games/verify replays their \
+             transcripts",
+        )
+    };
+    if input.start.tavli || matches!(input.start.variant, AnyVariant::Tables(_)) {
+        return Err(tables());
+    }
     let replay = replay(keys, input)?;
     if let Some((i, err)) = &replay.refused {
         return Err(ApiError::illegal(
@@ -791,10 +1186,17 @@ pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiE
     let steps: Vec<(GameState, Event)> = replay
         .steps
         .iter()
-        .map(|(_, _, acted)| (acted.game.state.clone(), acted.event.clone()))
+        .filter_map(|(_, _, acted)| match (&acted.game.state, &acted.event) {
+            (AnyGame::Backgammon(state), AnyEvent::Backgammon(event)) => {
+                Some((state.clone(), event.clone()))
+            }
+            _ => None,
+        })
         .collect();
-    let mat = write_mat(&replay.start, &steps)
-        .map_err(|e| ApiError::illegal("not-exportable", None, e))?;
+    let AnyGame::Backgammon(start) = &replay.start else {
+        return Err(tables());
+    };
+    let mat = write_mat(start, &steps).map_err(|e| ApiError::illegal("not-exportable", None, e))?;
     Ok(Exported {
         mat,
         actions: steps.len(),
@@ -805,7 +1207,7 @@ pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiE
 #[derive(Debug, Clone)]
 pub struct Replay {
     /// The first state.
-    pub start: GameState,
+    pub start: AnyGame,
     /// Each action's player, action and answer, in order.
     pub steps: Vec<(Player, Action, Acted)>,
     /// The first refused action, if any: the replay stops there.
@@ -876,4 +1278,92 @@ pub fn replay(keys: &DiceKeys, input: &TranscriptInput) -> Result<Replay, ApiErr
         refused,
         last,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> DiceKeys {
+        DiceKeys::from_parts(&[5u8; 32], &[9u8; 32], None).unwrap()
+    }
+
+    fn start(variant: AnyVariant, tavli: bool) -> NewGameInput {
+        NewGameInput {
+            match_id: "unit".into(),
+            client_seed: "s".into(),
+            variant,
+            tavli,
+            match_state: Some(MatchInput {
+                length: 3,
+                ..MatchInput::default()
+            }),
+            rules: None,
+            tables_rules: None,
+        }
+    }
+
+    /// Plays the first legal play each turn through `act` (tokens decoded
+    /// each time) and checks that the transcript replays to the same token
+    /// at every step.
+    fn play_and_replay(input: &NewGameInput, max: usize) {
+        let keys = keys();
+        let mut game = new_game(&keys, input).unwrap();
+        let mut steps = Vec::new();
+        let mut tokens = Vec::new();
+        for _ in 0..max {
+            let action = match game.state.phase() {
+                Phase::OpeningRoll | Phase::RollOrDouble => ActionInput::Roll,
+                Phase::GameOver => ActionInput::NextGame,
+                Phase::Move => {
+                    let play = match &game.board {
+                        BoardView::Backgammon { plays, .. } => plays[0].play,
+                        BoardView::Tables { plays, .. } => plays[0].play,
+                    };
+                    ActionInput::Move(Some(super::super::moves::PlayInput::Notation(
+                        play.to_string(),
+                    )))
+                }
+                _ => break,
+            };
+            let player = game.state.to_act().unwrap_or(Player::X);
+            let acted = act(
+                &keys,
+                &ActInput {
+                    state: game.token.clone(),
+                    player: Some(player),
+                    action: Some(action.clone()),
+                    match_id: None,
+                },
+            )
+            .unwrap();
+            steps.push(StepInput {
+                player: Some(player),
+                action: Some(action),
+            });
+            game = acted.game;
+            tokens.push(game.token.clone());
+        }
+        let replayed = replay(
+            &keys,
+            &TranscriptInput {
+                start: input.clone(),
+                actions: steps,
+                state: None,
+            },
+        )
+        .unwrap();
+        assert!(replayed.refused.is_none());
+        for (i, (_, _, acted)) in replayed.steps.iter().enumerate() {
+            assert_eq!(acted.game.token, tokens[i], "step {i}");
+        }
+    }
+
+    #[test]
+    fn transcripts_replay_to_the_same_tokens() {
+        play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), false), 40);
+        play_and_replay(&start(AnyVariant::Tables(Game::Portes), false), 40);
+        play_and_replay(&start(AnyVariant::Tables(Game::Plakoto), false), 40);
+        play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), true), 200);
+    }
 }

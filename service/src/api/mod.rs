@@ -14,6 +14,7 @@ pub mod dice;
 pub mod games;
 pub mod input;
 pub mod moves;
+pub mod render;
 pub mod tables;
 pub mod variants;
 pub mod view;

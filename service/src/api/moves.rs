@@ -19,6 +19,8 @@ pub struct TurnInput {
     pub dice: Option<Vec<i64>>,
     /// The request says the position is the start of a game.
     pub game_start: bool,
+    /// Rule options of Plakoto, Fevga and Long Nardy (`None`: the defaults).
+    pub tables_rules: Option<super::tables::TablesRulesInput>,
 }
 
 /// A play as a request gives it.

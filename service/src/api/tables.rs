@@ -8,13 +8,60 @@
 //! Position ID; an XGID never applies to them.
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesOutcome, TablesPosition, TablesSetup};
+use bgref_core::tables::{
+    CHECKERS, FevgaStart, Game, HeadDoubles, MotherRule, OutcomeKind, PrimeRule, TablesOutcome,
+    TablesPosition, TablesRules, TablesSetup,
+};
 use bgref_core::{ByPlayer, Dice, GameOutcome, GameResult, PartialPlay, Play, Player};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
 use super::input::{self, AnyVariant, BoardInput, PositionInput};
 use super::moves::{self, Applied, ApplyMoveInput, LegalMoves, TurnInput};
 use crate::error::ApiError;
+
+/// The rule options of the tables games as a request gives them
+/// (`docs/variants.md`); each left out keeps its default, and each applies
+/// to its own game only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TablesRulesInput {
+    /// Plakoto's mother rule.
+    pub mother: Option<MotherRule>,
+    /// Fevga's start rule.
+    pub fevga_start: Option<FevgaStart>,
+    /// The prime rule of Fevga and Long Nardy.
+    pub primes: Option<PrimeRule>,
+    /// Long Nardy's first rolls that take two checkers off the head.
+    pub head_doubles: Option<HeadDoubles>,
+}
+
+/// The rule options of a request for `variant`: the defaults where left
+/// out; refused (`invalid-request`, field `tables_rules`) for the
+/// backgammon variants, which have none of them.
+pub fn read_rules(
+    input: Option<&TablesRulesInput>,
+    variant: AnyVariant,
+) -> Result<TablesRules, ApiError> {
+    let Some(input) = input else {
+        return Ok(TablesRules::DEFAULT);
+    };
+    if let AnyVariant::Backgammon(v) = variant {
+        return Err(ApiError::invalid(
+            "invalid-request",
+            "tables_rules",
+            format!(
+                "tables_rules apply to the tables games (plakoto, fevga, long-nardy, a Tavli \
+                 match), not to {v}"
+            ),
+        ));
+    }
+    let d = TablesRules::DEFAULT;
+    Ok(TablesRules {
+        mother: input.mother.unwrap_or(d.mother),
+        fevga_start: input.fevga_start.unwrap_or(d.fevga_start),
+        primes: input.primes.unwrap_or(d.primes),
+        head_doubles: input.head_doubles.unwrap_or(d.head_doubles),
+    })
+}
 
 /// A Plakoto, Fevga or Long Nardy position to answer with.
 #[derive(Debug, Clone, Copy)]
@@ -279,9 +326,11 @@ pub fn read_position(
 fn read_turn(input: &TurnInput, game: Game) -> Result<(TablesPosition, Dice), ApiError> {
     let given = input::required(input.position.as_ref(), "position", "position is required")
         .map_err(|_| bad_position("position", "position is required"))?;
-    let position = read_position(given, game, "position")?;
+    let rules = read_rules(input.tables_rules.as_ref(), input.variant)?;
+    let position = read_position(given, game, "position")?.with_rules(rules);
     let dice = input::dice(input.dice.as_deref(), "dice", None)?;
-    if input.game_start && Some(position) != TablesPosition::start(game, position.turn()).ok() {
+    let start = TablesPosition::start(game, position.turn()).map(|p| p.with_rules(rules));
+    if input.game_start && Some(position) != start.ok() {
         return Err(ApiError::invalid(
             "not-start-position",
             "position",
@@ -321,6 +370,7 @@ pub fn describe(outcome: &TablesOutcome) -> String {
 
 /// Every legal play of the position for the roll, in any variant.
 pub fn legal_moves(input: &TurnInput) -> Result<LegalMovesAnswer, ApiError> {
+    read_rules(input.tables_rules.as_ref(), input.variant)?;
     let Some(game) = input.variant.tables_engine() else {
         return moves::legal_moves(input).map(LegalMovesAnswer::Backgammon);
     };
@@ -344,6 +394,7 @@ pub fn legal_moves(input: &TurnInput) -> Result<LegalMovesAnswer, ApiError> {
 
 /// Checks and applies a play (or the start of one), in any variant.
 pub fn apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
+    read_rules(input.turn.tables_rules.as_ref(), input.turn.variant)?;
     let Some(game) = input.turn.variant.tables_engine() else {
         return moves::apply_move(input).map(|applied| ApplyAnswer::Backgammon {
             applied,

@@ -1,5 +1,6 @@
 //! `NewGame`, `Act` and `VerifyGame`.
 
+use bgref_core::tables::{TablesEvent, TablesScore};
 use bgref_core::{Event, GameKind, Phase};
 
 use super::common::{
@@ -7,9 +8,10 @@ use super::common::{
     variant_out,
 };
 use super::cube::{cube_out, match_in, rules_in};
+use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, Exported, GameView, NewGameInput, StepInput, TranscriptInput,
-    Verdict,
+    ActInput, Acted, ActionInput, AnyEvent, AnyScore, BoardView, Exported, GameView, NewGameInput,
+    StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -45,10 +47,9 @@ impl TryFrom<proto::NewGameRequest> for NewGameInput {
         Ok(NewGameInput {
             match_id: req.match_id,
             client_seed: req.client_seed,
-            variant: input::backgammon_only(
-                variant_in(req.variant)?,
-                "the referee game flow (/games)",
-            )?,
+            variant: variant_in(req.variant)?,
+            tavli: req.tavli,
+            tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
         })
@@ -170,30 +171,72 @@ impl From<&Exported> for proto::ExportGameResponse {
     }
 }
 
+fn tables_score_out(score: &TablesScore) -> proto::TablesGameScore {
+    proto::TablesGameScore {
+        game: variant_out(crate::api::input::AnyVariant::Tables(score.game)),
+        winner: score.winner.map_or(0, player_out),
+        outcome: tables_outcome_out(score.kind),
+        result: score.result.map_or(0, result_out),
+        resigned: score.resigned,
+        points: score.points,
+        match_score: Some(per_player_out(score.match_after.score)),
+        match_winner: score.match_after.winner().map_or(0, player_out),
+    }
+}
+
 fn view_out(view: &GameView) -> proto::GameView {
     let s = &view.state;
+    let (length, score) = s.match_score();
+    let (position, plays) = match &view.board {
+        BoardView::Backgammon { position, plays } => (
+            position_out(position),
+            plays.iter().map(super::moves::play_out).collect(),
+        ),
+        BoardView::Tables { position, plays } => (
+            tables_position_out(position),
+            plays
+                .iter()
+                .map(|p| proto::Play {
+                    notation: p.play.to_string(),
+                    moves: super::moves::moves_out(&p.play),
+                    position: Some(tables_position_out(&p.position)),
+                })
+                .collect(),
+        ),
+    };
+    let (result, tables_result) = match s.result() {
+        Some(AnyScore::Backgammon(score)) => (Some(super::cube::score_out(&score)), None),
+        Some(AnyScore::Tables(score)) => (None, Some(tables_score_out(&score))),
+        None => (None, None),
+    };
     proto::GameView {
         match_id: view.match_id.clone(),
-        variant: variant_out(s.variant),
-        game: s.game,
-        turn: s.turn,
-        phase: phase_out(s.phase),
+        variant: variant_out(s.variant()),
+        game: s.game(),
+        turn: s.turn(),
+        phase: phase_out(s.phase()),
         on_roll: player_out(s.on_roll()),
         to_act: s.to_act().map_or(0, player_out),
-        position: Some(position_out(&view.position)),
+        position: Some(position),
         dice: s
-            .dice
+            .dice()
             .map_or_else(Vec::new, |d| d.values().map(u32::from).to_vec()),
-        cube: Some(cube_out(&s.cube)),
+        cube: Some(cube_out(&s.cube())),
         may_double: s.may_double(),
         r#match: Some(proto::GameMatch {
-            length: s.match_state.length,
-            score: Some(per_player_out(s.match_state.score)),
-            crawford: s.match_state.crawford,
+            length,
+            score: Some(per_player_out(score)),
+            crawford: matches!(s.game_kind(), GameKind::Crawford),
             game_kind: kind_out(view.game_kind()),
         }),
-        plays: view.plays.iter().map(super::moves::play_out).collect(),
-        result: s.result.as_ref().map(super::cube::score_out),
+        plays,
+        result,
+        tables: s.tables_match().map(|m| proto::TablesMatch {
+            tavli: m.series == bgref_core::tables::TablesSeries::Tavli,
+            games_played: m.games_played,
+            next_starter: m.starter.map_or(0, player_out),
+        }),
+        tables_result,
     }
 }
 
@@ -206,7 +249,11 @@ impl From<&GameView> for proto::NewGameResponse {
     }
 }
 
-fn event_out(event: &Event) -> proto::GameEvent {
+fn event_out(event: &AnyEvent) -> proto::GameEvent {
+    let event = match event {
+        AnyEvent::Backgammon(event) => event,
+        AnyEvent::Tables(event) => return tables_event_out(event),
+    };
     let mut out = proto::GameEvent::default();
     match event {
         Event::OpeningRoll {
@@ -261,14 +308,71 @@ fn event_out(event: &Event) -> proto::GameEvent {
     out
 }
 
+fn tables_event_out(event: &TablesEvent) -> proto::GameEvent {
+    let mut out = proto::GameEvent::default();
+    match event {
+        TablesEvent::StarterChosen {
+            x_die,
+            o_die,
+            starts,
+            ties,
+        } => {
+            out.kind = "starter_chosen".into();
+            out.player = player_out(*starts);
+            out.dice = vec![u32::from(x_die.get()), u32::from(o_die.get())];
+            out.ties = *ties;
+        }
+        TablesEvent::Rolled {
+            player,
+            dice,
+            passed,
+        } => {
+            out.kind = "rolled".into();
+            out.player = player_out(*player);
+            out.dice = dice.values().map(u32::from).to_vec();
+            out.passed = *passed;
+        }
+        TablesEvent::Moved { player, play } => {
+            out.kind = "moved".into();
+            out.player = player_out(*player);
+            out.play = play.to_string();
+        }
+        TablesEvent::Resigned { by, level } => {
+            out.kind = "resigned".into();
+            out.player = player_out(*by);
+            out.level = result_out(*level);
+        }
+        TablesEvent::Rejected { by } => {
+            out.kind = "rejected".into();
+            out.player = player_out(*by);
+        }
+        TablesEvent::GameEnded(score) => {
+            out.kind = "game_ended".into();
+            out.player = score.winner.map_or(0, player_out);
+        }
+        TablesEvent::NewGame { game, starter } => {
+            out.kind = "new_game".into();
+            out.game = *game;
+            out.player = starter.map_or(0, player_out);
+        }
+    }
+    out
+}
+
 impl From<&Acted> for proto::ActResponse {
     fn from(acted: &Acted) -> Self {
+        let (game_over, tables_game_over) = match &acted.scored {
+            Some(AnyScore::Backgammon(score)) => (Some(super::cube::score_out(score)), None),
+            Some(AnyScore::Tables(score)) => (None, Some(tables_score_out(score))),
+            None => (None, None),
+        };
         proto::ActResponse {
             state: acted.game.token.clone(),
             view: Some(view_out(&acted.game)),
             event: Some(event_out(&acted.event)),
             roll: acted.roll.as_ref().map(Into::into),
-            game_over: acted.scored.as_ref().map(super::cube::score_out),
+            game_over,
+            tables_game_over,
         }
     }
 }

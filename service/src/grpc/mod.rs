@@ -7,6 +7,7 @@ pub mod dice;
 pub mod error;
 pub mod games;
 pub mod moves;
+pub mod render;
 pub mod tables;
 
 use axum::Router;
@@ -34,6 +35,15 @@ impl RefereeService {
 }
 
 type Reply<T> = Result<Response<T>, Status>;
+
+/// The `authorization` metadata (`Bearer <token>`), if it is text.
+fn authorization<M>(request: &Request<M>) -> Option<String> {
+    request
+        .metadata()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
 
 /// The one shape of every method: the message parsed into the api input,
 /// the operation, the answer rendered.
@@ -80,7 +90,10 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::RollDiceRequest>,
     ) -> Reply<proto::RollDiceResponse> {
-        call(request, |input| api::dice::roll(&self.state.dice, input))
+        let authorization = authorization(&request);
+        call(request, |input| {
+            api::dice::roll(&self.state.dice, input, authorization.as_deref())
+        })
     }
 
     #[tracing::instrument(name = "OpeningRoll", skip_all)]
@@ -88,7 +101,12 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::OpeningRollRequest>,
     ) -> Reply<proto::OpeningRollResponse> {
-        call(request, |input| api::dice::opening(&self.state.dice, input))
+        // The token first: a caller without it learns nothing of the request.
+        let authorization = authorization(&request);
+        api::dice::check_roll_access(&self.state.dice, authorization.as_deref())?;
+        call(request, |input| {
+            api::dice::opening(&self.state.dice, input, authorization.as_deref())
+        })
     }
 
     #[tracing::instrument(name = "GetCommitment", skip_all)]
@@ -106,12 +124,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::RevealSeedRequest>,
     ) -> Reply<proto::RevealSeedResponse> {
-        // The bearer token comes in the `authorization` metadata.
-        let authorization = request
-            .metadata()
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let authorization = authorization(&request);
         call(request, |input: &proto::RevealSeedRequest| {
             api::dice::reveal(&self.state.dice, &input.match_id, authorization.as_deref())
         })
@@ -207,7 +220,8 @@ where
     )
 }
 
-/// The gRPC routes: Referee, `grpc.health.v1.Health` and server reflection.
+/// The gRPC routes: Referee, Render, `grpc.health.v1.Health` and server
+/// reflection.
 ///
 /// # Panics
 /// If the embedded descriptor set is corrupt (a build error).
@@ -233,6 +247,11 @@ pub fn router(
         .expect("embedded descriptor set")
         .max_decoding_message_size(max_message_bytes);
     let router = route(Router::new(), referee);
+    let router = route(
+        router,
+        proto::render_server::RenderServer::new(render::RenderService)
+            .max_decoding_message_size(max_message_bytes),
+    );
     let router = route(router, health);
     let router = route(router, reflection);
     let router = route(router, reflection_alpha);

@@ -41,6 +41,7 @@ impl TryFrom<proto::LegalMovesRequest> for LegalMovesInput {
                 position: position_in(req.position, "position")?,
                 dice: dice_in(&req.dice),
                 game_start: req.game_start,
+                tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
             },
         })
     }
@@ -151,6 +152,7 @@ impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
                 position: position_in(req.position, "position")?,
                 dice: dice_in(&req.dice),
                 game_start: req.game_start,
+                tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
             },
             play,
             partial: req.partial,

@@ -139,3 +139,45 @@ impl From<&ScoreAnswer> for proto::ScoreGameResponse {
         }
     }
 }
+
+/// The tables rule options of a request; an unknown enum value is a field
+/// error.
+pub fn tables_rules_in(
+    rules: Option<proto::TablesRules>,
+) -> Result<Option<crate::api::tables::TablesRulesInput>, crate::error::ApiError> {
+    use bgref_core::tables::{FevgaStart, HeadDoubles, MotherRule, PrimeRule};
+    let Some(r) = rules else {
+        return Ok(None);
+    };
+    let bad = |field: &str, value: i32| {
+        crate::api::input::unknown_value(&format!("tables_rules.{field}"), value)
+    };
+    Ok(Some(crate::api::tables::TablesRulesInput {
+        mother: match proto::MotherRule::try_from(r.mother) {
+            Ok(proto::MotherRule::Unspecified) => None,
+            Ok(proto::MotherRule::Standard) => Some(MotherRule::Standard),
+            Ok(proto::MotherRule::Immediate) => Some(MotherRule::Immediate),
+            Ok(proto::MotherRule::Off) => Some(MotherRule::Off),
+            Err(_) => return Err(bad("mother", r.mother)),
+        },
+        fevga_start: match proto::FevgaStart::try_from(r.fevga_start) {
+            Ok(proto::FevgaStart::Unspecified) => None,
+            Ok(proto::FevgaStart::PassStartPoint) => Some(FevgaStart::PassStartPoint),
+            Ok(proto::FevgaStart::ReachStartQuarter) => Some(FevgaStart::ReachStartQuarter),
+            Ok(proto::FevgaStart::Off) => Some(FevgaStart::Off),
+            Err(_) => return Err(bad("fevga_start", r.fevga_start)),
+        },
+        primes: match proto::PrimeRule::try_from(r.primes) {
+            Ok(proto::PrimeRule::Unspecified) => None,
+            Ok(proto::PrimeRule::NeedsCheckerAhead) => Some(PrimeRule::NeedsCheckerAhead),
+            Ok(proto::PrimeRule::Free) => Some(PrimeRule::Free),
+            Err(_) => return Err(bad("primes", r.primes)),
+        },
+        head_doubles: match proto::HeadDoubles::try_from(r.head_doubles) {
+            Ok(proto::HeadDoubles::Unspecified) => None,
+            Ok(proto::HeadDoubles::SixFourThree) => Some(HeadDoubles::SixFourThree),
+            Ok(proto::HeadDoubles::SixFour) => Some(HeadDoubles::SixFour),
+            Err(_) => return Err(bad("head_doubles", r.head_doubles)),
+        },
+    }))
+}

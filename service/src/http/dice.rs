@@ -20,7 +20,8 @@ use crate::api;
 use crate::error::ApiError;
 use crate::state::AppState;
 
-/// The dice routes, with the `bearer` security scheme of the reveal.
+/// The dice routes, with the security schemes of the reveal (`bearer`)
+/// and of the rolls (`roll_token`).
 pub fn routes() -> OpenApiRouter<AppState> {
     let bearer = SecurityScheme::Http(
         HttpBuilder::new()
@@ -30,10 +31,22 @@ pub fn routes() -> OpenApiRouter<AppState> {
             ))
             .build(),
     );
+    let roll_token = SecurityScheme::Http(
+        HttpBuilder::new()
+            .scheme(HttpAuthScheme::Bearer)
+            .description(Some(
+                "The operator's roll token (BGREF_DICE_ROLL_TOKEN), for POST /dice/roll and \
+                 POST /dice/opening: given to a trusted game server only. Without it \
+                 configured those endpoints answer 403 `roll-disabled`; players get their \
+                 dice from the refereed game flow (POST /games)",
+            ))
+            .build(),
+    );
     let doc = OpenApiBuilder::new()
         .components(Some(
             ComponentsBuilder::new()
                 .security_scheme("bearer", bearer)
+                .security_scheme("roll_token", roll_token)
                 .build(),
         ))
         .build();
@@ -46,45 +59,70 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(keys))
 }
 
-/// Rolls the dice of one turn.
+/// The `Authorization` header, if it is text.
+fn authorization(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+}
+
+/// Rolls the dice of one turn (trusted game server only).
 ///
 /// The first two dice of the stream of `(match_id, client_seed, game, turn)`:
 /// the same request gives the same dice on every replica. The response is
-/// signed with the service's Ed25519 key.
+/// signed with the service's Ed25519 key. Needs `Authorization: Bearer
+/// <token>` with the operator's roll token: whoever may ask can see a turn's
+/// dice before it is due. Players roll through `POST /games`.
 #[utoipa::path(post, path = "/dice/roll", tag = "dice", operation_id = "roll_dice",
     request_body = RollRequest,
+    security(("roll_token" = [])),
     responses(
         (status = 200, description = "The signed roll", body = RollResponse),
         (status = 400, description = "Malformed request, or a field out of bounds", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong roll token (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "No roll token is configured: rolling on demand is disabled, play through POST /games (`roll-disabled`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "roll_dice", skip_all, fields(match_id = tracing::field::Empty, game = req.game, turn = req.turn))]
 pub async fn roll(
     State(state): State<AppState>,
+    headers: HeaderMap,
     ApiJson(req): ApiJson<RollRequest>,
 ) -> Result<Json<RollResponse>, ApiError> {
-    Ok(Json((&api::dice::roll(&state.dice, &req.into())?).into()))
+    let input = req.into();
+    Ok(Json(
+        (&api::dice::roll(&state.dice, &input, authorization(&headers))?).into(),
+    ))
 }
 
-/// Rolls the opening roll of a game.
+/// Rolls the opening roll of a game (trusted game server only).
 ///
 /// The stream of turn 0 read as pairs (x's die, o's die); ties are thrown
 /// again and counted; the higher die starts and plays both dice. Signed as
-/// turn 0 with the dice `[x_die, o_die]`.
+/// turn 0 with the dice `[x_die, o_die]`. Needs the operator's roll token,
+/// as `POST /dice/roll` does.
 #[utoipa::path(post, path = "/dice/opening", tag = "dice", operation_id = "opening_roll",
     request_body = OpeningRequest,
+    security(("roll_token" = [])),
     responses(
         (status = 200, description = "The signed opening roll", body = OpeningResponse),
         (status = 400, description = "Malformed request, or a field out of bounds", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "Missing or wrong roll token (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "No roll token is configured: rolling on demand is disabled, play through POST /games (`roll-disabled`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "opening_roll", skip_all, fields(match_id = tracing::field::Empty, game = req.game))]
 pub async fn opening(
     State(state): State<AppState>,
+    headers: HeaderMap,
     ApiJson(req): ApiJson<OpeningRequest>,
 ) -> Result<Json<OpeningResponse>, ApiError> {
+    let authorization = authorization(&headers);
+    // The token first: a caller without it learns nothing of the request.
+    api::dice::check_roll_access(&state.dice, authorization)?;
+    let input = req.into_input()?;
     Ok(Json(
-        (&api::dice::opening(&state.dice, &req.into_input()?)?).into(),
+        (&api::dice::opening(&state.dice, &input, authorization)?).into(),
     ))
 }
 
@@ -131,11 +169,8 @@ pub async fn reveal(
     headers: HeaderMap,
     ApiJson(req): ApiJson<RevealRequest>,
 ) -> Result<Json<RevealResponse>, ApiError> {
-    let authorization = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok());
     Ok(Json(
-        (&api::dice::reveal(&state.dice, &req.match_id, authorization)?).into(),
+        (&api::dice::reveal(&state.dice, &req.match_id, authorization(&headers))?).into(),
     ))
 }
 

@@ -26,6 +26,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// Starts a refereed game or match.
 ///
+/// Every variant: the tables games (`portes`, `tavla`, `plakoto`,
+/// `fevga`, `long-nardy`) are played without the cube, and `tavli: true`
+/// starts a Tavli match (Portes, Plakoto and Fevga in rotation).
+///
 /// Answers the first state token (signed with the service's Ed25519 key,
 /// verifiable with `GET /dice/keys`) and what it shows: the opening roll is
 /// due. The referee rolls every die of the match from the commit-reveal
@@ -54,9 +58,9 @@ pub async fn new_game(
 /// and phase, and the rules; it rolls the dice itself (the roll's signed
 /// receipt comes with the answer). A refused action is a 422 problem with
 /// a stable slug: `not-your-turn`, `wrong-phase`, a cube refusal
-/// (`not-your-cube`, `crawford-game`, ...), `illegal-play`,
-/// `ambiguous-play`. A bad token is a 400 (`invalid-state-token`,
-/// `unknown-key`, `wrong-match`).
+/// (`not-your-cube`, `crawford-game`, ...; `no-cube-in-variant` in the
+/// tables games), `illegal-play`, `ambiguous-play`. A bad token is a 400
+/// (`invalid-state-token`, `unknown-key`, `wrong-match`).
 #[utoipa::path(post, path = "/games/act", tag = "games", operation_id = "act",
     request_body = ActRequest,
     responses(
@@ -99,7 +103,8 @@ pub async fn verify(
 /// writes it in the Jellyfish `.mat` text format, which gnubg's `import
 /// mat` reads (a CI step imports such files into GNU Backgammon and checks
 /// every position, cube action and score). A refused action is a 422
-/// `illegal-transcript` naming it.
+/// `illegal-transcript` naming it; the tables games cannot be written in
+/// that format (422 `not-exportable`).
 #[utoipa::path(post, path = "/games/export", tag = "games", operation_id = "export_game",
     request_body = ExportGameRequest,
     responses(

@@ -7,6 +7,7 @@ pub mod extract;
 pub mod games;
 pub mod moves;
 pub mod ops;
+pub mod render;
 pub mod types;
 pub mod variants;
 
@@ -29,7 +30,7 @@ use crate::state::AppState;
         version = "0.1.0",
         description = "A stateless backgammon referee: legal moves, applying plays, verifiable dice, \
                        scoring, doubling cube and Crawford state. Every operation is also a gRPC \
-                       method of `bgref.v1.Referee`. Errors are `application/problem+json` with a \
+                       method of `bgref.v1.Referee` (the pictures: `bgref.v1.Render`). Errors are `application/problem+json` with a \
                        stable `type` slug.",
         license(name = "MIT OR Apache-2.0", identifier = "MIT OR Apache-2.0")
     ),
@@ -41,6 +42,7 @@ use crate::state::AppState;
         (name = "dice", description = "Commit-reveal dice"),
         (name = "cube", description = "Doubling cube, match state and scoring"),
         (name = "games", description = "Refereed games: a signed state token, server-rolled dice, transcripts"),
+        (name = "render", description = "Pictures of a position: SVG and gnubg's text board"),
         (name = "service", description = "Health and operations"),
     ),
     components(schemas(error::Problem))
@@ -52,6 +54,8 @@ fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(moves::legal_moves))
         .routes(routes!(moves::apply_move))
         .routes(routes!(variants::variants))
+        .routes(routes!(render::render_svg))
+        .routes(routes!(render::render_text))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))
         .routes(routes!(ops::metrics))

@@ -1,16 +1,18 @@
 //! `POST /games`, `POST /games/act`, `POST /games/verify`.
 
-use bgref_core::{Event, GameResult, Phase};
+use bgref_core::tables::{TablesEvent, TablesScore, TablesSeries};
+use bgref_core::{Event, GameKind, GameResult, Phase};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PerPlayer, PlayerName, PositionOutput, VariantName};
+use super::common::{PerPlayer, PlayerName, VariantName};
 use super::cube::{Cube, GameKindName, GameResultName, MatchInput, RulesInput, ScoreGameResponse};
 use super::dice::RollResponse;
 use super::moves::{PlayInput, PlayOutput};
+use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, Exported, GameView, NewGameInput, StepInput, TranscriptInput,
-    Verdict,
+    ActInput, Acted, ActionInput, AnyEvent, AnyScore, BoardView, Exported, GameView, NewGameInput,
+    StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -31,14 +33,25 @@ pub struct NewGameRequest {
     #[serde(default)]
     #[schema(max_length = 256)]
     pub client_seed: String,
-    /// The variant (default `standard`).
+    /// The variant (default `standard`); every variant is served, the
+    /// tables games without the cube (`docs/variants.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
-    /// The match (default: money play, a session of games).
+    /// A Tavli match: Portes, Plakoto and Fevga in rotation, no cube
+    /// (leave `variant` out; `match.length` is required).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tavli: bool,
+    /// Rule options of the tables games where sources disagree (default:
+    /// the most common rules; refused for the backgammon variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_rules: Option<super::tables::TablesRulesObject>,
+    /// The match (default: money play, a session of games; the tables
+    /// games have no Crawford rule).
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
     pub match_state: Option<MatchInput>,
-    /// Rule options (Jacoby, beavers, automatic doubles, maximum cube).
+    /// Rule options (Jacoby, beavers, automatic doubles, maximum cube);
+    /// not for the tables games (`no-cube-in-variant`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<RulesInput>,
 }
@@ -253,10 +266,9 @@ impl NewGameRequest {
         Ok(NewGameInput {
             match_id: self.match_id,
             client_seed: self.client_seed,
-            variant: input::backgammon_only(
-                input::any_variant(self.variant.as_deref())?,
-                "the referee game flow (/games)",
-            )?,
+            variant: input::any_variant(self.variant.as_deref())?,
+            tavli: self.tavli,
+            tables_rules: self.tables_rules.map(Into::into),
             match_state: self.match_state.map(Into::into),
             rules: self.rules.map(Into::into),
         })
@@ -305,6 +317,72 @@ pub struct GameMatch {
     pub game_kind: GameKindName,
 }
 
+/// A legal play in a game view: on the backgammon board (the backgammon
+/// variants, Portes, Tavla) or a Plakoto, Fevga or Long Nardy position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum GamePlayOutput {
+    /// The backgammon board.
+    Backgammon(PlayOutput),
+    /// Plakoto, Fevga, Long Nardy.
+    Tables(TablesPlayOutput),
+}
+
+/// The match of a tables game (Portes, Tavla, Plakoto, Fevga, Long
+/// Nardy) or a Tavli match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesMatchOutput {
+    /// Portes, Plakoto and Fevga in rotation (`variant` is the game of
+    /// the rotation played now).
+    pub tavli: bool,
+    /// Games played before this one, draws included.
+    pub games_played: u32,
+    /// Who starts the next game: the last game's winner (null: an opening
+    /// roll decides).
+    pub next_starter: Option<PlayerName>,
+}
+
+/// How a tables game ended, and the match after it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TablesGameScoreOutput {
+    /// The game that ended.
+    #[schema(value_type = VariantName)]
+    pub game: String,
+    /// The winner; left out for a draw (Plakoto, both mothers pinned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub winner: Option<PlayerName>,
+    /// How it ended (a resignation: `single` for 1 point, `double` for 2).
+    pub outcome: OutcomeName,
+    /// Portes and Tavla borne off: the result on the board; a
+    /// resignation: the level resigned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<GameResultName>,
+    /// The game ended by an accepted resignation.
+    pub resigned: bool,
+    /// Points won (no cube): 1 or 2, 0 for a draw.
+    pub points: u32,
+    /// The match score after the game.
+    pub match_score: PerPlayer,
+    /// The match winner, once a player reached the length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_winner: Option<PlayerName>,
+}
+
+impl From<&TablesScore> for TablesGameScoreOutput {
+    fn from(s: &TablesScore) -> Self {
+        TablesGameScoreOutput {
+            game: s.game.to_string(),
+            winner: s.winner.map(Into::into),
+            outcome: s.kind.into(),
+            result: s.result.map(Into::into),
+            resigned: s.resigned,
+            points: s.points,
+            match_score: s.match_after.score.into(),
+            match_winner: s.match_after.winner().map(Into::into),
+        }
+    }
+}
+
 /// Everything an app shows about a game.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct GameViewOutput {
@@ -324,12 +402,14 @@ pub struct GameViewOutput {
     /// Who must act; null when either may (opening roll, next game) or
     /// nobody (match over).
     pub to_act: Option<PlayerName>,
-    /// The position, the player on roll as its turn.
-    pub position: PositionOutput,
+    /// The position, the player on roll as its turn (Plakoto, Fevga and
+    /// Long Nardy: their own encodings, as `/legal-moves` answers them).
+    pub position: AnyPositionOutput,
     /// This turn's dice, once rolled.
     #[schema(schema_with = super::schema::dice_or_null)]
     pub dice: Option<[u8; 2]>,
-    /// The cube (and a pending double or resignation).
+    /// The cube (and a pending double or resignation); the tables games:
+    /// always the centred 1, with a pending resignation.
     pub cube: Cube,
     /// Whether the player on roll may double now.
     pub may_double: bool,
@@ -337,10 +417,16 @@ pub struct GameViewOutput {
     #[serde(rename = "match")]
     pub match_state: GameMatch,
     /// The legal plays, when a move is due (empty otherwise).
-    pub plays: Vec<PlayOutput>,
-    /// The last game's score, once a game is over.
+    pub plays: Vec<GamePlayOutput>,
+    /// The last game's score, once a game is over (backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<ScoreGameResponse>,
+    /// The tables games: the match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<TablesMatchOutput>,
+    /// The tables games: the last game's score, once a game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_result: Option<TablesGameScoreOutput>,
 }
 
 /// A game: the token and what it shows.
@@ -355,8 +441,11 @@ pub struct GameResponse {
 /// What an action did.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
 pub struct GameEvent {
-    /// `opening_roll`, `rolled`, `doubled`, `taken`, `moved`, `resigned`,
-    /// `rejected`, `game_ended`, `new_game`.
+    /// `opening_roll`, `starter_chosen` (the tables games: the opening
+    /// dice, `[x, o]`, pick the starter, who then rolls), `rolled`,
+    /// `doubled`, `taken`, `moved`, `resigned`, `rejected`, `game_ended`,
+    /// `new_game` (the tables games: `player` is its starter, when the last
+    /// game had a winner).
     #[serde(rename = "type")]
     pub kind: String,
     /// Who acted (the starter for the opening roll, the winner when the
@@ -397,9 +486,12 @@ pub struct ActResponse {
     /// `[x_die, o_die]` at turn 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roll: Option<RollResponse>,
-    /// When the action ended the game: the score.
+    /// When the action ended the game: the score (backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_over: Option<ScoreGameResponse>,
+    /// When the action ended a tables game: the score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_game_over: Option<TablesGameScoreOutput>,
 }
 
 /// A refused action of a transcript.
@@ -445,26 +537,63 @@ fn score_output(score: &bgref_core::GameScore) -> ScoreGameResponse {
 impl From<&GameView> for GameViewOutput {
     fn from(view: &GameView) -> Self {
         let s = &view.state;
+        let (length, score) = s.match_score();
+        let (position, plays) = match &view.board {
+            BoardView::Backgammon { position, plays } => (
+                AnyPositionOutput::Backgammon(position.into()),
+                plays
+                    .iter()
+                    .map(|p| GamePlayOutput::Backgammon(p.into()))
+                    .collect(),
+            ),
+            BoardView::Tables { position, plays } => (
+                AnyPositionOutput::Tables(position.into()),
+                plays
+                    .iter()
+                    .map(|p| {
+                        GamePlayOutput::Tables(TablesPlayOutput {
+                            notation: p.play.to_string(),
+                            moves: super::tables::moves_output(&p.play),
+                            position: TablesPositionOutput::from(&p.position),
+                        })
+                    })
+                    .collect(),
+            ),
+        };
+        let (result, tables_result) = match s.result() {
+            Some(AnyScore::Backgammon(score)) => (Some(score_output(&score)), None),
+            Some(AnyScore::Tables(score)) => (None, Some((&score).into())),
+            None => (None, None),
+        };
         GameViewOutput {
             match_id: view.match_id.clone(),
-            variant: s.variant.to_string(),
-            game: s.game,
-            turn: s.turn,
-            phase: s.phase.into(),
+            variant: match s.variant() {
+                input::AnyVariant::Backgammon(v) => v.to_string(),
+                input::AnyVariant::Tables(g) => g.to_string(),
+            },
+            game: s.game(),
+            turn: s.turn(),
+            phase: s.phase().into(),
             on_roll: s.on_roll().into(),
             to_act: s.to_act().map(Into::into),
-            position: (&view.position).into(),
-            dice: s.dice.map(|d| d.values()),
-            cube: (&s.cube).into(),
+            position,
+            dice: s.dice().map(|d| d.values()),
+            cube: (&s.cube()).into(),
             may_double: s.may_double(),
             match_state: GameMatch {
-                length: s.match_state.length,
-                score: s.match_state.score.into(),
-                crawford: s.match_state.crawford,
+                length,
+                score: score.into(),
+                crawford: s.game_kind() == GameKind::Crawford,
                 game_kind: view.game_kind().into(),
             },
-            plays: view.plays.iter().map(PlayOutput::from).collect(),
-            result: s.result.as_ref().map(score_output),
+            plays,
+            result,
+            tables: s.tables_match().map(|m| TablesMatchOutput {
+                tavli: m.series == TablesSeries::Tavli,
+                games_played: m.games_played,
+                next_starter: m.starter.map(Into::into),
+            }),
+            tables_result,
         }
     }
 }
@@ -478,7 +607,68 @@ impl From<&GameView> for GameResponse {
     }
 }
 
-fn event_output(event: &Event) -> GameEvent {
+fn tables_event_output(event: &TablesEvent) -> GameEvent {
+    let kind = |k: &str| k.to_owned();
+    match event {
+        TablesEvent::StarterChosen {
+            x_die,
+            o_die,
+            starts,
+            ties,
+        } => GameEvent {
+            kind: kind("starter_chosen"),
+            player: Some((*starts).into()),
+            dice: Some([x_die.get(), o_die.get()]),
+            ties: Some(*ties),
+            ..GameEvent::default()
+        },
+        TablesEvent::Rolled {
+            player,
+            dice,
+            passed,
+        } => GameEvent {
+            kind: kind("rolled"),
+            player: Some((*player).into()),
+            dice: Some(dice.values()),
+            passed: *passed,
+            ..GameEvent::default()
+        },
+        TablesEvent::Moved { player, play } => GameEvent {
+            kind: kind("moved"),
+            player: Some((*player).into()),
+            play: Some(play.to_string()),
+            ..GameEvent::default()
+        },
+        TablesEvent::Resigned { by, level } => GameEvent {
+            kind: kind("resigned"),
+            player: Some((*by).into()),
+            level: Some((*level).into()),
+            ..GameEvent::default()
+        },
+        TablesEvent::Rejected { by } => GameEvent {
+            kind: kind("rejected"),
+            player: Some((*by).into()),
+            ..GameEvent::default()
+        },
+        TablesEvent::GameEnded(score) => GameEvent {
+            kind: kind("game_ended"),
+            player: score.winner.map(Into::into),
+            ..GameEvent::default()
+        },
+        TablesEvent::NewGame { game, starter } => GameEvent {
+            kind: kind("new_game"),
+            player: starter.map(Into::into),
+            game: Some(*game),
+            ..GameEvent::default()
+        },
+    }
+}
+
+fn event_output(event: &AnyEvent) -> GameEvent {
+    let event = match event {
+        AnyEvent::Backgammon(event) => event,
+        AnyEvent::Tables(event) => return tables_event_output(event),
+    };
     let kind = |k: &str| k.to_owned();
     match event {
         Event::OpeningRoll {
@@ -548,7 +738,14 @@ impl From<&Acted> for ActResponse {
             view: (&acted.game).into(),
             event: event_output(&acted.event),
             roll: acted.roll.as_ref().map(Into::into),
-            game_over: acted.scored.as_ref().map(score_output),
+            game_over: match &acted.scored {
+                Some(AnyScore::Backgammon(score)) => Some(score_output(score)),
+                _ => None,
+            },
+            tables_game_over: match &acted.scored {
+                Some(AnyScore::Tables(score)) => Some(score.into()),
+                _ => None,
+            },
         }
     }
 }

@@ -36,6 +36,7 @@ pub mod cube;
 pub mod dice;
 pub mod games;
 pub mod moves;
+pub mod render;
 pub mod schema;
 pub mod tables;
 pub mod variants;

@@ -37,6 +37,10 @@ pub struct LegalMovesRequest {
     /// unless it is the variant's starting position (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub game_start: bool,
+    /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
+    /// (default: the most common rules; refused for the backgammon variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_rules: Option<super::tables::TablesRulesObject>,
     /// What each play carries besides its notation: any of `moves`,
     /// `position_id`, `xgid`, `board`, `fibs`, `pips` (default: all). An
     /// unknown name or an empty list is a 400 `invalid-fields`; Plakoto,
@@ -197,6 +201,10 @@ pub struct ApplyMoveRequest {
     /// unless it is the variant's starting position (default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub game_start: bool,
+    /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
+    /// (default: the most common rules; refused for the backgammon variants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables_rules: Option<super::tables::TablesRulesObject>,
 }
 
 /// How a finished game ended.
@@ -263,6 +271,7 @@ impl LegalMovesRequest {
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
+                tables_rules: self.tables_rules.map(Into::into),
             },
             fields: Fields::parse(self.fields.as_deref(), "fields")?,
         })
@@ -278,6 +287,7 @@ impl ApplyMoveRequest {
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
+                tables_rules: self.tables_rules.map(Into::into),
             },
             play: Some(match self.play {
                 PlayInput::Notation(text) => ApiPlay::Notation(text),

@@ -191,7 +191,7 @@ pub enum ApplyMoveAnswerOutput {
     Backgammon(ApplyMoveResponse),
 }
 
-fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
+pub(crate) fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
     play.moves()
         .iter()
         .map(|m| MoveOutput {
@@ -311,6 +311,102 @@ impl From<&ScoreAnswer> for ScoreAnswerOutput {
                 result: s.result.map(Into::into),
                 outcome: s.outcome.map(Into::into),
                 points: s.points,
+            }),
+        }
+    }
+}
+
+/// Plakoto's mother rule (`docs/variants.md`, "Plakoto").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MotherRuleName {
+    /// The pinned mother loses 2 unless the pinner still has checkers on
+    /// its own starting point (both mothers pinned: a draw). Default.
+    Standard,
+    /// The pinned mother loses 2 at once.
+    Immediate,
+    /// No mother rule.
+    Off,
+}
+
+/// Fevga's start rule (`docs/variants.md`, "Fevga").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FevgaStartName {
+    /// The first checker must pass the opponent's starting point before a
+    /// second leaves the start. Default.
+    PassStartPoint,
+    /// The first checker must reach the opponent's starting quarter.
+    ReachStartQuarter,
+    /// No start rule.
+    Off,
+}
+
+/// The six-point prime rule of Fevga and Long Nardy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PrimeRuleName {
+    /// A six-point prime only while an opposing checker is ahead of it.
+    /// Default.
+    NeedsCheckerAhead,
+    /// Primes are free.
+    Free,
+}
+
+/// Long Nardy's first rolls that take two checkers off the head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HeadDoublesName {
+    /// 6-6, 4-4 and 3-3. Default.
+    SixFourThree,
+    /// 6-6 and 4-4 only.
+    SixFour,
+}
+
+/// Rule options of the tables games where sources disagree
+/// (`docs/variants.md`); each left out keeps its default, and each applies
+/// to its own game only. Refused for the backgammon variants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[serde(remote = "Self")]
+#[serde(deny_unknown_fields)]
+pub struct TablesRulesObject {
+    /// Plakoto.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mother: Option<MotherRuleName>,
+    /// Fevga.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fevga_start: Option<FevgaStartName>,
+    /// Fevga and Long Nardy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub primes: Option<PrimeRuleName>,
+    /// Long Nardy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_doubles: Option<HeadDoublesName>,
+}
+
+objects_only!(TablesRulesObject);
+
+impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
+    fn from(o: TablesRulesObject) -> Self {
+        use bgref_core::tables::{FevgaStart, HeadDoubles, MotherRule, PrimeRule};
+        crate::api::tables::TablesRulesInput {
+            mother: o.mother.map(|m| match m {
+                MotherRuleName::Standard => MotherRule::Standard,
+                MotherRuleName::Immediate => MotherRule::Immediate,
+                MotherRuleName::Off => MotherRule::Off,
+            }),
+            fevga_start: o.fevga_start.map(|f| match f {
+                FevgaStartName::PassStartPoint => FevgaStart::PassStartPoint,
+                FevgaStartName::ReachStartQuarter => FevgaStart::ReachStartQuarter,
+                FevgaStartName::Off => FevgaStart::Off,
+            }),
+            primes: o.primes.map(|p| match p {
+                PrimeRuleName::NeedsCheckerAhead => PrimeRule::NeedsCheckerAhead,
+                PrimeRuleName::Free => PrimeRule::Free,
+            }),
+            head_doubles: o.head_doubles.map(|h| match h {
+                HeadDoublesName::SixFourThree => HeadDoubles::SixFourThree,
+                HeadDoublesName::SixFour => HeadDoubles::SixFour,
             }),
         }
     }

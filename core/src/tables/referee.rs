@@ -1,0 +1,702 @@
+//! [`TablesGameState`]: a refereed game (or match) of a tables game, the
+//! counterpart of [`crate::GameState`] for Portes, Tavla, Plakoto, Fevga and
+//! Long Nardy, and for a Tavli match (Portes, Plakoto and Fevga in
+//! rotation). See `docs/variants.md`, "The referee game flow".
+//!
+//! # Phases
+//! The phases of [`Phase`] without the cube:
+//! - [`Phase::OpeningRoll`]: either player asks [`Action::Roll`]; one die
+//!   each (ties thrown again) picks who starts, and the starter then rolls
+//!   both dice: the opening dice are not played. A game that follows a
+//!   won game skips it: the previous winner starts.
+//! - [`Phase::RollOrDouble`]: the player on roll rolls (no double: every
+//!   cube action is refused with `no-cube-in-variant`) or resigns. A roll
+//!   with no legal play passes the turn at once.
+//! - [`Phase::Move`]: the player on roll moves (or resigns).
+//! - [`Phase::AnswerResignation`]: the opponent accepts or rejects.
+//! - [`Phase::GameOver`], [`Phase::MatchOver`]: as in backgammon.
+//!
+//! The dice of a game's turn `t` are the roll of `(game, t)` of the match's
+//! commit-reveal stream; turn 0 is the opening roll, so the starter's first
+//! roll is turn 1.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::cube::{GameResult, Resignation};
+use crate::dice::{Dice, Die};
+use crate::game::{Action, GameError, Phase};
+use crate::notation::move_text::MoveText;
+use crate::play::Play;
+use crate::player::{ByPlayer, Player};
+use crate::position::Position;
+use crate::setup::Variant;
+use crate::tables::game::Game;
+use crate::tables::outcome::OutcomeKind;
+use crate::tables::position::TablesPosition;
+use crate::tables::rules::TablesRules;
+use crate::tables::tavli::TavliMatch;
+use crate::verify::Roller;
+
+/// What a tables match plays: one game over and over, or Tavli's rotation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TablesSeries {
+    /// The same game every time.
+    Single(Game),
+    /// Portes, Plakoto and Fevga in that order, again and again.
+    Tavli,
+}
+
+impl TablesSeries {
+    /// The game played after `games_played` games.
+    #[must_use]
+    pub const fn game(self, games_played: u32) -> Game {
+        match self {
+            TablesSeries::Single(game) => game,
+            TablesSeries::Tavli => TavliMatch::ROTATION[(games_played % 3) as usize],
+        }
+    }
+}
+
+/// A tables match (or, with length 0, a session that never ends): no cube,
+/// no Crawford rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TablesMatch {
+    /// What is played.
+    pub series: TablesSeries,
+    /// Points to win; 0: a session, never over.
+    pub length: u32,
+    /// Points won so far.
+    pub score: ByPlayer<u32>,
+    /// Games played so far, draws included.
+    pub games_played: u32,
+    /// Who starts the next game: the last game's winner; `None` before
+    /// the first game and after a draw (an opening roll decides).
+    pub starter: Option<Player>,
+}
+
+impl TablesMatch {
+    /// A new match (or session, `length` 0) of `series`.
+    #[must_use]
+    pub const fn new(series: TablesSeries, length: u32) -> TablesMatch {
+        TablesMatch {
+            series,
+            length,
+            score: ByPlayer { x: 0, o: 0 },
+            games_played: 0,
+            starter: None,
+        }
+    }
+
+    /// The game played now (or next).
+    #[must_use]
+    pub const fn game(&self) -> Game {
+        self.series.game(self.games_played)
+    }
+
+    /// The match winner, once a player has reached the length.
+    #[must_use]
+    pub fn winner(&self) -> Option<Player> {
+        if self.length == 0 {
+            return None;
+        }
+        Player::ALL
+            .into_iter()
+            .find(|&p| self.score[p] >= self.length)
+    }
+
+    /// The match after a game won by `winner` (`None`: a draw) for
+    /// `points`.
+    #[must_use]
+    pub fn after_game(&self, winner: Option<Player>, points: u32) -> TablesMatch {
+        let mut next = *self;
+        if let Some(w) = winner {
+            next.score[w] = next.score[w].saturating_add(points);
+        }
+        next.games_played = next.games_played.saturating_add(1);
+        next.starter = winner;
+        next
+    }
+}
+
+/// The board of a tables game: Portes and Tavla on the backgammon
+/// [`Position`], the others on [`TablesPosition`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TablesBoard {
+    /// Portes, Tavla.
+    Backgammon(Position),
+    /// Plakoto, Fevga, Long Nardy.
+    Tables(TablesPosition),
+}
+
+impl TablesBoard {
+    /// The start of `game` with `turn` on roll.
+    #[must_use]
+    pub fn start(game: Game, rules: TablesRules, turn: Player) -> TablesBoard {
+        // Only Portes and Tavla fail `TablesPosition::start`: they are
+        // the standard board.
+        match TablesPosition::start(game, turn) {
+            Ok(position) => TablesBoard::Tables(position.with_rules(rules)),
+            Err(_) => TablesBoard::Backgammon(Position::start(Variant::Standard, turn)),
+        }
+    }
+
+    /// The player on roll.
+    #[must_use]
+    pub fn turn(&self) -> Player {
+        match self {
+            TablesBoard::Backgammon(p) => p.turn(),
+            TablesBoard::Tables(p) => p.turn(),
+        }
+    }
+
+    /// The same checkers with the other player on roll.
+    #[must_use]
+    pub fn swap_turn(&self) -> TablesBoard {
+        match self {
+            TablesBoard::Backgammon(p) => TablesBoard::Backgammon(p.swap_turn()),
+            TablesBoard::Tables(p) => TablesBoard::Tables(p.swap_turn()),
+        }
+    }
+
+    /// Every legal play for `dice`, one per resulting position.
+    #[must_use]
+    pub fn legal_plays(&self, dice: Dice) -> Vec<Play> {
+        match self {
+            TablesBoard::Backgammon(p) => p.legal_plays(dice).iter().copied().collect(),
+            TablesBoard::Tables(p) => p.legal_plays(dice).iter().copied().collect(),
+        }
+    }
+
+    /// Whether no play is legal for `dice` (the turn passes).
+    #[must_use]
+    pub fn must_pass(&self, dice: Dice) -> bool {
+        match self {
+            TablesBoard::Backgammon(p) => p.legal_plays(dice).is_empty(),
+            TablesBoard::Tables(p) => p.legal_plays(dice).is_empty(),
+        }
+    }
+
+    /// The board after a legal play, opponent on roll.
+    #[must_use]
+    pub fn after(&self, play: &Play) -> TablesBoard {
+        match self {
+            TablesBoard::Backgammon(p) => TablesBoard::Backgammon(p.after(play)),
+            TablesBoard::Tables(p) => TablesBoard::Tables(p.after(play)),
+        }
+    }
+
+    /// Checks and plays a play in move notation.
+    ///
+    /// # Errors
+    /// [`GameError::Illegal`] (Portes, Tavla) or
+    /// [`GameError::TablesIllegal`] with the precise reason.
+    pub fn play_text(&self, text: &MoveText, dice: Dice) -> Result<(TablesBoard, Play), GameError> {
+        match self {
+            TablesBoard::Backgammon(p) => {
+                let play = text.to_play(p, dice).map_err(GameError::Illegal)?;
+                Ok((TablesBoard::Backgammon(p.after(&play)), play))
+            }
+            TablesBoard::Tables(p) => {
+                let (after, play) = p.play_text(text, dice).map_err(GameError::TablesIllegal)?;
+                Ok((TablesBoard::Tables(after), play))
+            }
+        }
+    }
+
+    /// How the game on this board ended, if it did: the winner (`None`
+    /// for a draw), the kind, the backgammon result (Portes, Tavla) and
+    /// the points.
+    #[must_use]
+    pub fn outcome(
+        &self,
+        game: Game,
+    ) -> Option<(Option<Player>, OutcomeKind, Option<GameResult>, u32)> {
+        match self {
+            TablesBoard::Backgammon(p) => p.outcome().map(|o| {
+                let points = game.backgammon_points(o.result, false).unwrap_or(1);
+                let kind = if o.result == GameResult::Single {
+                    OutcomeKind::Single
+                } else {
+                    OutcomeKind::Double
+                };
+                (Some(o.winner), kind, Some(o.result), points)
+            }),
+            TablesBoard::Tables(p) => p.outcome().map(|o| (o.winner, o.kind, None, o.points)),
+        }
+    }
+}
+
+/// How a tables game ended, and the match after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TablesScore {
+    /// The game that ended.
+    pub game: Game,
+    /// The winner; `None` for a draw (Plakoto, both mothers pinned).
+    pub winner: Option<Player>,
+    /// How it ended (for a resignation: single for 1 point, double for 2).
+    pub kind: OutcomeKind,
+    /// Portes and Tavla borne off: the backgammon result on the board;
+    /// a resignation: the level resigned.
+    pub result: Option<GameResult>,
+    /// The game ended by an accepted resignation.
+    pub resigned: bool,
+    /// Points won.
+    pub points: u32,
+    /// The match after the game.
+    pub match_after: TablesMatch,
+}
+
+/// What happened in a tables game, besides the new state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TablesEvent {
+    /// The opening roll picked the starter, who rolls next.
+    StarterChosen {
+        /// x's die of the deciding throw.
+        x_die: Die,
+        /// o's die.
+        o_die: Die,
+        /// The starter.
+        starts: Player,
+        /// Tied throws before it.
+        ties: u32,
+    },
+    /// A roll; `passed` when no play was legal.
+    Rolled {
+        /// Who rolled.
+        player: Player,
+        /// The roll.
+        dice: Dice,
+        /// No legal play: the turn passed.
+        passed: bool,
+    },
+    /// A play (the score, when it ended the game, is in the state).
+    Moved {
+        /// Who moved.
+        player: Player,
+        /// The play.
+        play: Play,
+    },
+    /// A resignation offered.
+    Resigned {
+        /// Who resigned.
+        by: Player,
+        /// At what level.
+        level: GameResult,
+    },
+    /// The resignation was rejected.
+    Rejected {
+        /// Who rejected.
+        by: Player,
+    },
+    /// The game ended by an accepted resignation.
+    GameEnded(TablesScore),
+    /// A new game began.
+    NewGame {
+        /// Its number.
+        game: u32,
+        /// Its starter, when the previous game had a winner.
+        starter: Option<Player>,
+    },
+}
+
+/// The whole state of a tables game within its match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TablesGameState {
+    /// The rule options.
+    pub rules: TablesRules,
+    /// The match before this game.
+    pub tables_match: TablesMatch,
+    /// The client seed the match's dice are bound to.
+    pub client_seed: String,
+    /// The game number, from 1.
+    pub game: u32,
+    /// The turn number: 0 is the opening roll, each later roll adds one.
+    pub turn: u32,
+    /// The board; its side on roll is the player on roll.
+    pub board: TablesBoard,
+    /// What is due.
+    pub phase: Phase,
+    /// The dice of this turn, once rolled and until the move is made.
+    pub dice: Option<Dice>,
+    /// A resignation waiting for an answer.
+    pub resignation: Option<Resignation>,
+    /// The last game's score, in [`Phase::GameOver`] and [`Phase::MatchOver`].
+    pub result: Option<TablesScore>,
+}
+
+/// Points a resignation at `level` costs in `game`: 1 for a single, 2 for
+/// a gammon or a backgammon (no tables game counts a triple).
+#[must_use]
+pub const fn resignation_points(game: Game, level: GameResult) -> u32 {
+    match game.backgammon_points(level, false) {
+        Some(points) => points,
+        None => match level {
+            GameResult::Single => 1,
+            GameResult::Gammon | GameResult::Backgammon => 2,
+        },
+    }
+}
+
+impl TablesGameState {
+    /// A new match (or session) at its first game, before the opening
+    /// roll.
+    #[must_use]
+    pub fn new(
+        rules: TablesRules,
+        tables_match: TablesMatch,
+        client_seed: String,
+    ) -> TablesGameState {
+        let game = tables_match.game();
+        let (board, phase) = match tables_match.starter {
+            Some(starter) => (
+                TablesBoard::start(game, rules, starter),
+                Phase::RollOrDouble,
+            ),
+            None => (
+                TablesBoard::start(game, rules, Player::X),
+                Phase::OpeningRoll,
+            ),
+        };
+        TablesGameState {
+            rules,
+            tables_match,
+            client_seed,
+            game: 1,
+            turn: 0,
+            board,
+            phase,
+            dice: None,
+            resignation: None,
+            result: None,
+        }
+    }
+
+    /// The game played now.
+    #[must_use]
+    pub const fn current_game(&self) -> Game {
+        self.tables_match.game()
+    }
+
+    /// The player on roll.
+    #[must_use]
+    pub fn on_roll(&self) -> Player {
+        self.board.turn()
+    }
+
+    /// The player who must act now; `None` when either may (the opening
+    /// roll, the next game) or nobody (the match is over).
+    #[must_use]
+    pub fn to_act(&self) -> Option<Player> {
+        match self.phase {
+            Phase::RollOrDouble | Phase::Move => Some(self.on_roll()),
+            Phase::AnswerResignation => self.resignation.map(|r| !r.by),
+            _ => None,
+        }
+    }
+
+    /// `player` takes `action`, with the match's dice from `roller`.
+    ///
+    /// # Errors
+    /// [`GameError`]: `no-cube-in-variant` for every cube action, not this
+    /// player's turn, not this phase, an illegal play.
+    pub fn act(
+        &self,
+        player: Player,
+        action: &Action,
+        roller: &Roller,
+    ) -> Result<(TablesGameState, TablesEvent), GameError> {
+        let game = self.current_game();
+        if matches!(
+            action,
+            Action::Double | Action::Take | Action::Pass | Action::Beaver | Action::Raccoon
+        ) {
+            return Err(GameError::NoCube(game));
+        }
+        let wrong_phase = || GameError::WrongPhase {
+            phase: self.phase,
+            action: action.name(),
+        };
+        if let Some(expected) = self.to_act()
+            && expected != player
+        {
+            return Err(GameError::NotYourTurn { expected });
+        }
+        let mut next = self.clone();
+        let event = match (self.phase, action) {
+            (Phase::OpeningRoll, Action::Roll) => {
+                let opening = roller.opening_roll(&self.client_seed, self.game);
+                next.turn = 0;
+                next.board = TablesBoard::start(game, self.rules, opening.starts);
+                next.phase = Phase::RollOrDouble;
+                TablesEvent::StarterChosen {
+                    x_die: opening.x_die,
+                    o_die: opening.o_die,
+                    starts: opening.starts,
+                    ties: opening.ties,
+                }
+            }
+            (Phase::RollOrDouble, Action::Roll) => {
+                next.turn = self.turn.saturating_add(1);
+                let dice = roller.roll(&self.client_seed, self.game, next.turn);
+                let passed = self.board.must_pass(dice);
+                if passed {
+                    next.board = self.board.swap_turn();
+                } else {
+                    next.phase = Phase::Move;
+                    next.dice = Some(dice);
+                }
+                TablesEvent::Rolled {
+                    player,
+                    dice,
+                    passed,
+                }
+            }
+            (Phase::Move, Action::Move(text)) => {
+                let dice = self.dice.ok_or_else(wrong_phase)?;
+                let (after, play) = self.board.play_text(text, dice)?;
+                next.board = after;
+                next.dice = None;
+                next.phase = Phase::RollOrDouble;
+                if let Some((winner, kind, result, points)) = after.outcome(game) {
+                    next.end_game(TablesScore {
+                        game,
+                        winner,
+                        kind,
+                        result,
+                        resigned: false,
+                        points,
+                        match_after: self.tables_match.after_game(winner, points),
+                    });
+                }
+                TablesEvent::Moved { player, play }
+            }
+            (Phase::RollOrDouble | Phase::Move, Action::Resign(level)) => {
+                next.resignation = Some(Resignation {
+                    by: player,
+                    level: *level,
+                });
+                next.phase = Phase::AnswerResignation;
+                TablesEvent::Resigned {
+                    by: player,
+                    level: *level,
+                }
+            }
+            (Phase::AnswerResignation, Action::Accept) => {
+                let resignation = self.resignation.ok_or_else(wrong_phase)?;
+                let points = resignation_points(game, resignation.level);
+                let winner = Some(!resignation.by);
+                let score = TablesScore {
+                    game,
+                    winner,
+                    kind: if points == 1 {
+                        OutcomeKind::Single
+                    } else {
+                        OutcomeKind::Double
+                    },
+                    result: Some(resignation.level),
+                    resigned: true,
+                    points,
+                    match_after: self.tables_match.after_game(winner, points),
+                };
+                next.end_game(score);
+                TablesEvent::GameEnded(score)
+            }
+            (Phase::AnswerResignation, Action::Reject) => {
+                next.resignation = None;
+                next.phase = if self.dice.is_some() {
+                    Phase::Move
+                } else {
+                    Phase::RollOrDouble
+                };
+                TablesEvent::Rejected { by: player }
+            }
+            (Phase::GameOver, Action::NextGame) => {
+                let Some(score) = self.result else {
+                    return Err(wrong_phase());
+                };
+                next =
+                    TablesGameState::new(self.rules, score.match_after, self.client_seed.clone());
+                next.game = self.game.saturating_add(1);
+                TablesEvent::NewGame {
+                    game: next.game,
+                    starter: score.match_after.starter,
+                }
+            }
+            _ => return Err(wrong_phase()),
+        };
+        Ok((next, event))
+    }
+
+    /// Ends the game with `score`: game over, or match over.
+    fn end_game(&mut self, score: TablesScore) {
+        self.dice = None;
+        self.resignation = None;
+        self.phase = if score.match_after.winner().is_some() {
+            Phase::MatchOver
+        } else {
+            Phase::GameOver
+        };
+        self.result = Some(score);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+
+    use super::*;
+
+    fn roller() -> Roller {
+        Roller::new(&[9u8; 32])
+    }
+
+    /// Plays the first legal play every turn until the game (or match)
+    /// is over.
+    fn play_out(mut state: TablesGameState, r: &Roller) -> TablesGameState {
+        for _ in 0..5000 {
+            let player = state.to_act().unwrap_or(Player::X);
+            let action = match state.phase {
+                Phase::OpeningRoll | Phase::RollOrDouble => Action::Roll,
+                Phase::Move => {
+                    let plays = state.board.legal_plays(state.dice.unwrap());
+                    Action::Move(plays[0].to_string().parse().unwrap())
+                }
+                _ => return state,
+            };
+            state = state.act(player, &action, r).unwrap().0;
+        }
+        panic!("the game did not end");
+    }
+
+    #[test]
+    fn every_game_runs_to_its_end_without_a_cube() {
+        let r = roller();
+        for game in Game::ALL {
+            let start = TablesGameState::new(
+                TablesRules::DEFAULT,
+                TablesMatch::new(TablesSeries::Single(game), 0),
+                "s".into(),
+            );
+            assert_eq!(
+                start.act(Player::X, &Action::Double, &r),
+                Err(GameError::NoCube(game))
+            );
+            let (rolled, event) = start.act(Player::O, &Action::Roll, &r).unwrap();
+            let TablesEvent::StarterChosen { starts, .. } = event else {
+                panic!("{event:?}")
+            };
+            // The opening dice are not played: the starter rolls.
+            assert_eq!(
+                (rolled.phase, rolled.to_act()),
+                (Phase::RollOrDouble, Some(starts))
+            );
+            let end = play_out(start, &r);
+            assert_eq!(end.phase, Phase::GameOver, "{game}");
+            let score = end.result.unwrap();
+            assert_eq!(score.game, game);
+            // The winner starts the next game, without an opening roll.
+            let (next, _) = end.act(Player::X, &Action::NextGame, &r).unwrap();
+            assert_eq!(next.game, 2);
+            if let Some(w) = score.winner {
+                assert_eq!((next.phase, next.to_act()), (Phase::RollOrDouble, Some(w)));
+                assert_eq!(next.tables_match.score[w], score.points);
+            }
+        }
+    }
+
+    #[test]
+    fn a_tavli_match_rotates_and_ends() {
+        let r = roller();
+        let mut state = TablesGameState::new(
+            TablesRules::DEFAULT,
+            TablesMatch::new(TablesSeries::Tavli, 5),
+            "tavli".into(),
+        );
+        let mut games = Vec::new();
+        while state.phase != Phase::MatchOver {
+            games.push(state.current_game());
+            state = play_out(state, &r);
+            if state.phase == Phase::GameOver {
+                state = state.act(Player::O, &Action::NextGame, &r).unwrap().0;
+            }
+        }
+        for (i, g) in games.iter().enumerate() {
+            assert_eq!(*g, TavliMatch::ROTATION[i % 3]);
+        }
+        let after = state.result.unwrap().match_after;
+        assert!(after.score.x >= 5 || after.score.o >= 5);
+        assert!(state.act(Player::X, &Action::NextGame, &r).is_err());
+    }
+
+    #[test]
+    fn resignations_score_the_game() {
+        let r = roller();
+        let start = TablesGameState::new(
+            TablesRules::DEFAULT,
+            TablesMatch::new(TablesSeries::Single(Game::Fevga), 3),
+            "r".into(),
+        );
+        let (rolled, _) = start.act(Player::X, &Action::Roll, &r).unwrap();
+        let p = rolled.on_roll();
+        let (offered, _) = rolled
+            .act(p, &Action::Resign(GameResult::Backgammon), &r)
+            .unwrap();
+        assert_eq!(offered.to_act(), Some(!p));
+        let (back, _) = offered.act(!p, &Action::Reject, &r).unwrap();
+        assert_eq!(back.phase, Phase::RollOrDouble);
+        let (over, event) = offered.act(!p, &Action::Accept, &r).unwrap();
+        let TablesEvent::GameEnded(score) = event else {
+            panic!("{event:?}")
+        };
+        assert_eq!((score.winner, score.points), (Some(!p), 2));
+        assert_eq!(over.phase, Phase::GameOver);
+    }
+}
+
+#[cfg(test)]
+mod notation_round_trip {
+    use alloc::string::ToString;
+
+    use super::*;
+
+    #[test]
+    fn every_legal_play_in_notation_is_accepted() {
+        let r = Roller::new(&[3u8; 32]);
+        for game in [Game::Plakoto, Game::Fevga, Game::LongNardy] {
+            for seed in 0..20u32 {
+                let mut state = TablesGameState::new(
+                    TablesRules::DEFAULT,
+                    TablesMatch::new(TablesSeries::Single(game), 0),
+                    seed.to_string(),
+                );
+                let mut n = seed as usize;
+                while !matches!(state.phase, Phase::GameOver) {
+                    let player = state.to_act().unwrap_or(Player::X);
+                    if state.phase == Phase::Move {
+                        let dice = state.dice.unwrap();
+                        let plays = state.board.legal_plays(dice);
+                        for play in &plays {
+                            let text: MoveText = play.to_string().parse().unwrap();
+                            if let Err(e) = state.board.play_text(&text, dice) {
+                                panic!(
+                                    "{game} {:?} {dice:?}: {play} ({:?}): {e}",
+                                    state.board,
+                                    play.moves()
+                                );
+                            }
+                        }
+                        n = n.wrapping_mul(31).wrapping_add(7);
+                        let pick = plays[n % plays.len()];
+                        state = state
+                            .act(player, &Action::Move(pick.to_string().parse().unwrap()), &r)
+                            .unwrap()
+                            .0;
+                    } else {
+                        state = state.act(player, &Action::Roll, &r).unwrap().0;
+                    }
+                }
+            }
+        }
+    }
+}

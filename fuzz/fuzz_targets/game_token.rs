@@ -1,0 +1,39 @@
+//! The game state token decoder of bgref-service (`api::games`): any text
+//! as the token of an action never panics; what is not a token this
+//! service signed is refused as invalid input (400), and a token it signed
+//! gets an answer or a refusal by the rules (422). Seeds are real tokens
+//! signed with the fuzz keys.
+#![no_main]
+
+use bgref_core::Player;
+use bgref_fuzz::service::keys;
+use bgref_service::api::games::{ActInput, ActionInput, act};
+use bgref_service::error::ErrorKind;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(state) = std::str::from_utf8(data) else {
+        return;
+    };
+    for (player, action) in [
+        (Player::X, ActionInput::Roll),
+        (Player::O, ActionInput::Double),
+    ] {
+        let input = ActInput {
+            state: state.to_owned(),
+            player: Some(player),
+            action: Some(action),
+            match_id: None,
+        };
+        if let Err(err) = act(keys(), &input) {
+            assert!(
+                matches!(err.kind, ErrorKind::InvalidInput | ErrorKind::IllegalMove),
+                "{:?} {}: {}",
+                err.kind,
+                err.slug,
+                err.detail
+            );
+            assert!(!err.slug.is_empty() && !err.detail.is_empty());
+        }
+    }
+});

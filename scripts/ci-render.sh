@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# GET /render.svg as a browser paints it: headless Chromium (Debian package)
+# screenshots several pictures (both players on roll, checkers on the bar,
+# borne off, stacks of 6, 7 and 15, the cube centred and owned by either
+# side, dice) and tests/render/pixels.py counts the checker-colour blobs per
+# point, on the bar and in the tray, finds the cube and counts the pips of
+# the dice, all against expectations worked out from the XGIDs alone. The
+# same pixels are then checked against a deliberately wrong expectation,
+# which must be caught.
+#
+#   1. installs chromium with apt-get when it is missing;
+#   2. starts bgref ($BGREF_BIN, or target/debug/bgref built with cargo) on
+#      a free loopback port;
+#   3. runs the pixel check; stops the server; exits non-zero on a mismatch.
+#
+# Usage: scripts/ci-render.sh      (as root on Debian for the install)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+BIN=${BGREF_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref}
+# shellcheck source=scripts/lib/bgref.sh
+source "$ROOT/scripts/lib/bgref.sh"
+
+say() { printf 'ci-render: %s\n' "$*" >&2; }
+START=$SECONDS
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bgref-render.XXXXXX")
+PID=
+cleanup() {
+    if [[ -n $PID ]]; then
+        kill "$PID" 2>/dev/null || true
+        wait "$PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+CHROMIUM=$(command -v chromium 2>/dev/null || true)
+if [[ -z $CHROMIUM ]]; then
+    say "installing chromium (Debian package)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq --no-install-recommends chromium >"$WORK/apt.log" 2>&1; then
+        apt-get update -qq >>"$WORK/apt.log" 2>&1 || true
+        apt-get install -y -qq --no-install-recommends chromium >>"$WORK/apt.log" 2>&1 || {
+            cat "$WORK/apt.log" >&2
+            say "could not install chromium"
+            exit 2
+        }
+    fi
+    CHROMIUM=$(command -v chromium) || { say "chromium is installed but not found"; exit 2; }
+fi
+say "$("$CHROMIUM" --version 2>/dev/null | head -n 1)"
+
+if [[ -z ${BGREF_BIN:-} ]]; then
+    timeout 1200 cargo build -q -p bgref-service --locked
+fi
+env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
+    BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=warn,bgref=info \
+    "$BIN" >"$WORK/bgref.out" 2>"$WORK/bgref.log" &
+PID=$!
+if ! ADDR=$(bgref_address "$WORK/bgref.log" "$PID"); then
+    cat "$WORK/bgref.log" >&2
+    say "bgref did not start (or report its address in 30 s)"
+    exit 2
+fi
+say "bgref at http://$ADDR"
+
+status=0
+timeout 600 python3 "$ROOT/tests/render/pixels.py" --base-url "http://$ADDR" \
+    --chromium "$CHROMIUM" --work "$WORK" || status=$?
+say "done in $((SECONDS - START)) s"
+exit $status

@@ -1,0 +1,273 @@
+//! The body of a version 2 state token: a tables game (Portes, Tavla,
+//! Plakoto, Fevga, Long Nardy) or a Tavli match. The layout is in the
+//! module doc of [`super`].
+
+use bgref_core::notation::position_id::PositionId;
+use bgref_core::tables::{
+    FevgaStart, Game, HeadDoubles, MotherRule, OutcomeKind, PrimeRule, TablesBoard,
+    TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore, TablesSeries,
+    TablesSetup,
+};
+use bgref_core::{ByPlayer, Dice, Die, GameResult, Phase, Player, Position, Resignation, Variant};
+
+use super::{Reader, bad_token, player_byte, player_of, result_byte, result_of};
+use crate::error::ApiError;
+
+/// The series byte: the index of the game in `Game::ALL`, or 5 for Tavli.
+fn series_byte(series: TablesSeries) -> u8 {
+    match series {
+        TablesSeries::Single(game) => game_byte(game),
+        TablesSeries::Tavli => 5,
+    }
+}
+
+fn game_byte(game: Game) -> u8 {
+    Game::ALL
+        .iter()
+        .position(|&g| g == game)
+        .map_or(0, |i| i as u8)
+}
+
+fn rules_bytes(r: &TablesRules) -> [u8; 4] {
+    [
+        match r.mother {
+            MotherRule::Standard => 0,
+            MotherRule::Immediate => 1,
+            MotherRule::Off => 2,
+        },
+        match r.fevga_start {
+            FevgaStart::PassStartPoint => 0,
+            FevgaStart::ReachStartQuarter => 1,
+            FevgaStart::Off => 2,
+        },
+        match r.primes {
+            PrimeRule::NeedsCheckerAhead => 0,
+            PrimeRule::Free => 1,
+        },
+        match r.head_doubles {
+            HeadDoubles::SixFourThree => 0,
+            HeadDoubles::SixFour => 1,
+        },
+    ]
+}
+
+fn rules_of(b: &[u8]) -> Result<TablesRules, ApiError> {
+    let bad = || bad_token("the state token's tables rules are out of range");
+    Ok(TablesRules {
+        mother: match b[0] {
+            0 => MotherRule::Standard,
+            1 => MotherRule::Immediate,
+            2 => MotherRule::Off,
+            _ => return Err(bad()),
+        },
+        fevga_start: match b[1] {
+            0 => FevgaStart::PassStartPoint,
+            1 => FevgaStart::ReachStartQuarter,
+            2 => FevgaStart::Off,
+            _ => return Err(bad()),
+        },
+        primes: match b[2] {
+            0 => PrimeRule::NeedsCheckerAhead,
+            1 => PrimeRule::Free,
+            _ => return Err(bad()),
+        },
+        head_doubles: match b[3] {
+            0 => HeadDoubles::SixFourThree,
+            1 => HeadDoubles::SixFour,
+            _ => return Err(bad()),
+        },
+    })
+}
+
+fn kind_byte(kind: OutcomeKind) -> u8 {
+    match kind {
+        OutcomeKind::Single => 0,
+        OutcomeKind::Double => 1,
+        OutcomeKind::Mother => 2,
+        OutcomeKind::Draw => 3,
+    }
+}
+
+/// Appends the tables fields (everything after the client seed) of `state`.
+/// The narrowing casts are bounded where the state is made: a match of at
+/// most 65535 points.
+pub(super) fn encode_fields(b: &mut Vec<u8>, state: &TablesGameState) {
+    let m = &state.tables_match;
+    b.push(series_byte(m.series));
+    b.extend_from_slice(&rules_bytes(&state.rules));
+    b.extend_from_slice(&(m.length as u16).to_be_bytes());
+    b.extend_from_slice(&m.score.x.to_be_bytes());
+    b.extend_from_slice(&m.score.o.to_be_bytes());
+    b.extend_from_slice(&m.games_played.to_be_bytes());
+    b.push(m.starter.map_or(0, player_byte));
+    b.extend_from_slice(&state.game.to_be_bytes());
+    b.extend_from_slice(&state.turn.to_be_bytes());
+    b.push(player_byte(state.on_roll()));
+    match &state.board {
+        TablesBoard::Backgammon(p) => {
+            b.extend_from_slice(PositionId::from_position(p).to_string().as_bytes());
+        }
+        TablesBoard::Tables(p) => {
+            for player in Player::ALL {
+                b.extend_from_slice(p.side(player));
+                let mut mask = 0u32;
+                for point in 1..=24u8 {
+                    if p.is_pinned(player, bgref_core::Point::new(point)) {
+                        mask |= 1 << point;
+                    }
+                }
+                b.extend_from_slice(&mask.to_be_bytes());
+            }
+        }
+    }
+    b.push(
+        state
+            .resignation
+            .map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)),
+    );
+    b.push(state.phase as u8);
+    match state.dice {
+        Some(d) => b.extend_from_slice(&d.values()),
+        None => b.extend_from_slice(&[0, 0]),
+    }
+    match &state.result {
+        None => b.push(0),
+        Some(s) => {
+            b.extend_from_slice(&[
+                1,
+                s.winner.map_or(0, player_byte),
+                kind_byte(s.kind),
+                s.result.map_or(0, result_byte),
+                u8::from(s.resigned),
+            ]);
+            b.extend_from_slice(&s.points.to_be_bytes());
+        }
+    }
+}
+
+/// Reads the tables fields written by [`encode_fields`].
+pub(super) fn decode_fields(
+    r: &mut Reader<'_>,
+    client_seed: String,
+) -> Result<TablesGameState, ApiError> {
+    let series = match r.u8()? {
+        5 => TablesSeries::Tavli,
+        b => TablesSeries::Single(
+            *Game::ALL
+                .get(usize::from(b))
+                .ok_or_else(|| bad_token("the state token names no tables game"))?,
+        ),
+    };
+    let rules = rules_of(r.take(4)?)?;
+    let length = u32::from(r.u16()?);
+    let score = ByPlayer {
+        x: r.u32()?,
+        o: r.u32()?,
+    };
+    let games_played = r.u32()?;
+    let starter = match r.u8()? {
+        0 => None,
+        b => Some(player_of(b)?),
+    };
+    let tables_match = TablesMatch {
+        series,
+        length,
+        score,
+        games_played,
+        starter,
+    };
+    let game_number = r.u32()?;
+    let turn = r.u32()?;
+    let on_roll = player_of(r.u8()?)?;
+    let game = tables_match.game();
+    let board = if game.is_tables_engine() {
+        let mut setup = TablesSetup::empty(game, on_roll);
+        setup.rules = rules;
+        for player in Player::ALL {
+            let side = r.take(25)?;
+            setup.off[player] = side[0];
+            setup.points[player].copy_from_slice(&side[1..]);
+            let mask = r.u32()?;
+            for (i, pin) in setup.pinned[player].iter_mut().enumerate() {
+                *pin = mask & (1 << (i + 1)) != 0;
+            }
+        }
+        TablesBoard::Tables(
+            TablesPosition::from_setup(&setup)
+                .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?,
+        )
+    } else {
+        let id: PositionId = r
+            .text(14)?
+            .parse()
+            .map_err(|_| bad_token("the state token's position is not a Position ID"))?;
+        TablesBoard::Backgammon(
+            Position::from_setup(&id.to_setup(on_roll), Variant::Standard)
+                .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?,
+        )
+    };
+    let resignation = match r.u8()? {
+        0 => None,
+        b => Some(Resignation {
+            by: player_of(b / 4)?,
+            level: result_of(b % 4)?,
+        }),
+    };
+    let phase = *Phase::ALL
+        .get(usize::from(r.u8()?))
+        .ok_or_else(|| bad_token("the state token names no phase"))?;
+    if phase == Phase::AnswerDouble {
+        return Err(bad_token("a tables game has no double to answer"));
+    }
+    let dice = match r.take(2)? {
+        [0, 0] => None,
+        &[a, b] => Some(Dice::new(
+            Die::try_from(a).map_err(|_| bad_token("the state token's dice are out of range"))?,
+            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))?,
+        )),
+        _ => unreachable!("take(2) gives two bytes"),
+    };
+    let result = match r.u8()? {
+        0 => None,
+        _ => {
+            let winner = match r.u8()? {
+                0 => None,
+                b => Some(player_of(b)?),
+            };
+            let kind = match r.u8()? {
+                0 => OutcomeKind::Single,
+                1 => OutcomeKind::Double,
+                2 => OutcomeKind::Mother,
+                3 => OutcomeKind::Draw,
+                _ => return Err(bad_token("the state token names no game end")),
+            };
+            let level: Option<GameResult> = match r.u8()? {
+                0 => None,
+                b => Some(result_of(b)?),
+            };
+            let resigned = r.u8()? != 0;
+            let points = r.u32()?;
+            Some(TablesScore {
+                game,
+                winner,
+                kind,
+                result: level,
+                resigned,
+                points,
+                match_after: tables_match.after_game(winner, points),
+            })
+        }
+    };
+    Ok(TablesGameState {
+        rules,
+        tables_match,
+        client_seed,
+        game: game_number,
+        turn,
+        board,
+        phase,
+        dice,
+        resignation,
+        result,
+    })
+}

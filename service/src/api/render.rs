@@ -1,0 +1,219 @@
+//! Pictures of a position (`GET /render.svg`, `GET /render.txt`, gRPC
+//! `bgref.v1.Render`): a position in any encoding, checked by the one
+//! validator ([`super::input`]), with the cube, the match and the dice as
+//! the request gives them (or as its XGID carries them), drawn as an SVG
+//! ([`mod@svg`]) or as the text board GNU Backgammon prints ([`mod@text`]).
+
+pub mod svg;
+pub mod text;
+
+use bgref_core::{
+    ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, InvalidCubeState,
+    InvalidMatchState, MatchState, Position,
+};
+
+use super::input::{self, AnyVariant, PositionInput};
+use crate::error::ApiError;
+
+/// What a picture request gives: `None` is left out (then the XGID's
+/// field, if the position came as one, else the default).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RenderInput {
+    /// The variant of `position` (backgammon board variants only).
+    pub variant: AnyVariant,
+    /// The position, in any encoding.
+    pub position: Option<PositionInput>,
+    /// The cube value, a power of two from 1 to 64 (default 1).
+    pub cube_value: Option<i64>,
+    /// Who holds the cube (default centre).
+    pub cube_owner: Option<CubeOwner>,
+    /// Points to win; 0 is money play (the default).
+    pub match_length: Option<i64>,
+    /// The score before this game (default 0 each).
+    pub score: ByPlayer<Option<i64>>,
+    /// This game is the Crawford game (default no).
+    pub crawford: Option<bool>,
+    /// The roll to show (default none: the player on roll is to roll).
+    pub dice: Option<Vec<i64>>,
+}
+
+/// A checked picture: the position, cube, match and dice to draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    /// The position, drawn from the side on roll.
+    pub position: Position,
+    /// The cube: value and owner.
+    pub cube: CubeState,
+    /// The match: length (0 money), score, Crawford.
+    pub match_state: MatchState,
+    /// The roll shown, if any.
+    pub dice: Option<Dice>,
+}
+
+/// A rendered picture: the SVG document or the text board.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered(pub String);
+
+/// The rules a picture's cube is checked under: the defaults, with any
+/// number of automatic doubles (a centred cube above 1 is then possible in
+/// money play).
+const RULES: CubeRules = CubeRules {
+    automatic_doubles: 6,
+    ..CubeRules::DEFAULT
+};
+
+fn number(value: i64, field: &str, slug: &'static str, what: &str) -> Result<u32, ApiError> {
+    u32::try_from(value)
+        .ok()
+        .filter(|&n| n <= 32767)
+        .ok_or_else(|| ApiError::invalid(slug, field, format!("{what}, got {value}")))
+}
+
+/// Checks a picture request: the position by the one validator, the cube
+/// and match against each other (an owned cube above 1, no cube turned in
+/// the Crawford game, no score at the match length), the dice as two dice.
+///
+/// # Errors
+/// `invalid-position`, `invalid-cube`, `invalid-match`, `invalid-dice`
+/// (400), naming the query parameter or field; `unsupported-variant` for
+/// the tables games played on their own board (Plakoto, Fevga, Long
+/// Nardy: see [`svg()`] for their pictures).
+pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
+    let variant = input::board_only(input.variant, "gnubg's text board")?;
+    let read = input::required_position(input.position.as_ref(), variant, "position")?;
+    let xgid = read.xgid.as_ref();
+    let value = match input.cube_value {
+        Some(v) => u64::try_from(v)
+            .ok()
+            .and_then(|v| CubeValue::try_from(v).ok())
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "invalid-cube",
+                    "cube_value",
+                    format!("a cube value is a power of two from 1 to 64, got {v}"),
+                )
+            })?,
+        None => xgid.map_or(CubeValue::ONE, |x| x.cube_value),
+    };
+    let owner = input
+        .cube_owner
+        .or(xgid.map(|x| x.cube_owner))
+        .unwrap_or_default();
+    let match_state = read_match(
+        input,
+        xgid.map(bgref_core::notation::xgid::Xgid::match_state),
+    )?;
+    let cube = CubeState {
+        value,
+        owner,
+        ..CubeState::START
+    };
+    cube.validate(&match_state, &RULES)
+        .map_err(|e| state_error(e, &match_state))?;
+    let dice = match &input.dice {
+        Some(values) => Some(input::dice(Some(values), "dice", None)?),
+        None => read.xgid_dice(),
+    };
+    Ok(Picture {
+        position: read.position,
+        cube,
+        match_state,
+        dice,
+    })
+}
+
+/// The match of a request, each part left out taken from `from_xgid`
+/// (else money play, 0-0, no Crawford game). Checked with the cube.
+fn read_match(input: &RenderInput, from_xgid: Option<MatchState>) -> Result<MatchState, ApiError> {
+    let length = match input.match_length {
+        Some(n) => number(
+            n,
+            "match_length",
+            "invalid-match",
+            "a match length is 0 (money play) to 32767",
+        )?,
+        None => from_xgid.map_or(0, |m| m.length),
+    };
+    let score = |given: Option<i64>, field: &str, xgid_score: Option<u32>| match given {
+        Some(n) => number(
+            n,
+            field,
+            "invalid-match",
+            "a score is a whole number from 0 to 32767",
+        ),
+        None => Ok(xgid_score.unwrap_or(0)),
+    };
+    let match_state = MatchState {
+        length,
+        score: ByPlayer {
+            x: score(input.score.x, "score_x", from_xgid.map(|m| m.score.x))?,
+            o: score(input.score.o, "score_o", from_xgid.map(|m| m.score.o))?,
+        },
+        crawford: input
+            .crawford
+            .unwrap_or_else(|| from_xgid.is_some_and(|m| m.crawford)),
+    };
+    match_state
+        .validate()
+        .map_err(|e| state_error(InvalidCubeState::Match(e), &match_state))?;
+    Ok(match_state)
+}
+
+/// An inconsistent cube or match, naming the parameter at fault.
+fn state_error(err: InvalidCubeState, match_state: &MatchState) -> ApiError {
+    use InvalidCubeState as S;
+    let (slug, field) = match err {
+        S::Match(InvalidMatchState::MatchOver) if match_state.score.x >= match_state.length => {
+            ("invalid-match", "score_x")
+        }
+        S::Match(InvalidMatchState::MatchOver) => ("invalid-match", "score_o"),
+        S::Match(_) => ("invalid-match", "crawford"),
+        S::OwnedCubeAtOne => ("invalid-cube", "cube_owner"),
+        _ => ("invalid-cube", "cube_value"),
+    };
+    ApiError::invalid(slug, field, err)
+}
+
+/// The SVG picture of a request: any variant; Plakoto, Fevga and Long
+/// Nardy without a cube (their positions as the tables operations read
+/// them: a board, or a Position ID for Fevga and Long Nardy).
+///
+/// # Errors
+/// As [`read`]; `invalid-cube` for a cube in a game played without one.
+pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
+    let Some(game) = input.variant.tables_engine() else {
+        return Ok(Rendered(svg::draw(&svg::Scene::backgammon(&read(input)?))));
+    };
+    let given = input::required(input.position.as_ref(), "position", "position is required")
+        .map_err(|e| ApiError::invalid("invalid-position", "position", e))?;
+    let position = super::tables::read_position(given, game, "position")?;
+    if input.cube_value.is_some() || input.cube_owner.is_some() {
+        return Err(ApiError::invalid(
+            "invalid-cube",
+            if input.cube_value.is_some() {
+                "cube_value"
+            } else {
+                "cube_owner"
+            },
+            format!("{game} is played without the doubling cube"),
+        ));
+    }
+    let match_state = read_match(input, None)?;
+    let dice = match &input.dice {
+        Some(values) => Some(input::dice(Some(values), "dice", None)?),
+        None => None,
+    };
+    Ok(Rendered(svg::draw(&svg::Scene::tables(
+        &position,
+        match_state,
+        dice,
+    ))))
+}
+
+/// The text board of a request, as gnubg's `show board` prints it.
+///
+/// # Errors
+/// As [`read`].
+pub fn text(input: &RenderInput) -> Result<Rendered, ApiError> {
+    Ok(Rendered(text::draw(&read(input)?)))
+}

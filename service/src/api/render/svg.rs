@@ -1,0 +1,480 @@
+//! The SVG picture: the board from the side on roll, self-contained (no
+//! fonts, stylesheets or images from elsewhere; generic font families
+//! only) and deterministic (the same picture gives the same bytes).
+//!
+//! Layout, in user units of the `viewBox` (670 x 540): the player on roll
+//! sits at the bottom, its points 1 to 6 at the bottom right, 7 to 12
+//! bottom left, 13 to 18 top left, 19 to 24 top right, numbered from its
+//! side. Each point shows up to five checkers 36 units apart (32 across,
+//! so that neighbours do not touch); a taller stack shows five with its
+//! count on the fifth. The bar (between the halves) holds the checkers
+//! on the bar, the player on roll's below the middle; the tray (right)
+//! the borne-off checkers as slabs, the player on roll's at the bottom.
+//! The cube sits left of the board: in the middle when centred, at the
+//! owner's side otherwise (showing 64 when centred at 1). The dice lie in
+//! the right half's middle. `scripts/ci-render.sh` screenshots pictures in
+//! headless Chromium and counts these shapes in the pixels, so a change of
+//! these numbers or colours must be made there too.
+
+use std::fmt::Write as _;
+
+use bgref_core::notation::position_id::PositionId;
+use bgref_core::tables::{TablesPosition, other_view};
+use bgref_core::{ByPlayer, CubeOwner, CubeState, Dice, MatchState, Player};
+
+use super::Picture;
+
+/// The checkers on one point, as the picture shows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stack {
+    /// Whose checkers stand there (`None`: an empty point).
+    pub owner: Option<Player>,
+    /// How many (the pinned checker not counted).
+    pub count: u8,
+    /// Plakoto: the opponent's single checker pinned under this stack.
+    pub pinned: bool,
+}
+
+/// What the SVG draws, for any game, from the side on roll.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scene {
+    /// The player on roll: the picture's bottom side.
+    pub turn: Player,
+    /// The first words of the title: the game and the position's name.
+    pub name: String,
+    /// `points[p - 1]` is the viewer's point `p`.
+    pub points: [Stack; 24],
+    /// Checkers on the bar.
+    pub bar: ByPlayer<u8>,
+    /// Checkers borne off.
+    pub off: ByPlayer<u8>,
+    /// Pip counts.
+    pub pips: ByPlayer<u32>,
+    /// The cube (`None`: the game has none).
+    pub cube: Option<CubeState>,
+    /// The match.
+    pub match_state: MatchState,
+    /// The roll shown.
+    pub dice: Option<Dice>,
+}
+
+impl Scene {
+    /// A backgammon board picture: the viewer's point `p` is the
+    /// opponent's `25 - p`.
+    pub fn backgammon(picture: &Picture) -> Scene {
+        let position = &picture.position;
+        let me = position.turn();
+        let (mine, theirs) = (position.side(me), position.side(!me));
+        let mut points = [Stack::default(); 24];
+        for (i, stack) in points.iter_mut().enumerate() {
+            let p = i + 1;
+            *stack = match (mine[p], theirs[25 - p]) {
+                (0, 0) => Stack::default(),
+                (0, n) => Stack {
+                    owner: Some(!me),
+                    count: n,
+                    pinned: false,
+                },
+                (n, _) => Stack {
+                    owner: Some(me),
+                    count: n,
+                    pinned: false,
+                },
+            };
+        }
+        Scene {
+            turn: me,
+            name: format!(
+                "Backgammon position {} ({})",
+                PositionId::from_position(position),
+                position.variant()
+            ),
+            points,
+            bar: ByPlayer::new_with(|p| position.side(p)[25]),
+            off: ByPlayer::new_with(|p| position.side(p)[0]),
+            pips: ByPlayer::new_with(|p| position.pip_count(p)),
+            cube: Some(picture.cube),
+            match_state: picture.match_state,
+            dice: picture.dice,
+        }
+    }
+
+    /// A Plakoto, Fevga or Long Nardy picture: the viewer's point `p` is
+    /// the opponent's [`other_view`]; a pinned checker is drawn under its
+    /// pinner's stack. These games have no bar and no cube.
+    pub fn tables(position: &TablesPosition, match_state: MatchState, dice: Option<Dice>) -> Scene {
+        let game = position.game();
+        let setup = position.to_setup();
+        let me = setup.turn;
+        let mut points = [Stack::default(); 24];
+        for (i, stack) in points.iter_mut().enumerate() {
+            let p = u8::try_from(i + 1).unwrap_or(24);
+            let j = usize::from(other_view(game, p)) - 1;
+            let (mine, theirs) = (setup.points[me][i], setup.points[!me][j]);
+            *stack = if setup.pinned[me][i] && theirs > 0 {
+                Stack {
+                    owner: Some(!me),
+                    count: theirs,
+                    pinned: true,
+                }
+            } else if setup.pinned[!me][j] && mine > 0 {
+                Stack {
+                    owner: Some(me),
+                    count: mine,
+                    pinned: true,
+                }
+            } else if mine > 0 {
+                Stack {
+                    owner: Some(me),
+                    count: mine,
+                    pinned: false,
+                }
+            } else if theirs > 0 {
+                Stack {
+                    owner: Some(!me),
+                    count: theirs,
+                    pinned: false,
+                }
+            } else {
+                Stack::default()
+            };
+        }
+        let name = match position.position_id() {
+            Some(id) => format!("{game} position {id}"),
+            None => format!("{game} position"),
+        };
+        Scene {
+            turn: me,
+            name,
+            points,
+            bar: ByPlayer { x: 0, o: 0 },
+            off: setup.off,
+            pips: ByPlayer::new_with(|p| position.pip_count(p)),
+            cube: None,
+            match_state,
+            dice,
+        }
+    }
+}
+
+/// The picture's size.
+pub const WIDTH: u32 = 670;
+/// The picture's height.
+pub const HEIGHT: u32 = 540;
+/// Top and bottom of the playing field.
+const FIELD_TOP: u32 = 60;
+const FIELD_BOTTOM: u32 = 476;
+/// The field's middle, and half the gap between the two rows of points.
+const MID: u32 = 268;
+const HALF_GAP: u32 = 24;
+/// A point's width, a checker's radius and the distance between checkers.
+const POINT_W: u32 = 40;
+const RADIUS: u32 = 16;
+const PITCH: u32 = 36;
+/// Left edges of the left half, the bar, the right half and the tray.
+const LEFT: u32 = 60;
+const BAR: u32 = 300;
+const BAR_W: u32 = 48;
+const RIGHT: u32 = 348;
+const TRAY: u32 = 606;
+
+/// Fill colours.
+const X_FILL: &str = "#f0e6c8";
+const O_FILL: &str = "#1f1f1f";
+const EDGE: &str = "#808080";
+const COUNT_FILL: &str = "#d01010";
+
+fn fill(player: Player) -> &'static str {
+    match player {
+        Player::X => X_FILL,
+        Player::O => O_FILL,
+    }
+}
+
+/// The left edge of the viewer's point `p` (1 to 24) and whether it is in
+/// the bottom row.
+fn column(p: u32) -> (u32, bool) {
+    match p {
+        1..=6 => (RIGHT + 6 * POINT_W - p * POINT_W, true),
+        7..=12 => (LEFT + (12 - p) * POINT_W, true),
+        13..=18 => (LEFT + (p - 13) * POINT_W, false),
+        _ => (RIGHT + (p - 19) * POINT_W, false),
+    }
+}
+
+/// The centre of the `k`-th checker (from 0) of a stack standing on the
+/// bottom edge (`bottom`) or hanging from the top edge.
+fn stack_y(k: u32, bottom: bool) -> u32 {
+    if bottom {
+        FIELD_BOTTOM - 4 - RADIUS - k * PITCH
+    } else {
+        FIELD_TOP + 4 + RADIUS + k * PITCH
+    }
+}
+
+/// Draws a stack of `n` checkers of `player` at centre `cx`, the `k`-th at
+/// `y(k)`, over one pinned checker of the opponent when `pinned`: five
+/// checkers at most, the fifth with the stack's count when there are more.
+fn stack(s: &mut String, player: Player, n: u8, pinned: bool, cx: u32, y: impl Fn(u32) -> u32) {
+    let under = u32::from(pinned);
+    let total = u32::from(n) + under;
+    for k in 0..total.min(5) {
+        let who = if k < under { !player } else { player };
+        let _ = writeln!(
+            s,
+            r#"<circle cx="{cx}" cy="{}" r="{RADIUS}" fill="{}" stroke="{EDGE}" stroke-width="1.5"/>"#,
+            y(k),
+            fill(who)
+        );
+    }
+    if total > 5 {
+        let _ = writeln!(
+            s,
+            r#"<text x="{cx}" y="{}" font-size="15" font-weight="bold" fill="{COUNT_FILL}" text-anchor="middle" dominant-baseline="central">{n}</text>"#,
+            y(4)
+        );
+    }
+}
+
+/// One die with its pips.
+fn die(s: &mut String, x: u32, value: u8, player: Player) {
+    let y = MID - 16;
+    let _ = writeln!(
+        s,
+        r#"<rect x="{x}" y="{y}" width="32" height="32" rx="5" fill="{}" stroke="{EDGE}" stroke-width="1.5"/>"#,
+        fill(player)
+    );
+    let pip = fill(!player);
+    let (l, c, r) = (x + 8, x + 16, x + 24);
+    let (t, m, b) = (y + 8, y + 16, y + 24);
+    let spots: &[(u32, u32)] = match value {
+        1 => &[(c, m)],
+        2 => &[(l, t), (r, b)],
+        3 => &[(l, t), (c, m), (r, b)],
+        4 => &[(l, t), (r, t), (l, b), (r, b)],
+        5 => &[(l, t), (r, t), (c, m), (l, b), (r, b)],
+        _ => &[(l, t), (r, t), (l, m), (r, m), (l, b), (r, b)],
+    };
+    for (px, py) in spots {
+        let _ = writeln!(s, r#"<circle cx="{px}" cy="{py}" r="3" fill="{pip}"/>"#);
+    }
+}
+
+/// The SVG document of `scene`.
+pub fn draw(scene: &Scene) -> String {
+    let me = scene.turn;
+    let opp = !me;
+    let pips = |p: Player| scene.pips[p];
+    let m = &scene.match_state;
+    let game = if m.length == 0 {
+        "money game".to_owned()
+    } else {
+        format!(
+            "{}-point match, {} {} {} {}{}",
+            m.length,
+            me,
+            m.score[me],
+            opp,
+            m.score[opp],
+            if m.crawford { ", Crawford game" } else { "" }
+        )
+    };
+    let cube = match scene.cube {
+        None => "no cube".to_owned(),
+        Some(c) => match c.owner {
+            CubeOwner::Centre => format!("cube {} centred", c.value.get()),
+            CubeOwner::Player(p) => format!("cube {} owned by {p}", c.value.get()),
+        },
+    };
+    let roll = match scene.dice {
+        Some(d) => format!("{me} rolled {}-{}", d.first().get(), d.second().get()),
+        None => format!("{me} to roll"),
+    };
+    let title = format!(
+        "{}: {me} on roll, pips {me} {} {opp} {}, {cube}, {game}, {roll}",
+        scene.name,
+        pips(me),
+        pips(opp),
+    );
+
+    let mut s = String::with_capacity(16 * 1024);
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" aria-labelledby="title" font-family="sans-serif">"#
+    );
+    let _ = writeln!(s, r#"<title id="title">{title}</title>"#);
+    // Background, frame, field, bar and tray.
+    let _ = writeln!(
+        s,
+        r##"<rect width="{WIDTH}" height="{HEIGHT}" fill="#3b2a1a"/>
+<rect x="50" y="50" width="614" height="436" fill="#5c3b1e"/>
+<rect x="{LEFT}" y="{FIELD_TOP}" width="{}" height="{}" fill="#2f6e45"/>
+<rect x="{RIGHT}" y="{FIELD_TOP}" width="{}" height="{}" fill="#2f6e45"/>
+<rect x="{}" y="{FIELD_TOP}" width="48" height="{}" fill="#4a3018"/>"##,
+        6 * POINT_W,
+        FIELD_BOTTOM - FIELD_TOP,
+        6 * POINT_W,
+        FIELD_BOTTOM - FIELD_TOP,
+        TRAY - 4,
+        FIELD_BOTTOM - FIELD_TOP,
+    );
+    // Points, numbered from the viewer's side.
+    for p in 1..=24u32 {
+        let (x, bottom) = column(p);
+        let colour = if p % 2 == 0 { "#c9a26b" } else { "#8b5a2b" };
+        let (base, apex) = if bottom {
+            (FIELD_BOTTOM, FIELD_BOTTOM - 170)
+        } else {
+            (FIELD_TOP, FIELD_TOP + 170)
+        };
+        let _ = writeln!(
+            s,
+            r#"<polygon points="{x},{base} {},{base} {},{apex}" fill="{colour}"/>"#,
+            x + POINT_W,
+            x + POINT_W / 2
+        );
+        let label_y = if bottom { FIELD_BOTTOM + 24 } else { 44 };
+        let _ = writeln!(
+            s,
+            r##"<text x="{}" y="{label_y}" font-size="13" fill="#e8dcc0" text-anchor="middle">{p}</text>"##,
+            x + POINT_W / 2
+        );
+    }
+    // Checkers on the points.
+    for p in 1..=24u32 {
+        let (x, bottom) = column(p);
+        let st = scene.points[p as usize - 1];
+        if let Some(owner) = st.owner {
+            stack(&mut s, owner, st.count, st.pinned, x + POINT_W / 2, |k| {
+                stack_y(k, bottom)
+            });
+        }
+    }
+    // The bar: the viewer's checkers below the middle, the opponent's above.
+    let bar_x = BAR + BAR_W / 2;
+    stack(&mut s, me, scene.bar[me], false, bar_x, |k| {
+        MID + HALF_GAP + 4 + RADIUS + k * PITCH
+    });
+    stack(&mut s, opp, scene.bar[opp], false, bar_x, |k| {
+        MID - HALF_GAP - 4 - RADIUS - k * PITCH
+    });
+    // Borne-off checkers as slabs: the viewer's at the bottom.
+    for (player, bottom) in [(me, true), (opp, false)] {
+        for k in 0..u32::from(scene.off[player]) {
+            let y = if bottom {
+                FIELD_BOTTOM - 12 - 11 * k
+            } else {
+                FIELD_TOP + 4 + 11 * k
+            };
+            let _ = writeln!(
+                s,
+                r#"<rect x="{TRAY}" y="{y}" width="40" height="8" fill="{}" stroke="{EDGE}" stroke-width="1"/>"#,
+                fill(player)
+            );
+        }
+    }
+    // The cube, left of the board.
+    if let Some(cube) = scene.cube {
+        let cube_y = match cube.owner {
+            CubeOwner::Centre => MID - 18,
+            CubeOwner::Player(p) if p == me => FIELD_BOTTOM - 36,
+            CubeOwner::Player(_) => FIELD_TOP,
+        };
+        let face = match (cube.owner, cube.value.get()) {
+            (CubeOwner::Centre, 1) => 64,
+            (_, v) => v,
+        };
+        let _ = writeln!(
+            s,
+            r##"<rect x="7" y="{cube_y}" width="36" height="36" rx="4" fill="#ffffff" stroke="#333333" stroke-width="2"/>
+<text x="25" y="{}" font-size="{}" font-weight="bold" fill="#333333" text-anchor="middle" dominant-baseline="central">{face}</text>"##,
+            cube_y + 18,
+            if face >= 1000 { 11 } else { 15 },
+        );
+    }
+    // The dice, in the right half's middle.
+    if let Some(d) = scene.dice {
+        die(&mut s, RIGHT + 80, d.first().get(), me);
+        die(&mut s, RIGHT + 128, d.second().get(), me);
+    }
+    // Who is who: the opponent above, the player on roll below.
+    let _ = writeln!(
+        s,
+        r##"<text x="60" y="20" font-size="14" fill="#e8dcc0">{opp}: {} pips{}</text>
+<text x="60" y="{}" font-size="14" fill="#e8dcc0">{me} (on roll): {} pips{} · {roll}</text>
+<text x="610" y="20" font-size="12" fill="#e8dcc0" text-anchor="end">{game}</text>"##,
+        pips(opp),
+        score_note(m.length, m.score[opp]),
+        HEIGHT - 14,
+        pips(me),
+        score_note(m.length, m.score[me]),
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+/// `, N points` in a match; nothing in money play.
+fn score_note(length: u32, score: u32) -> String {
+    match (length, score) {
+        (0, _) => String::new(),
+        (_, 1) => ", 1 point".to_owned(),
+        (_, n) => format!(", {n} points"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bgref_core::notation::xgid::Xgid;
+    use bgref_core::{CubeState, CubeValue, MatchState, Position, Variant};
+
+    use super::*;
+
+    fn picture(xgid: &str) -> Picture {
+        let parsed: Xgid = xgid.parse().unwrap();
+        Picture {
+            position: Position::from_setup(&parsed.setup, Variant::Standard).unwrap(),
+            cube: CubeState {
+                value: CubeValue::new(4),
+                owner: CubeOwner::Player(Player::O),
+                ..CubeState::START
+            },
+            match_state: MatchState::MONEY,
+            dice: parsed.rolled_dice(),
+        }
+    }
+
+    #[test]
+    fn every_checker_is_drawn_once() {
+        // x with one on the bar and six on its 6 point (a count), o with
+        // one off; o on roll with 6-5.
+        let p = picture("XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10");
+        let svg = draw(&Scene::backgammon(&p));
+        assert!(svg.starts_with("<svg "), "{svg}");
+        assert!(svg.ends_with("</svg>\n"));
+        assert!(svg.contains("<title id=\"title\">"));
+        assert!(!svg.contains("href"), "no outside resources");
+        let circles = |colour: &str| {
+            svg.matches(&format!(r#"r="{RADIUS}" fill="{colour}""#))
+                .count()
+        };
+        // Up to five per point and on the bar.
+        let x = position_counts(&p.position, Player::X);
+        let o = position_counts(&p.position, Player::O);
+        assert_eq!(circles(X_FILL), x);
+        assert_eq!(circles(O_FILL), o);
+        assert!(
+            svg.contains(">6</text>"),
+            "the stack of six shows its count"
+        );
+        assert!(svg.contains("o rolled 6-5"), "{svg}");
+        assert_eq!(draw(&Scene::backgammon(&p)), svg, "deterministic");
+    }
+
+    /// Checkers drawn for `player`: up to five per point and on the bar.
+    fn position_counts(position: &Position, player: Player) -> usize {
+        position.side(player)[1..]
+            .iter()
+            .map(|&n| usize::from(n.min(5)))
+            .sum()
+    }
+}
