@@ -163,6 +163,19 @@ pub struct DiceConfig {
     /// File holding the roll token.
     #[arg(long, env = "BGREF_DICE_ROLL_TOKEN_FILE")]
     pub dice_roll_token_file: Option<PathBuf>,
+
+    /// Bearer token of the refereed game flow (POST /games, /games/act,
+    /// /games/verify, /games/export; gRPC NewGame, Act, VerifyGame,
+    /// ExportGame), at least 16 characters, held by the game server that
+    /// stands between players and bgref. Without it the game flow is open to
+    /// anyone who can reach bgref, who could then replay a match to read its
+    /// dice early (one warning is logged at startup).
+    #[arg(long, env = "BGREF_GAME_TOKEN", hide_env_values = true)]
+    pub game_token: Option<String>,
+
+    /// File holding the game token.
+    #[arg(long, env = "BGREF_GAME_TOKEN_FILE")]
+    pub game_token_file: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for DiceConfig {
@@ -178,6 +191,8 @@ impl std::fmt::Debug for DiceConfig {
             .field("reveal_token_file", &self.reveal_token_file)
             .field("dice_roll_token", &set(&self.dice_roll_token))
             .field("dice_roll_token_file", &self.dice_roll_token_file)
+            .field("game_token", &set(&self.game_token))
+            .field("game_token_file", &self.game_token_file)
             .finish()
     }
 }
@@ -331,10 +346,12 @@ mod tests {
         let dice = DiceConfig {
             dice_secret: Some("00112233".into()),
             dice_roll_token: Some("roll-token-0123456789".into()),
+            game_token: Some("game-token-0123456789".into()),
             ..DiceConfig::default()
         };
         let text = format!("{dice:?}");
         assert!(!text.contains("00112233"), "{text}");
         assert!(!text.contains("roll-token"), "{text}");
+        assert!(!text.contains("game-token"), "{text}");
     }
 }

@@ -16,8 +16,16 @@
 //!   server that rolls each turn only when it is due; without one, those
 //!   endpoints are disabled and dice come only from the refereed game flow
 //!   (`POST /games`).
+//! - The **game token** (`BGREF_GAME_TOKEN` or `BGREF_GAME_TOKEN_FILE`): the
+//!   bearer token of the refereed game flow (`POST /games`, `/games/act`,
+//!   `/games/verify`, `/games/export`; gRPC `NewGame`, `Act`, `VerifyGame`,
+//!   `ExportGame`), held by the game server that stands between the players
+//!   and bgref. Without one the game flow is open (the development default)
+//!   and one warning is logged: whoever can reach bgref can start a match
+//!   again with the same match id and client seed (both in every roll
+//!   receipt) and read the dice of a turn before it is due.
 //!
-//! Of both tokens only the SHA-256 is kept, and tokens are compared in
+//! Of these tokens only the SHA-256 is kept, and tokens are compared in
 //! constant time (digests of equal length, so not even the length leaks).
 //! Each must be at least [`MIN_TOKEN_CHARS`] characters.
 //!
@@ -94,6 +102,7 @@ pub struct DiceKeys {
     published: Vec<PublishedKey>,
     reveal_token_digest: Option<[u8; 32]>,
     roll_token_digest: Option<[u8; 32]>,
+    game_token_digest: Option<[u8; 32]>,
     ephemeral_secret: bool,
     ephemeral_signing_key: bool,
 }
@@ -107,6 +116,7 @@ impl fmt::Debug for DiceKeys {
             .field("published", &ids)
             .field("reveal_enabled", &self.reveal_token_digest.is_some())
             .field("roll_enabled", &self.roll_token_digest.is_some())
+            .field("game_token", &self.game_token_digest.is_some())
             .field("ephemeral_secret", &self.ephemeral_secret)
             .field("ephemeral_signing_key", &self.ephemeral_signing_key)
             .finish_non_exhaustive()
@@ -141,7 +151,7 @@ fn read_option(
 /// mistake is refused instead of read without end.
 pub const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
 
-/// Shortest accepted reveal or roll token, in characters.
+/// Shortest accepted reveal, roll or game token, in characters.
 pub const MIN_TOKEN_CHARS: usize = 16;
 
 /// Reads a secret file of at most [`MAX_SECRET_FILE_BYTES`].
@@ -290,6 +300,11 @@ impl DiceKeys {
             config.dice_roll_token_file.as_deref(),
             "BGREF_DICE_ROLL_TOKEN",
         )?;
+        let game = token_digest(
+            config.game_token.as_deref(),
+            config.game_token_file.as_deref(),
+            "BGREF_GAME_TOKEN",
+        )?;
         let ephemeral_secret = secret.is_none();
         let ephemeral_signing_key = signing.is_none();
         let secret = match secret {
@@ -314,8 +329,20 @@ impl DiceKeys {
                  and BGREF_SIGNING_KEY, or their _FILE variants)"
             );
         }
+        if game.is_none() {
+            tracing::warn!(
+                game_flow = "open",
+                "no game token configured: the refereed game flow (POST /games, /games/act, \
+                 /games/verify, /games/export and their gRPC methods) is open to anyone who can \
+                 reach this service; a player who can reach it can start a match again with the \
+                 match id and client seed of its roll receipts and read the dice of a turn \
+                 before it is due (set BGREF_GAME_TOKEN or BGREF_GAME_TOKEN_FILE, give it to the \
+                 game server only, and keep players from reaching bgref directly)"
+            );
+        }
         let mut keys = DiceKeys::new(secret, signing, &extra, reveal);
         keys.roll_token_digest = roll;
+        keys.game_token_digest = game;
         keys.ephemeral_secret = ephemeral_secret;
         keys.ephemeral_signing_key = ephemeral_signing_key;
         Ok(keys)
@@ -350,6 +377,7 @@ impl DiceKeys {
             published,
             reveal_token_digest,
             roll_token_digest: None,
+            game_token_digest: None,
             ephemeral_secret: false,
             ephemeral_signing_key: false,
         }
@@ -384,6 +412,14 @@ impl DiceKeys {
     #[must_use]
     pub fn with_roll_token(mut self, token: &str) -> DiceKeys {
         self.roll_token_digest = Some(Sha256::digest(token.as_bytes()).into());
+        self
+    }
+
+    /// The same keys with the game flow closed to all but the holder of
+    /// `token` (tests and embedding).
+    #[must_use]
+    pub fn with_game_token(mut self, token: &str) -> DiceKeys {
+        self.game_token_digest = Some(Sha256::digest(token.as_bytes()).into());
         self
     }
 
@@ -424,6 +460,13 @@ impl DiceKeys {
     /// `POST /dice/roll` and `POST /dice/opening`, in constant time.
     pub fn roll_access(&self, authorization: Option<&str>) -> TokenAccess {
         access(self.roll_token_digest.as_ref(), authorization)
+    }
+
+    /// Checks an `Authorization` value against the game token of the
+    /// refereed game flow, in constant time; [`TokenAccess::Disabled`] means
+    /// no game token is configured, so the game flow is open.
+    pub fn game_access(&self, authorization: Option<&str>) -> TokenAccess {
+        access(self.game_token_digest.as_ref(), authorization)
     }
 }
 
@@ -728,6 +771,92 @@ mod tests {
             assert!(err.contains(expected), "{err}");
             assert!(!err.contains("short"), "{err}");
         }
+    }
+
+    #[test]
+    fn the_game_token_is_its_own() {
+        let game = temp_file("game", "  game-token-0123456789\n");
+        let cfg = DiceConfig {
+            game_token_file: Some(game.clone()),
+            dice_roll_token: Some("roll-token-0123456789".into()),
+            ..config()
+        };
+        let keys = DiceKeys::from_config(&cfg).unwrap();
+        let _ = std::fs::remove_file(game);
+        for (header, access) in [
+            (Some("Bearer game-token-0123456789"), TokenAccess::Granted),
+            (Some("bearer game-token-0123456789 "), TokenAccess::Granted),
+            (Some("Bearer game-token-012345678"), TokenAccess::Denied),
+            (Some("game-token-0123456789"), TokenAccess::Denied),
+            (Some("Bearer roll-token-0123456789"), TokenAccess::Denied),
+            (Some("Bearer s3cret-token-long"), TokenAccess::Denied),
+            (None, TokenAccess::Denied),
+        ] {
+            assert_eq!(keys.game_access(header), access, "{header:?}");
+        }
+        // Nor does the game token open the other doors.
+        assert_eq!(
+            keys.roll_access(Some("Bearer game-token-0123456789")),
+            TokenAccess::Denied
+        );
+        assert_eq!(
+            keys.reveal_access(Some("Bearer game-token-0123456789")),
+            TokenAccess::Denied
+        );
+        let text = format!("{keys:?}");
+        assert!(text.contains("game_token: true"), "{text}");
+        assert!(!text.contains("game-token-0123456789"), "{text}");
+        // Without one (or with an empty variable) the game flow is open.
+        for cfg in [
+            config(),
+            DiceConfig {
+                game_token: Some(" ".into()),
+                ..config()
+            },
+        ] {
+            let keys = DiceKeys::from_config(&cfg).unwrap();
+            assert_eq!(keys.game_access(None), TokenAccess::Disabled);
+            assert!(format!("{keys:?}").contains("game_token: false"));
+        }
+        // Short, doubly given, empty or unbounded: refused, naming the option.
+        let empty = temp_file("game-empty", "\n");
+        for (cfg, expected) in [
+            (
+                DiceConfig {
+                    game_token: Some("short-game-tok".into()),
+                    ..config()
+                },
+                "BGREF_GAME_TOKEN: must be at least 16",
+            ),
+            (
+                DiceConfig {
+                    game_token: Some("game-token-0123456789".into()),
+                    game_token_file: Some(PathBuf::from("/nonexistent/bgref")),
+                    ..config()
+                },
+                "not both",
+            ),
+            (
+                DiceConfig {
+                    game_token_file: Some(empty.clone()),
+                    ..config()
+                },
+                "BGREF_GAME_TOKEN_FILE",
+            ),
+            (
+                DiceConfig {
+                    game_token_file: Some(PathBuf::from("/dev/zero")),
+                    ..config()
+                },
+                "BGREF_GAME_TOKEN_FILE",
+            ),
+        ] {
+            let err = DiceKeys::from_config(&cfg).unwrap_err();
+            assert!(err.contains(expected), "{err}");
+            assert!(!err.contains("short-game-tok"), "{err}");
+            assert!(!err.contains("game-token-0123456789"), "{err}");
+        }
+        let _ = std::fs::remove_file(empty);
     }
 
     #[test]

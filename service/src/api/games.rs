@@ -75,8 +75,8 @@ use super::input::{AnyVariant, required};
 use super::moves::PlayInput;
 use super::tables::{TablesPlayView, TablesView};
 use super::view::PositionView;
-use crate::error::ApiError;
-use crate::keys::{DiceKeys, Signature, VerifyingKey};
+use crate::error::{ApiError, ErrorKind};
+use crate::keys::{DiceKeys, Signature, TokenAccess, VerifyingKey};
 
 mod tables_token;
 
@@ -854,6 +854,26 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
     (game, bytes)
 }
 
+/// Lets a caller into the game flow (`authorization` is the
+/// `Authorization` header or metadata): anyone when no game token is
+/// configured, else only its holder. The adapters call it before they read
+/// the request.
+///
+/// # Errors
+/// `unauthorized` (401) for a missing or wrong game token.
+pub fn check_game_access(keys: &DiceKeys, authorization: Option<&str>) -> Result<(), ApiError> {
+    match keys.game_access(authorization) {
+        TokenAccess::Granted | TokenAccess::Disabled => Ok(()),
+        TokenAccess::Denied => Err(ApiError::new(
+            ErrorKind::Unauthenticated,
+            "unauthorized",
+            "the refereed game flow of this service needs the operator's game token: \
+             `Authorization: Bearer <token>`; none or a wrong one was given (players play \
+             through the game server, which holds it)",
+        )),
+    }
+}
+
 /// Starts a game or a match.
 ///
 /// # Errors
@@ -1286,6 +1306,31 @@ mod tests {
 
     fn keys() -> DiceKeys {
         DiceKeys::from_parts(&[5u8; 32], &[9u8; 32], None).unwrap()
+    }
+
+    #[test]
+    fn the_game_token_closes_the_game_flow() {
+        const TOKEN: &str = "game-token-0123456789";
+        // Open without a token: any caller, with or without a header.
+        for auth in [None, Some("Bearer anything-at-all-here")] {
+            assert!(check_game_access(&keys(), auth).is_ok(), "{auth:?}");
+        }
+        let closed = keys().with_game_token(TOKEN);
+        let bearer = format!("Bearer {TOKEN}");
+        assert!(check_game_access(&closed, Some(&bearer)).is_ok());
+        for auth in [None, Some("Bearer nope"), Some(TOKEN), Some("Basic x")] {
+            let err = check_game_access(&closed, auth).unwrap_err();
+            assert_eq!(
+                (err.kind, err.slug),
+                (ErrorKind::Unauthenticated, "unauthorized"),
+                "{auth:?}"
+            );
+            assert!(!err.detail.contains(TOKEN), "{}", err.detail);
+        }
+        // The token changes nothing else: the same game starts either way.
+        let open = new_game(&keys(), &start(AnyVariant::Backgammon(Variant::Standard), false));
+        let gated = new_game(&closed, &start(AnyVariant::Backgammon(Variant::Standard), false));
+        assert_eq!(open.unwrap().token, gated.unwrap().token);
     }
 
     fn start(variant: AnyVariant, tavli: bool) -> NewGameInput {

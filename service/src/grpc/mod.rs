@@ -36,6 +36,14 @@ impl RefereeService {
 
 type Reply<T> = Result<Response<T>, Status>;
 
+impl RefereeService {
+    /// The game flow's token check, before the message is converted (see
+    /// [`api::games::check_game_access`]).
+    fn check_game_access<M>(&self, request: &Request<M>) -> Result<(), ApiError> {
+        api::games::check_game_access(&self.state.dice, authorization(request).as_deref())
+    }
+}
+
 /// The `authorization` metadata (`Bearer <token>`), if it is text.
 fn authorization<M>(request: &Request<M>) -> Option<String> {
     request
@@ -161,6 +169,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::NewGameRequest>,
     ) -> Reply<proto::NewGameResponse> {
+        self.check_game_access(&request)?;
         call(request, |input| {
             api::games::new_game(&self.state.dice, input)
         })
@@ -168,6 +177,7 @@ impl Referee for RefereeService {
 
     #[tracing::instrument(name = "Act", skip_all, fields(match_id = tracing::field::Empty))]
     async fn act(&self, request: Request<proto::ActRequest>) -> Reply<proto::ActResponse> {
+        self.check_game_access(&request)?;
         call(request, |input| api::games::act(&self.state.dice, input))
     }
 
@@ -176,6 +186,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::VerifyGameRequest>,
     ) -> Reply<proto::VerifyGameResponse> {
+        self.check_game_access(&request)?;
         call(request, |input| api::games::verify(&self.state.dice, input))
     }
 
@@ -184,6 +195,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::ExportGameRequest>,
     ) -> Reply<proto::ExportGameResponse> {
+        self.check_game_access(&request)?;
         call(request, |input| api::games::export(&self.state.dice, input))
     }
 

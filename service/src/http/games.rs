@@ -1,7 +1,12 @@
-//! `POST /games`, `POST /games/act`, `POST /games/verify`.
+//! `POST /games`, `POST /games/act`, `POST /games/verify`,
+//! `POST /games/export`.
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
+use axum::http::header;
+use axum::http::request::Parts;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{ComponentsBuilder, OpenApiBuilder};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -15,9 +20,47 @@ use crate::api;
 use crate::error::ApiError;
 use crate::state::AppState;
 
-/// The game routes.
+/// The caller may use the game flow: no game token is configured, or the
+/// request carries it. An extractor from the request head, so the check
+/// runs before the body is read.
+pub struct GameAccess;
+
+impl FromRequestParts<AppState> for GameAccess {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let authorization = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        api::games::check_game_access(&state.dice, authorization)?;
+        Ok(GameAccess)
+    }
+}
+
+/// The game routes, with the security scheme of the game flow
+/// (`game_token`).
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
+    let game_token = SecurityScheme::Http(
+        HttpBuilder::new()
+            .scheme(HttpAuthScheme::Bearer)
+            .description(Some(
+                "The operator's game token (BGREF_GAME_TOKEN), for the refereed game flow \
+                 (POST /games, /games/act, /games/verify, /games/export): given to the game \
+                 server that stands between the players and bgref. When it is configured \
+                 every game operation needs it (401 `unauthorized` without it); when it is \
+                 not, the game flow is open and no token is needed",
+            ))
+            .build(),
+    );
+    let doc = OpenApiBuilder::new()
+        .components(Some(
+            ComponentsBuilder::new()
+                .security_scheme("game_token", game_token)
+                .build(),
+        ))
+        .build();
+    OpenApiRouter::with_openapi(doc)
         .routes(routes!(new_game))
         .routes(routes!(act))
         .routes(routes!(verify))
@@ -37,14 +80,17 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// commitment to publish).
 #[utoipa::path(post, path = "/games", tag = "games", operation_id = "new_game",
     request_body = NewGameRequest,
+    security((), ("game_token" = [])),
     responses(
         (status = 200, description = "The first state", body = GameResponse),
         (status = 400, description = "Malformed request, match id, seed, match or rules", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "new_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn new_game(
     State(state): State<AppState>,
+    _access: GameAccess,
     ApiJson(req): ApiJson<NewGameRequest>,
 ) -> Result<Json<GameResponse>, ApiError> {
     let game = api::games::new_game(&state.dice, &req.into_input()?)?;
@@ -63,15 +109,18 @@ pub async fn new_game(
 /// (`invalid-state-token`, `unknown-key`, `wrong-match`).
 #[utoipa::path(post, path = "/games/act", tag = "games", operation_id = "act",
     request_body = ActRequest,
+    security((), ("game_token" = [])),
     responses(
         (status = 200, description = "The new state and what happened", body = ActResponse),
         (status = 400, description = "Malformed request or state token", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The rules refuse the action", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "act", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn act(
     State(state): State<AppState>,
+    _access: GameAccess,
     ApiJson(req): ApiJson<ActRequest>,
 ) -> Result<Json<ActResponse>, ApiError> {
     let acted = api::games::act(&state.dice, &req.into())?;
@@ -83,14 +132,17 @@ pub async fn act(
 /// exactly. A refused action is a verdict (`valid: false`), not an error.
 #[utoipa::path(post, path = "/games/verify", tag = "games", operation_id = "verify_game",
     request_body = VerifyGameRequest,
+    security((), ("game_token" = [])),
     responses(
         (status = 200, description = "The verdict", body = VerifyGameResponse),
         (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "verify_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn verify(
     State(state): State<AppState>,
+    _access: GameAccess,
     ApiJson(req): ApiJson<VerifyGameRequest>,
 ) -> Result<Json<VerifyGameResponse>, ApiError> {
     let verdict = api::games::verify(&state.dice, &req.into_input()?)?;
@@ -107,15 +159,18 @@ pub async fn verify(
 /// that format (422 `not-exportable`).
 #[utoipa::path(post, path = "/games/export", tag = "games", operation_id = "export_game",
     request_body = ExportGameRequest,
+    security((), ("game_token" = [])),
     responses(
         (status = 200, description = "The match file", body = ExportGameResponse),
         (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An action is refused (`illegal-transcript`), or the format cannot say it (`not-exportable`)", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "export_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn export(
     State(state): State<AppState>,
+    _access: GameAccess,
     ApiJson(req): ApiJson<ExportGameRequest>,
 ) -> Result<Json<ExportGameResponse>, ApiError> {
     let exported = api::games::export(&state.dice, &req.into_input()?)?;
