@@ -459,3 +459,238 @@ async fn tampered_tokens_and_wrong_actions_are_refused() {
     let named: String = new_token[1..9].iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(named, new_id);
 }
+
+const GAME_TOKEN: &str = "test-game-token-0001";
+
+/// POSTs `body` with an `Authorization` value (or none); returns the status,
+/// the `WWW-Authenticate` header and the JSON body.
+async fn post_auth(
+    server: &Server,
+    path: &str,
+    body: &Value,
+    authorization: Option<&str>,
+) -> (u16, Option<String>, Value) {
+    let mut req = reqwest::Client::new().post(server.url(path)).json(body);
+    if let Some(a) = authorization {
+        req = req.header("authorization", a);
+    }
+    let resp = req.send().await.expect("HTTP request");
+    let status = resp.status().as_u16();
+    let www = resp
+        .headers()
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (status, www, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// A gRPC request with an `authorization` value (or none).
+fn authorized<T>(message: T, authorization: Option<&str>) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    if let Some(a) = authorization {
+        request
+            .metadata_mut()
+            .insert("authorization", a.parse().expect("metadata value"));
+    }
+    request
+}
+
+/// The start-up log lines of `bgref` with the test secrets and `env`, up to
+/// the line saying it serves; the process is killed.
+async fn startup_lines(env: &[(&str, &str)]) -> Vec<String> {
+    use tokio::io::{AsyncBufReadExt as _, BufReader};
+    let mut child = bgref_e2e::command(env, true).spawn().expect("start bgref");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let serving = line.contains("bgref serving HTTP and gRPC");
+            out.push(line);
+            if serving {
+                break;
+            }
+        }
+    })
+    .await;
+    let _ = child.kill().await;
+    out
+}
+
+/// Whoever can reach an open game flow can start a match again and read its
+/// dice early: with `BGREF_GAME_TOKEN` set, every game operation over both
+/// protocols is for the token's holder only (checked before the request is
+/// read), and the holder plays as before.
+#[tokio::test]
+async fn the_game_token_closes_the_game_flow_over_both_protocols() {
+    let server = Server::start(&[("BGREF_GAME_TOKEN", GAME_TOKEN)]).await;
+    let mut grpc = server.grpc().await;
+    let bearer = format!("Bearer {GAME_TOKEN}");
+    let start =
+        json!({"match_id": "gated-0001", "client_seed": "alice:bob", "match": {"length": 3}});
+
+    // The holder starts a game and plays a few actions.
+    let (status, _, first) = post_auth(&server, "/games", &start, Some(&bearer)).await;
+    assert_eq!(status, 200, "{first}");
+    let mut state = first["state"].as_str().unwrap().to_owned();
+    let mut view = first["view"].clone();
+    let mut actions = Vec::new();
+    for n in 0..8 {
+        let step = choose(&view, n, false);
+        let mut body = step.clone();
+        body["state"] = json!(state);
+        let (status, _, acted) = post_auth(&server, "/games/act", &body, Some(&bearer)).await;
+        assert_eq!(status, 200, "{acted}");
+        // gRPC with the token gives the same state.
+        let g = grpc
+            .act(authorized(grpc_act(&state, &step), Some(&bearer)))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(g.state, acted["state"], "HTTP and gRPC differ at {n}");
+        state = acted["state"].as_str().unwrap().to_owned();
+        view = acted["view"].clone();
+        actions.push(step);
+    }
+    assert!(
+        actions.iter().filter(|a| a["action"] == "move").count() >= 2,
+        "{actions:?}"
+    );
+    let transcript = json!({"start": start, "actions": actions});
+    let (status, _, verdict) =
+        post_auth(&server, "/games/verify", &transcript, Some(&bearer)).await;
+    assert_eq!(status, 200, "{verdict}");
+    assert_eq!(verdict["valid"], true, "{verdict}");
+    assert_eq!(verdict["state"], json!(state), "{verdict}");
+    let (status, _, exported) =
+        post_auth(&server, "/games/export", &transcript, Some(&bearer)).await;
+    assert_eq!(
+        (status, &exported["format"]),
+        (200, &json!("mat")),
+        "{exported}"
+    );
+
+    // Without it, or with another: 401 on every game operation, nothing of
+    // the game in the answer.
+    let act = json!({"state": state, "player": "x", "action": "roll"});
+    let gates = [
+        ("/games", &start),
+        ("/games/act", &act),
+        ("/games/verify", &transcript),
+        ("/games/export", &transcript),
+    ];
+    let wrong = [
+        None,
+        Some("Bearer wrong-token-0000000000".to_owned()),
+        Some(format!("Bearer {}", bgref_e2e::TEST_ROLL_TOKEN)),
+        Some(format!("Basic {GAME_TOKEN}")),
+        Some(GAME_TOKEN.to_owned()),
+        Some(format!("Bearer {GAME_TOKEN}x")),
+    ];
+    for auth in &wrong {
+        for (path, body) in gates {
+            let (status, www, problem) = post_auth(&server, path, body, auth.as_deref()).await;
+            assert_eq!(status, 401, "{path} {auth:?}: {problem}");
+            assert_eq!(problem["type"], "unauthorized", "{problem}");
+            assert_eq!(www.as_deref(), Some("Bearer"));
+            assert!(problem.get("state").is_none() && problem.get("roll").is_none());
+        }
+        let auth = auth.as_deref();
+        let new_game = proto::NewGameRequest {
+            match_id: "gated-0001".into(),
+            client_seed: "alice:bob".into(),
+            ..Default::default()
+        };
+        let errors = [
+            grpc.new_game(authorized(new_game.clone(), auth))
+                .await
+                .unwrap_err(),
+            grpc.act(authorized(grpc_act(&state, &act), auth))
+                .await
+                .unwrap_err(),
+            grpc.verify_game(authorized(
+                proto::VerifyGameRequest {
+                    start: Some(new_game.clone()),
+                    ..Default::default()
+                },
+                auth,
+            ))
+            .await
+            .unwrap_err(),
+            grpc.export_game(authorized(
+                proto::ExportGameRequest {
+                    start: Some(new_game),
+                    ..Default::default()
+                },
+                auth,
+            ))
+            .await
+            .unwrap_err(),
+        ];
+        for status in errors {
+            assert_eq!(status.code(), Code::Unauthenticated, "{auth:?}");
+            assert_eq!(slug(&status), "unauthorized");
+        }
+    }
+    // The token is checked before the body: a malformed one is still a 401.
+    let resp = reqwest::Client::new()
+        .post(server.url("/games/act"))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 401);
+    let (status, _, problem) = post_auth(&server, "/games", &json!({}), Some(&bearer)).await;
+    assert_eq!(status, 400, "the holder gets the body's error: {problem}");
+
+    // The rest of the API stays open.
+    let (status, body) = server.get("/dice/commitment?match_id=gated-0001").await;
+    assert_eq!(status, 200, "{body}");
+}
+
+/// Without a game token the game flow is open (the development default),
+/// and one start-up warning says so; with one, no such warning, and the
+/// token is never logged. A short game token stops start-up.
+#[tokio::test]
+async fn an_open_game_flow_is_warned_about_once() {
+    let open = startup_lines(&[]).await;
+    assert!(
+        open.iter().any(|l| l.contains("bgref serving")),
+        "{open:#?}"
+    );
+    let warnings: Vec<&String> = open
+        .iter()
+        .filter(|l| l.contains("\"WARN\"") && l.contains("no game token configured"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{open:#?}");
+    assert!(warnings[0].contains("read the dice"), "{}", warnings[0]);
+
+    let closed = startup_lines(&[("BGREF_GAME_TOKEN", GAME_TOKEN)]).await;
+    assert!(
+        closed.iter().any(|l| l.contains("bgref serving")),
+        "{closed:#?}"
+    );
+    assert!(
+        !closed
+            .iter()
+            .any(|l| l.contains("no game token configured")),
+        "{closed:#?}"
+    );
+    assert!(!closed.join("\n").contains(GAME_TOKEN));
+
+    let short = startup_lines(&[("BGREF_GAME_TOKEN", "short-game")]).await;
+    let text = short.join("\n");
+    assert!(!text.contains("bgref serving"), "{text}");
+    assert!(text.contains("BGREF_GAME_TOKEN"), "{text}");
+    assert!(!text.contains("short-game"), "{text}");
+
+    // Open: a game starts with no token at all.
+    let server = Server::start(&[]).await;
+    let (status, game) = server
+        .post(
+            "/games",
+            &json!({"match_id": "open-0001", "client_seed": "c"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{game}");
+}

@@ -1328,8 +1328,14 @@ mod tests {
             assert!(!err.detail.contains(TOKEN), "{}", err.detail);
         }
         // The token changes nothing else: the same game starts either way.
-        let open = new_game(&keys(), &start(AnyVariant::Backgammon(Variant::Standard), false));
-        let gated = new_game(&closed, &start(AnyVariant::Backgammon(Variant::Standard), false));
+        let open = new_game(
+            &keys(),
+            &start(AnyVariant::Backgammon(Variant::Standard), false),
+        );
+        let gated = new_game(
+            &closed,
+            &start(AnyVariant::Backgammon(Variant::Standard), false),
+        );
         assert_eq!(open.unwrap().token, gated.unwrap().token);
     }
 
