@@ -276,7 +276,7 @@ for name, svc in (doc.get("services") or {}).items():
              f"service {name}: {k} has a literal value in docker-compose.yml")
 
 # The examples must hold names and placeholders only.
-secret_vars = re.compile(r"^\s*(BGREF_DICE_SECRET|BGREF_SIGNING_KEY|BGREF_REVEAL_TOKEN|BGREF_DICE_ROLL_TOKEN)\s*=\s*(\S+)")
+secret_vars = re.compile(r"^\s*(BGREF_DICE_SECRET|BGREF_SIGNING_KEY|BGREF_REVEAL_TOKEN|BGREF_DICE_ROLL_TOKEN|BGREF_GAME_TOKEN)\s*=\s*(\S+)")
 for line in open(os.path.join(deploy, ".env.example")):
     m = secret_vars.match(line)
     need(not m, f".env.example: {m.group(1) if m else ''} has a value; leave secrets empty or commented")
