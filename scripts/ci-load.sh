@@ -6,15 +6,15 @@
 #      the debug profile by default (BGREF_LOAD_PROFILE=release for figures
 #      worth comparing); installs wrk from Debian if missing (as root);
 #   2. starts bgref with fresh random secrets: dice secret, signing key,
-#      reveal token and roll token; JSON logs at info, stdout and stderr
+#      reveal, roll and game tokens; JSON logs at info, stdout and stderr
 #      captured;
 #   3. HTTP: wrk with a Lua mix of every operation of the served OpenAPI
 #      document (each request example, the GET endpoints, /games/act on a
-#      fresh token, the reveal and roll tokens where the operation needs
-#      them), generated and checked by scripts/load/mix.py: each request
+#      fresh token, the reveal, roll and game tokens where the operation
+#      needs them), generated and checked by scripts/load/mix.py: each request
 #      answered 2xx once before the load. gRPC: bench-grpc-load's `mix`
 #      target (every Referee method, RollDice/OpeningRoll with the roll
-#      token). Each prints requests, throughput, p50 and p99. Fails on any
+#      token, the game methods with the game token). Each prints requests, throughput, p50 and p99. Fails on any
 #      non-2xx answer, socket error or failed call;
 #   4. resident memory (VmRSS) after a warm-up and after the load: fails
 #      when it grew by more than 25 % + 16 MiB;
@@ -29,7 +29,7 @@
 #      refused; CANCELLED "operation was canceled": still queued in the
 #      client when its connection closed);
 #   7. secrets: every log line bgref printed, every saved body and page is
-#      searched for the four secret values (and the dice secret and signing
+#      searched for the five secret values (and the dice secret and signing
 #      key in upper case); any hit fails. (OTLP traces: exported only when
 #      OTEL_EXPORTER_OTLP_ENDPOINT is set, which this script does not do;
 #      tests/tests/ops.rs checks spans sent to its own OTLP receiver.)
@@ -81,7 +81,8 @@ DICE_SECRET=$(rand 32)
 SIGNING_KEY=$(rand 32)
 REVEAL_TOKEN=reveal-$(rand 16)
 ROLL_TOKEN=roll-$(rand 16)
-export BGREF_REVEAL_TOKEN=$REVEAL_TOKEN BGREF_DICE_ROLL_TOKEN=$ROLL_TOKEN
+GAME_TOKEN=game-$(rand 16)
+export BGREF_REVEAL_TOKEN=$REVEAL_TOKEN BGREF_DICE_ROLL_TOKEN=$ROLL_TOKEN BGREF_GAME_TOKEN=$GAME_TOKEN
 
 LOG=$OUT/bgref.log
 PID=
@@ -96,7 +97,7 @@ env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
     BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info \
     BGREF_DICE_SECRET="$DICE_SECRET" BGREF_SIGNING_KEY="$SIGNING_KEY" \
     BGREF_REVEAL_TOKEN="$REVEAL_TOKEN" BGREF_DICE_ROLL_TOKEN="$ROLL_TOKEN" \
-    "$BIN" >"$LOG" 2>&1 &
+    BGREF_GAME_TOKEN="$GAME_TOKEN" "$BIN" >"$LOG" 2>&1 &
 PID=$!
 ADDR=$(bgref_address "$LOG" "$PID") || { cat "$LOG"; fail "bgref did not start"; }
 URL=http://$ADDR
@@ -147,6 +148,8 @@ save "${J[@]}" -H "authorization: Bearer $ROLL_TOKEN" -d '{"match_id": "m"}' "$U
 save "${J[@]}" -H "authorization: Bearer $DICE_SECRET" -d '{"match_id": "m"}' "$URL/dice/reveal"
 save "${J[@]}" -H "authorization: Bearer $ROLL_TOKEN" -d '{"match_id": "", "client_seed": "x", "game": 0}' "$URL/dice/opening"
 save "${J[@]}" -d '{"state": "AAAA", "player": "x", "action": "roll"}' "$URL/games/act"
+save "${J[@]}" -H "authorization: Bearer $GAME_TOKEN" -d '{"state": "AAAA", "player": "x", "action": "roll"}' "$URL/games/act"
+save "${J[@]}" -H "authorization: Bearer $ROLL_TOKEN" -d '{"match_id": "m", "client_seed": "c"}' "$URL/games"
 save "${J[@]}" -d '{"position": {"position_id": "nope"}, "dice": [3, 1]}' "$URL/legal-moves"
 save "$URL/no-such-path?token=$ROLL_TOKEN"
 save -X DELETE "$URL/dice/keys"
@@ -193,13 +196,13 @@ LINES=$(wc -l <"$LOG")
 FILES=$(find "$OUT/exposed" -type f | wc -l)
 BYTES=$(cat "$LOG" "$OUT"/exposed/* | wc -c)
 # The search must find what it looks for: a planted copy of each value.
-for name in DICE_SECRET SIGNING_KEY REVEAL_TOKEN ROLL_TOKEN; do
+for name in DICE_SECRET SIGNING_KEY REVEAL_TOKEN ROLL_TOKEN GAME_TOKEN; do
     printf 'x%sx\n' "${!name}" >"$OUT/canary"
     grep -qF -- "${!name}" "$OUT/canary" || fail "the search misses a planted $name"
 done
 rm -f "$OUT/canary"
 hits=0
-for name in DICE_SECRET SIGNING_KEY REVEAL_TOKEN ROLL_TOKEN; do
+for name in DICE_SECRET SIGNING_KEY REVEAL_TOKEN ROLL_TOKEN GAME_TOKEN; do
     secret=${!name}
     for form in "$secret" "${secret^^}"; do
         if grep -rlF -- "$form" "$LOG" "$OUT/exposed" >"$OUT/hits"; then
@@ -209,7 +212,7 @@ for name in DICE_SECRET SIGNING_KEY REVEAL_TOKEN ROLL_TOKEN; do
     done
 done
 [[ $hits == 0 ]] || status=1
-say "secrets: 4 values (and upper case) searched in $LINES log lines and $FILES saved answers ($BYTES bytes): $hits hits"
+say "secrets: 5 values (and upper case) searched in $LINES log lines and $FILES saved answers ($BYTES bytes): $hits hits"
 
 if [[ $status -ne 0 ]]; then
     say "FAILED; the last log lines:"

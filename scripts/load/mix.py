@@ -8,8 +8,8 @@ bearer tokens the protected operations need. Every request is sent once
 first and must answer 2xx: the load then holds only valid requests, so any
 non-2xx answer under load is a failure.
 
-Usage: mix.py BASE_URL OUT.lua   (tokens from BGREF_REVEAL_TOKEN and
-BGREF_DICE_ROLL_TOKEN; Python standard library only)
+Usage: mix.py BASE_URL OUT.lua   (tokens from BGREF_REVEAL_TOKEN,
+BGREF_DICE_ROLL_TOKEN and BGREF_GAME_TOKEN; Python standard library only)
 """
 
 from __future__ import annotations
@@ -59,7 +59,11 @@ def main() -> int:
     tokens = {
         "bearer": os.environ.get("BGREF_REVEAL_TOKEN"),
         "roll_token": os.environ.get("BGREF_DICE_ROLL_TOKEN"),
+        "game_token": os.environ.get("BGREF_GAME_TOKEN"),
     }
+    game_headers = {"content-type": "application/json"}
+    if tokens["game_token"]:
+        game_headers["authorization"] = f"Bearer {tokens['game_token']}"
     status, text = send(base, "GET", "/openapi.json", None, {})
     assert status == 200, f"/openapi.json: {status}"
     doc = json.loads(text)
@@ -67,12 +71,15 @@ def main() -> int:
     for path, item in doc["paths"].items():
         for method, op in item.items():
             headers = {}
-            for requirement in op.get("security", []):
-                for scheme in requirement:
-                    token = tokens.get(scheme)
-                    if not token:
-                        sys.exit(f"{method.upper()} {path} needs the {scheme} token: set it")
-                    headers["authorization"] = f"Bearer {token}"
+            # Alternatives: the first one whose tokens are all set, those
+            # with a token first ({} is "no token needed").
+            alternatives = sorted(op.get("security", []), key=len, reverse=True)
+            usable = [r for r in alternatives if all(tokens.get(s) for s in r)]
+            if alternatives and not usable:
+                schemes = " or ".join(s for r in alternatives for s in r)
+                sys.exit(f"{method.upper()} {path} needs the {schemes} token: set it")
+            for scheme in usable[0] if usable else []:
+                headers["authorization"] = f"Bearer {tokens[scheme]}"
             if method == "get":
                 query = [f"{p['name']}={p.get('example', p.get('schema', {}).get('example'))}"
                          for p in op.get("parameters", [])
@@ -88,10 +95,10 @@ def main() -> int:
     # /games/act on a fresh token: the opening roll, by x.
     status, text = send(base, "POST", "/games", json.dumps(
         {"match_id": "load-match-0001", "client_seed": "load:test"}),
-        {"content-type": "application/json"})
+        game_headers)
     assert status == 200, f"POST /games: {status} {text}"
     act = json.dumps({"state": json.loads(text)["state"], "player": "x", "action": "roll"})
-    mix.append(("POST", "/games/act", act, {"content-type": "application/json"}))
+    mix.append(("POST", "/games/act", act, game_headers))
 
     refused = []
     for method, path, body, headers in mix:

@@ -13,7 +13,9 @@
 //! every Referee method in turn, each with a valid request (checked once
 //! before the load: a request the server refuses stops the run), `Act` on
 //! a fresh `NewGame` token, and `RollDice`/`OpeningRoll` with the bearer
-//! token of `$BGREF_DICE_ROLL_TOKEN` when it is set.
+//! token of `$BGREF_DICE_ROLL_TOKEN` when it is set. The game calls
+//! (`NewGame`, `Act`) carry the bearer token of `$BGREF_GAME_TOKEN` when it
+//! is set.
 //!
 //! Prints one line: `requests=.. errors=.. refused=.. rps=.. p50_us=..
 //! p99_us=..`. `errors` counts every failed call; with `--drain 1` (the
@@ -116,13 +118,14 @@ fn args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// One call of a load: the method path, the encoded request, and whether
-/// it carries the roll token.
+/// One call of a load: the method path, the encoded request, whether it
+/// carries the roll token, and the game token it carries, if any.
 #[derive(Clone)]
 struct Call {
     path: &'static str,
     body: Bytes,
     roll_token: bool,
+    game_token: Token,
 }
 
 impl Call {
@@ -131,7 +134,17 @@ impl Call {
             path,
             body: Bytes::from(message.encode_to_vec()),
             roll_token: false,
+            game_token: None,
         }
+    }
+
+    /// The same call with `Authorization: Bearer $BGREF_GAME_TOKEN`, when
+    /// that variable is set (the game flow then needs it).
+    fn game(mut self) -> Call {
+        self.game_token = std::env::var("BGREF_GAME_TOKEN")
+            .ok()
+            .and_then(|t| format!("Bearer {t}").parse().ok());
+        self
     }
 }
 
@@ -151,6 +164,7 @@ async fn requests(args: &Args, channel: &Channel) -> Result<Vec<Call>, String> {
                 path: "/bench.v1.Echo/Echo",
                 body: Bytes::from(buf),
                 roll_token: false,
+                game_token: None,
             }])
         }
         "mix" => mix(channel).await,
@@ -180,7 +194,7 @@ async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
     let mut client = tonic::client::Grpc::new(channel.clone());
     let started = call(
         &mut client,
-        &Call::new("/bgref.v1.Referee/NewGame", &new_game),
+        &Call::new("/bgref.v1.Referee/NewGame", &new_game).game(),
         None,
     )
     .await
@@ -221,7 +235,7 @@ async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
             "/bgref.v1.Referee/ListVariants",
             &proto::ListVariantsRequest::default(),
         ),
-        Call::new("/bgref.v1.Referee/NewGame", &new_game),
+        Call::new("/bgref.v1.Referee/NewGame", &new_game).game(),
         Call::new(
             "/bgref.v1.Referee/Act",
             &proto::ActRequest {
@@ -230,7 +244,8 @@ async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
                 action: proto::GameAction::Roll as i32,
                 ..Default::default()
             },
-        ),
+        )
+        .game(),
         Call::new(
             "/bgref.v1.Referee/GetCommitment",
             &proto::GetCommitmentRequest {
@@ -303,7 +318,12 @@ async fn call(
         .await
         .map_err(|e| Status::unavailable(e.to_string()))?;
     let mut request = Request::new(call.body.clone());
-    if let (true, Some(token)) = (call.roll_token, roll_token) {
+    let token = if call.roll_token {
+        roll_token
+    } else {
+        call.game_token.as_ref()
+    };
+    if let Some(token) = token {
         request
             .metadata_mut()
             .insert("authorization", token.clone());
