@@ -55,6 +55,7 @@ struct Series {
 struct Registry {
     series: RwLock<BTreeMap<Key, Arc<Series>>>,
     in_flight: AtomicI64,
+    abandoned: AtomicU64,
     start_time: f64,
 }
 
@@ -80,6 +81,7 @@ impl Metrics {
             inner: Arc::new(Registry {
                 series: RwLock::new(BTreeMap::new()),
                 in_flight: AtomicI64::new(0),
+                abandoned: AtomicU64::new(0),
                 start_time,
             }),
         }
@@ -95,6 +97,12 @@ impl Metrics {
         if let Some(i) = BUCKETS.iter().position(|&le| seconds <= le) {
             series.buckets[i].fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Counts one response dropped because its client did not read it in
+    /// time (`BGREF_RESPONSE_SEND_TIMEOUT`).
+    pub fn response_abandoned(&self) {
+        self.inner.abandoned.fetch_add(1, Ordering::Relaxed);
     }
 
     fn series(&self, protocol: Protocol, operation: &str, outcome: &str) -> Arc<Series> {
@@ -182,6 +190,10 @@ impl Metrics {
             "# HELP bgref_requests_in_flight Requests being handled now.\n\
              # TYPE bgref_requests_in_flight gauge\n\
              bgref_requests_in_flight {}\n\
+             # HELP bgref_responses_abandoned_total Responses dropped unsent because the client \
+             did not read them within BGREF_RESPONSE_SEND_TIMEOUT.\n\
+             # TYPE bgref_responses_abandoned_total counter\n\
+             bgref_responses_abandoned_total {}\n\
              # HELP bgref_build_info The running version; always 1.\n\
              # TYPE bgref_build_info gauge\n\
              bgref_build_info{{version=\"{}\"}} 1\n\
@@ -189,6 +201,7 @@ impl Metrics {
              # TYPE process_start_time_seconds gauge\n\
              process_start_time_seconds {}\n",
             self.inner.in_flight.load(Ordering::Relaxed),
+            self.inner.abandoned.load(Ordering::Relaxed),
             env!("CARGO_PKG_VERSION"),
             self.inner.start_time,
         );
