@@ -13,8 +13,9 @@
 #   gRPC  bench-grpc-load, 64 calls in flight over 4 connections:
 #         bgref.v1.Referee/LegalMoves (the same request) vs the tonic echo
 #         of 300 bytes.
-# The *-fields cases (legal-moves asking for the Position ID only) need the
-# `fields` request option, which bgref does not have yet (BENCH_CASES).
+#   *-fields  the same requests asking for the Position ID only
+#         (`"fields": ["position_id"]`): each play's notation and resulting
+#         Position ID, 1.1 kB instead of 7.7 kB over HTTP.
 #
 # Prints, per case, the medians over the rounds of the requests per second,
 # p50 and p99; the ratios to the echo (medians of the per-round ratios);
@@ -37,8 +38,8 @@
 #   BENCH_BUILD [1]        0: use the binaries already built
 #   BENCH_CASES            a subset, e.g. "http-echo http-bgref"
 #   BENCH_KEEP [0]         1: keep the work directory (logs, raw results)
-# Takes about ROUNDS x 4 x (DURATION + WARMUP + 1) seconds after the build
-# (2.5 minutes with the defaults).
+# Takes about ROUNDS x 6 x (DURATION + WARMUP + 1) seconds after the build
+# (3.5 minutes with the defaults).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -55,12 +56,14 @@ DURATION="${BENCH_DURATION:-5}"
 WARMUP="${BENCH_WARMUP:-1}"
 CONNS="${BENCH_CONNECTIONS:-64}"
 GRPC_CONNS="${BENCH_GRPC_CONNECTIONS:-4}"
-CASES="${BENCH_CASES:-http-echo http-bgref grpc-echo grpc-bgref}"
+CASES="${BENCH_CASES:-http-echo http-bgref http-bgref-fields grpc-echo grpc-bgref grpc-bgref-fields}"
 
 command -v wrk >/dev/null || { echo "error: wrk not found (apt-get install wrk)" >&2; exit 2; }
 
 if [[ "${BENCH_BUILD:-1}" == 1 ]]; then
-  (cd "$ROOT" && cargo build --release -p bgref-service --bin bgref -p bgref-bench)
+  # `--bins`: every binary of both packages (`--bin bgref` would leave the
+  # harness binaries of bgref-bench out, and stale).
+  (cd "$ROOT" && cargo build --release -p bgref-service -p bgref-bench --bins)
 fi
 BIN="$TARGET/release"
 

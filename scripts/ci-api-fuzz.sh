@@ -48,13 +48,13 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
-BIN=${BGREF_BIN:-$ROOT/target/debug/bgref}
+BIN=${BGREF_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref}
 VENV=${BGREF_FUZZ_VENV:-$ROOT/.venv-fuzz}
 SCHEMATHESIS_VERSION=4.32.5
 EXAMPLES=${BGREF_FUZZ_EXAMPLES:-1000}
 SEED=${BGREF_FUZZ_SEED:-20260101}
 WORKERS=${BGREF_FUZZ_WORKERS:-1}
-OUT=$ROOT/target/api-fuzz
+OUT=${CARGO_TARGET_DIR:-$ROOT/target}/api-fuzz
 
 # Test secrets only: fixed so that a failure reproduces.
 DICE_SECRET=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f

@@ -22,7 +22,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
-BIN=${BGREF_BIN:-$ROOT/target/debug/bgref}
+BIN=${BGREF_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref}
 VENV=${BGREF_DICE_VENV:-$ROOT/.venv-dice}
 VECTORS=$ROOT/core/tests/data/dice-vectors.json
 VERIFIER=$ROOT/tests/python/verify_dice.py

@@ -43,7 +43,7 @@ command -v python3 >/dev/null || { echo "error: python3 is needed" >&2; exit 2; 
 
 section "build"
 cargo build --locked -p bgref-service --bin bgref
-export BGREF_BIN="${BGREF_BIN:-$ROOT/target/debug/bgref}"
+export BGREF_BIN="${BGREF_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref}"
 
 section "statelessness behind nginx (tests/lb/run.sh)"
 rc=0

@@ -29,7 +29,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
-BIN=${BGREF_BIN:-$ROOT/target/debug/bgref}
+BIN=${BGREF_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref}
 CASES=${GNUBG_CASES:-2000}
 SEED=${GNUBG_SEED:-1}
 # The copy of the shared gnubg corpus kept in the repository.

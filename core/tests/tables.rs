@@ -271,27 +271,10 @@ fn engine_plays(pos: &TablesPosition, dice: Dice) -> (usize, BTreeSet<Phys>) {
 // Random games.
 // ---------------------------------------------------------------------
 
-struct Rng(u64);
+#[path = "../examples/support/random_games.rs"]
+mod random_games;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn dice(&mut self) -> Dice {
-        let a = Die::new(self.below(6) as u8 + 1);
-        let b = Die::new(self.below(6) as u8 + 1);
-        Dice::new(a, b)
-    }
-}
+use random_games::Rng;
 
 fn round_trips(pos: &TablesPosition) {
     let setup = pos.to_setup();

@@ -42,6 +42,10 @@ const BUCKETS: [f64; 14] = [
 /// Series are keyed by protocol, operation and outcome.
 type Key = (Protocol, String, String);
 
+/// The series of one protocol: by operation, then by outcome (looked up
+/// by `&str`, with no allocation once a series exists).
+type BySeries = BTreeMap<String, BTreeMap<String, Arc<Series>>>;
+
 /// One series: a counter and a latency histogram.
 #[derive(Debug, Default)]
 struct Series {
@@ -53,7 +57,8 @@ struct Series {
 
 #[derive(Debug)]
 struct Registry {
-    series: RwLock<BTreeMap<Key, Arc<Series>>>,
+    /// HTTP's series, then gRPC's ([`Protocol`]'s order).
+    series: RwLock<[BySeries; 2]>,
     in_flight: AtomicI64,
     abandoned: AtomicU64,
     start_time: f64,
@@ -79,7 +84,7 @@ impl Metrics {
             .map_or(0.0, |d| d.as_secs_f64());
         Metrics {
             inner: Arc::new(Registry {
-                series: RwLock::new(BTreeMap::new()),
+                series: RwLock::new([BTreeMap::new(), BTreeMap::new()]),
                 in_flight: AtomicI64::new(0),
                 abandoned: AtomicU64::new(0),
                 start_time,
@@ -106,20 +111,23 @@ impl Metrics {
     }
 
     fn series(&self, protocol: Protocol, operation: &str, outcome: &str) -> Arc<Series> {
-        let key = (protocol, operation.to_owned(), outcome.to_owned());
+        let index = protocol_index(protocol);
         let existing = self
             .inner
             .series
             .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
+            .unwrap_or_else(PoisonError::into_inner)[index]
+            .get(operation)
+            .and_then(|by_outcome| by_outcome.get(outcome))
             .cloned();
         existing.unwrap_or_else(|| {
             self.inner
                 .series
                 .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(key)
+                .unwrap_or_else(PoisonError::into_inner)[index]
+                .entry(operation.to_owned())
+                .or_default()
+                .entry(outcome.to_owned())
                 .or_default()
                 .clone()
         })
@@ -127,14 +135,25 @@ impl Metrics {
 
     /// The Prometheus text exposition of every series.
     pub fn render(&self) -> String {
-        let series: Vec<(Key, Arc<Series>)> = self
-            .inner
-            .series
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let series: Vec<(Key, Arc<Series>)> = {
+            let all = self
+                .inner
+                .series
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            [Protocol::Http, Protocol::Grpc]
+                .into_iter()
+                .flat_map(|protocol| {
+                    all[protocol_index(protocol)]
+                        .iter()
+                        .flat_map(move |(operation, by_outcome)| {
+                            by_outcome.iter().map(move |(outcome, s)| {
+                                ((protocol, operation.clone(), outcome.clone()), s.clone())
+                            })
+                        })
+                })
+                .collect()
+        };
         let mut out = String::with_capacity(256 + series.len() * 1600);
         let labels = |(protocol, operation, status): &Key| {
             format!(
@@ -209,6 +228,14 @@ impl Metrics {
     }
 }
 
+/// The index of a protocol's series in the registry.
+fn protocol_index(protocol: Protocol) -> usize {
+    match protocol {
+        Protocol::Http => 0,
+        Protocol::Grpc => 1,
+    }
+}
+
 /// Escapes a label value (backslash, double quote, line feed).
 fn escape(value: &str) -> String {
     value
@@ -262,7 +289,7 @@ where
     }
 
     fn call(&mut self, req: Request<ReqB>) -> Self::Future {
-        let pending = Pending::new(self.metrics.clone(), Operation::of(&req));
+        let pending = Pending::new(self.metrics.clone(), Operation::shared(&req));
         ObservedFuture {
             inner: self.inner.call(req),
             pending: Some(pending),
@@ -275,7 +302,7 @@ where
 #[derive(Debug)]
 struct Pending {
     metrics: Metrics,
-    operation: Operation,
+    operation: Arc<Operation>,
     span: Span,
     start: Instant,
     /// The HTTP status, once the response head is out.
@@ -284,7 +311,7 @@ struct Pending {
 }
 
 impl Pending {
-    fn new(metrics: Metrics, operation: Operation) -> Pending {
+    fn new(metrics: Metrics, operation: Arc<Operation>) -> Pending {
         metrics.inner.in_flight.fetch_add(1, Ordering::Relaxed);
         Pending {
             metrics,
@@ -304,11 +331,11 @@ impl Pending {
         self.metrics.inner.in_flight.fetch_sub(1, Ordering::Relaxed);
         let label = match outcome {
             // Unknown methods of a served gRPC service are one series.
-            RequestOutcome::Grpc(tonic::Code::Unimplemented) => "unknown".to_owned(),
+            RequestOutcome::Grpc(tonic::Code::Unimplemented) => "unknown",
             _ => self.operation.label(),
         };
         self.metrics
-            .observe(self.operation.protocol, &label, &outcome.label(), latency);
+            .observe(self.operation.protocol, label, &outcome.label(), latency);
         outcome.record(&self.span, self.operation.probe, latency);
     }
 

@@ -18,7 +18,7 @@ use tonic_health::server::HealthReporter;
 use tower::ServiceBuilder;
 use tower::util::MapRequestLayer;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
@@ -85,7 +85,9 @@ pub fn build(state: AppState, config: &Config) -> App {
 ///    answered here, and responses to those origins carry the CORS headers
 ///    (gRPC-Web's headers allowed and its trailers exposed);
 /// 1. request id: an incoming `x-request-id` (up to 128 printable ASCII
-///    characters) is kept, otherwise a UUID is made; echoed in the response;
+///    characters) is kept, otherwise a UUID is made
+///    ([`telemetry::MakeRequestId`]); echoed in the response; the
+///    operation is classified once ([`telemetry::classify`]);
 /// 2. the request span ([`telemetry::request_span`]);
 /// 3. metrics, outcome and completion log ([`ObserveLayer`]), which see
 ///    what the client sees, panics and timeouts included;
@@ -159,7 +161,12 @@ fn observed(
                 .layer(MapRequestLayer::new(
                     telemetry::sanitize_request_id::<axum::body::Body>,
                 ))
-                .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+                .layer(MapRequestLayer::new(
+                    telemetry::classify::<axum::body::Body>,
+                ))
+                .layer(SetRequestIdLayer::x_request_id(
+                    telemetry::MakeRequestId::default(),
+                ))
                 .layer(PropagateRequestIdLayer::x_request_id())
                 .layer(
                     TraceLayer::new_for_http()

@@ -19,7 +19,8 @@
 
 use std::borrow::Cow;
 use std::io::IsTerminal as _;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderValue, Request};
@@ -43,6 +44,9 @@ static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// The request id header, read or generated, and echoed in the response.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// The W3C trace context header.
+const TRACEPARENT_HEADER: &str = "traceparent";
 
 /// Longest accepted incoming request id; longer ones are replaced.
 const MAX_REQUEST_ID_LEN: usize = 128;
@@ -225,6 +229,11 @@ impl Protocol {
 }
 
 /// What a request asks for, with bounded names fit for metric labels.
+///
+/// Classified once per request ([`classify`] stores it in the request's
+/// extensions for the span and the metrics layer) and shared: the names
+/// of each operation are made once and cached ([`Operation::shared`]), so
+/// a request allocates nothing for them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operation {
     /// HTTP or gRPC.
@@ -237,15 +246,58 @@ pub struct Operation {
     pub rpc: Option<(String, String)>,
     /// Health checks and scrapes: logged at `debug`, not `info`.
     pub probe: bool,
+    /// [`Operation::span_name`].
+    span_name: String,
+    /// [`Operation::label`].
+    label: String,
+}
+
+/// Most operations cached by [`Operation::shared`]: the routes and served
+/// gRPC methods fit many times over; beyond it (unknown gRPC methods sent
+/// on purpose) requests are classified each time instead of growing the
+/// cache.
+const MAX_CACHED_OPERATIONS: usize = 512;
+
+/// The cache of [`Operation::shared`], keyed by [`operation_key`].
+static OPERATIONS: std::sync::LazyLock<
+    std::sync::RwLock<std::collections::HashMap<Box<str>, Arc<Operation>>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// What classifies a request: protocol, method, route and, for gRPC, the
+/// path; written into `buf` (`None` when it does not fit: not cached).
+fn operation_key<'a, B>(req: &Request<B>, buf: &'a mut [u8; 320]) -> Option<&'a str> {
+    let grpc = is_grpc(req);
+    let route = req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map_or("", |m| m.as_str());
+    let path = if grpc { req.uri().path() } else { "" };
+    let parts: [&[u8]; 6] = [
+        if grpc { b"g" } else { b"h" },
+        standard_method(req.method()).as_bytes(),
+        b" ",
+        route.as_bytes(),
+        b" ",
+        path.as_bytes(),
+    ];
+    let mut len = 0;
+    for part in parts {
+        buf.get_mut(len..len + part.len())?.copy_from_slice(part);
+        len += part.len();
+    }
+    std::str::from_utf8(&buf[..len]).ok()
+}
+
+fn is_grpc<B>(req: &Request<B>) -> bool {
+    req.headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"))
 }
 
 impl Operation {
     /// Classifies a request (after routing, so the matched route is known).
     pub fn of<B>(req: &Request<B>) -> Operation {
-        let grpc = req
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
+        let grpc = is_grpc(req);
         let route = req
             .extensions()
             .get::<axum::extract::MatchedPath>()
@@ -265,37 +317,80 @@ impl Operation {
             .flatten();
         let probe = matches!(path, "/healthz" | "/readyz" | "/metrics")
             || path.starts_with("/grpc.health.v1.Health/");
+        let protocol = if grpc { Protocol::Grpc } else { Protocol::Http };
+        let method = standard_method(req.method());
+        let span_name = match (protocol, &rpc, &route) {
+            (Protocol::Grpc, Some((service, method)), _) => format!("{service}/{method}"),
+            (Protocol::Grpc, None, _) => "grpc unknown".to_owned(),
+            (Protocol::Http, _, Some(route)) => format!("{method} {route}"),
+            (Protocol::Http, _, None) => method.to_owned(),
+        };
+        let label = match (protocol, &rpc, &route) {
+            (Protocol::Grpc, Some((service, method)), _) => format!("/{service}/{method}"),
+            (Protocol::Grpc, None, _) => "unknown".to_owned(),
+            (Protocol::Http, _, Some(route)) => format!("{method} {route}"),
+            (Protocol::Http, _, None) => format!("{method} unmatched"),
+        };
         Operation {
-            protocol: if grpc { Protocol::Grpc } else { Protocol::Http },
-            method: standard_method(req.method()),
+            protocol,
+            method,
             route,
             rpc,
             probe,
+            span_name,
+            label,
         }
+    }
+
+    /// The operation of a request: the one [`classify`] stored, else
+    /// classified now, from the cache when it has been seen before.
+    pub fn shared<B>(req: &Request<B>) -> Arc<Operation> {
+        if let Some(op) = req.extensions().get::<Arc<Operation>>() {
+            return op.clone();
+        }
+        let mut buf = [0u8; 320];
+        let Some(key) = operation_key(req, &mut buf) else {
+            return Arc::new(Operation::of(req));
+        };
+        let cached = OPERATIONS
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(key)
+            .cloned();
+        if let Some(op) = cached {
+            return op;
+        }
+        let op = Arc::new(Operation::of(req));
+        let mut cache = OPERATIONS
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cache.len() < MAX_CACHED_OPERATIONS {
+            cache.insert(key.into(), op.clone());
+        }
+        op
     }
 
     /// The span name, as OpenTelemetry's conventions have it:
     /// `POST /legal-moves`, `bgref.v1.Referee/LegalMoves`.
-    pub fn span_name(&self) -> String {
-        match (self.protocol, &self.rpc, &self.route) {
-            (Protocol::Grpc, Some((service, method)), _) => format!("{service}/{method}"),
-            (Protocol::Grpc, None, _) => "grpc unknown".to_owned(),
-            (Protocol::Http, _, Some(route)) => format!("{} {route}", self.method),
-            (Protocol::Http, _, None) => self.method.to_owned(),
-        }
+    pub fn span_name(&self) -> &str {
+        &self.span_name
     }
 
     /// The metric label: `POST /legal-moves`, `POST unmatched`,
     /// `/bgref.v1.Referee/LegalMoves`, or `unknown` for a gRPC method that
     /// does not exist.
-    pub fn label(&self) -> String {
-        match (self.protocol, &self.rpc, &self.route) {
-            (Protocol::Grpc, Some((service, method)), _) => format!("/{service}/{method}"),
-            (Protocol::Grpc, None, _) => "unknown".to_owned(),
-            (Protocol::Http, _, Some(route)) => format!("{} {route}", self.method),
-            (Protocol::Http, _, None) => format!("{} unmatched", self.method),
-        }
+    pub fn label(&self) -> &str {
+        &self.label
     }
+}
+
+/// Classifies a request once, for the request span and the metrics layer
+/// ([`Operation::shared`]); a `MapRequestLayer` function, applied after
+/// routing.
+pub fn classify<B>(mut req: Request<B>) -> Request<B> {
+    let op = Operation::shared(&req);
+    req.extensions_mut().insert(op);
+    req
 }
 
 fn standard_method(method: &http::Method) -> &'static str {
@@ -311,6 +406,64 @@ fn standard_method(method: &http::Method) -> &'static str {
         Method::TRACE => "TRACE",
         Method::CONNECT => "CONNECT",
         _ => "_OTHER",
+    }
+}
+
+/// Makes request ids cheaply: UUID-shaped (RFC 9562 version 8, custom),
+/// 64 random bits drawn once per process followed by a counter, so ids are
+/// unique within a process and, with overwhelming odds, across replicas,
+/// without a system call per request as a random (v4) UUID costs.
+#[derive(Debug, Clone)]
+pub struct MakeRequestId {
+    prefix: u64,
+    counter: Arc<AtomicU64>,
+}
+
+impl Default for MakeRequestId {
+    fn default() -> MakeRequestId {
+        let mut seed = [0u8; 8];
+        if getrandom::fill(&mut seed).is_err() {
+            // No entropy source: the clock still tells processes apart.
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos());
+            seed = (nanos as u64 ^ u64::from(std::process::id())).to_le_bytes();
+        }
+        MakeRequestId {
+            prefix: u64::from_le_bytes(seed),
+            counter: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
+impl MakeRequestId {
+    /// The next id: `xxxxxxxx-xxxx-8xxx-yxxx-xxxxxxxxxxxx`.
+    pub fn next_id(&self) -> HeaderValue {
+        let count = self.counter.fetch_add(1, Ordering::Relaxed);
+        let mut bytes = [0u8; 16];
+        bytes[..8].copy_from_slice(&self.prefix.to_be_bytes());
+        bytes[8..].copy_from_slice(&count.to_be_bytes());
+        bytes[6] = (bytes[6] & 0x0f) | 0x80; // version 8
+        bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut text = [0u8; 36];
+        let mut at = 0;
+        for (i, b) in bytes.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                text[at] = b'-';
+                at += 1;
+            }
+            text[at] = HEX[usize::from(b >> 4)];
+            text[at + 1] = HEX[usize::from(b & 15)];
+            at += 2;
+        }
+        HeaderValue::from_bytes(&text).unwrap_or_else(|_| HeaderValue::from_static("-"))
+    }
+}
+
+impl tower_http::request_id::MakeRequestId for MakeRequestId {
+    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<tower_http::request_id::RequestId> {
+        Some(tower_http::request_id::RequestId::new(self.next_id()))
     }
 }
 
@@ -409,7 +562,7 @@ macro_rules! request_span {
 /// OpenTelemetry on, a valid `traceparent` makes it a child of the caller's
 /// span; without, the caller's trace id is still logged.
 pub fn request_span<B>(req: &Request<B>) -> Span {
-    let op = Operation::of(req);
+    let op = Operation::shared(req);
     let name = op.span_name();
     let request_id = req
         .headers()
@@ -426,9 +579,14 @@ pub fn request_span<B>(req: &Request<B>) -> Span {
     if span.is_disabled() {
         return span;
     }
+    let otel = OTEL_ENABLED.load(Ordering::Relaxed);
+    if !otel && !req.headers().contains_key(TRACEPARENT_HEADER) {
+        // Nothing to extract, nothing to export: no trace id.
+        return span;
+    }
     let remote = TraceContextPropagator::new().extract(&HeaderExtractor(req.headers()));
     let mut trace_id = remote.span().span_context().trace_id();
-    if OTEL_ENABLED.load(Ordering::Relaxed) {
+    if otel {
         if remote.span().span_context().is_valid() {
             let _ = span.set_parent(remote);
         }
@@ -453,7 +611,14 @@ impl RequestOutcome {
     /// The metric label: `200`, `OK`, `INVALID_ARGUMENT`.
     pub fn label(self) -> Cow<'static, str> {
         match self {
-            RequestOutcome::Http(status) => Cow::Owned(status.as_str().to_owned()),
+            RequestOutcome::Http(status) => match status.as_u16() {
+                // The usual ones without an allocation.
+                200 => Cow::Borrowed("200"),
+                400 => Cow::Borrowed("400"),
+                404 => Cow::Borrowed("404"),
+                422 => Cow::Borrowed("422"),
+                _ => Cow::Owned(status.as_str().to_owned()),
+            },
             RequestOutcome::Grpc(code) => Cow::Borrowed(grpc_code_name(code)),
         }
     }
@@ -528,6 +693,36 @@ pub fn grpc_code_name(code: tonic::Code) -> &'static str {
         Code::Unavailable => "UNAVAILABLE",
         Code::DataLoss => "DATA_LOSS",
         Code::Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+#[cfg(test)]
+mod request_id_tests {
+    use super::MakeRequestId;
+
+    #[test]
+    fn request_ids_are_distinct_version_8_uuids() {
+        let make = MakeRequestId::default();
+        let a = make.next_id();
+        let b = make.clone().next_id();
+        assert_ne!(a, b);
+        for id in [a, b] {
+            let id = id.to_str().unwrap();
+            assert_eq!(id.len(), 36, "{id}");
+            let groups: Vec<&str> = id.split('-').collect();
+            assert_eq!(
+                groups.iter().map(|g| g.len()).collect::<Vec<_>>(),
+                [8, 4, 4, 4, 12]
+            );
+            assert!(groups[2].starts_with('8'), "{id}");
+            assert!(matches!(&groups[3][..1], "8" | "9" | "a" | "b"), "{id}");
+            assert!(id.bytes().all(|c| c == b'-' || c.is_ascii_hexdigit()));
+        }
+        // Another process (another maker) draws another prefix.
+        assert_ne!(
+            MakeRequestId::default().next_id().to_str().unwrap()[..18],
+            make.next_id().to_str().unwrap()[..18]
+        );
     }
 }
 

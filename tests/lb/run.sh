@@ -14,7 +14,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-BIN="${BGREF_BIN:-$ROOT/target/debug/bgref}"
+BIN="${BGREF_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref}"
 NGINX_BIN="${NGINX_BIN:-$(command -v nginx || echo /usr/sbin/nginx)}"
 
 if [[ ! -x "$NGINX_BIN" ]]; then

@@ -96,6 +96,7 @@ async fn legal_moves_http_and_grpc_agree() {
                     dice: dice.to_vec(),
                     game_start: false,
                     tables_rules: None,
+                    fields: Vec::new(),
                 })
                 .await
                 .unwrap_or_else(|s| panic!("{position} {dice:?}: {s:?}"))
@@ -438,6 +439,7 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
         dice: vec![3, 1],
         game_start: false,
         tables_rules: None,
+        fields: Vec::new(),
     };
     let mut times = Vec::new();
     for _ in 0..21 {
@@ -582,4 +584,153 @@ async fn response_positions_go_back_verbatim_with_pips() {
     assert_eq!(status.code(), tonic::Code::InvalidArgument);
     let bad = status.get_details_bad_request().expect("field violations");
     assert_eq!(bad.field_violations[0].field, "position.pips");
+}
+
+#[tokio::test]
+async fn fields_choose_what_each_play_carries_over_http_and_grpc() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let selections: [&[&str]; 4] = [
+        &["position_id"],
+        &["moves", "pips"],
+        &["xgid", "board", "fibs"],
+        &["pips", "pips", "position_id"],
+    ];
+    let mut compared = 0;
+    for (position, dice) in positions()
+        .into_iter()
+        .zip([[6u32, 5], [3, 1]].iter().cycle())
+    {
+        let dice = *dice;
+        let (status, full) = server
+            .post("/legal-moves", &json!({"position": position, "dice": dice}))
+            .await;
+        assert_eq!(status, 200, "{position}: {full}");
+        let full_plays = full["plays"].as_array().unwrap();
+        compared += full_plays.len();
+        for fields in selections {
+            let (status, body) = server
+                .post(
+                    "/legal-moves",
+                    &json!({"position": position, "dice": dice, "fields": fields}),
+                )
+                .await;
+            assert_eq!(status, 200, "{position} {fields:?}: {body}");
+            assert_eq!(body["dice"], full["dice"]);
+            assert_eq!(body["forced"], full["forced"]);
+            let plays = body["plays"].as_array().unwrap();
+            assert_eq!(plays.len(), full_plays.len());
+            let reply = grpc
+                .legal_moves(proto::LegalMovesRequest {
+                    position: Some(proto_position(&position)),
+                    dice: dice.to_vec(),
+                    fields: fields.iter().map(|f| (*f).to_owned()).collect(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap_or_else(|s| panic!("{position} {fields:?}: {s:?}"))
+                .into_inner();
+            assert_eq!(reply.plays.len(), plays.len());
+            for ((play, all), g) in plays.iter().zip(full_plays).zip(&reply.plays) {
+                // The notation always, and exactly the parts asked for,
+                // each as the default answer has it.
+                assert_eq!(play["notation"], all["notation"]);
+                assert_eq!(g.notation, play["notation"].as_str().unwrap());
+                assert_eq!(
+                    play.get("moves"),
+                    fields.contains(&"moves").then(|| &all["moves"])
+                );
+                assert_eq!(g.moves.is_empty(), !fields.contains(&"moves"));
+                let position_keys: Vec<&str> =
+                    fields.iter().copied().filter(|f| *f != "moves").collect();
+                let Some(pos) = play.get("position") else {
+                    assert!(position_keys.is_empty(), "{play}");
+                    assert!(g.position.is_none());
+                    continue;
+                };
+                let pos = pos.as_object().unwrap();
+                let mut expected: Vec<&str> = position_keys.clone();
+                expected.sort_unstable();
+                expected.dedup();
+                let mut keys: Vec<&str> = pos.keys().map(String::as_str).collect();
+                keys.sort_unstable();
+                assert_eq!(keys, expected, "{play}");
+                for key in &expected {
+                    assert_eq!(pos[*key], all["position"][*key], "{key}");
+                }
+                let gp = g.position.as_ref().unwrap();
+                let text = |name: &str, value: &str| {
+                    if expected.contains(&name) {
+                        assert_eq!(value, pos[name].as_str().unwrap(), "{name}");
+                    } else {
+                        assert!(value.is_empty(), "{name}: {value}");
+                    }
+                };
+                text("position_id", &gp.position_id);
+                text("xgid", &gp.xgid);
+                text("fibs", &gp.fibs);
+                assert_eq!(gp.board.is_some(), expected.contains(&"board"));
+                match &gp.pips {
+                    Some(p) => assert_eq!(json!({"x": p.x, "o": p.o}), pos["pips"]),
+                    None => assert!(!expected.contains(&"pips")),
+                }
+            }
+        }
+    }
+
+    assert!(compared > 40, "{compared} plays");
+
+    // Unknown names, an empty list, and the tables games refuse fields.
+    let start = json!({"position_id": "4HPwATDgc/ABMA"});
+    let plakoto = json!({"board": {"points": [-15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15], "bar": {"x": 0, "o": 0}, "off": {"x": 0, "o": 0}, "turn": "x"}});
+    for (request, field, variant) in [
+        (
+            json!({"position": start, "dice": [3, 1], "fields": ["position_id", "gnubg"]}),
+            "fields[1]",
+            0,
+        ),
+        (
+            json!({"position": start, "dice": [3, 1], "fields": ["Position_ID"]}),
+            "fields[0]",
+            0,
+        ),
+        (
+            json!({"position": start, "dice": [3, 1], "fields": []}),
+            "fields",
+            -1,
+        ),
+        (
+            json!({"variant": "plakoto", "position": plakoto, "dice": [3, 1], "fields": ["board"]}),
+            "fields",
+            proto::Variant::Plakoto as i32,
+        ),
+    ] {
+        let (status, problem) = server.post("/legal-moves", &request).await;
+        assert_eq!(status, 400, "{request}: {problem}");
+        assert_eq!(problem["type"], "invalid-fields", "{request}: {problem}");
+        assert_eq!(problem["field"], field, "{request}: {problem}");
+        if variant < 0 {
+            continue; // proto3 cannot send an empty list apart from none
+        }
+        let fields = request["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_owned())
+            .collect();
+        let status = grpc
+            .legal_moves(proto::LegalMovesRequest {
+                variant,
+                position: Some(proto_position(&request["position"])),
+                dice: vec![3, 1],
+                fields,
+                ..Default::default()
+            })
+            .await
+            .expect_err("gRPC refuses it");
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+        assert_eq!(status.message(), problem["detail"].as_str().unwrap());
+        let info = status.get_details_error_info().expect("ErrorInfo");
+        assert_eq!(info.reason, "invalid-fields");
+    }
 }

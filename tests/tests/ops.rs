@@ -32,6 +32,7 @@ fn legal_moves_request() -> proto::LegalMovesRequest {
         dice: vec![3, 1],
         game_start: false,
         tables_rules: None,
+        fields: Vec::new(),
     }
 }
 
@@ -184,6 +185,7 @@ async fn metrics_count_and_time_http_and_grpc_by_operation_and_outcome() {
         .legal_moves(proto::LegalMovesRequest {
             dice: vec![9, 1],
             game_start: false,
+            fields: Vec::new(),
             ..legal_moves_request()
         })
         .await
@@ -450,6 +452,7 @@ async fn traces_go_to_the_otlp_endpoint_and_are_flushed_at_exit() {
         .legal_moves(proto::LegalMovesRequest {
             dice: vec![7, 7],
             game_start: false,
+            fields: Vec::new(),
             ..legal_moves_request()
         })
         .await;

@@ -214,6 +214,7 @@ async fn random_game(server: &Server, game: &str, seed: u64) -> (usize, Value) {
                 dice: dice.to_vec(),
                 game_start,
                 tables_rules: None,
+                fields: Vec::new(),
             })
             .await
             .unwrap()

@@ -280,12 +280,6 @@ async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
 }
 
 fn legal_moves_request(fields: &[String]) -> proto::LegalMovesRequest {
-    // `--fields` waits for the request option (issue 11); refuse it rather
-    // than measure something else.
-    assert!(
-        fields.is_empty(),
-        "--fields: bgref has no `fields` option yet"
-    );
     proto::LegalMovesRequest {
         position: Some(proto::PositionInput {
             encoding: Some(proto::position_input::Encoding::PositionId(
@@ -294,6 +288,7 @@ fn legal_moves_request(fields: &[String]) -> proto::LegalMovesRequest {
             ..Default::default()
         }),
         dice: vec![3, 1],
+        fields: fields.to_vec(),
         ..Default::default()
     }
 }

@@ -206,30 +206,89 @@ impl FibsBoard {
 
 impl fmt::Display for FibsBoard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Written into one buffer without the formatting machinery, then
+        // handed over in one piece (the writer runs once per play in
+        // legal-moves answers). At most 53 tokens of 11 bytes each.
         let s = &self.setup;
-        write!(
-            f,
-            "board:x:o:{}:{}:{}",
-            self.match_length, self.score.x, self.score.o
-        )?;
+        let mut out = Line {
+            buf: [0; 600],
+            len: 0,
+        };
+        out.text(b"board:x:o:");
+        out.int(i64::from(self.match_length));
+        out.colon_int(i64::from(self.score.x));
+        out.colon_int(i64::from(self.score.o));
         // The player is O (positive) moving 24 to 1: its point k is index k.
-        let mut board = [0i32; 26];
-        board[25] = i32::from(s.bar.x);
-        board[0] = -i32::from(s.bar.o);
+        let mut board = [0i64; 26];
+        board[25] = i64::from(s.bar.x);
+        board[0] = -i64::from(s.bar.o);
         for k in 1..=24usize {
-            board[k] += i32::from(s.points.x[k - 1]);
-            board[25 - k] -= i32::from(s.points.o[k - 1]);
+            board[k] += i64::from(s.points.x[k - 1]);
+            board[25 - k] -= i64::from(s.points.o[k - 1]);
         }
         for n in board {
-            write!(f, ":{n}")?;
+            out.colon_int(n);
         }
-        let turn = if s.turn == Player::X { 1 } else { -1 };
+        out.text(if s.turn == Player::X { b":1" } else { b":-1" });
+        out.text(b":0:0:0:0");
+        out.colon_int(i64::from(self.cube));
+        out.text(b":1:1:0:1:-1:0:25");
         let off = s.off.unwrap_or_default();
-        write!(
-            f,
-            ":{turn}:0:0:0:0:{}:1:1:0:1:-1:0:25:{}:{}:{}:{}:0:0:0:0",
-            self.cube, off.x, off.o, s.bar.x, s.bar.o
-        )
+        for n in [off.x, off.o, s.bar.x, s.bar.o] {
+            out.colon_int(i64::from(n));
+        }
+        out.text(b":0:0:0:0");
+        f.write_str(core::str::from_utf8(out.as_bytes()).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// A FIBS board line being written.
+struct Line {
+    buf: [u8; 600],
+    len: usize,
+}
+
+impl Line {
+    fn text(&mut self, text: &[u8]) {
+        self.buf[self.len..self.len + text.len()].copy_from_slice(text);
+        self.len += text.len();
+    }
+
+    fn int(&mut self, n: i64) {
+        if let Ok(digit) = u8::try_from(n)
+            && digit < 10
+        {
+            // Nearly every token: one digit, no copy of a slice.
+            self.buf[self.len] = b'0' + digit;
+            self.len += 1;
+            return;
+        }
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        let mut v = n.unsigned_abs();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        if n < 0 {
+            i -= 1;
+            digits[i] = b'-';
+        }
+        self.text(&digits[i..]);
+    }
+
+    fn colon_int(&mut self, n: i64) {
+        self.buf[self.len] = b':';
+        self.len += 1;
+        self.int(n);
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
     }
 }
 
@@ -243,6 +302,67 @@ mod tests {
     /// The opening example of the rawboard help: the player (O, moving 24
     /// to 1) on roll with 6-2 at the standard start of a 3-point match.
     const START: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+
+    /// The writer as `format!` would write it, token by token.
+    fn plain(board: &FibsBoard) -> alloc::string::String {
+        use alloc::format;
+        let s = &board.setup;
+        let mut out = format!(
+            "board:x:o:{}:{}:{}",
+            board.match_length, board.score.x, board.score.o
+        );
+        let mut b = [0i32; 26];
+        b[25] = i32::from(s.bar.x);
+        b[0] = -i32::from(s.bar.o);
+        for k in 1..=24usize {
+            b[k] += i32::from(s.points.x[k - 1]);
+            b[25 - k] -= i32::from(s.points.o[k - 1]);
+        }
+        for n in b {
+            out += &format!(":{n}");
+        }
+        let turn = if s.turn == Player::X { 1 } else { -1 };
+        let off = s.off.unwrap_or_default();
+        out += &format!(
+            ":{turn}:0:0:0:0:{}:1:1:0:1:-1:0:25:{}:{}:{}:{}:0:0:0:0",
+            board.cube, off.x, off.o, s.bar.x, s.bar.o
+        );
+        out
+    }
+
+    #[test]
+    fn writes_what_plain_formatting_writes() {
+        let mut positions = alloc::vec![Position::start(Variant::Standard, Player::X)];
+        for dice in crate::Dice::ALL_21 {
+            let start = Position::start(Variant::Standard, Player::O);
+            for play in &start.legal_plays(dice) {
+                let after = start.after(play);
+                positions.push(after);
+                for reply in &after.legal_plays(crate::Dice::ALL_21[20]) {
+                    positions.push(after.after(reply));
+                }
+            }
+        }
+        let mut hits = 0;
+        for (i, position) in positions.iter().enumerate() {
+            let mut board = FibsBoard::from_position(position);
+            if i % 3 == 1 {
+                board.match_length = 4_294_967_295;
+                board.score = ByPlayer {
+                    x: 17,
+                    o: 4_000_000_000,
+                };
+                board.cube = 64;
+            }
+            hits += usize::from(board.setup.bar.x + board.setup.bar.o > 0);
+            assert_eq!(board.to_string(), plain(&board));
+        }
+        assert!(
+            positions.len() > 500 && hits > 10,
+            "{} {hits}",
+            positions.len()
+        );
+    }
 
     #[test]
     fn reads_the_start() {

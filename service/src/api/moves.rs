@@ -4,7 +4,8 @@ use bgref_core::notation::move_text::{MoveText, Segment};
 use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, Player, Point};
 
 use super::input::{self, AnyVariant, PositionInput, ReadPosition};
-use super::view::PositionView;
+use super::tables::LegalMovesAnswer;
+use super::view::{Fields, PositionView};
 use crate::error::ApiError;
 
 /// A position and a roll: the input of both operations.
@@ -130,6 +131,46 @@ pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
         })
         .collect();
     Ok(LegalMoves { plays, dice })
+}
+
+/// Input of legal-moves: the turn and what each play carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LegalMovesInput {
+    /// The position and roll.
+    pub turn: TurnInput,
+    /// What each play carries besides its notation.
+    pub fields: Fields,
+}
+
+/// Answer of legal-moves in any variant, with what each play carries.
+#[derive(Debug, Clone)]
+pub struct LegalMovesReply {
+    /// The legal plays.
+    pub answer: LegalMovesAnswer,
+    /// What each play carries besides its notation.
+    pub fields: Fields,
+}
+
+/// Every legal play in any variant, each to be answered with `fields`.
+/// Plakoto, Fevga and Long Nardy answer their own encodings in full: for
+/// them, naming fields is a 400 `invalid-fields`.
+pub fn legal_moves_reply(input: &LegalMovesInput) -> Result<LegalMovesReply, ApiError> {
+    if input.fields != Fields::ALL
+        && let Some(game) = input.turn.variant.tables_engine()
+    {
+        return Err(ApiError::invalid(
+            "invalid-fields",
+            "fields",
+            format!(
+                "fields applies to the backgammon encodings; {game} answers its own \
+                 encodings in full (leave fields out)"
+            ),
+        ));
+    }
+    Ok(LegalMovesReply {
+        answer: super::tables::legal_moves(&input.turn)?,
+        fields: input.fields,
+    })
 }
 
 /// The play of a request as move text; `field` names it in errors.

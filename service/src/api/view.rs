@@ -6,6 +6,8 @@ use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{ByPlayer, Player, Position};
 
+use crate::error::ApiError;
+
 /// A position to answer with, in all its encodings and with pip counts. `meta` is the
 /// request's XGID, whose cube, score and match fields are carried into the
 /// answer's XGID (its dice are not: they belonged to the position before).
@@ -42,11 +44,22 @@ impl PositionView {
 
     /// The gnubg Position ID.
     pub fn position_id(&self) -> String {
-        PositionId::from_position(&self.position).to_string()
+        self.position_id_value().to_string()
+    }
+
+    /// The gnubg Position ID to write (its `Display`).
+    pub fn position_id_value(&self) -> PositionId {
+        PositionId::from_position(&self.position)
     }
 
     /// The XGID, with the request's cube, score and match fields.
     pub fn xgid(&self) -> String {
+        self.xgid_value().to_string()
+    }
+
+    /// The XGID to write (its `Display`), with the request's cube, score
+    /// and match fields.
+    pub fn xgid_value(&self) -> Xgid {
         let mut xgid = match &self.meta {
             Some(m) => Xgid {
                 setup: self.position.to_setup(),
@@ -56,12 +69,18 @@ impl PositionView {
             None => Xgid::from_position(&self.position),
         };
         xgid.setup.off = None;
-        xgid.to_string()
+        xgid
     }
 
     /// The FIBS board string, with the request XGID's score, match length
     /// and cube value.
     pub fn fibs(&self) -> String {
+        self.fibs_value().to_string()
+    }
+
+    /// The FIBS board to write (its `Display`), with the request XGID's
+    /// score, match length and cube value.
+    pub fn fibs_value(&self) -> FibsBoard {
         let mut board = FibsBoard::from_position(&self.position);
         if let Some(m) = &self.meta {
             board.score = m.score;
@@ -72,7 +91,7 @@ impl PositionView {
             };
             board.cube = m.cube_value.get();
         }
-        board.to_string()
+        board
     }
 
     /// Both players' pip counts.
@@ -92,5 +111,119 @@ impl PositionView {
             off: setup.off.unwrap_or_default(),
             turn: self.position.turn(),
         }
+    }
+}
+
+/// What each play of a legal-moves answer carries besides its notation:
+/// the single-die moves and the resulting position's encodings. A request
+/// names them in `fields`; by default a play carries everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fields(u8);
+
+impl Fields {
+    /// The single-die moves.
+    pub const MOVES: Fields = Fields(1);
+    /// The resulting position's gnubg Position ID.
+    pub const POSITION_ID: Fields = Fields(1 << 1);
+    /// The resulting position's XGID.
+    pub const XGID: Fields = Fields(1 << 2);
+    /// The resulting position's board encoding.
+    pub const BOARD: Fields = Fields(1 << 3);
+    /// The resulting position's FIBS board string.
+    pub const FIBS: Fields = Fields(1 << 4);
+    /// The resulting position's pip counts.
+    pub const PIPS: Fields = Fields(1 << 5);
+    /// Everything: the default.
+    pub const ALL: Fields = Fields((1 << 6) - 1);
+    /// The position's encodings (every field but the moves).
+    pub const POSITION: Fields = Fields(Fields::ALL.0 & !Fields::MOVES.0);
+
+    /// The names a request uses, in the order answers write them.
+    pub const NAMES: [(&'static str, Fields); 6] = [
+        ("moves", Fields::MOVES),
+        ("position_id", Fields::POSITION_ID),
+        ("xgid", Fields::XGID),
+        ("board", Fields::BOARD),
+        ("fibs", Fields::FIBS),
+        ("pips", Fields::PIPS),
+    ];
+
+    /// Whether every field of `other` is in `self`.
+    pub fn has(self, other: Fields) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether any field of `other` is in `self`.
+    pub fn any(self, other: Fields) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// The fields a request names (`None`: left out, everything);
+    /// `field` names the list in errors. Names may repeat; an empty list
+    /// or an unknown name is a 400 `invalid-fields`.
+    pub fn parse<S: AsRef<str>>(names: Option<&[S]>, field: &str) -> Result<Fields, ApiError> {
+        let Some(names) = names else {
+            return Ok(Fields::ALL);
+        };
+        let known = || {
+            Fields::NAMES
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if names.is_empty() {
+            return Err(ApiError::invalid(
+                "invalid-fields",
+                field,
+                format!(
+                    "{field} names at least one of {}; leave it out for every field",
+                    known()
+                ),
+            ));
+        }
+        let mut fields = Fields(0);
+        for (i, name) in names.iter().enumerate() {
+            let name = name.as_ref();
+            let Some((_, f)) = Fields::NAMES.iter().find(|(n, _)| *n == name) else {
+                return Err(ApiError::invalid(
+                    "invalid-fields",
+                    format!("{field}[{i}]"),
+                    format!(
+                        "unknown field {:?}: the fields are {}",
+                        crate::telemetry::log_safe(name),
+                        known()
+                    ),
+                ));
+            };
+            fields.0 |= f.0;
+        }
+        Ok(fields)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fields;
+
+    #[test]
+    fn fields_parse_names_and_refuse_unknown_or_none() {
+        assert_eq!(Fields::parse::<&str>(None, "fields").unwrap(), Fields::ALL);
+        let f = Fields::parse(Some(&["pips", "position_id", "pips"][..]), "fields").unwrap();
+        assert!(f.has(Fields::PIPS) && f.has(Fields::POSITION_ID));
+        assert!(!f.any(Fields::MOVES) && !f.any(Fields::XGID));
+        let all: Vec<&str> = Fields::NAMES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(
+            Fields::parse(Some(&all[..]), "fields").unwrap(),
+            Fields::ALL
+        );
+
+        let err = Fields::parse(Some(&["position_id", "gnubg"][..]), "fields").unwrap_err();
+        assert_eq!(err.slug, "invalid-fields");
+        assert_eq!(err.field.as_deref(), Some("fields[1]"));
+        assert!(err.detail.contains("\"gnubg\""), "{}", err.detail);
+        let err = Fields::parse::<&str>(Some(&[]), "fields").unwrap_err();
+        assert_eq!(err.slug, "invalid-fields");
+        assert_eq!(err.field.as_deref(), Some("fields"));
     }
 }

@@ -64,7 +64,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Reply<proto::LegalMovesResponse> {
-        call(request, api::tables::legal_moves)
+        call(request, api::moves::legal_moves_reply)
     }
 
     #[tracing::instrument(name = "ApplyMove", skip_all)]

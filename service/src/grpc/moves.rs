@@ -3,10 +3,16 @@
 use bgref_core::Play;
 
 use super::common::{
-    dice_in, player_out, position_in, position_out, result_out, variant_in, variant_out,
+    dice_in, per_player_out, player_out, position_in, position_out, result_out, variant_in,
+    variant_out,
 };
-use crate::api::moves::{Applied, ApplyMoveInput, LegalMoves, PlayInput, PlayView, TurnInput};
+use crate::api::moves::{
+    Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, LegalMovesReply, PlayInput, PlayView,
+    TurnInput,
+};
+use crate::api::tables::LegalMovesAnswer;
 use crate::api::variants::VariantInfo;
+use crate::api::view::{Fields, PositionView};
 use crate::error::ApiError;
 use crate::proto;
 
@@ -21,35 +27,108 @@ pub(super) fn moves_out(play: &Play) -> Vec<proto::Move> {
         .collect()
 }
 
-impl TryFrom<proto::LegalMovesRequest> for TurnInput {
+impl TryFrom<proto::LegalMovesRequest> for LegalMovesInput {
     type Error = ApiError;
 
     fn try_from(req: proto::LegalMovesRequest) -> Result<Self, ApiError> {
-        Ok(TurnInput {
-            variant: variant_in(req.variant)?,
-            position: position_in(req.position, "position")?,
-            dice: dice_in(&req.dice),
-            game_start: req.game_start,
-            tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
+        let variant = variant_in(req.variant)?;
+        // Empty: every field (proto3 cannot tell a left-out list).
+        let fields = (!req.fields.is_empty()).then_some(req.fields.as_slice());
+        Ok(LegalMovesInput {
+            fields: Fields::parse(fields, "fields")?,
+            turn: TurnInput {
+                variant,
+                position: position_in(req.position, "position")?,
+                dice: dice_in(&req.dice),
+                game_start: req.game_start,
+                tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
+            },
         })
     }
 }
 
 /// A legal play and where it leads.
 pub(super) fn play_out(p: &PlayView) -> proto::Play {
+    play_fields_out(p, Fields::ALL)
+}
+
+/// A legal play with what `fields` names.
+fn play_fields_out(p: &PlayView, fields: Fields) -> proto::Play {
     proto::Play {
         notation: p.play.to_string(),
-        moves: moves_out(&p.play),
-        position: Some(position_out(&p.position)),
+        moves: if fields.has(Fields::MOVES) {
+            moves_out(&p.play)
+        } else {
+            Vec::new()
+        },
+        position: position_fields_out(&p.position, fields),
+    }
+}
+
+/// The encodings of a position that `fields` names (`None`: none).
+fn position_fields_out(view: &PositionView, fields: Fields) -> Option<proto::Position> {
+    if fields.has(Fields::POSITION) {
+        return Some(position_out(view));
+    }
+    if !fields.any(Fields::POSITION) {
+        return None;
+    }
+    let board = view.board();
+    Some(proto::Position {
+        position_id: if fields.has(Fields::POSITION_ID) {
+            view.position_id()
+        } else {
+            String::new()
+        },
+        xgid: if fields.has(Fields::XGID) {
+            view.xgid()
+        } else {
+            String::new()
+        },
+        board: fields.has(Fields::BOARD).then(|| proto::Board {
+            points: board.points.iter().map(|&n| i32::from(n)).collect(),
+            bar: Some(per_player_out(board.bar)),
+            off: Some(per_player_out(board.off)),
+            turn: player_out(board.turn),
+            pins: Vec::new(),
+        }),
+        pips: fields
+            .has(Fields::PIPS)
+            .then(|| per_player_out(view.pips())),
+        fibs: if fields.has(Fields::FIBS) {
+            view.fibs()
+        } else {
+            String::new()
+        },
+    })
+}
+
+impl LegalMoves {
+    fn to_proto(&self, fields: Fields) -> proto::LegalMovesResponse {
+        proto::LegalMovesResponse {
+            plays: self
+                .plays
+                .iter()
+                .map(|p| play_fields_out(p, fields))
+                .collect(),
+            dice: self.dice.values().map(u32::from).to_vec(),
+            forced: self.forced(),
+        }
     }
 }
 
 impl From<&LegalMoves> for proto::LegalMovesResponse {
     fn from(answer: &LegalMoves) -> Self {
-        proto::LegalMovesResponse {
-            plays: answer.plays.iter().map(play_out).collect(),
-            dice: answer.dice.values().map(u32::from).to_vec(),
-            forced: answer.forced(),
+        answer.to_proto(Fields::ALL)
+    }
+}
+
+impl From<&LegalMovesReply> for proto::LegalMovesResponse {
+    fn from(reply: &LegalMovesReply) -> Self {
+        match &reply.answer {
+            LegalMovesAnswer::Backgammon(answer) => answer.to_proto(reply.fields),
+            // Tables answers have every field (the api refuses others).
+            tables @ LegalMovesAnswer::Tables(_) => tables.into(),
         }
     }
 }

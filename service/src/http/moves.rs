@@ -1,12 +1,15 @@
 //! `POST /legal-moves` and `POST /apply-move`.
 
 use axum::Json;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse as _, Response};
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use super::types::moves::{ApplyMoveRequest, LegalMovesRequest};
+use super::types::moves::{ApplyMoveRequest, LegalMovesJson, LegalMovesRequest};
 use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
 use crate::api;
+use crate::api::tables::LegalMovesAnswer;
 use crate::error::ApiError;
 
 /// Every legal play of a position for a roll.
@@ -23,11 +26,26 @@ use crate::error::ApiError;
         (status = 422, description = "The game is already over", body = Problem, content_type = "application/problem+json"),
     ))]
 #[tracing::instrument(name = "legal_moves", skip_all)]
-pub async fn legal_moves(
-    ApiJson(req): ApiJson<LegalMovesRequest>,
-) -> Result<Json<LegalMovesAnswerOutput>, ApiError> {
-    let answer = api::tables::legal_moves(&req.into_input()?)?;
-    Ok(Json((&answer).into()))
+pub async fn legal_moves(ApiJson(req): ApiJson<LegalMovesRequest>) -> Result<Response, ApiError> {
+    let reply = api::moves::legal_moves_reply(&req.into_input()?)?;
+    let LegalMovesAnswer::Backgammon(answer) = &reply.answer else {
+        return Ok(Json(LegalMovesAnswerOutput::from(&reply.answer)).into_response());
+    };
+    // The hot path: one buffer, sized up front, written in one pass.
+    let json = LegalMovesJson {
+        answer,
+        fields: reply.fields,
+    };
+    let mut body = Vec::with_capacity(json.size_hint());
+    json.write(&mut body);
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response())
 }
 
 /// Checks a play and applies it.

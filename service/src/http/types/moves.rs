@@ -3,14 +3,15 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PlayerName, PositionInput, PositionOutput, VariantName};
+use super::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput, VariantName};
 use super::cube::GameResultName;
 use super::schema;
 
 use crate::api::input;
 use crate::api::moves::{
-    Applied, ApplyMoveInput, LegalMoves, PlayInput as ApiPlay, PlayView, TurnInput,
+    Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
 };
+use crate::api::view::{Fields, PositionView};
 use crate::error::ApiError;
 
 /// Request of `POST /legal-moves`.
@@ -40,6 +41,33 @@ pub struct LegalMovesRequest {
     /// (default: the most common rules; refused for the backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tables_rules: Option<super::tables::TablesRulesObject>,
+    /// What each play carries besides its notation: any of `moves`,
+    /// `position_id`, `xgid`, `board`, `fibs`, `pips` (default: all). An
+    /// unknown name or an empty list is a 400 `invalid-fields`; Plakoto,
+    /// Fevga and Long Nardy answer their own encodings in full and refuse
+    /// it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<PlayField>>, min_items = 1)]
+    pub fields: Option<Vec<String>>,
+}
+
+/// A part of a legal play that `fields` may ask for (the notation is
+/// always there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayField {
+    /// The single-die moves.
+    Moves,
+    /// The resulting position's gnubg Position ID.
+    PositionId,
+    /// The resulting position's XGID.
+    Xgid,
+    /// The resulting position's board encoding.
+    Board,
+    /// The resulting position's FIBS board string.
+    Fibs,
+    /// The resulting position's pip counts.
+    Pips,
 }
 
 /// One checker moved by one die; points from the mover's view (25 = bar, 0 = off).
@@ -66,11 +94,55 @@ pub struct PlayOutput {
     pub position: PositionOutput,
 }
 
+/// A legal play of `POST /legal-moves`: its notation and what the
+/// request's `fields` names (by default everything).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LegalPlayOutput {
+    /// gnubg notation.
+    pub notation: String,
+    /// The single-die moves in the order played (unless `fields` leaves
+    /// them out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Vec<MoveOutput>, required = false)]
+    pub moves: Option<Vec<MoveOutput>>,
+    /// The position after the play, opponent on roll, in the encodings
+    /// `fields` names (left out when it names none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = PlayPositionOutput, required = false)]
+    pub position: Option<PlayPositionOutput>,
+}
+
+/// The position after a legal play in the encodings the request's
+/// `fields` names; by default all of them, as in `PositionOutput`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PlayPositionOutput {
+    /// gnubg Position ID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub position_id: Option<String>,
+    /// eXtreme Gammon ID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub xgid: Option<String>,
+    /// The board encoding (with off counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Board, required = false)]
+    pub board: Option<Board>,
+    /// The FIBS board string.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub fibs: Option<String>,
+    /// Pip counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = schema::pips, required = false)]
+    pub pips: Option<PerPlayer>,
+}
+
 /// Response of `POST /legal-moves`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LegalMovesResponse {
     /// One entry per distinct resulting position; empty: no legal play, the turn passes.
-    pub plays: Vec<PlayOutput>,
+    pub plays: Vec<LegalPlayOutput>,
     /// The roll, as given.
     #[schema(schema_with = schema::dice)]
     pub dice: [u8; 2],
@@ -192,13 +264,16 @@ pub struct ApplyMoveResponse {
 
 impl LegalMovesRequest {
     /// The transport-free input.
-    pub fn into_input(self) -> Result<TurnInput, ApiError> {
-        Ok(TurnInput {
-            variant: input::any_variant(self.variant.as_deref())?,
-            position: Some(self.position.into()),
-            dice: self.dice,
-            game_start: self.game_start,
-            tables_rules: self.tables_rules.map(Into::into),
+    pub fn into_input(self) -> Result<LegalMovesInput, ApiError> {
+        Ok(LegalMovesInput {
+            turn: TurnInput {
+                variant: input::any_variant(self.variant.as_deref())?,
+                position: Some(self.position.into()),
+                dice: self.dice,
+                game_start: self.game_start,
+                tables_rules: self.tables_rules.map(Into::into),
+            },
+            fields: Fields::parse(self.fields.as_deref(), "fields")?,
         })
     }
 }
@@ -246,13 +321,52 @@ impl From<&PlayView> for PlayOutput {
     }
 }
 
-impl From<&LegalMoves> for LegalMovesResponse {
-    fn from(answer: &LegalMoves) -> Self {
+impl PlayPositionOutput {
+    /// The encodings of `view` that `fields` names (`None`: none).
+    pub fn new(view: &PositionView, fields: Fields) -> Option<PlayPositionOutput> {
+        if !fields.any(Fields::POSITION) {
+            return None;
+        }
+        let all = PositionOutput::from(view);
+        Some(PlayPositionOutput {
+            position_id: fields.has(Fields::POSITION_ID).then_some(all.position_id),
+            xgid: fields.has(Fields::XGID).then_some(all.xgid),
+            board: fields.has(Fields::BOARD).then_some(all.board),
+            fibs: fields.has(Fields::FIBS).then_some(all.fibs),
+            pips: fields.has(Fields::PIPS).then_some(all.pips),
+        })
+    }
+}
+
+impl LegalPlayOutput {
+    /// `view` with what `fields` names.
+    pub fn new(view: &PlayView, fields: Fields) -> LegalPlayOutput {
+        LegalPlayOutput {
+            notation: view.play.to_string(),
+            moves: fields.has(Fields::MOVES).then(|| moves_output(&view.play)),
+            position: PlayPositionOutput::new(&view.position, fields),
+        }
+    }
+}
+
+impl LegalMovesResponse {
+    /// The answer, each play with what `fields` names.
+    pub fn new(answer: &LegalMoves, fields: Fields) -> LegalMovesResponse {
         LegalMovesResponse {
-            plays: answer.plays.iter().map(PlayOutput::from).collect(),
+            plays: answer
+                .plays
+                .iter()
+                .map(|p| LegalPlayOutput::new(p, fields))
+                .collect(),
             dice: answer.dice.values(),
             forced: answer.forced(),
         }
+    }
+}
+
+impl From<&LegalMoves> for LegalMovesResponse {
+    fn from(answer: &LegalMoves) -> Self {
+        LegalMovesResponse::new(answer, Fields::ALL)
     }
 }
 
@@ -280,4 +394,331 @@ impl From<&Applied> for ApplyMoveResponse {
     }
 }
 
+/// The body of a backgammon legal-moves answer written straight from the
+/// domain values into one buffer, with no string or vector per play and
+/// no serializer: the same bytes as `LegalMovesResponse::new(answer,
+/// fields)` serialized by serde_json (the tests compare them), at a
+/// fraction of the cost. Strings are escaped as serde_json escapes them
+/// (none of the notations needs it, but a string that would is handed to
+/// serde_json).
+#[derive(Debug, Clone, Copy)]
+pub struct LegalMovesJson<'a> {
+    /// The answer.
+    pub answer: &'a LegalMoves,
+    /// What each play carries.
+    pub fields: Fields,
+}
+
+impl LegalMovesJson<'_> {
+    /// A capacity that holds the body without growing in nearly every
+    /// case (an opening position's play with every field is about 480
+    /// bytes).
+    pub fn size_hint(&self) -> usize {
+        let f = self.fields;
+        let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
+        let per_play = 40
+            + part(Fields::MOVES, 160)
+            + part(Fields::POSITION_ID, 32)
+            + part(Fields::XGID, 72)
+            + part(Fields::BOARD, 160)
+            + part(Fields::FIBS, 150)
+            + part(Fields::PIPS, 28);
+        48 + self.answer.plays.len() * per_play
+    }
+
+    /// Appends the body to `out`.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        let fields = self.fields;
+        out.extend_from_slice(b"{\"plays\":[");
+        for (i, view) in self.answer.plays.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"notation\":");
+            write_text(out, view.play);
+            if fields.has(Fields::MOVES) {
+                out.extend_from_slice(b",\"moves\":[");
+                for (j, m) in view.play.moves().iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"{\"from\":");
+                    write_int(out, i64::from(m.from().get()));
+                    out.extend_from_slice(b",\"to\":");
+                    write_int(out, i64::from(m.to().get()));
+                    out.extend_from_slice(if m.is_hit() {
+                        b",\"hit\":true}"
+                    } else {
+                        b",\"hit\":false}"
+                    });
+                }
+                out.push(b']');
+            }
+            if fields.any(Fields::POSITION) {
+                write_position(out, &view.position, fields);
+            }
+            out.push(b'}');
+        }
+        let [a, b] = self.answer.dice.values();
+        out.extend_from_slice(b"],\"dice\":[");
+        write_int(out, i64::from(a));
+        out.push(b',');
+        write_int(out, i64::from(b));
+        out.extend_from_slice(if self.answer.forced() {
+            b"],\"forced\":true}"
+        } else {
+            b"],\"forced\":false}"
+        });
+    }
+}
+
+/// `,"position":{...}` with the encodings `fields` names, in
+/// `PlayPositionOutput`'s order.
+fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
+    out.extend_from_slice(b",\"position\":{");
+    let mut first = true;
+    let mut key = |out: &mut Vec<u8>, name: &[u8]| {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
+        }
+        out.extend_from_slice(name);
+    };
+    if fields.has(Fields::POSITION_ID) {
+        key(out, b"\"position_id\":");
+        write_text(out, view.position_id_value());
+    }
+    if fields.has(Fields::XGID) {
+        key(out, b"\"xgid\":");
+        write_text(out, view.xgid_value());
+    }
+    if fields.has(Fields::BOARD) {
+        key(out, b"\"board\":{\"points\":[");
+        let board = view.board();
+        for (i, n) in board.points.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_int(out, i64::from(*n));
+        }
+        out.extend_from_slice(b"],\"bar\":");
+        write_counts(out, board.bar.map(u32::from));
+        out.extend_from_slice(b",\"off\":");
+        write_counts(out, board.off.map(u32::from));
+        out.extend_from_slice(if board.turn == bgref_core::Player::X {
+            b",\"turn\":\"x\"}"
+        } else {
+            b",\"turn\":\"o\"}"
+        });
+    }
+    if fields.has(Fields::FIBS) {
+        key(out, b"\"fibs\":");
+        write_text(out, view.fibs_value());
+    }
+    if fields.has(Fields::PIPS) {
+        key(out, b"\"pips\":");
+        write_counts(out, view.pips());
+    }
+    out.push(b'}');
+}
+
+/// `{"x":..,"o":..}`, as `PerPlayer` writes it.
+fn write_counts(out: &mut Vec<u8>, counts: bgref_core::ByPlayer<u32>) {
+    out.extend_from_slice(b"{\"x\":");
+    write_int(out, i64::from(counts.x));
+    out.extend_from_slice(b",\"o\":");
+    write_int(out, i64::from(counts.o));
+    out.push(b'}');
+}
+
+/// An integer in decimal, as serde_json writes it.
+fn write_int(out: &mut Vec<u8>, n: i64) {
+    if let Ok(digit) = u8::try_from(n)
+        && digit < 10
+    {
+        out.push(b'0' + digit);
+        return;
+    }
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        digits[i] = b'-';
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// A `Display` value as a JSON string: written on the stack, then copied
+/// between quotes when nothing in it needs escaping (the notations never
+/// do), else escaped by serde_json.
+fn write_text(out: &mut Vec<u8>, value: impl std::fmt::Display) {
+    use std::fmt::Write as _;
+    let mut text = StackText {
+        bytes: [0; 256],
+        len: 0,
+    };
+    if write!(text, "{value}").is_err() {
+        // Longer than the buffer (no notation is).
+        let _ = serde_json::to_writer(&mut *out, &value.to_string());
+        return;
+    }
+    let bytes = &text.bytes[..text.len];
+    if bytes
+        .iter()
+        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f)
+    {
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, text.as_str());
+    }
+}
+
+/// A short text written on the stack; writing more than fits fails.
+struct StackText {
+    bytes: [u8; 256],
+    len: usize,
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        // Only whole `&str`s are written, so the bytes are UTF-8.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 objects_only!(LegalMovesRequest, MoveInput, ApplyMoveRequest);
+
+#[cfg(test)]
+mod tests {
+    use bgref_core::notation::position_id::PositionId;
+    use bgref_core::{Dice, Player, Position, Variant};
+    use serde_json::json;
+
+    use super::{LegalMovesJson, LegalMovesRequest, LegalMovesResponse};
+    use crate::api;
+    use crate::api::view::Fields;
+
+    /// Requests for positions of a game played from the start with the
+    /// first or last legal play of a fixed roll sequence, plus an XGID
+    /// with cube, score and match (carried into the answer) and a
+    /// hypergammon position.
+    fn requests() -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        let mut position = Position::start(Variant::Standard, Player::X);
+        let mut seed = 7u32;
+        for turn in 0..120 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let dice = Dice::ALL_21[(seed >> 16) as usize % 21];
+            let [a, b] = dice.values();
+            let id = PositionId::from_position(&position).to_string();
+            let turn_name = if position.turn() == Player::X {
+                "x"
+            } else {
+                "o"
+            };
+            out.push(json!({"position": {"position_id": id, "turn": turn_name}, "dice": [a, b]}));
+            let plays = position.legal_plays(dice);
+            let Some(play) = (if turn % 2 == 0 {
+                plays.into_iter().next()
+            } else {
+                plays.into_iter().last()
+            }) else {
+                position = position.swap_turn();
+                continue;
+            };
+            position = position.after(play);
+            if position.outcome().is_some() {
+                position = Position::start(Variant::Standard, Player::O);
+            }
+        }
+        out.push(
+            json!({"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:7:10"}}),
+        );
+        let hyper = Position::start(Variant::Hypergammon3, Player::O);
+        let id = PositionId::from_position(&hyper).to_string();
+        out.push(json!({"variant": "hypergammon", "position": {"position_id": id, "turn": "o"}, "dice": [6, 6]}));
+        out.push(json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}));
+        out
+    }
+
+    #[test]
+    fn the_direct_writer_writes_the_bytes_of_the_response_type() {
+        let field_sets = [
+            Fields::ALL,
+            Fields::POSITION_ID,
+            Fields::MOVES,
+            Fields::parse(Some(&["xgid", "fibs"][..]), "fields").unwrap(),
+            Fields::parse(Some(&["board", "pips", "moves"][..]), "fields").unwrap(),
+        ];
+        let mut plays = 0;
+        for request in requests() {
+            let req: LegalMovesRequest = serde_json::from_value(request.clone()).unwrap();
+            let input = req.into_input().unwrap();
+            let answer = api::moves::legal_moves(&input.turn).unwrap();
+            plays += answer.plays.len();
+            for fields in field_sets {
+                let json = LegalMovesJson {
+                    answer: &answer,
+                    fields,
+                };
+                let mut fast = Vec::new();
+                json.write(&mut fast);
+                let reference =
+                    serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
+                assert_eq!(
+                    String::from_utf8(fast).unwrap(),
+                    String::from_utf8(reference).unwrap(),
+                    "{request} {fields:?}"
+                );
+            }
+        }
+        assert!(plays > 1000, "{plays} plays compared");
+    }
+
+    #[test]
+    fn fields_leave_parts_out() {
+        let req: LegalMovesRequest = serde_json::from_value(json!({
+            "position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1],
+            "fields": ["position_id", "pips"]
+        }))
+        .unwrap();
+        let input = req.into_input().unwrap();
+        let answer = api::moves::legal_moves(&input.turn).unwrap();
+        let mut bytes = Vec::new();
+        LegalMovesJson {
+            answer: &answer,
+            fields: input.fields,
+        }
+        .write(&mut bytes);
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(body["plays"].as_array().unwrap().len(), 16);
+        let play = &body["plays"][0];
+        assert_eq!(play.as_object().unwrap().len(), 2, "{play}");
+        assert!(play["notation"].is_string());
+        let position = play["position"].as_object().unwrap();
+        let keys: Vec<&str> = position.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["pips", "position_id"]);
+    }
+}
