@@ -182,6 +182,12 @@ const STREAMING_METHODS: [&str; 3] = [
 /// stream (or ends the HTTP/1 connection) when it next asks the body for a
 /// frame; if it does not within [`RESET_GRACE`] (it waits for window the
 /// client never grants), the connection is closed ([`ConnCloser`]).
+///
+/// What is out of reach: the last piece of a body (at most [`PIECE`]
+/// bytes, so a whole answer of that size or less) once hyper has handed it
+/// to HTTP/2's send buffer, which a client that granted a byte of window
+/// and then stopped can keep there: at most one piece per stream
+/// (`BGREF_MAX_STREAMS_PER_CONNECTION` x 8 KiB per connection).
 #[derive(Debug, Clone)]
 pub struct SendDeadline {
     limit: Duration,
