@@ -180,10 +180,10 @@ const STREAMING_METHODS: [&str; 3] = [
 /// what is left of the body (the memory is freed at once) and counts the
 /// response as abandoned (the client's fault). hyper resets the HTTP/2
 /// stream (or ends the HTTP/1 connection) when it next asks the body for a
-/// frame; if it does not within [`RESET_GRACE`] (it waits for window the
+/// frame; if it does not within a second (it waits for window the
 /// client never grants), the connection is closed ([`ConnCloser`]).
 ///
-/// What is out of reach: the last piece of a body (at most [`PIECE`]
+/// What is out of reach: the last piece of a body (at most `PIECE`
 /// bytes, so a whole answer of that size or less) once hyper has handed it
 /// to HTTP/2's send buffer, which a client that granted a byte of window
 /// and then stopped can keep there: at most one piece per stream
