@@ -464,7 +464,10 @@ impl<B> ObservedBody<B> {
     }
 }
 
-impl<B: Body> Body for ObservedBody<B> {
+impl<B: Body> Body for ObservedBody<B>
+where
+    B::Error: std::error::Error + 'static,
+{
     type Data = B::Data;
     type Error = B::Error;
 
@@ -488,9 +491,13 @@ impl<B: Body> Body for ObservedBody<B> {
                         pending.finish(outcome);
                     }
                 }
-                Some(Err(_)) => {
+                Some(Err(err)) => {
                     let outcome = match pending.operation.protocol {
                         Protocol::Http => pending.outcome_at_end(),
+                        // Not sent in time: the client's fault.
+                        Protocol::Grpc if crate::streams::ResponseAbandoned::is_cause_of(err) => {
+                            cancelled(Protocol::Grpc)
+                        }
                         Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
                     };
                     pending.finish(outcome);

@@ -271,6 +271,39 @@ impl SendDeadline {
     }
 }
 
+/// The error a body under [`SendDeadline`] ends with once abandoned: the
+/// client's fault (metrics count it as `CANCELLED` over gRPC, not
+/// `INTERNAL`). Its source is HTTP/2's `CANCEL`, the reason hyper finds
+/// in it to reset the stream with.
+#[derive(Debug)]
+pub struct ResponseAbandoned(h2::Error);
+
+impl std::fmt::Display for ResponseAbandoned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the client did not read the response within BGREF_RESPONSE_SEND_TIMEOUT")
+    }
+}
+
+impl std::error::Error for ResponseAbandoned {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+impl ResponseAbandoned {
+    /// Whether `err` or one of its sources is a [`ResponseAbandoned`].
+    pub fn is_cause_of(err: &(dyn std::error::Error + 'static)) -> bool {
+        let mut source = Some(err);
+        while let Some(err) = source {
+            if err.is::<ResponseAbandoned>() {
+                return true;
+            }
+            source = err.source();
+        }
+        false
+    }
+}
+
 /// What a [`Deadlined`] body shares with its watchdog.
 struct Pending {
     /// The body; `None` once abandoned.
@@ -325,8 +358,8 @@ impl http_body::Body for Deadlined {
             // hyper resets the stream with the reason it finds in the
             // error: CANCEL (the answer is no longer sent), not the
             // INTERNAL_ERROR it would otherwise assume.
-            return Poll::Ready(Some(Err(axum::Error::new(h2::Error::from(
-                h2::Reason::CANCEL,
+            return Poll::Ready(Some(Err(axum::Error::new(ResponseAbandoned(
+                h2::Error::from(h2::Reason::CANCEL),
             )))));
         };
         match Pin::new(inner).poll_frame(cx) {

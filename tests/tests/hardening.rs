@@ -872,6 +872,88 @@ async fn slow_readers_are_cut_off_at_the_send_deadline() {
     );
 }
 
+/// The same slow reader over gRPC: the unary answer's stream is reset
+/// (CANCEL) at the send deadline, and the metrics count it as the
+/// client's fault (`CANCELLED`), not the server's (`INTERNAL`).
+#[tokio::test]
+async fn a_grpc_answer_not_read_in_time_is_cancelled() {
+    use bgref_service::proto;
+    use prost::Message as _;
+    let server = Server::start(&[("BGREF_RESPONSE_SEND_TIMEOUT", "2s")]).await;
+    let mut points = vec![0i32; 24];
+    points[9..24].fill(1);
+    points[0] = -15;
+    let request = proto::LegalMovesRequest {
+        position: Some(proto::PositionInput {
+            encoding: Some(proto::position_input::Encoding::Board(proto::Board {
+                points,
+                turn: proto::Player::X as i32,
+                ..Default::default()
+            })),
+            turn: 0,
+        }),
+        dice: vec![3, 3],
+        ..Default::default()
+    };
+    let mut framed = vec![0u8];
+    let message = request.encode_to_vec();
+    framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    framed.extend_from_slice(&message);
+
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(16 * 1024)
+        .handshake::<_, bytes::Bytes>(tcp)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut client = client.ready().await.unwrap();
+    let request = http::Request::post("http://127.0.0.1/bgref.v1.Referee/LegalMoves")
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap();
+    let (response, mut send) = client.send_request(request, false).unwrap();
+    send.send_data(bytes::Bytes::from(framed), true).unwrap();
+    let response = response.await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut stream = response.into_body();
+    let mut received = 0;
+    let reset = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match stream.data().await {
+                Some(Ok(chunk)) => {
+                    received += chunk.len();
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let _ = stream.flow_control().release_capacity(chunk.len());
+                }
+                Some(Err(err)) => return Some(err),
+                None => return None,
+            }
+        }
+    })
+    .await
+    .expect("the slow stream was not ended")
+    .expect("the whole answer arrived: it was not slow enough");
+    assert_eq!(reset.reason(), Some(h2::Reason::CANCEL), "{reset}");
+    eprintln!("gRPC: {received} bytes read before the reset: {reset}");
+
+    let (status, metrics) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    let legal_moves: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("bgref_requests_total{") && l.contains("LegalMoves"))
+        .collect();
+    assert!(
+        legal_moves.iter().any(|l| l.contains("\"CANCELLED\"")),
+        "{legal_moves:?}"
+    );
+    assert!(
+        !legal_moves.iter().any(|l| l.contains("\"INTERNAL\"")),
+        "{legal_moves:?}"
+    );
+}
+
 /// Resident memory of process `pid` in KiB.
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
