@@ -84,6 +84,14 @@ pub struct Config {
     #[arg(long, env = "BGREF_SEND_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub send_timeout: Duration,
 
+    /// Time a response has, once its handler has answered, to be handed in
+    /// full to the connection (more than 0). A response still unsent then
+    /// (a client that does not read, or keeps an HTTP/2 stream window
+    /// shut) is dropped: its HTTP/2 stream is reset, or its connection
+    /// closed. Streaming gRPC responses have --stream-timeout instead.
+    #[arg(long, env = "BGREF_RESPONSE_SEND_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
+    pub response_send_timeout: Duration,
+
     /// Longest life of a streaming response (gRPC reflection, health
     /// Watch): it then ends with DEADLINE_EXCEEDED.
     #[arg(long, env = "BGREF_STREAM_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
@@ -257,6 +265,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
+/// A duration of more than 0 (a limit of 0 would refuse every answer).
+fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() {
+        return Err("must be more than 0".to_owned());
+    }
+    Ok(d)
+}
+
 /// A CORS origin: `*`, or `http(s)://host[:port]` without a path.
 fn parse_origin(s: &str) -> Result<String, String> {
     let s = s.trim();
@@ -314,6 +331,9 @@ mod tests {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("20"), Ok(Duration::from_secs(20)));
         assert!(parse_duration("5h").is_err());
+        assert_eq!(parse_positive_duration("2s"), Ok(Duration::from_secs(2)));
+        assert!(parse_positive_duration("0s").is_err());
+        assert!(parse_positive_duration("0ms").is_err());
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! tuned against slow and greedy clients, and a socket wrapper that cuts
 //! off idle connections and clients that do not read.
 //!
+//! Every request carries its connection's [`ConnCloser`] (a request
+//! extension): a response that cannot be delivered in time uses it to end
+//! the connection ([`crate::streams::SendDeadline`]).
+//!
 //! axum's `serve` offers none of these knobs, so connections are driven by
 //! hyper-util's `auto::Builder` directly.
 
@@ -19,7 +23,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::time::{Instant, Sleep};
 
 use crate::config::Config;
@@ -52,6 +56,25 @@ impl ConnLimits {
             send_timeout: config.send_timeout,
             max_streams: config.max_streams_per_connection,
         }
+    }
+}
+
+/// Ends the connection a request came on (found in the request's
+/// extensions when it came through [`serve`]). For what cannot be ended
+/// otherwise: an HTTP/1 response cut short, or an HTTP/2 stream that hyper
+/// will not reset because the client's flow-control window is shut.
+#[derive(Debug, Clone, Default)]
+pub struct ConnCloser(Arc<Notify>);
+
+impl ConnCloser {
+    /// Asks the connection to close now (its socket is dropped, with every
+    /// stream still open on it).
+    pub fn close(&self) {
+        self.0.notify_one();
+    }
+
+    async fn closed(&self) {
+        self.0.notified().await;
     }
 }
 
@@ -134,14 +157,26 @@ pub async fn serve(
             limits.idle_timeout,
             limits.send_timeout,
         ));
-        let service = TowerToHyperService::new(router.clone());
+        let closer = ConnCloser::default();
+        let service = TowerToHyperService::new(tower::util::MapRequest::new(router.clone(), {
+            let closer = closer.clone();
+            move |mut req: http::Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(closer.clone());
+                req
+            }
+        }));
         let conn = builder
             .serve_connection_with_upgrades(io, service)
             .into_owned();
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
-            if let Err(err) = conn.await {
-                tracing::debug!(error = %err, "connection ended with an error");
+            tokio::select! {
+                result = conn => if let Err(err) = result {
+                    tracing::debug!(error = %err, "connection ended with an error");
+                },
+                () = closer.closed() => {
+                    tracing::info!("connection closed: a response on it could not be delivered in time");
+                }
             }
             drop(permit);
         });

@@ -60,6 +60,7 @@ struct Registry {
     /// HTTP's series, then gRPC's ([`Protocol`]'s order).
     series: RwLock<[BySeries; 2]>,
     in_flight: AtomicI64,
+    abandoned: AtomicU64,
     start_time: f64,
 }
 
@@ -85,6 +86,7 @@ impl Metrics {
             inner: Arc::new(Registry {
                 series: RwLock::new([BTreeMap::new(), BTreeMap::new()]),
                 in_flight: AtomicI64::new(0),
+                abandoned: AtomicU64::new(0),
                 start_time,
             }),
         }
@@ -100,6 +102,12 @@ impl Metrics {
         if let Some(i) = BUCKETS.iter().position(|&le| seconds <= le) {
             series.buckets[i].fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// Counts one response dropped because its client did not read it in
+    /// time (`BGREF_RESPONSE_SEND_TIMEOUT`).
+    pub fn response_abandoned(&self) {
+        self.inner.abandoned.fetch_add(1, Ordering::Relaxed);
     }
 
     fn series(&self, protocol: Protocol, operation: &str, outcome: &str) -> Arc<Series> {
@@ -201,6 +209,10 @@ impl Metrics {
             "# HELP bgref_requests_in_flight Requests being handled now.\n\
              # TYPE bgref_requests_in_flight gauge\n\
              bgref_requests_in_flight {}\n\
+             # HELP bgref_responses_abandoned_total Responses dropped unsent because the client \
+             did not read them within BGREF_RESPONSE_SEND_TIMEOUT.\n\
+             # TYPE bgref_responses_abandoned_total counter\n\
+             bgref_responses_abandoned_total {}\n\
              # HELP bgref_build_info The running version; always 1.\n\
              # TYPE bgref_build_info gauge\n\
              bgref_build_info{{version=\"{}\"}} 1\n\
@@ -208,6 +220,7 @@ impl Metrics {
              # TYPE process_start_time_seconds gauge\n\
              process_start_time_seconds {}\n",
             self.inner.in_flight.load(Ordering::Relaxed),
+            self.inner.abandoned.load(Ordering::Relaxed),
             env!("CARGO_PKG_VERSION"),
             self.inner.start_time,
         );
@@ -451,7 +464,10 @@ impl<B> ObservedBody<B> {
     }
 }
 
-impl<B: Body> Body for ObservedBody<B> {
+impl<B: Body> Body for ObservedBody<B>
+where
+    B::Error: std::error::Error + 'static,
+{
     type Data = B::Data;
     type Error = B::Error;
 
@@ -475,9 +491,13 @@ impl<B: Body> Body for ObservedBody<B> {
                         pending.finish(outcome);
                     }
                 }
-                Some(Err(_)) => {
+                Some(Err(err)) => {
                     let outcome = match pending.operation.protocol {
                         Protocol::Http => pending.outcome_at_end(),
+                        // Not sent in time: the client's fault.
+                        Protocol::Grpc if crate::streams::ResponseAbandoned::is_cause_of(err) => {
+                            cancelled(Protocol::Grpc)
+                        }
                         Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
                     };
                     pending.finish(outcome);

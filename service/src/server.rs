@@ -27,7 +27,7 @@ use crate::error::{ApiError, ErrorKind};
 use crate::metrics::{Metrics, ObserveLayer};
 use crate::proto::referee_server::RefereeServer;
 use crate::state::AppState;
-use crate::streams::StreamGuard;
+use crate::streams::{SendDeadline, StreamGuard};
 use crate::telemetry;
 
 /// The service's routers and what they share.
@@ -60,14 +60,15 @@ pub fn build(state: AppState, config: &Config) -> App {
     let limit = ConcurrencyGate::new(config.max_concurrency, config.queue_timeout);
     let (stop_streams, stop) = watch::channel(false);
     let streams = StreamGuard::new(config.stream_timeout, stop);
+    let deadline = SendDeadline::new(config.response_send_timeout, metrics.clone());
     let router = layers(
         crate::http::router(state).merge(grpc.clone()),
         config,
         &metrics,
         &limit,
-        &streams,
+        (&streams, &deadline),
     );
-    let grpc_router = layers(grpc, config, &metrics, &limit, &streams);
+    let grpc_router = layers(grpc, config, &metrics, &limit, (&streams, &deadline));
     App {
         router,
         grpc_router,
@@ -92,7 +93,8 @@ pub fn build(state: AppState, config: &Config) -> App {
 ///    what the client sees, panics and timeouts included;
 /// 4. a 413 closes the HTTP/1 connection (its body was not read); gRPC
 ///    streams have a bounded life, and undecodable messages are
-///    INVALID_ARGUMENT ([`StreamGuard`]);
+///    INVALID_ARGUMENT ([`StreamGuard`]); every other response must be
+///    sent within `BGREF_RESPONSE_SEND_TIMEOUT` ([`SendDeadline`]);
 /// 5. panics become a 500 problem, slow requests a 503 problem (408 when
 ///    the body had not arrived), and at most `max_concurrency` requests
 ///    run at once (HTTP and gRPC together; [`ConcurrencyGate`]).
@@ -101,7 +103,7 @@ fn layers(
     config: &Config,
     metrics: &Metrics,
     limit: &ConcurrencyGate,
-    streams: &StreamGuard,
+    streams: (&StreamGuard, &SendDeadline),
 ) -> Router {
     let router = observed(router, config, metrics, limit, streams);
     match cors(&config.cors_origins) {
@@ -150,7 +152,7 @@ fn observed(
     config: &Config,
     metrics: &Metrics,
     limit: &ConcurrencyGate,
-    streams: &StreamGuard,
+    (streams, deadline): (&StreamGuard, &SendDeadline),
 ) -> Router {
     router
         .layer(DefaultBodyLimit::max(config.max_body_bytes))
@@ -182,6 +184,10 @@ fn observed(
                 .layer(axum::middleware::from_fn_with_state(
                     streams.clone(),
                     StreamGuard::layer,
+                ))
+                .layer(axum::middleware::from_fn_with_state(
+                    deadline.clone(),
+                    SendDeadline::layer,
                 ))
                 .layer(axum::middleware::from_fn(timeout_as_problem))
                 .layer(CatchPanicLayer::custom(

@@ -1,5 +1,9 @@
-//! gRPC responses with a bounded life, and client faults reported as such.
+//! Responses with a bounded life, and client faults reported as such.
 //!
+//! - A response (HTTP or unary gRPC) must be handed in full to the
+//!   connection within `BGREF_RESPONSE_SEND_TIMEOUT` of its handler's
+//!   answer ([`SendDeadline`]); otherwise it is dropped, freeing its
+//!   memory, and counted in `bgref_responses_abandoned_total`.
 //! - A gRPC response body (a reflection or health Watch stream, say) that
 //!   is still open after `BGREF_STREAM_TIMEOUT` ends with
 //!   `DEADLINE_EXCEEDED`; once the server stops accepting (shutdown), one
@@ -10,14 +14,19 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
 use http::{HeaderMap, HeaderValue};
 use http_body::Frame;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::time::Sleep;
+use tracing::Instrument as _;
+
+use crate::conn::ConnCloser;
+use crate::metrics::Metrics;
 
 /// What a response stream is told when the server stops.
 #[derive(Debug, Clone)]
@@ -135,5 +144,258 @@ impl http_body::Body for Guarded {
         } else {
             self.inner.size_hint()
         }
+    }
+}
+
+/// The largest piece of a response body handed to the connection at once.
+///
+/// HTTP/2 takes a body frame whole into its send buffer as soon as the
+/// client's window has one byte of room, and hyper holds the next frame
+/// while it waits for that room: a 1 MB answer in one frame would sit
+/// there, out of reach of the deadline. Larger frames are handed on in
+/// copied pieces of this size, so the rest stays here, where the deadline
+/// can drop it (a piece is a copy: a slice would keep the whole answer's
+/// allocation alive).
+const PIECE: usize = 8 * 1024;
+
+/// After the deadline, how long hyper has to take the body's error (and
+/// reset the HTTP/2 stream) before the whole connection is closed.
+const RESET_GRACE: Duration = Duration::from_secs(1);
+
+/// gRPC methods whose responses are streams: `BGREF_STREAM_TIMEOUT` bounds
+/// them ([`StreamGuard`]), not the send deadline.
+const STREAMING_METHODS: [&str; 3] = [
+    "/grpc.health.v1.Health/Watch",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+];
+
+/// The per-response send deadline: once a handler has answered, its body
+/// must be handed in full to the connection within `limit`.
+///
+/// HTTP/2 flow control keeps an unsent answer inside the server without
+/// ever blocking the socket, so the connection's send timeout does not see
+/// a client that shuts its stream window and keeps the connection alive
+/// with PINGs. Hence a watchdog task per response: at the deadline it drops
+/// what is left of the body (the memory is freed at once) and counts the
+/// response as abandoned (the client's fault). hyper resets the HTTP/2
+/// stream (or ends the HTTP/1 connection) when it next asks the body for a
+/// frame; if it does not within a second (it waits for window the
+/// client never grants), the connection is closed ([`ConnCloser`]).
+///
+/// What is out of reach: the last piece of a body (at most `PIECE`
+/// bytes, so a whole answer of that size or less) once hyper has handed it
+/// to HTTP/2's send buffer, which a client that granted a byte of window
+/// and then stopped can keep there: at most one piece per stream
+/// (`BGREF_MAX_STREAMS_PER_CONNECTION` x 8 KiB per connection).
+#[derive(Debug, Clone)]
+pub struct SendDeadline {
+    limit: Duration,
+    metrics: Metrics,
+}
+
+impl SendDeadline {
+    /// Responses are abandoned `limit` after their handler answered.
+    pub fn new(limit: Duration, metrics: Metrics) -> SendDeadline {
+        SendDeadline { limit, metrics }
+    }
+
+    /// The middleware: every response but those of streaming gRPC methods.
+    pub async fn layer(
+        axum::extract::State(deadline): axum::extract::State<SendDeadline>,
+        req: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        if STREAMING_METHODS.contains(&req.uri().path()) {
+            return next.run(req).await;
+        }
+        let closer = req.extensions().get::<ConnCloser>().cloned();
+        let response = next.run(req).await;
+        response.map(|inner| deadline.watch(inner, closer))
+    }
+
+    fn watch(&self, inner: Body, closer: Option<ConnCloser>) -> Body {
+        let shared = Arc::new(Mutex::new(Pending {
+            inner: Some(inner),
+            rest: Bytes::new(),
+            waker: None,
+        }));
+        let (dropped_tx, mut dropped) = oneshot::channel::<()>();
+        let watchdog = {
+            let shared = shared.clone();
+            let limit = self.limit;
+            let metrics = self.metrics.clone();
+            async move {
+                tokio::select! {
+                    () = tokio::time::sleep(limit) => {}
+                    _ = &mut dropped => return,
+                }
+                let (inner, rest, waker) = {
+                    let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                    let Some(inner) = pending.inner.take() else {
+                        return;
+                    };
+                    (
+                        inner,
+                        std::mem::take(&mut pending.rest),
+                        pending.waker.take(),
+                    )
+                };
+                // Freed here, whatever hyper does next.
+                drop((inner, rest));
+                metrics.response_abandoned();
+                tracing::warn!(
+                    slug = "client-stalled",
+                    limit_secs = limit.as_secs_f64(),
+                    "response abandoned: the client did not read it within \
+                     BGREF_RESPONSE_SEND_TIMEOUT"
+                );
+                if let Some(waker) = waker {
+                    waker.wake();
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(RESET_GRACE) => {
+                        if let Some(closer) = closer {
+                            closer.close();
+                        }
+                    }
+                    _ = dropped => {}
+                }
+            }
+        };
+        tokio::spawn(watchdog.instrument(tracing::Span::current()));
+        Body::new(Deadlined {
+            shared,
+            _dropped: dropped_tx,
+        })
+    }
+}
+
+/// The error a body under [`SendDeadline`] ends with once abandoned: the
+/// client's fault (metrics count it as `CANCELLED` over gRPC, not
+/// `INTERNAL`). Its source is HTTP/2's `CANCEL`, the reason hyper finds
+/// in it to reset the stream with.
+#[derive(Debug)]
+pub struct ResponseAbandoned(h2::Error);
+
+impl std::fmt::Display for ResponseAbandoned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the client did not read the response within BGREF_RESPONSE_SEND_TIMEOUT")
+    }
+}
+
+impl std::error::Error for ResponseAbandoned {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+impl ResponseAbandoned {
+    /// Whether `err` or one of its sources is a [`ResponseAbandoned`].
+    pub fn is_cause_of(err: &(dyn std::error::Error + 'static)) -> bool {
+        let mut source = Some(err);
+        while let Some(err) = source {
+            if err.is::<ResponseAbandoned>() {
+                return true;
+            }
+            source = err.source();
+        }
+        false
+    }
+}
+
+/// What a [`Deadlined`] body shares with its watchdog.
+struct Pending {
+    /// The body; `None` once abandoned.
+    inner: Option<Body>,
+    /// What is left of a large frame, handed on in pieces.
+    rest: Bytes,
+    /// The task polling the body, woken when it is abandoned.
+    waker: Option<Waker>,
+}
+
+impl Pending {
+    fn piece(&mut self) -> Bytes {
+        let n = self.rest.len().min(PIECE);
+        let piece = Bytes::copy_from_slice(&self.rest[..n]);
+        // The last piece lets go of the whole allocation.
+        self.rest = if n == self.rest.len() {
+            Bytes::new()
+        } else {
+            self.rest.slice(n..)
+        };
+        piece
+    }
+}
+
+/// A response body under [`SendDeadline`]. Dropping it (the response
+/// went out, or the client went away) ends its watchdog.
+struct Deadlined {
+    shared: Arc<Mutex<Pending>>,
+    _dropped: oneshot::Sender<()>,
+}
+
+impl http_body::Body for Deadlined {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        let mut pending = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        if !pending.rest.is_empty() {
+            return Poll::Ready(Some(Ok(Frame::data(pending.piece()))));
+        }
+        if !pending
+            .waker
+            .as_ref()
+            .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            pending.waker = Some(cx.waker().clone());
+        }
+        let Some(inner) = pending.inner.as_mut() else {
+            // hyper resets the stream with the reason it finds in the
+            // error: CANCEL (the answer is no longer sent), not the
+            // INTERNAL_ERROR it would otherwise assume.
+            return Poll::Ready(Some(Err(axum::Error::new(ResponseAbandoned(
+                h2::Error::from(h2::Reason::CANCEL),
+            )))));
+        };
+        match Pin::new(inner).poll_frame(cx) {
+            Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                Ok(data) if data.len() > PIECE => {
+                    pending.rest = data;
+                    Poll::Ready(Some(Ok(Frame::data(pending.piece()))))
+                }
+                Ok(data) => Poll::Ready(Some(Ok(Frame::data(data)))),
+                Err(frame) => Poll::Ready(Some(Ok(frame))),
+            },
+            other => other,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        let pending = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        pending.rest.is_empty()
+            && pending
+                .inner
+                .as_ref()
+                .is_some_and(http_body::Body::is_end_stream)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        let pending = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(inner) = pending.inner.as_ref() else {
+            return http_body::SizeHint::default();
+        };
+        let hint = inner.size_hint();
+        let rest = pending.rest.len() as u64;
+        let mut sum = http_body::SizeHint::new();
+        sum.set_lower(hint.lower().saturating_add(rest));
+        if let Some(upper) = hint.upper() {
+            sum.set_upper(upper.saturating_add(rest));
+        }
+        sum
     }
 }

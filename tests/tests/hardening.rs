@@ -238,7 +238,8 @@ async fn stalled_uploads_do_not_hold_up_health_checks() {
     drop(stalled);
 }
 
-/// `BGREF_MAX_CONCURRENCY=0` used to be accepted and hang every request.
+/// `BGREF_MAX_CONCURRENCY=0` used to be accepted and hang every request;
+/// a zero send deadline would drop every answer.
 #[tokio::test]
 async fn zero_limits_are_refused_at_startup() {
     for var in ["BGREF_MAX_CONCURRENCY", "BGREF_MAX_CONNECTIONS"] {
@@ -251,6 +252,19 @@ async fn zero_limits_are_refused_at_startup() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("must be at least 1"), "{err}");
     }
+    // A send deadline of 0 would abandon every answer.
+    let out = bgref_e2e::command(&[("BGREF_RESPONSE_SEND_TIMEOUT", "0s")], true)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "BGREF_RESPONSE_SEND_TIMEOUT=0s started"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("must be more than 0"), "{err}");
 }
 
 /// Before: a stalled upload got 503, as if the server were at fault. The
@@ -460,11 +474,10 @@ fn huge_legal_moves() -> String {
 /// nothing is closed by the idle timeout, which frees them. RSS is read
 /// from /proc.
 ///
-/// What this does not cover (a known limit): flow control stops the
-/// answers inside HTTP/2, so the socket never blocks and the send timeout
-/// does not fire; a client that keeps the connection alive with frames
-/// (PING) holds up to `BGREF_MAX_STREAMS_PER_CONNECTION` answers per
-/// connection for as long as it likes.
+/// Flow control stops the answers inside HTTP/2, so the socket never
+/// blocks and the send timeout does not fire; a client that keeps the
+/// connection alive with PINGs is cut off by the send deadline instead
+/// (`answers_not_read_within_the_send_deadline_are_dropped`).
 ///
 /// Scaled so that computing the answers (about 250 ms each in a debug
 /// build) does not itself starve the two runtime threads of a 2-core
@@ -572,6 +585,373 @@ async fn http2_clients_that_never_read_hold_bounded_memory() {
         "RSS grew {grown_mib} MiB (bound {bound})"
     );
     assert!(served >= 1, "no other client served during the attack");
+}
+
+/// Before: HTTP/2 flow control kept an unread answer inside the server
+/// without ever blocking the socket, so the send timeout never fired, and
+/// a client that shut its stream windows and kept the connection alive with
+/// PINGs held its answers (up to 64 per connection, 1 MB each) for as long
+/// as it liked. Now every answer must be handed to the connection within
+/// BGREF_RESPONSE_SEND_TIMEOUT: past it the answer is dropped and counted
+/// in `bgref_responses_abandoned_total`, and the client's streams end in an
+/// error (the connection is closed: hyper cannot reset a stream whose
+/// window the client keeps shut); other clients are served meanwhile. The
+/// attack runs twice: memory the first round took is reused by the second
+/// (RSS does not grow again), so it was given back.
+#[tokio::test]
+async fn answers_not_read_within_the_send_deadline_are_dropped() {
+    let server = Server::start(&[("BGREF_RESPONSE_SEND_TIMEOUT", "2s")]).await;
+    let body = huge_legal_moves();
+    let (status, _) = server
+        .post("/legal-moves", &serde_json::from_str(&body).unwrap())
+        .await;
+    assert_eq!(status, 200);
+    let baseline = server.rss_kib().expect("VmRSS");
+    let first = stall_with_shut_windows(&server, &body).await;
+    let after_first = server.rss_kib().unwrap_or(0);
+    let second = stall_with_shut_windows(&server, &body).await;
+    let after_second = server.rss_kib().unwrap_or(0);
+
+    let (status, metrics) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    let abandoned: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("bgref_responses_abandoned_total "))
+        .expect("bgref_responses_abandoned_total")
+        .parse()
+        .unwrap();
+    eprintln!(
+        "RSS {} MiB at start; round 1: peak {} MiB, {} MiB after, streams ended after {:?}; \
+         round 2: peak {} MiB, {} MiB after, streams ended after {:?}; {abandoned} answers \
+         abandoned; {} rounds of other requests served",
+        baseline / 1024,
+        first.peak_kib / 1024,
+        after_first / 1024,
+        first.ended_after,
+        second.peak_kib / 1024,
+        after_second / 1024,
+        second.ended_after,
+        first.served + second.served,
+    );
+    // At least one answer per connection per round was abandoned (the
+    // first to reach the deadline closes its connection).
+    assert!(
+        abandoned >= 2 * STALL_CONNECTIONS as u64,
+        "{abandoned} abandoned"
+    );
+    let regrown_mib = after_second.saturating_sub(after_first) / 1024;
+    let first_mib = after_first.saturating_sub(baseline) / 1024;
+    assert!(
+        regrown_mib < 8,
+        "RSS grew again by {regrown_mib} MiB in the second round (first: {first_mib} MiB)"
+    );
+}
+
+const STALL_CONNECTIONS: usize = 2;
+
+/// What [`stall_with_shut_windows`] saw.
+struct StallRound {
+    /// Time from the first request until every stream had ended.
+    ended_after: Duration,
+    /// Rounds of other requests served meanwhile.
+    served: usize,
+    /// Peak RSS meanwhile.
+    peak_kib: u64,
+}
+
+/// Opens 8 streams for a 1 MB answer on each of two connections with a
+/// stream window of 0, keeps the connections alive with PINGs, and waits
+/// (at most 30 s) until every stream has ended in an error, while other
+/// clients are served.
+async fn stall_with_shut_windows(server: &Server, body: &str) -> StallRound {
+    const STREAMS: usize = 8;
+    let start = Instant::now();
+    let mut attackers = Vec::new();
+    for _ in 0..STALL_CONNECTIONS {
+        let tcp = TcpStream::connect(server.addr).await.unwrap();
+        let (client, mut connection) = h2::client::Builder::new()
+            .initial_window_size(0)
+            .handshake::<_, bytes::Bytes>(tcp)
+            .await
+            .unwrap();
+        // Keep the connection busy (so no idle timeout applies) with a PING
+        // every 500 ms.
+        let mut ping_pong = connection.ping_pong().expect("ping_pong");
+        tokio::spawn(connection);
+        let pings = tokio::spawn(async move {
+            let mut pings = 0;
+            while ping_pong.ping(h2::Ping::opaque()).await.is_ok() {
+                pings += 1;
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            pings
+        });
+        let body = body.to_owned();
+        attackers.push(tokio::spawn(async move {
+            let mut responses = Vec::new();
+            for _ in 0..STREAMS {
+                let mut client = client.clone().ready().await.expect("a stream slot");
+                let request = http::Request::post("/legal-moves")
+                    .header("content-type", "application/json")
+                    .body(())
+                    .unwrap();
+                let (response, mut send) = client.send_request(request, false).unwrap();
+                send.send_data(bytes::Bytes::from(body.clone()), true)
+                    .unwrap();
+                responses.push(response);
+            }
+            // Headers are not flow-controlled; the bodies never move (a
+            // window of 0): every stream must end in an error.
+            let mut outcomes = Vec::new();
+            for response in responses {
+                let outcome = match response.await {
+                    Err(err) => format!("response: {err}"),
+                    Ok(response) => {
+                        assert_eq!(response.status(), 200);
+                        let mut body = response.into_body();
+                        match body.data().await {
+                            Some(Err(err)) => format!("body: {err}"),
+                            Some(Ok(data)) => {
+                                panic!("{} bytes arrived with a window of 0", data.len())
+                            }
+                            None => panic!("the body ended cleanly without a byte"),
+                        }
+                    }
+                };
+                outcomes.push(outcome);
+            }
+            (outcomes, pings.await.unwrap())
+        }));
+    }
+
+    // While they stall: other clients are served.
+    let mut served = 0;
+    let mut peak_kib = 0;
+    while !attackers.iter().all(tokio::task::JoinHandle::is_finished) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the stalled streams were not ended"
+        );
+        let (status, _) = healthz(server).await;
+        assert_eq!(status, 200);
+        let (status, _) = server
+            .post("/legal-moves", &serde_json::from_str(LEGAL_MOVES).unwrap())
+            .await;
+        assert_eq!(status, 200);
+        served += 1;
+        peak_kib = peak_kib.max(server.rss_kib().unwrap_or(0));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let ended_after = start.elapsed();
+    for attacker in attackers {
+        let (outcomes, pings) = attacker.await.unwrap();
+        eprintln!("{pings} pings answered; streams ended with: {outcomes:?}");
+        assert!(
+            pings >= 2,
+            "the connection was not kept alive ({pings} pings)"
+        );
+        assert_eq!(outcomes.len(), STREAMS);
+    }
+    assert!(served >= 1, "no other client served during the attack");
+    StallRound {
+        ended_after,
+        served,
+        peak_kib,
+    }
+}
+
+/// A client that reads, but too slowly to take a 1 MB answer within
+/// BGREF_RESPONSE_SEND_TIMEOUT (so the socket keeps moving and the send
+/// timeout never fires): over HTTP/2 its stream is reset (CANCEL) and the
+/// connection stays usable; over HTTP/1 the connection is closed before the
+/// whole answer has gone out.
+#[tokio::test]
+async fn slow_readers_are_cut_off_at_the_send_deadline() {
+    let server = Server::start(&[("BGREF_RESPONSE_SEND_TIMEOUT", "2s")]).await;
+    let body = huge_legal_moves();
+
+    // HTTP/2: 16 KiB of window, handed back 200 ms after each chunk.
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(16 * 1024)
+        .handshake::<_, bytes::Bytes>(tcp)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let post = |body: String| {
+        let client = client.clone();
+        async move {
+            let mut client = client.ready().await.unwrap();
+            let request = http::Request::post("/legal-moves")
+                .header("content-type", "application/json")
+                .body(())
+                .unwrap();
+            let (response, mut send) = client.send_request(request, false).unwrap();
+            send.send_data(bytes::Bytes::from(body), true).unwrap();
+            response.await.unwrap()
+        }
+    };
+    let response = post(body.clone()).await;
+    assert_eq!(response.status(), 200);
+    let mut stream = response.into_body();
+    let mut received = 0;
+    let reset = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match stream.data().await {
+                Some(Ok(chunk)) => {
+                    received += chunk.len();
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let _ = stream.flow_control().release_capacity(chunk.len());
+                }
+                Some(Err(err)) => return Some(err),
+                None => return None,
+            }
+        }
+    })
+    .await
+    .expect("the slow stream was not ended")
+    .expect("the whole answer arrived: it was not slow enough");
+    assert_eq!(reset.reason(), Some(h2::Reason::CANCEL), "{reset}");
+    assert!(received > 0, "nothing arrived before the reset");
+    // Only the stream was reset: the connection still serves.
+    let response = post(LEGAL_MOVES.to_owned()).await;
+    assert_eq!(response.status(), 200);
+    eprintln!("HTTP/2: {received} bytes read before the reset: {reset}");
+
+    // HTTP/1: eight such requests pipelined (more than the kernel's socket
+    // buffers hold), read slowly (4 KiB every 100 ms) past the deadline,
+    // then as fast as possible: the server has closed the connection (EOF)
+    // before the eighth answer went out, where it would otherwise send them
+    // all and keep the connection open.
+    const PIPELINED: usize = 8;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut s = socket.connect(server.addr).await.unwrap();
+    let request = format!(
+        "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(request.repeat(PIPELINED).as_bytes())
+        .await
+        .unwrap();
+    let mut received = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let slow_until = Instant::now() + Duration::from_secs(6);
+    let closed = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let slow = Instant::now() < slow_until;
+            let want = if slow { 4096 } else { buf.len() };
+            match s.read(&mut buf[..want]).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+            if slow {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    })
+    .await;
+    let text = String::from_utf8_lossy(&received);
+    let answers = text.matches("HTTP/1.1 200 OK\r\n").count();
+    assert!(
+        closed.is_ok(),
+        "the slow HTTP/1 reader was not cut off ({} bytes, {answers} answers read)",
+        received.len()
+    );
+    assert!(
+        text.starts_with("HTTP/1.1 200"),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+    assert!(answers < PIPELINED, "all {answers} answers arrived");
+    eprintln!(
+        "HTTP/1: {} bytes ({answers} of {PIPELINED} answers begun) read before the connection \
+         was closed",
+        received.len()
+    );
+}
+
+/// The same slow reader over gRPC: the unary answer's stream is reset
+/// (CANCEL) at the send deadline, and the metrics count it as the
+/// client's fault (`CANCELLED`), not the server's (`INTERNAL`).
+#[tokio::test]
+async fn a_grpc_answer_not_read_in_time_is_cancelled() {
+    use bgref_service::proto;
+    use prost::Message as _;
+    let server = Server::start(&[("BGREF_RESPONSE_SEND_TIMEOUT", "2s")]).await;
+    let mut points = vec![0i32; 24];
+    points[9..24].fill(1);
+    points[0] = -15;
+    let request = proto::LegalMovesRequest {
+        position: Some(proto::PositionInput {
+            encoding: Some(proto::position_input::Encoding::Board(proto::Board {
+                points,
+                turn: proto::Player::X as i32,
+                ..Default::default()
+            })),
+            turn: 0,
+        }),
+        dice: vec![3, 3],
+        ..Default::default()
+    };
+    let mut framed = vec![0u8];
+    let message = request.encode_to_vec();
+    framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+    framed.extend_from_slice(&message);
+
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(16 * 1024)
+        .handshake::<_, bytes::Bytes>(tcp)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut client = client.ready().await.unwrap();
+    let request = http::Request::post("http://127.0.0.1/bgref.v1.Referee/LegalMoves")
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .unwrap();
+    let (response, mut send) = client.send_request(request, false).unwrap();
+    send.send_data(bytes::Bytes::from(framed), true).unwrap();
+    let response = response.await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut stream = response.into_body();
+    let mut received = 0;
+    let reset = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match stream.data().await {
+                Some(Ok(chunk)) => {
+                    received += chunk.len();
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let _ = stream.flow_control().release_capacity(chunk.len());
+                }
+                Some(Err(err)) => return Some(err),
+                None => return None,
+            }
+        }
+    })
+    .await
+    .expect("the slow stream was not ended")
+    .expect("the whole answer arrived: it was not slow enough");
+    assert_eq!(reset.reason(), Some(h2::Reason::CANCEL), "{reset}");
+    eprintln!("gRPC: {received} bytes read before the reset: {reset}");
+
+    let (status, metrics) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    let legal_moves: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("bgref_requests_total{") && l.contains("LegalMoves"))
+        .collect();
+    assert!(
+        legal_moves.iter().any(|l| l.contains("\"CANCELLED\"")),
+        "{legal_moves:?}"
+    );
+    assert!(
+        !legal_moves.iter().any(|l| l.contains("\"INTERNAL\"")),
+        "{legal_moves:?}"
+    );
 }
 
 /// Resident memory of process `pid` in KiB.
