@@ -530,30 +530,9 @@ fn write_counts(out: &mut Vec<u8>, counts: bgref_core::ByPlayer<u32>) {
     out.push(b'}');
 }
 
-/// An integer in decimal, as serde_json writes it.
+/// An integer in decimal, as serde_json writes it (with the same `itoa`).
 fn write_int(out: &mut Vec<u8>, n: i64) {
-    if let Ok(digit) = u8::try_from(n)
-        && digit < 10
-    {
-        out.push(b'0' + digit);
-        return;
-    }
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut v = n.unsigned_abs();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        i -= 1;
-        digits[i] = b'-';
-    }
-    out.extend_from_slice(&digits[i..]);
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// A `Display` value as a JSON string: written on the stack, then copied
