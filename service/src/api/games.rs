@@ -133,6 +133,64 @@ pub enum ActionInput {
     Reject,
     /// Start the next game.
     NextGame,
+    /// An action given a field it does not take (a play beside anything
+    /// but `move`, a level beside anything but `resign`): validation
+    /// refuses it by name rather than ignoring the field.
+    Stray {
+        /// The action's name.
+        action: &'static str,
+        /// The field it does not take: `play` or `level`.
+        field: &'static str,
+    },
+}
+
+impl ActionInput {
+    /// `self` with the play and level a request gave beside the action's
+    /// name: `move` takes the play, `resign` the level, and either given
+    /// to any other action makes a [`ActionInput::Stray`].
+    #[must_use]
+    pub fn with_fields(self, play: Option<PlayInput>, level: Option<GameResult>) -> Self {
+        let action = self.name();
+        match self {
+            ActionInput::Move(_) if level.is_some() => ActionInput::Stray {
+                action,
+                field: "level",
+            },
+            ActionInput::Move(_) => ActionInput::Move(play),
+            ActionInput::Resign(_) if play.is_some() => ActionInput::Stray {
+                action,
+                field: "play",
+            },
+            ActionInput::Resign(_) => ActionInput::Resign(level),
+            _ if play.is_some() => ActionInput::Stray {
+                action,
+                field: "play",
+            },
+            _ if level.is_some() => ActionInput::Stray {
+                action,
+                field: "level",
+            },
+            other => other,
+        }
+    }
+
+    /// The action's name as both protocols spell it.
+    fn name(&self) -> &'static str {
+        match self {
+            ActionInput::Roll => "roll",
+            ActionInput::Double => "double",
+            ActionInput::Take => "take",
+            ActionInput::Pass => "pass",
+            ActionInput::Beaver => "beaver",
+            ActionInput::Raccoon => "raccoon",
+            ActionInput::Move(_) => "move",
+            ActionInput::Resign(_) => "resign",
+            ActionInput::Accept => "accept",
+            ActionInput::Reject => "reject",
+            ActionInput::NextGame => "next_game",
+            ActionInput::Stray { action, .. } => action,
+        }
+    }
 }
 
 /// Input of an action on a game.
@@ -1050,6 +1108,17 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
             ActionInput::Accept => Action::Accept,
             ActionInput::Reject => Action::Reject,
             ActionInput::NextGame => Action::NextGame,
+            ActionInput::Stray {
+                action,
+                field: stray,
+            } => {
+                let only = if *stray == "play" { "move" } else { "resign" };
+                return Err(ApiError::invalid(
+                    "invalid-request",
+                    format!("{field}.{stray}"),
+                    format_args!("{action} takes no {stray}: {stray} goes with {only} only"),
+                ));
+            }
         },
     )
 }
@@ -1408,6 +1477,51 @@ mod tests {
         for (i, (_, _, acted)) in replayed.steps.iter().enumerate() {
             assert_eq!(acted.game.token, tokens[i], "step {i}");
         }
+    }
+
+    #[test]
+    fn a_field_the_action_does_not_take_is_refused_by_name() {
+        let play = || Some(PlayInput::Moves(vec![(26, 2)]));
+        let cases = [
+            (
+                ActionInput::Roll.with_fields(play(), None),
+                "actions[0].action.play",
+            ),
+            (
+                ActionInput::Roll.with_fields(None, Some(GameResult::Single)),
+                "actions[0].action.level",
+            ),
+            (
+                ActionInput::Move(None).with_fields(play(), Some(GameResult::Gammon)),
+                "actions[0].action.level",
+            ),
+            (
+                ActionInput::Resign(None).with_fields(play(), Some(GameResult::Gammon)),
+                "actions[0].action.play",
+            ),
+        ];
+        for (action, field) in cases {
+            let transcript = TranscriptInput {
+                start: start(AnyVariant::Backgammon(Variant::Standard), false),
+                actions: vec![StepInput {
+                    player: Some(Player::O),
+                    action: Some(action.clone()),
+                }],
+                state: None,
+            };
+            let err = export(&keys(), &transcript).unwrap_err();
+            assert_eq!(err.slug, "invalid-request", "{action:?}");
+            assert_eq!(err.field.as_deref(), Some(field), "{action:?}");
+        }
+        // The fields an action does take pass through.
+        assert_eq!(
+            ActionInput::Move(None).with_fields(play(), None),
+            ActionInput::Move(play())
+        );
+        assert_eq!(
+            ActionInput::Resign(None).with_fields(None, Some(GameResult::Gammon)),
+            ActionInput::Resign(Some(GameResult::Gammon))
+        );
     }
 
     #[test]

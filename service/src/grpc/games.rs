@@ -76,7 +76,7 @@ fn action_in(
     field: &str,
 ) -> Result<Option<ActionInput>, ApiError> {
     let level = result_in(level, &format!("{field}.level"))?;
-    Ok(Some(match proto::GameAction::try_from(value) {
+    let action = match proto::GameAction::try_from(value) {
         Ok(proto::GameAction::Unspecified) => return Ok(None),
         Ok(proto::GameAction::Roll) => ActionInput::Roll,
         Ok(proto::GameAction::Double) => ActionInput::Double,
@@ -84,13 +84,14 @@ fn action_in(
         Ok(proto::GameAction::Pass) => ActionInput::Pass,
         Ok(proto::GameAction::Beaver) => ActionInput::Beaver,
         Ok(proto::GameAction::Raccoon) => ActionInput::Raccoon,
-        Ok(proto::GameAction::Move) => ActionInput::Move(play),
-        Ok(proto::GameAction::Resign) => ActionInput::Resign(level),
+        Ok(proto::GameAction::Move) => ActionInput::Move(None),
+        Ok(proto::GameAction::Resign) => ActionInput::Resign(None),
         Ok(proto::GameAction::Accept) => ActionInput::Accept,
         Ok(proto::GameAction::Reject) => ActionInput::Reject,
         Ok(proto::GameAction::NextGame) => ActionInput::NextGame,
         Err(_) => return Err(input::unknown_value(field, value)),
-    }))
+    };
+    Ok(Some(action.with_fields(play, level)))
 }
 
 impl TryFrom<proto::ActRequest> for ActInput {

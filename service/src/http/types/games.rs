@@ -128,19 +128,20 @@ fn action_input(
         PlayInput::Notation(text) => ApiPlay::Notation(text),
         PlayInput::Moves(list) => ApiPlay::Moves(list.iter().map(|m| (m.from, m.to)).collect()),
     });
-    Some(match action? {
+    let action = match action? {
         GameActionName::Roll => ActionInput::Roll,
         GameActionName::Double => ActionInput::Double,
         GameActionName::Take => ActionInput::Take,
         GameActionName::Pass => ActionInput::Pass,
         GameActionName::Beaver => ActionInput::Beaver,
         GameActionName::Raccoon => ActionInput::Raccoon,
-        GameActionName::Move => ActionInput::Move(play),
-        GameActionName::Resign => ActionInput::Resign(level.map(GameResult::from)),
+        GameActionName::Move => ActionInput::Move(None),
+        GameActionName::Resign => ActionInput::Resign(None),
         GameActionName::Accept => ActionInput::Accept,
         GameActionName::Reject => ActionInput::Reject,
         GameActionName::NextGame => ActionInput::NextGame,
-    })
+    };
+    Some(action.with_fields(play, level.map(GameResult::from)))
 }
 
 /// Request of `POST /games/act`. (The example's token is only an
@@ -161,11 +162,13 @@ pub struct ActRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = GameActionName, required = true)]
     pub action: Option<GameActionName>,
-    /// With `move`: the play, in notation or as moves.
+    /// With `move` only: the play, in notation or as moves (given with any
+    /// other action: 400 `invalid-request`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = super::schema::play)]
     pub play: Option<PlayInput>,
-    /// With `resign`: single, gammon or backgammon.
+    /// With `resign` only: single, gammon or backgammon (given with any
+    /// other action: 400 `invalid-request`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<GameResultName>,
     /// If given, the match the token must belong to (`wrong-match` else).
@@ -186,11 +189,11 @@ pub struct TranscriptStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = GameActionName, required = true)]
     pub action: Option<GameActionName>,
-    /// With `move`.
+    /// With `move` only (with any other action: 400 `invalid-request`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = super::schema::play)]
     pub play: Option<PlayInput>,
-    /// With `resign`.
+    /// With `resign` only (with any other action: 400 `invalid-request`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<GameResultName>,
 }
