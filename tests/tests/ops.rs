@@ -260,6 +260,41 @@ async fn metrics_count_and_time_http_and_grpc_by_operation_and_outcome() {
     assert_eq!(in_flight, Some("1"));
 }
 
+/// Every metric `/metrics` exports (its `# TYPE` line) has a row in the
+/// metrics table of `deploy/README.md`, and every row names one that is
+/// exported (`bgref_responses_abandoned_total` was once left out).
+#[tokio::test]
+async fn every_exported_metric_is_documented_in_the_deploy_readme() {
+    let server = Server::start(&[]).await;
+    assert_eq!(server.get("/healthz").await.0, 200);
+    let (status, text) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    let exported: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(exported.len() >= 6, "{text}");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/README.md"))
+            .unwrap();
+    let documented: std::collections::BTreeSet<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` | "))
+        .filter(|(_, rest)| {
+            ["counter", "gauge", "histogram"]
+                .iter()
+                .any(|t| rest.starts_with(&format!("{t} |")))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(
+        exported, documented,
+        "metrics exported vs documented in deploy/README.md"
+    );
+}
+
 #[tokio::test]
 async fn request_ids_are_kept_or_made_echoed_and_logged() {
     let mut server = Server::start(&[]).await;
