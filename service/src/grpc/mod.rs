@@ -80,8 +80,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Reply<proto::LegalMovesResponse> {
-        let input: api::moves::LegalMovesInput =
-            request.into_inner().try_into().map_err(ApiError::from)?;
+        let input: api::moves::LegalMovesInput = request.into_inner().try_into()?;
         if crate::offload::legal_moves_may_be_heavy(&input.turn) {
             return crate::offload::run(move || legal_moves_reply(&input)).await;
         }
