@@ -268,26 +268,26 @@ pub(crate) fn blocks_fully(c: &Ctx, occ: u32) -> bool {
 }
 
 /// An open-addressing set of nonzero keys.
-struct KeySet {
+pub(crate) struct KeySet {
     slots: Vec<u128>,
     len: usize,
 }
 
 impl KeySet {
-    fn new() -> KeySet {
+    pub(crate) fn new() -> KeySet {
         KeySet {
             slots: alloc::vec![0; 64],
             len: 0,
         }
     }
 
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.slots.fill(0);
         self.len = 0;
     }
 
     /// Inserts `key`; false when it was there already.
-    fn insert(&mut self, key: u128) -> bool {
+    pub(crate) fn insert(&mut self, key: u128) -> bool {
         if 2 * (self.len + 1) > self.slots.len() {
             let bigger = alloc::vec![0; 2 * self.slots.len()];
             let old = core::mem::replace(&mut self.slots, bigger);

@@ -9,14 +9,18 @@
 //! arrive later may. A blot is hit on a point at most once a turn (the
 //! hitter then holds the point), so that count is 0 or 1.
 //!
+//! Where the opponent has no blot in the mover's home board nothing can be
+//! hit there, and the standard generator answers.
+//!
 //! The restriction is on sequences of single-die moves, so the dice rules
 //! are applied to the sequences it allows: both dice (all four of a
 //! double) when an allowed sequence uses them, else the larger die when an
 //! allowed sequence uses it, else what can be played. The generator works
-//! breadth first, one die at a time, keeping one state per (position,
-//! locked hitters) at each depth; the plays are the deepest level's
-//! states, one per resulting position (hits included, as the standard
-//! generator counts them).
+//! breadth first, one die at a time, keeping one state per position at
+//! each depth (the position says which hitters are held: those of its
+//! home-board hits); the plays are the deepest level's states, one per
+//! resulting position (hits included, as the standard generator counts
+//! them).
 
 use alloc::vec::Vec;
 
@@ -27,6 +31,7 @@ use crate::notation::move_text::{IllegalMoveText, MoveText};
 use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 use crate::point::Point;
 use crate::position::Position;
+use crate::tables::movegen::KeySet;
 use crate::tables::rules::HitAndRun;
 
 /// A position reached during the turn.
@@ -105,23 +110,35 @@ impl Node {
 }
 
 /// The key of a node as it identifies the final position (hits included).
+/// The locks follow from it (a lock on `p` is a hit on `p <= 6`), so it
+/// identifies the state within the turn too.
 fn result_key(n: &Node) -> u128 {
     n.key
 }
 
-/// Keeps one node per (position, locks) (`final_only`: per position).
-fn dedup(nodes: &mut Vec<Node>, final_only: bool) {
-    let id = |n: &Node| (result_key(n), if final_only { 0 } else { n.locked });
-    nodes.sort_by_key(id);
-    nodes.dedup_by_key(|n| id(n));
-}
-
-fn expand_all(level: &[Node], d: u8) -> Vec<Node> {
-    let mut out = Vec::new();
+/// The nodes one allowed move of `d` away from `level`, one per key
+/// (`seen` across calls that share it). The key is checked before the node
+/// is built.
+fn expand_all(level: &[Node], d: u8, seen: &mut KeySet, out: &mut Vec<Node>) {
     for n in level {
-        n.expand(d, &mut out);
+        for from in (1..=25u8).rev() {
+            if n.b.me[usize::from(from)] == 0 || n.held(from) {
+                continue;
+            }
+            let Some(to) = n.target(from, d) else {
+                continue;
+            };
+            let mut key = n.key - (1u128 << (4 * u32::from(from))) + (1u128 << (4 * u32::from(to)));
+            if to != 0 && n.b.opp_at(to) == 1 {
+                key |= 1u128 << (103 + u32::from(to));
+            }
+            if seen.insert(key) {
+                let m = n.moved(from, to);
+                debug_assert_eq!(m.key, key);
+                out.push(m);
+            }
+        }
     }
-    out
 }
 
 /// The legal final nodes under the restriction and the dice pips they use.
@@ -131,39 +148,48 @@ fn legal_nodes(position: &Position, dice: Dice) -> (Vec<Node>, u8) {
     }
     let start = [Node::start(position)];
     let (hi, lo) = (dice.high().get(), dice.low().get());
+    let mut seen = KeySet::new();
     if dice.is_double() {
         let mut level = start.to_vec();
         let mut depth = 0u8;
         while depth < 4 {
-            let mut next = expand_all(&level, hi);
+            let mut next = Vec::new();
+            seen.clear();
+            expand_all(&level, hi, &mut seen, &mut next);
             if next.is_empty() {
                 break;
             }
-            dedup(&mut next, false);
             level = next;
             depth += 1;
         }
         if depth == 0 {
             return (Vec::new(), 0);
         }
-        dedup(&mut level, true);
         (level, depth * hi)
     } else {
-        let first_hi = expand_all(&start, hi);
-        let first_lo = expand_all(&start, lo);
-        let mut both = expand_all(&first_hi, lo);
-        both.extend(expand_all(&first_lo, hi));
-        let (mut nodes, pips) = if !both.is_empty() {
+        let (mut first_hi, mut first_lo) = (Vec::new(), Vec::new());
+        expand_all(&start, hi, &mut seen, &mut first_hi);
+        seen.clear();
+        expand_all(&start, lo, &mut seen, &mut first_lo);
+        seen.clear();
+        let mut both = Vec::new();
+        expand_all(&first_hi, lo, &mut seen, &mut both);
+        expand_all(&first_lo, hi, &mut seen, &mut both);
+        if !both.is_empty() {
             (both, hi + lo)
         } else if !first_hi.is_empty() {
             (first_hi, hi)
         } else {
             let pips = if first_lo.is_empty() { 0 } else { lo };
             (first_lo, pips)
-        };
-        dedup(&mut nodes, true);
-        (nodes, pips)
+        }
     }
+}
+
+/// Whether the opponent has a blot on one of the mover's points 1 to 6
+/// (the mover's point `p` is the opponent's `25 - p`).
+fn home_blot(position: &Position) -> bool {
+    position.side(!position.turn())[19..25].contains(&1)
 }
 
 /// Dice of a roll as single moves, largest first.
@@ -183,6 +209,10 @@ impl HitAndRun {
     pub fn legal_plays(self, position: &Position, dice: Dice) -> PlayList {
         match self {
             HitAndRun::Allowed => position.legal_plays(dice),
+            // No opposing blot in the mover's home board: nothing can be
+            // hit there, every sequence is allowed, and the standard
+            // generator gives the same plays.
+            HitAndRun::ForbiddenInHome if !home_blot(position) => position.legal_plays(dice),
             HitAndRun::ForbiddenInHome => {
                 let (nodes, pips) = legal_nodes(position, dice);
                 movegen::play_list(nodes.into_iter().map(|n| n.play).collect(), pips)
