@@ -40,25 +40,9 @@ rm -f "$OUT"/*.mat "$OUT"/*.json "$OUT"/results.jsonl
 START=$SECONDS
 
 # --- 1. gnubg ------------------------------------------------------------------
-find_gnubg() {
-    GNUBG=$(command -v gnubg 2>/dev/null || true)
-    [[ -z $GNUBG && -x /usr/games/gnubg ]] && GNUBG=/usr/games/gnubg
-    [[ -n $GNUBG ]]
-}
-if ! find_gnubg; then
-    say "installing gnubg (Debian package)"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq --no-install-recommends gnubg >"$WORK/apt.log" 2>&1; then
-        apt-get update -qq >>"$WORK/apt.log" 2>&1 || true
-        apt-get install -y -qq --no-install-recommends gnubg >>"$WORK/apt.log" 2>&1 || {
-            cat "$WORK/apt.log" >&2
-            say "could not install gnubg"
-            exit 2
-        }
-    fi
-    find_gnubg || { say "gnubg is installed but not found"; exit 2; }
-fi
-say "$("$GNUBG" --version 2>/dev/null | head -n 1)"
+# shellcheck source=scripts/lib/gnubg.sh
+source "$ROOT/scripts/lib/gnubg.sh"
+ensure_gnubg "$WORK"
 
 # --- 2. the transcripts ------------------------------------------------------------
 say "writing bot-played matches (cargo run -p bgref-core --example write_mat)"

@@ -56,30 +56,14 @@ trap cleanup EXIT
 START=$SECONDS
 
 # --- 1. gnubg ------------------------------------------------------------------
-find_gnubg() {
-    GNUBG=$(command -v gnubg 2>/dev/null || true)
-    [[ -z $GNUBG && -x /usr/games/gnubg ]] && GNUBG=/usr/games/gnubg
-    [[ -n $GNUBG ]]
-}
+# shellcheck source=scripts/lib/gnubg.sh
+source "$ROOT/scripts/lib/gnubg.sh"
 
 if [[ -n ${GNUBG_CASES_FILE:-} ]]; then
     CASE_FILE=$GNUBG_CASES_FILE
     say "using the cases in $CASE_FILE"
 else
-    if ! find_gnubg; then
-        say "installing gnubg (Debian package)"
-        export DEBIAN_FRONTEND=noninteractive
-        if ! apt-get install -y -qq --no-install-recommends gnubg >"$WORK/apt.log" 2>&1; then
-            apt-get update -qq >>"$WORK/apt.log" 2>&1 || true
-            apt-get install -y -qq --no-install-recommends gnubg >>"$WORK/apt.log" 2>&1 || {
-                cat "$WORK/apt.log" >&2
-                say "could not install gnubg"
-                exit 2
-            }
-        fi
-        find_gnubg || { say "gnubg is installed but not found"; exit 2; }
-    fi
-    say "$("$GNUBG" --version 2>/dev/null | head -n 1)"
+    ensure_gnubg "$WORK"
 
     # --- 2. cases made by gnubg ------------------------------------------------
     if [[ $SEED == random ]]; then
