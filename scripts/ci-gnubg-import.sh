@@ -75,16 +75,8 @@ source "$ROOT/scripts/lib/bgref.sh"
 GAME_TOKEN=$(python3 -c 'import secrets; print(secrets.token_urlsafe(32))')
 # A fixed, throwaway dice secret (only for this test): with the seeded
 # bots, every run plays the same matches, so a difference reproduces.
-env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
-    BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info \
-    BGREF_GAME_TOKEN="$GAME_TOKEN" BGREF_DICE_SECRET="$(printf '%064x' 2026)" \
-    "$BIN" >"$WORK/bgref.out" 2>"$WORK/bgref.log" &
-PID=$!
-if ! ADDR=$(bgref_address "$WORK/bgref.log" "$PID"); then
-    cat "$WORK/bgref.log" >&2
-    say "bgref did not start"
-    exit 2
-fi
+bgref_start "$WORK" "$BIN" \
+    BGREF_GAME_TOKEN="$GAME_TOKEN" BGREF_DICE_SECRET="$(printf '%064x' 2026)"
 say "playing through the service's game flow at $ADDR (tests/gnubg/play_service.py)"
 BGREF_GAME_TOKEN="$GAME_TOKEN" python3 "$ROOT/tests/gnubg/play_service.py" \
     --base-url "http://$ADDR" --out "$OUT" >"$WORK/play.log" || {

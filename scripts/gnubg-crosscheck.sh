@@ -137,15 +137,7 @@ if [[ ! -x $BIN ]]; then
     cargo build -q -p bgref-service
 fi
 
-env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
-    BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info \
-    "$BIN" >"$WORK/bgref.out" 2>"$WORK/bgref.log" &
-PID=$!
-if ! ADDR=$(bgref_address "$WORK/bgref.log" "$PID"); then
-    cat "$WORK/bgref.log" >&2
-    say "bgref did not start (or report its address in 30 s)"
-    exit 2
-fi
+bgref_start "$WORK" "$BIN"
 say "bgref at http://$ADDR"
 
 # --- 4. compare ------------------------------------------------------------------
