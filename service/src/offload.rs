@@ -73,8 +73,9 @@ pub fn run<T: Send + 'static>(
 
 /// Whether a legal-moves request may have a large answer: a doubles roll
 /// (given, or the XGID's when none is given) with the side on roll's
-/// checkers on at least [`HEAVY_FROM_POINTS`] points, or any doubles roll
-/// of Plakoto, Fevga or Long Nardy. Only a doubles roll reads the position
+/// checkers on at least eight points (the bar counts as one; see the
+/// figures beside `HEAVY_FROM_POINTS`), or any doubles roll of Plakoto,
+/// Fevga or Long Nardy. Only a doubles roll reads the position
 /// (a second time; the operation reads it again), and a request that does
 /// not read is answered in place with its error.
 #[inline]
