@@ -1264,3 +1264,135 @@ async fn huge_answers_do_not_hold_up_probes_or_small_requests() {
         );
     }
 }
+
+/// Reads HTTP/2 frames from `stream` for at most `limit`: (type, flags,
+/// stream id, payload) of each.
+async fn read_frames(stream: &mut TcpStream, limit: Duration) -> Vec<(u8, u8, u32, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let _ = read_until_closed_into(stream, &mut buf, limit).await;
+    let mut frames = Vec::new();
+    let mut at = 0;
+    while buf.len() >= at + 9 {
+        let len =
+            usize::from(buf[at]) << 16 | usize::from(buf[at + 1]) << 8 | usize::from(buf[at + 2]);
+        if buf.len() < at + 9 + len {
+            break;
+        }
+        let id =
+            u32::from_be_bytes([buf[at + 5], buf[at + 6], buf[at + 7], buf[at + 8]]) & 0x7fff_ffff;
+        frames.push((
+            buf[at + 3],
+            buf[at + 4],
+            id,
+            buf[at + 9..at + 9 + len].to_vec(),
+        ));
+        at += 9 + len;
+    }
+    frames
+}
+
+/// Reads into `out` until EOF, an error or `limit`.
+async fn read_until_closed_into(stream: &mut TcpStream, out: &mut Vec<u8>, limit: Duration) {
+    let mut chunk = [0u8; 4096];
+    let _ = tokio::time::timeout(limit, async {
+        loop {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => out.extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+    .await;
+}
+
+/// BGREF_MAX_STREAMS_PER_CONNECTION, spoken as a client that ignores it:
+/// the server announces the limit in its SETTINGS, and with that many
+/// uploads open on one connection (their bodies never sent) a further
+/// stream is refused at once (RST_STREAM REFUSED_STREAM), while the open
+/// ones are left alone.
+#[tokio::test]
+async fn streams_beyond_the_per_connection_limit_are_refused() {
+    const LIMIT: u32 = 4;
+    let server = Server::start(&[("BGREF_MAX_STREAMS_PER_CONNECTION", "4")]).await;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let frame = |kind: u8, flags: u8, id: u32, payload: &[u8]| {
+        let len = payload.len();
+        let mut f = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
+        f.extend_from_slice(&id.to_be_bytes());
+        f.extend_from_slice(payload);
+        f
+    };
+    // HPACK: :method POST (3), :scheme http (6), :path /legal-moves and
+    // :authority x as literals without indexing (name index 4 and 1).
+    let mut head = vec![0x83, 0x86, 0x04, 12];
+    head.extend_from_slice(b"/legal-moves");
+    head.extend_from_slice(&[0x01, 1, b'x']);
+    let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    out.extend(frame(0x4, 0, 0, &[])); // SETTINGS
+    out.extend(frame(0x4, 0x1, 0, &[])); // SETTINGS ACK (of the server's)
+    // LIMIT + 1 uploads, END_HEADERS but not END_STREAM: bodies pending.
+    for i in 0..=LIMIT {
+        out.extend(frame(0x1, 0x4, 2 * i + 1, &head));
+    }
+    tcp.write_all(&out).await.unwrap();
+    let frames = read_frames(&mut tcp, Duration::from_secs(2)).await;
+
+    let settings = frames
+        .iter()
+        .find(|(kind, flags, ..)| *kind == 0x4 && flags & 0x1 == 0)
+        .expect("the server's SETTINGS");
+    let announced = settings
+        .3
+        .chunks(6)
+        .find(|s| s[..2] == [0, 3])
+        .map(|s| u32::from_be_bytes([s[2], s[3], s[4], s[5]]));
+    assert_eq!(announced, Some(LIMIT), "SETTINGS_MAX_CONCURRENT_STREAMS");
+    let resets: Vec<(u32, u32)> = frames
+        .iter()
+        .filter(|(kind, ..)| *kind == 0x3)
+        .map(|(_, _, id, p)| (*id, u32::from_be_bytes([p[0], p[1], p[2], p[3]])))
+        .collect();
+    // Stream 2 * LIMIT + 1 is the one too many: REFUSED_STREAM (7).
+    assert_eq!(resets, vec![(2 * LIMIT + 1, 7)], "{frames:?}");
+}
+
+/// JSON nesting is bounded: a body of 20 000 nested arrays, in a field
+/// that takes a list and in an unknown one, is a 400 problem on each
+/// endpoint (the typed bodies refuse it at the first wrong level; the
+/// parser's recursion limit of 128 is the backstop), and the server is
+/// still up.
+#[tokio::test]
+async fn deeply_nested_json_is_a_400_problem() {
+    let server = Server::start(&[]).await;
+    let deep = format!("{}{}", "[".repeat(20_000), "]".repeat(20_000));
+    let bodies = [
+        format!(r#"{{"position":{{"board":{{"points":{deep},"turn":"x"}}}},"dice":[3,1]}}"#),
+        format!(r#"{{"unknown":{deep},"dice":[3,1]}}"#),
+        format!(r#"{{"state":{deep}}}"#),
+    ];
+    let client = reqwest::Client::new();
+    for path in [
+        "/legal-moves",
+        "/apply-move",
+        "/games/act",
+        "/cube",
+        "/dice/verify",
+    ] {
+        for body in &bodies {
+            let resp = client
+                .post(server.url(path))
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 400, "{path}");
+            assert_eq!(
+                resp.headers()["content-type"],
+                "application/problem+json",
+                "{path}"
+            );
+        }
+    }
+    assert_eq!(healthz(&server).await.0, 200);
+}
