@@ -550,7 +550,11 @@ mod tests {
             assert_eq!(format!("{HEAD}{tail}").parse::<Xgid>(), Err(err), "{tail}");
         }
         // The canonical spellings of the same values read, and are written back.
-        for tail in ["0:0:1:00:3:0:0:5:10", "1:0:1:00:0:0:0:5:10", "0:0:1:00:0:0:0:0:0"] {
+        for tail in [
+            "0:0:1:00:3:0:0:5:10",
+            "1:0:1:00:0:0:0:5:10",
+            "0:0:1:00:0:0:0:0:0",
+        ] {
             let text = format!("{HEAD}{tail}");
             assert_eq!(text.parse::<Xgid>().unwrap().to_string(), text);
         }
