@@ -395,6 +395,111 @@ pub enum AnyEvent {
     Tables(TablesEvent),
 }
 
+/// An event of either kind of game as the wire shows it (HTTP `GameEvent`,
+/// gRPC `GameEvent`): its name and the fields that name carries; one
+/// mapping serves both protocols and both event enums.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventFields {
+    /// `opening_roll`, `starter_chosen`, `rolled`, `doubled`, `taken`,
+    /// `moved`, `resigned`, `rejected`, `game_ended`, `new_game`.
+    pub kind: &'static str,
+    /// Who acted (the starter, the winner, a tables game's next starter).
+    pub player: Option<Player>,
+    /// The roll (the tables games' opening throw: `[x, o]`).
+    pub dice: Option<[u8; 2]>,
+    /// A roll with no legal play.
+    pub passed: bool,
+    /// The play.
+    pub play: Option<Play>,
+    /// The level resigned.
+    pub level: Option<GameResult>,
+    /// Tied opening throws.
+    pub ties: Option<u32>,
+    /// The new game's number.
+    pub game: Option<u32>,
+}
+
+impl EventFields {
+    const fn of(kind: &'static str, player: Option<Player>) -> EventFields {
+        EventFields {
+            kind,
+            player,
+            dice: None,
+            passed: false,
+            play: None,
+            level: None,
+            ties: None,
+            game: None,
+        }
+    }
+}
+
+impl AnyEvent {
+    /// The wire fields of the event.
+    pub fn fields(&self) -> EventFields {
+        use EventFields as F;
+        match self {
+            AnyEvent::Backgammon(Event::OpeningRoll {
+                starts, dice, ties, ..
+            }) => F {
+                dice: Some(dice.values()),
+                ties: Some(*ties),
+                ..F::of("opening_roll", Some(*starts))
+            },
+            AnyEvent::Tables(TablesEvent::StarterChosen {
+                x_die,
+                o_die,
+                starts,
+                ties,
+            }) => F {
+                dice: Some([x_die.get(), o_die.get()]),
+                ties: Some(*ties),
+                ..F::of("starter_chosen", Some(*starts))
+            },
+            AnyEvent::Backgammon(Event::Rolled {
+                player,
+                dice,
+                passed,
+            })
+            | AnyEvent::Tables(TablesEvent::Rolled {
+                player,
+                dice,
+                passed,
+            }) => F {
+                dice: Some(dice.values()),
+                passed: *passed,
+                ..F::of("rolled", Some(*player))
+            },
+            AnyEvent::Backgammon(Event::Doubled { by }) => F::of("doubled", Some(*by)),
+            AnyEvent::Backgammon(Event::Taken { by }) => F::of("taken", Some(*by)),
+            AnyEvent::Backgammon(Event::Moved { player, play })
+            | AnyEvent::Tables(TablesEvent::Moved { player, play }) => F {
+                play: Some(*play),
+                ..F::of("moved", Some(*player))
+            },
+            AnyEvent::Backgammon(Event::Resigned { by, level })
+            | AnyEvent::Tables(TablesEvent::Resigned { by, level }) => F {
+                level: Some(*level),
+                ..F::of("resigned", Some(*by))
+            },
+            AnyEvent::Backgammon(Event::Rejected { by })
+            | AnyEvent::Tables(TablesEvent::Rejected { by }) => F::of("rejected", Some(*by)),
+            AnyEvent::Backgammon(Event::GameEnded(score)) => {
+                F::of("game_ended", Some(score.winner))
+            }
+            AnyEvent::Tables(TablesEvent::GameEnded(score)) => F::of("game_ended", score.winner),
+            AnyEvent::Backgammon(Event::NewGame { game }) => F {
+                game: Some(*game),
+                ..F::of("new_game", None)
+            },
+            AnyEvent::Tables(TablesEvent::NewGame { game, starter }) => F {
+                game: Some(*game),
+                ..F::of("new_game", *starter)
+            },
+        }
+    }
+}
+
 /// How a game ended, in either kind of game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnyScore {
