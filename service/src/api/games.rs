@@ -635,15 +635,7 @@ fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
     });
     b.push(c.offered_by.map_or(0, player_byte));
     b.push(c.beavers);
-    b.push(
-        c.resignation
-            .map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)),
-    );
-    b.push(state.phase as u8);
-    match state.dice {
-        Some(d) => b.extend_from_slice(&d.values()),
-        None => b.extend_from_slice(&[0, 0]),
-    }
+    encode_turn(b, c.resignation, state.phase, state.dice);
     match &state.result {
         None => b.push(0),
         Some(s) => {
@@ -662,6 +654,21 @@ fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
             b.extend_from_slice(&s.points.to_be_bytes());
         }
     }
+}
+
+/// The fields both token versions end their turn with: a pending
+/// resignation (`by * 4 + level`, 0: none), the phase, the dice (`[0, 0]`:
+/// none). [`Reader::resignation`], [`Reader::phase`] and [`Reader::dice`]
+/// read them back.
+pub(crate) fn encode_turn(
+    b: &mut Vec<u8>,
+    resignation: Option<Resignation>,
+    phase: Phase,
+    dice: Option<Dice>,
+) {
+    b.push(resignation.map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)));
+    b.push(phase as u8);
+    b.extend_from_slice(&dice.map_or([0, 0], |d| d.values()));
 }
 
 /// Why a token is refused.
@@ -701,6 +708,37 @@ impl<'a> Reader<'a> {
     pub(crate) fn text(&mut self, n: usize) -> Result<String, ApiError> {
         String::from_utf8(self.take(n)?.to_vec())
             .map_err(|_| bad_token("the state token holds text that is not UTF-8"))
+    }
+
+    /// A pending resignation (see [`encode_turn`]).
+    pub(crate) fn resignation(&mut self) -> Result<Option<Resignation>, ApiError> {
+        Ok(match self.u8()? {
+            0 => None,
+            b => Some(Resignation {
+                by: player_of(b / 4)?,
+                level: result_of(b % 4)?,
+            }),
+        })
+    }
+
+    /// The phase.
+    pub(crate) fn phase(&mut self) -> Result<Phase, ApiError> {
+        Phase::ALL
+            .get(usize::from(self.u8()?))
+            .copied()
+            .ok_or_else(|| bad_token("the state token names no phase"))
+    }
+
+    /// This turn's dice, if rolled.
+    pub(crate) fn dice(&mut self) -> Result<Option<Dice>, ApiError> {
+        let die = |b: u8| {
+            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))
+        };
+        Ok(match self.take(2)? {
+            [0, 0] => None,
+            &[a, b] => Some(Dice::new(die(a)?, die(b)?)),
+            _ => unreachable!("take(2) gives two bytes"),
+        })
     }
 }
 
@@ -864,13 +902,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         b => Some(player_of(b)?),
     };
     let beavers = r.u8()?;
-    let resignation = match r.u8()? {
-        0 => None,
-        b => Some(Resignation {
-            by: player_of(b / 4)?,
-            level: result_of(b % 4)?,
-        }),
-    };
+    let resignation = r.resignation()?;
     let cube = CubeState {
         value,
         owner,
@@ -878,17 +910,8 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         beavers,
         resignation,
     };
-    let phase = *Phase::ALL
-        .get(usize::from(r.u8()?))
-        .ok_or_else(|| bad_token("the state token names no phase"))?;
-    let dice = match r.take(2)? {
-        [0, 0] => None,
-        &[a, b] => Some(Dice::new(
-            Die::try_from(a).map_err(|_| bad_token("the state token's dice are out of range"))?,
-            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))?,
-        )),
-        _ => unreachable!("take(2) gives two bytes"),
-    };
+    let phase = r.phase()?;
+    let dice = r.dice()?;
     let result = match r.u8()? {
         0 => None,
         _ => {
