@@ -88,6 +88,28 @@ impl Phase {
     }
 }
 
+impl Phase {
+    /// Where play goes on once an offer is answered and play continues:
+    /// the move when this turn's dice are rolled, else the roll.
+    pub(crate) const fn resume(dice_rolled: bool) -> Phase {
+        if dice_rolled {
+            Phase::Move
+        } else {
+            Phase::RollOrDouble
+        }
+    }
+
+    /// The phase after a game ends: the match is over once it has a
+    /// winner.
+    pub(crate) const fn after_game(match_won: bool) -> Phase {
+        if match_won {
+            Phase::MatchOver
+        } else {
+            Phase::GameOver
+        }
+    }
+}
+
 impl fmt::Display for Phase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -184,6 +206,25 @@ impl GameError {
             GameError::InvalidState(_) => "invalid-state",
             GameError::NoCube(_) => "no-cube-in-variant",
             GameError::TablesIllegal(_) => "illegal-play",
+        }
+    }
+}
+
+impl GameError {
+    /// `action` does not fit `phase`.
+    pub(crate) const fn wrong_phase(phase: Phase, action: &Action) -> GameError {
+        GameError::WrongPhase {
+            phase,
+            action: action.name(),
+        }
+    }
+
+    /// Refuses an action of `player` when another player must act
+    /// (`to_act`; `None`: either may).
+    pub(crate) fn check_turn(to_act: Option<Player>, player: Player) -> Result<(), GameError> {
+        match to_act {
+            Some(expected) if expected != player => Err(GameError::NotYourTurn { expected }),
+            _ => Ok(()),
         }
     }
 }
@@ -371,15 +412,8 @@ impl GameState {
         action: &Action,
         roller: &Roller,
     ) -> Result<(GameState, Event), GameError> {
-        let wrong_phase = || GameError::WrongPhase {
-            phase: self.phase,
-            action: action.name(),
-        };
-        if let Some(expected) = self.to_act()
-            && expected != player
-        {
-            return Err(GameError::NotYourTurn { expected });
-        }
+        let wrong_phase = || GameError::wrong_phase(self.phase, action);
+        GameError::check_turn(self.to_act(), player)?;
         let mut next = self.clone();
         let event = match (self.phase, action) {
             (Phase::OpeningRoll, Action::Roll) => {
@@ -467,10 +501,8 @@ impl GameState {
                             Phase::AnswerDouble
                         } else if cube.resignation.is_some() {
                             Phase::AnswerResignation
-                        } else if self.dice.is_some() {
-                            Phase::Move
                         } else {
-                            Phase::RollOrDouble
+                            Phase::resume(self.dice.is_some())
                         };
                         match action {
                             Action::Double | Action::Beaver | Action::Raccoon => {
@@ -508,11 +540,7 @@ impl GameState {
     /// Ends the game with `score`: game over, or match over.
     fn end_game(&mut self, score: GameScore) {
         self.dice = None;
-        self.phase = if score.match_outcome.winner.is_some() {
-            Phase::MatchOver
-        } else {
-            Phase::GameOver
-        };
+        self.phase = Phase::after_game(score.match_outcome.winner.is_some());
         self.result = Some(score);
     }
 }
@@ -528,23 +556,8 @@ mod tests {
         Roller::new(&[7u8; 32])
     }
 
-    /// Plays the first legal play every turn, never doubling; returns the
-    /// states visited.
-    fn play_out(mut state: GameState, roller: &Roller) -> GameState {
-        for _ in 0..2000 {
-            let player = state.to_act().unwrap_or(Player::X);
-            let action = match state.phase {
-                Phase::OpeningRoll | Phase::RollOrDouble => Action::Roll,
-                Phase::Move => {
-                    let plays = state.position.legal_plays(state.dice.unwrap());
-                    let text: MoveText = plays.iter().next().unwrap().to_string().parse().unwrap();
-                    Action::Move(text)
-                }
-                _ => return state,
-            };
-            state = state.act(player, &action, roller).unwrap().0;
-        }
-        panic!("the game did not end");
+    fn play_out(state: GameState, roller: &Roller) -> GameState {
+        test_bot::play_out(state, roller, 2000)
     }
 
     #[test]
@@ -685,5 +698,74 @@ mod tests {
             })
             .expect("a tied opening roll");
         assert_eq!(tied.0.cube.value.get(), 1 << tied.1.min(3));
+    }
+}
+
+/// A bot for the tests of both referees ([`GameState`] and
+/// [`crate::tables::TablesGameState`]): the first legal play every turn,
+/// never a double.
+#[cfg(test)]
+pub(crate) mod test_bot {
+    use alloc::string::ToString;
+
+    use super::{Action, GameError, GameState, Phase};
+    use crate::play::Play;
+    use crate::player::Player;
+    use crate::tables::TablesGameState;
+    use crate::verify::Roller;
+
+    /// What the bot needs of a referee.
+    pub(crate) trait Refereed: Sized {
+        fn phase(&self) -> Phase;
+        fn to_act(&self) -> Option<Player>;
+        /// The first legal play for this turn's dice.
+        fn first_play(&self) -> Play;
+        fn act_as(&self, player: Player, action: &Action, r: &Roller) -> Result<Self, GameError>;
+    }
+
+    impl Refereed for GameState {
+        fn phase(&self) -> Phase {
+            self.phase
+        }
+        fn to_act(&self) -> Option<Player> {
+            self.to_act()
+        }
+        fn first_play(&self) -> Play {
+            let plays = self.position.legal_plays(self.dice.unwrap());
+            *plays.iter().next().unwrap()
+        }
+        fn act_as(&self, player: Player, action: &Action, r: &Roller) -> Result<Self, GameError> {
+            self.act(player, action, r).map(|(next, _)| next)
+        }
+    }
+
+    impl Refereed for TablesGameState {
+        fn phase(&self) -> Phase {
+            self.phase
+        }
+        fn to_act(&self) -> Option<Player> {
+            self.to_act()
+        }
+        fn first_play(&self) -> Play {
+            self.legal_plays(self.dice.unwrap())[0]
+        }
+        fn act_as(&self, player: Player, action: &Action, r: &Roller) -> Result<Self, GameError> {
+            self.act(player, action, r).map(|(next, _)| next)
+        }
+    }
+
+    /// Plays until the game (or the match) is over, at most `max_actions`
+    /// actions; returns the last state.
+    pub(crate) fn play_out<S: Refereed>(mut state: S, r: &Roller, max_actions: usize) -> S {
+        for _ in 0..max_actions {
+            let player = state.to_act().unwrap_or(Player::X);
+            let action = match state.phase() {
+                Phase::OpeningRoll | Phase::RollOrDouble => Action::Roll,
+                Phase::Move => Action::Move(state.first_play().to_string().parse().unwrap()),
+                _ => return state,
+            };
+            state = state.act_as(player, &action, r).unwrap();
+        }
+        panic!("the game did not end");
     }
 }

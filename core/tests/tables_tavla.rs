@@ -20,6 +20,11 @@ use bgref_core::{
 #[path = "../examples/support/random_games.rs"]
 mod random_games;
 
+#[path = "support/dice_rule.rs"]
+mod dice_rule;
+
+use dice_rule::dice_rule_plays;
+
 use random_games::Rng;
 
 const FORBIDDEN: HitAndRun = HitAndRun::ForbiddenInHome;
@@ -129,25 +134,7 @@ fn naive_plays(pos: &Position, dice: Dice) -> BTreeSet<Result> {
         mine,
         theirs: *pos.side(!pos.turn()),
     };
-    let (hi, lo) = (dice.high().get(), dice.low().get());
-    let orders = if dice.is_double() {
-        vec![vec![hi; 4]]
-    } else {
-        vec![vec![hi, lo], vec![lo, hi]]
-    };
-    let mut all = Vec::new();
-    for order in &orders {
-        turn.dfs(order, &mut Vec::new(), &mut all);
-    }
-    let max = all.iter().map(|(_, u)| u.len()).max().unwrap_or(0);
-    if max == 0 {
-        return BTreeSet::new();
-    }
-    all.retain(|(_, u)| u.len() == max);
-    if max == 1 && !dice.is_double() && all.iter().any(|(_, u)| u[0] == hi) {
-        all.retain(|(_, u)| u[0] == hi);
-    }
-    all.into_iter().map(|(r, _)| r).collect()
+    dice_rule_plays(dice, |order, all| turn.dfs(order, &mut Vec::new(), all))
 }
 
 fn result_of(pos: &Position, play: &Play) -> Result {

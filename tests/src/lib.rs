@@ -9,11 +9,13 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
+use bgref_service::proto;
 use bgref_service::proto::referee_client::RefereeClient;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tonic::transport::Channel;
+use tonic_types::StatusExt as _;
 
 /// A running `bgref` process, killed on drop.
 #[derive(Debug)]
@@ -93,6 +95,26 @@ pub fn command(env: &[(&str, &str)], test_secrets: bool) -> Command {
     cmd
 }
 
+/// Spawns `cmd` (see [`command`]) and reads its stderr lines up to the one
+/// saying it serves (or to its exit, at most 30 s); returns them and the
+/// running process.
+pub async fn start_until_serving(mut cmd: Command) -> (Vec<String>, Child) {
+    let mut child = cmd.spawn().expect("start bgref");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let serving = line.contains("bgref serving HTTP and gRPC");
+            out.push(line);
+            if serving {
+                break;
+            }
+        }
+    })
+    .await;
+    (out, child)
+}
+
 impl Server {
     /// Starts `bgref` on 127.0.0.1 with a free port, the test secrets and
     /// `env` on top; waits until it serves.
@@ -154,30 +176,39 @@ impl Server {
 
     /// POSTs JSON; returns the status and the JSON body (Null if none).
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        let resp = self
-            .http
-            .post(self.url(path))
-            .json(body)
-            .send()
-            .await
-            .expect("HTTP request");
-        let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap_or(Value::Null))
+        let (status, _, body) = self.post_auth(path, body, None).await;
+        (status, body)
     }
 
     /// POSTs JSON with `Authorization: Bearer` and the test roll token (for
     /// `/dice/roll` and `/dice/opening`); returns the status and the JSON body.
     pub async fn post_roll(&self, path: &str, body: &Value) -> (u16, Value) {
-        let resp = self
-            .http
-            .post(self.url(path))
-            .bearer_auth(TEST_ROLL_TOKEN)
-            .json(body)
-            .send()
-            .await
-            .expect("HTTP request");
+        let bearer = format!("Bearer {TEST_ROLL_TOKEN}");
+        let (status, _, body) = self.post_auth(path, body, Some(&bearer)).await;
+        (status, body)
+    }
+
+    /// POSTs JSON with an `Authorization` value (or none); returns the
+    /// status, the `WWW-Authenticate` header and the JSON body (Null if
+    /// none).
+    pub async fn post_auth(
+        &self,
+        path: &str,
+        body: &Value,
+        authorization: Option<&str>,
+    ) -> (u16, Option<String>, Value) {
+        let mut req = self.http.post(self.url(path)).json(body);
+        if let Some(a) = authorization {
+            req = req.header("authorization", a);
+        }
+        let resp = req.send().await.expect("HTTP request");
         let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap_or(Value::Null))
+        let www = resp
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        (status, www, resp.json().await.unwrap_or(Value::Null))
     }
 
     /// POSTs raw bytes; returns the status, content type and body text.
@@ -245,5 +276,83 @@ impl Server {
     /// Kills the process at once.
     pub async fn kill(mut self) {
         let _ = self.child.kill().await;
+    }
+}
+
+/// The stable slug of a gRPC error (its `ErrorInfo` reason).
+pub fn grpc_slug(status: &tonic::Status) -> String {
+    status.get_details_error_info().expect("ErrorInfo").reason
+}
+
+/// Asserts a gRPC error's code and slug.
+#[track_caller]
+pub fn assert_grpc_error(status: &tonic::Status, code: tonic::Code, slug: &str) {
+    assert_eq!(status.code(), code, "{status:?}");
+    assert_eq!(grpc_slug(status), slug, "{status:?}");
+}
+
+/// The gRPC `Player` of a JSON player name (`x`, `o`; else unspecified).
+pub fn proto_player(name: &Value) -> i32 {
+    match name.as_str() {
+        Some("x") => proto::Player::X as i32,
+        Some("o") => proto::Player::O as i32,
+        _ => 0,
+    }
+}
+
+/// The gRPC `GameAction` of a JSON action name (anything else: `next_game`).
+pub fn proto_action(name: &str) -> i32 {
+    use proto::GameAction as A;
+    (match name {
+        "roll" => A::Roll,
+        "double" => A::Double,
+        "take" => A::Take,
+        "pass" => A::Pass,
+        "beaver" => A::Beaver,
+        "raccoon" => A::Raccoon,
+        "move" => A::Move,
+        "resign" => A::Resign,
+        "accept" => A::Accept,
+        "reject" => A::Reject,
+        _ => A::NextGame,
+    }) as i32
+}
+
+/// The gRPC `GameResult` of a JSON resignation level (absent: unspecified).
+pub fn proto_level(name: &Value) -> i32 {
+    (match name.as_str() {
+        Some("single") => proto::GameResult::Single,
+        Some("gammon") => proto::GameResult::Gammon,
+        Some("backgammon") => proto::GameResult::Backgammon,
+        _ => proto::GameResult::Unspecified,
+    }) as i32
+}
+
+/// The gRPC `ActRequest` of a JSON step of `POST /games/act` (`player`,
+/// `action`, a `play` in notation, `level`) on the token `state`.
+pub fn proto_act(state: &str, step: &Value) -> proto::ActRequest {
+    proto::ActRequest {
+        state: state.to_owned(),
+        player: proto_player(&step["player"]),
+        action: proto_action(step["action"].as_str().expect("action")),
+        play: step["play"]
+            .as_str()
+            .map(|t| proto::act_request::Play::Notation(t.to_owned())),
+        level: proto_level(&step["level"]),
+        ..Default::default()
+    }
+}
+
+/// The gRPC `TranscriptStep` of the same JSON step.
+pub fn proto_step(step: &Value) -> proto::TranscriptStep {
+    let act = proto_act("", step);
+    proto::TranscriptStep {
+        player: act.player,
+        action: act.action,
+        play: act.play.map(|p| match p {
+            proto::act_request::Play::Notation(t) => proto::transcript_step::Play::Notation(t),
+            proto::act_request::Play::Moves(m) => proto::transcript_step::Play::Moves(m),
+        }),
+        level: act.level,
     }
 }

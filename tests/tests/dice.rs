@@ -9,11 +9,13 @@
 
 use std::time::Duration;
 
-use bgref_e2e::{Server, TEST_DICE_SECRET, TEST_REVEAL_TOKEN, TEST_ROLL_TOKEN, with_roll_token};
+use bgref_e2e::{
+    Server, TEST_DICE_SECRET, TEST_REVEAL_TOKEN, TEST_ROLL_TOKEN, assert_grpc_error,
+    with_roll_token,
+};
 use bgref_service::keys::{Signature, VerifyingKey, key_id};
 use bgref_service::proto;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tonic::Code;
 use tonic_types::StatusExt as _;
 
@@ -132,27 +134,6 @@ fn opening_body(match_id: &str, client_seed: &str, game: u64) -> Value {
     json!({"match_id": match_id, "client_seed": client_seed, "game": game})
 }
 
-/// POSTs with an optional `Authorization` header.
-async fn post_auth(
-    server: &Server,
-    path: &str,
-    body: &Value,
-    authorization: Option<&str>,
-) -> (u16, Option<String>, Value) {
-    let mut req = reqwest::Client::new().post(server.url(path)).json(body);
-    if let Some(a) = authorization {
-        req = req.header("authorization", a);
-    }
-    let resp = req.send().await.expect("HTTP request");
-    let status = resp.status().as_u16();
-    let www = resp
-        .headers()
-        .get("www-authenticate")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    (status, www, resp.json().await.unwrap_or(Value::Null))
-}
-
 fn reveal_request(
     match_id: &str,
     authorization: Option<&str>,
@@ -243,13 +224,9 @@ async fn the_service_reproduces_the_published_vectors() {
             );
         }
 
-        let (status, _, body) = post_auth(
-            &server,
-            "/dice/reveal",
-            &json!({"match_id": mid}),
-            Some(&bearer),
-        )
-        .await;
+        let (status, _, body) = server
+            .post_auth("/dice/reveal", &json!({"match_id": mid}), Some(&bearer))
+            .await;
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["server_seed"], m["server_seed_hex"]);
         assert_eq!(body["commitment"], m["commitment"]);
@@ -331,8 +308,9 @@ async fn reveal_needs_the_operator_token() {
         Some(TEST_REVEAL_TOKEN.to_owned()),
         Some(format!("Bearer {TEST_REVEAL_TOKEN}x")),
     ] {
-        let (status, www, problem) =
-            post_auth(&server, "/dice/reveal", &body, auth.as_deref()).await;
+        let (status, www, problem) = server
+            .post_auth("/dice/reveal", &body, auth.as_deref())
+            .await;
         assert_eq!(status, 401, "{auth:?}: {problem}");
         assert_eq!(problem["type"], "unauthorized");
         assert_eq!(www.as_deref(), Some("Bearer"));
@@ -344,27 +322,24 @@ async fn reveal_needs_the_operator_token() {
             .reveal_seed(reveal_request("match-0001", auth.as_deref()))
             .await
             .unwrap_err();
-        assert_eq!(status.code(), Code::Unauthenticated, "{auth:?}");
-        assert_eq!(
-            status.get_details_error_info().unwrap().reason,
-            "unauthorized"
-        );
+        assert_grpc_error(&status, Code::Unauthenticated, "unauthorized");
     }
     // The scheme is case-insensitive.
-    let (status, _, ok) = post_auth(
-        &server,
-        "/dice/reveal",
-        &body,
-        Some(&format!("bearer {TEST_REVEAL_TOKEN}")),
-    )
-    .await;
+    let (status, _, ok) = server
+        .post_auth(
+            "/dice/reveal",
+            &body,
+            Some(&format!("bearer {TEST_REVEAL_TOKEN}")),
+        )
+        .await;
     assert_eq!(status, 200, "{ok}");
 
     // Without a configured token, reveal is disabled, whatever is sent.
     let disabled = Server::start(&[("BGREF_REVEAL_TOKEN", "")]).await;
     for auth in [None, Some(format!("Bearer {TEST_REVEAL_TOKEN}"))] {
-        let (status, _, problem) =
-            post_auth(&disabled, "/dice/reveal", &body, auth.as_deref()).await;
+        let (status, _, problem) = disabled
+            .post_auth("/dice/reveal", &body, auth.as_deref())
+            .await;
         assert_eq!(status, 403, "{problem}");
         assert_eq!(problem["type"], "reveal-disabled");
         assert!(
@@ -384,11 +359,7 @@ async fn reveal_needs_the_operator_token() {
         ))
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::PermissionDenied);
-    assert_eq!(
-        status.get_details_error_info().unwrap().reason,
-        "reveal-disabled"
-    );
+    assert_grpc_error(&status, Code::PermissionDenied, "reveal-disabled");
     // Everything else works without the token.
     let (status, _) = disabled
         .post_roll("/dice/roll", &roll_body("m", "c", 1, 1))
@@ -517,13 +488,9 @@ async fn verify_checks_rolls_against_the_revealed_seed() {
         }
     }
     let bearer = format!("Bearer {TEST_REVEAL_TOKEN}");
-    let (_, _, revealed) = post_auth(
-        &server,
-        "/dice/reveal",
-        &json!({"match_id": mid}),
-        Some(&bearer),
-    )
-    .await;
+    let (_, _, revealed) = server
+        .post_auth("/dice/reveal", &json!({"match_id": mid}), Some(&bearer))
+        .await;
     let seed = revealed["server_seed"].as_str().unwrap();
 
     // Any instance verifies, even one with other secrets: it is pure.
@@ -758,11 +725,7 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
         }))
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::InvalidArgument);
-    assert_eq!(
-        status.get_details_error_info().unwrap().reason,
-        "invalid-turn"
-    );
+    assert_grpc_error(&status, Code::InvalidArgument, "invalid-turn");
     let violations = status.get_details_bad_request().unwrap().field_violations;
     assert_eq!(violations[0].field, "turn");
     let status = grpc
@@ -771,11 +734,7 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::InvalidArgument);
-    assert_eq!(
-        status.get_details_error_info().unwrap().reason,
-        "invalid-match-id"
-    );
+    assert_grpc_error(&status, Code::InvalidArgument, "invalid-match-id");
     let status = grpc
         .opening_roll(with_roll_token(proto::OpeningRollRequest {
             match_id: "m".into(),
@@ -785,31 +744,13 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
         }))
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::InvalidArgument);
-    assert_eq!(
-        status.get_details_error_info().unwrap().reason,
-        "invalid-game"
-    );
+    assert_grpc_error(&status, Code::InvalidArgument, "invalid-game");
 }
 
 /// Runs the binary with `env` (and nothing else), returning its stderr
 /// lines up to the "serving" line (or to exit) and the process.
 async fn run_binary(env: &[(&str, &str)]) -> (Vec<String>, tokio::process::Child) {
-    let mut cmd = bgref_e2e::command(env, false);
-    let mut child = cmd.spawn().expect("start bgref");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut out = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            let serving = line.contains("bgref serving HTTP and gRPC");
-            out.push(line);
-            if serving {
-                break;
-            }
-        }
-    })
-    .await;
-    (out, child)
+    bgref_e2e::start_until_serving(bgref_e2e::command(env, false)).await
 }
 
 #[tokio::test]
@@ -876,7 +817,7 @@ async fn rolls_are_only_for_the_holder_of_the_roll_token() {
         Some(format!("Bearer {TEST_ROLL_TOKEN}x")),
     ] {
         for (path, body) in [("/dice/roll", &roll), ("/dice/opening", &opening)] {
-            let (status, www, problem) = post_auth(&server, path, body, auth.as_deref()).await;
+            let (status, www, problem) = server.post_auth(path, body, auth.as_deref()).await;
             assert_eq!(status, 401, "{path} {auth:?}: {problem}");
             assert_eq!(problem["type"], "unauthorized", "{problem}");
             assert_eq!(www.as_deref(), Some("Bearer"));
@@ -905,25 +846,22 @@ async fn rolls_are_only_for_the_holder_of_the_roll_token() {
             grpc.roll_dice(req).await.unwrap_err(),
             grpc.opening_roll(opening_req).await.unwrap_err(),
         ] {
-            assert_eq!(status.code(), Code::Unauthenticated, "{auth:?}");
-            assert_eq!(
-                status.get_details_error_info().unwrap().reason,
-                "unauthorized"
-            );
+            assert_grpc_error(&status, Code::Unauthenticated, "unauthorized");
         }
     }
     // The token is checked before the request: no hint about its fields.
-    let (status, _, problem) =
-        post_auth(&server, "/dice/opening", &opening_body("", "c", 0), None).await;
+    let (status, _, problem) = server
+        .post_auth("/dice/opening", &opening_body("", "c", 0), None)
+        .await;
     assert_eq!((status, &problem["type"]), (401, &json!("unauthorized")));
     // The holder of the token rolls (and so do the tests above).
-    let (status, _, body) = post_auth(
-        &server,
-        "/dice/roll",
-        &roll,
-        Some(&format!("bearer {TEST_ROLL_TOKEN}")),
-    )
-    .await;
+    let (status, _, body) = server
+        .post_auth(
+            "/dice/roll",
+            &roll,
+            Some(&format!("bearer {TEST_ROLL_TOKEN}")),
+        )
+        .await;
     assert_eq!((status, &body["dice"]), (200, &json!([3, 5])), "{body}");
 
     // Without a configured roll token, rolling on demand is disabled, and
@@ -931,7 +869,7 @@ async fn rolls_are_only_for_the_holder_of_the_roll_token() {
     let disabled = Server::start(&[("BGREF_DICE_ROLL_TOKEN", "")]).await;
     for auth in [None, Some(format!("Bearer {TEST_ROLL_TOKEN}"))] {
         for (path, body) in [("/dice/roll", &roll), ("/dice/opening", &opening)] {
-            let (status, _, problem) = post_auth(&disabled, path, body, auth.as_deref()).await;
+            let (status, _, problem) = disabled.post_auth(path, body, auth.as_deref()).await;
             assert_eq!(status, 403, "{path}: {problem}");
             assert_eq!(problem["type"], "roll-disabled");
             let detail = problem["detail"].as_str().unwrap();
@@ -949,11 +887,7 @@ async fn rolls_are_only_for_the_holder_of_the_roll_token() {
         })
         .await
         .unwrap_err();
-    assert_eq!(status.code(), Code::PermissionDenied);
-    assert_eq!(
-        status.get_details_error_info().unwrap().reason,
-        "roll-disabled"
-    );
+    assert_grpc_error(&status, Code::PermissionDenied, "roll-disabled");
     let (status, game) = disabled
         .post(
             "/games",

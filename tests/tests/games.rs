@@ -5,51 +5,13 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use bgref_e2e::{Server, TEST_DICE_SECRET};
+use bgref_e2e::{Server, TEST_DICE_SECRET, grpc_slug, proto_act, proto_step};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::Code;
 use tonic::transport::Channel;
-use tonic_types::StatusExt as _;
 
 type Grpc = proto::referee_client::RefereeClient<Channel>;
-
-fn p_player(name: &str) -> i32 {
-    match name {
-        "x" => proto::Player::X as i32,
-        _ => proto::Player::O as i32,
-    }
-}
-
-fn p_action(name: &str) -> i32 {
-    use proto::GameAction as A;
-    (match name {
-        "roll" => A::Roll,
-        "double" => A::Double,
-        "take" => A::Take,
-        "pass" => A::Pass,
-        "beaver" => A::Beaver,
-        "raccoon" => A::Raccoon,
-        "move" => A::Move,
-        "resign" => A::Resign,
-        "accept" => A::Accept,
-        "reject" => A::Reject,
-        _ => A::NextGame,
-    }) as i32
-}
-
-/// The same action over gRPC.
-fn grpc_act(state: &str, step: &Value) -> proto::ActRequest {
-    proto::ActRequest {
-        state: state.to_owned(),
-        player: p_player(step["player"].as_str().unwrap()),
-        action: p_action(step["action"].as_str().unwrap()),
-        play: step["play"]
-            .as_str()
-            .map(|t| proto::act_request::Play::Notation(t.to_owned())),
-        ..Default::default()
-    }
-}
 
 /// A deterministic bot: what `player` does in `view` at step `n`.
 fn choose(view: &Value, n: usize, doubling: bool) -> Value {
@@ -129,7 +91,7 @@ async fn play_match(
         let (status, answer) = server.post("/games/act", &body).await;
         assert_eq!(status, 200, "{body}: {answer}");
         let g = grpc
-            .act(grpc_act(&state, &step))
+            .act(proto_act(&state, &step))
             .await
             .unwrap()
             .into_inner();
@@ -231,23 +193,7 @@ async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
         "{mat}"
     );
     assert!(mat.contains("and the match"), "{mat}");
-    let steps: Vec<proto::TranscriptStep> = actions
-        .iter()
-        .map(|a| {
-            let act = grpc_act("", a);
-            proto::TranscriptStep {
-                player: act.player,
-                action: act.action,
-                play: act.play.map(|p| match p {
-                    proto::act_request::Play::Notation(t) => {
-                        proto::transcript_step::Play::Notation(t)
-                    }
-                    proto::act_request::Play::Moves(m) => proto::transcript_step::Play::Moves(m),
-                }),
-                level: act.level,
-            }
-        })
-        .collect();
+    let steps: Vec<proto::TranscriptStep> = actions.iter().map(proto_step).collect();
     let g = grpc
         .export_game(proto::ExportGameRequest {
             start: Some(proto::NewGameRequest {
@@ -302,10 +248,6 @@ async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
     assert_eq!(last["result"]["match"]["length"], 0);
 }
 
-fn slug(status: &tonic::Status) -> String {
-    status.get_details_error_info().expect("ErrorInfo").reason
-}
-
 /// Refusals over both protocols: the HTTP problem and the gRPC status carry
 /// the same slug and detail.
 async fn refused(
@@ -318,12 +260,12 @@ async fn refused(
     let (status, problem) = server.post("/games/act", &body).await;
     assert_eq!(status, http_status, "{body}: {problem}");
     assert_eq!(problem["type"], expected, "{problem}");
-    let mut request = grpc_act(body["state"].as_str().unwrap(), &body);
+    let mut request = proto_act(body["state"].as_str().unwrap(), &body);
     if let Some(m) = body["match_id"].as_str() {
         request.match_id = m.to_owned();
     }
     let err = grpc.act(request).await.unwrap_err();
-    assert_eq!(slug(&err), expected);
+    assert_eq!(grpc_slug(&err), expected);
     assert_eq!(err.message(), problem["detail"]);
     assert_eq!(
         err.code(),
@@ -462,28 +404,6 @@ async fn tampered_tokens_and_wrong_actions_are_refused() {
 
 const GAME_TOKEN: &str = "test-game-token-0001";
 
-/// POSTs `body` with an `Authorization` value (or none); returns the status,
-/// the `WWW-Authenticate` header and the JSON body.
-async fn post_auth(
-    server: &Server,
-    path: &str,
-    body: &Value,
-    authorization: Option<&str>,
-) -> (u16, Option<String>, Value) {
-    let mut req = reqwest::Client::new().post(server.url(path)).json(body);
-    if let Some(a) = authorization {
-        req = req.header("authorization", a);
-    }
-    let resp = req.send().await.expect("HTTP request");
-    let status = resp.status().as_u16();
-    let www = resp
-        .headers()
-        .get("www-authenticate")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    (status, www, resp.json().await.unwrap_or(Value::Null))
-}
-
 /// A gRPC request with an `authorization` value (or none).
 fn authorized<T>(message: T, authorization: Option<&str>) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
@@ -498,20 +418,7 @@ fn authorized<T>(message: T, authorization: Option<&str>) -> tonic::Request<T> {
 /// The start-up log lines of `bgref` with the test secrets and `env`, up to
 /// the line saying it serves; the process is killed.
 async fn startup_lines(env: &[(&str, &str)]) -> Vec<String> {
-    use tokio::io::{AsyncBufReadExt as _, BufReader};
-    let mut child = bgref_e2e::command(env, true).spawn().expect("start bgref");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut out = Vec::new();
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            let serving = line.contains("bgref serving HTTP and gRPC");
-            out.push(line);
-            if serving {
-                break;
-            }
-        }
-    })
-    .await;
+    let (out, mut child) = bgref_e2e::start_until_serving(bgref_e2e::command(env, true)).await;
     let _ = child.kill().await;
     out
 }
@@ -529,7 +436,7 @@ async fn the_game_token_closes_the_game_flow_over_both_protocols() {
         json!({"match_id": "gated-0001", "client_seed": "alice:bob", "match": {"length": 3}});
 
     // The holder starts a game and plays a few actions.
-    let (status, _, first) = post_auth(&server, "/games", &start, Some(&bearer)).await;
+    let (status, _, first) = server.post_auth("/games", &start, Some(&bearer)).await;
     assert_eq!(status, 200, "{first}");
     let mut state = first["state"].as_str().unwrap().to_owned();
     let mut view = first["view"].clone();
@@ -538,11 +445,11 @@ async fn the_game_token_closes_the_game_flow_over_both_protocols() {
         let step = choose(&view, n, false);
         let mut body = step.clone();
         body["state"] = json!(state);
-        let (status, _, acted) = post_auth(&server, "/games/act", &body, Some(&bearer)).await;
+        let (status, _, acted) = server.post_auth("/games/act", &body, Some(&bearer)).await;
         assert_eq!(status, 200, "{acted}");
         // gRPC with the token gives the same state.
         let g = grpc
-            .act(authorized(grpc_act(&state, &step), Some(&bearer)))
+            .act(authorized(proto_act(&state, &step), Some(&bearer)))
             .await
             .unwrap()
             .into_inner();
@@ -556,13 +463,15 @@ async fn the_game_token_closes_the_game_flow_over_both_protocols() {
         "{actions:?}"
     );
     let transcript = json!({"start": start, "actions": actions});
-    let (status, _, verdict) =
-        post_auth(&server, "/games/verify", &transcript, Some(&bearer)).await;
+    let (status, _, verdict) = server
+        .post_auth("/games/verify", &transcript, Some(&bearer))
+        .await;
     assert_eq!(status, 200, "{verdict}");
     assert_eq!(verdict["valid"], true, "{verdict}");
     assert_eq!(verdict["state"], json!(state), "{verdict}");
-    let (status, _, exported) =
-        post_auth(&server, "/games/export", &transcript, Some(&bearer)).await;
+    let (status, _, exported) = server
+        .post_auth("/games/export", &transcript, Some(&bearer))
+        .await;
     assert_eq!(
         (status, &exported["format"]),
         (200, &json!("mat")),
@@ -588,7 +497,7 @@ async fn the_game_token_closes_the_game_flow_over_both_protocols() {
     ];
     for auth in &wrong {
         for (path, body) in gates {
-            let (status, www, problem) = post_auth(&server, path, body, auth.as_deref()).await;
+            let (status, www, problem) = server.post_auth(path, body, auth.as_deref()).await;
             assert_eq!(status, 401, "{path} {auth:?}: {problem}");
             assert_eq!(problem["type"], "unauthorized", "{problem}");
             assert_eq!(www.as_deref(), Some("Bearer"));
@@ -604,7 +513,7 @@ async fn the_game_token_closes_the_game_flow_over_both_protocols() {
             grpc.new_game(authorized(new_game.clone(), auth))
                 .await
                 .unwrap_err(),
-            grpc.act(authorized(grpc_act(&state, &act), auth))
+            grpc.act(authorized(proto_act(&state, &act), auth))
                 .await
                 .unwrap_err(),
             grpc.verify_game(authorized(
@@ -628,7 +537,7 @@ async fn the_game_token_closes_the_game_flow_over_both_protocols() {
         ];
         for status in errors {
             assert_eq!(status.code(), Code::Unauthenticated, "{auth:?}");
-            assert_eq!(slug(&status), "unauthorized");
+            assert_eq!(grpc_slug(&status), "unauthorized");
         }
     }
     // The token is checked before the body: a malformed one is still a 401.
@@ -640,7 +549,7 @@ async fn the_game_token_closes_the_game_flow_over_both_protocols() {
         .await
         .unwrap();
     assert_eq!(resp.status().as_u16(), 401);
-    let (status, _, problem) = post_auth(&server, "/games", &json!({}), Some(&bearer)).await;
+    let (status, _, problem) = server.post_auth("/games", &json!({}), Some(&bearer)).await;
     assert_eq!(status, 400, "the holder gets the body's error: {problem}");
 
     // The rest of the API stays open.

@@ -2,14 +2,9 @@
 //! doubles, starting positions), each through the real binary over HTTP
 //! and gRPC.
 
-use bgref_e2e::{Server, with_roll_token};
+use bgref_e2e::{Server, grpc_slug, with_roll_token};
 use bgref_service::proto;
 use serde_json::{Value, json};
-use tonic_types::StatusExt as _;
-
-fn slug(status: &tonic::Status) -> String {
-    status.get_details_error_info().expect("ErrorInfo").reason
-}
 
 /// `GET /variants` and `ListVariants`: every variant's start, in all three
 /// encodings, with its rules; each start is accepted as a game start.
@@ -141,7 +136,7 @@ async fn a_game_start_must_be_the_start() {
         })
         .await
         .unwrap_err();
-    assert_eq!(slug(&status), "not-start-position");
+    assert_eq!(grpc_slug(&status), "not-start-position");
     assert_eq!(status.message(), problem["detail"]);
 }
 
@@ -313,7 +308,7 @@ async fn a_blocked_named_point_is_refused() {
         .await
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::FailedPrecondition);
-    assert_eq!(slug(&status), "illegal-play");
+    assert_eq!(grpc_slug(&status), "illegal-play");
     assert_eq!(status.message(), "point 19 is blocked");
     // The same checker's move with no intermediate point named: 24/21/16.
     for play in [json!("24/16"), json!("24/21/16")] {

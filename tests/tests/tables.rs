@@ -4,7 +4,7 @@
 //! scoring the end, and one probe per rule the service must refuse with
 //! its exact reason.
 
-use bgref_e2e::Server;
+use bgref_e2e::{Server, proto_act, proto_player, proto_step};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic_types::StatusExt as _;
@@ -20,14 +20,6 @@ fn proto_variant(name: &str) -> i32 {
         "long-nardy" => proto::Variant::LongNardy,
         _ => proto::Variant::Standard,
     }) as i32
-}
-
-fn proto_player(v: &Value) -> i32 {
-    match v.as_str() {
-        Some("x") => proto::Player::X as i32,
-        Some("o") => proto::Player::O as i32,
-        _ => 0,
-    }
 }
 
 fn ints(v: &Value) -> Vec<i32> {
@@ -609,43 +601,6 @@ async fn portes_scores_a_backgammon_as_two() {
 
 type Grpc = proto::referee_client::RefereeClient<tonic::transport::Channel>;
 
-fn proto_action(name: &str) -> i32 {
-    use proto::GameAction as A;
-    (match name {
-        "roll" => A::Roll,
-        "double" => A::Double,
-        "take" => A::Take,
-        "pass" => A::Pass,
-        "move" => A::Move,
-        "resign" => A::Resign,
-        "accept" => A::Accept,
-        "reject" => A::Reject,
-        _ => A::NextGame,
-    }) as i32
-}
-
-fn proto_level(name: &Value) -> i32 {
-    (match name.as_str() {
-        Some("single") => proto::GameResult::Single,
-        Some("gammon") => proto::GameResult::Gammon,
-        Some("backgammon") => proto::GameResult::Backgammon,
-        _ => proto::GameResult::Unspecified,
-    }) as i32
-}
-
-fn proto_act(state: &str, step: &Value) -> proto::ActRequest {
-    proto::ActRequest {
-        state: state.to_owned(),
-        player: proto_player(&step["player"]),
-        action: proto_action(step["action"].as_str().unwrap()),
-        play: step["play"]
-            .as_str()
-            .map(|t| proto::act_request::Play::Notation(t.to_owned())),
-        level: proto_level(&step["level"]),
-        ..Default::default()
-    }
-}
-
 fn proto_new_game(start: &Value) -> proto::NewGameRequest {
     proto::NewGameRequest {
         match_id: start["match_id"].as_str().unwrap().to_owned(),
@@ -796,24 +751,7 @@ async fn verifies(server: &Server, grpc: &mut Grpc, start: &Value, played: &Play
         "{verdict}"
     );
     assert_eq!(verdict["view"], *played.views.last().unwrap());
-    let steps = played
-        .actions
-        .iter()
-        .map(|a| {
-            let act = proto_act("", a);
-            proto::TranscriptStep {
-                player: act.player,
-                action: act.action,
-                play: act.play.map(|p| match p {
-                    proto::act_request::Play::Notation(t) => {
-                        proto::transcript_step::Play::Notation(t)
-                    }
-                    proto::act_request::Play::Moves(m) => proto::transcript_step::Play::Moves(m),
-                }),
-                level: act.level,
-            }
-        })
-        .collect();
+    let steps = played.actions.iter().map(proto_step).collect();
     let g = grpc
         .verify_game(proto::VerifyGameRequest {
             start: Some(proto_new_game(start)),

@@ -437,15 +437,8 @@ impl TablesGameState {
         ) {
             return Err(GameError::NoCube(game));
         }
-        let wrong_phase = || GameError::WrongPhase {
-            phase: self.phase,
-            action: action.name(),
-        };
-        if let Some(expected) = self.to_act()
-            && expected != player
-        {
-            return Err(GameError::NotYourTurn { expected });
-        }
+        let wrong_phase = || GameError::wrong_phase(self.phase, action);
+        GameError::check_turn(self.to_act(), player)?;
         let mut next = self.clone();
         let event = match (self.phase, action) {
             (Phase::OpeningRoll, Action::Roll) => {
@@ -528,11 +521,7 @@ impl TablesGameState {
             }
             (Phase::AnswerResignation, Action::Reject) => {
                 next.resignation = None;
-                next.phase = if self.dice.is_some() {
-                    Phase::Move
-                } else {
-                    Phase::RollOrDouble
-                };
+                next.phase = Phase::resume(self.dice.is_some());
                 TablesEvent::Rejected { by: player }
             }
             (Phase::GameOver, Action::NextGame) => {
@@ -556,41 +545,21 @@ impl TablesGameState {
     fn end_game(&mut self, score: TablesScore) {
         self.dice = None;
         self.resignation = None;
-        self.phase = if score.match_after.winner().is_some() {
-            Phase::MatchOver
-        } else {
-            Phase::GameOver
-        };
+        self.phase = Phase::after_game(score.match_after.winner().is_some());
         self.result = Some(score);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use alloc::string::ToString;
-
     use super::*;
 
     fn roller() -> Roller {
         Roller::new(&[9u8; 32])
     }
 
-    /// Plays the first legal play every turn until the game (or match)
-    /// is over.
-    fn play_out(mut state: TablesGameState, r: &Roller) -> TablesGameState {
-        for _ in 0..5000 {
-            let player = state.to_act().unwrap_or(Player::X);
-            let action = match state.phase {
-                Phase::OpeningRoll | Phase::RollOrDouble => Action::Roll,
-                Phase::Move => {
-                    let plays = state.legal_plays(state.dice.unwrap());
-                    Action::Move(plays[0].to_string().parse().unwrap())
-                }
-                _ => return state,
-            };
-            state = state.act(player, &action, r).unwrap().0;
-        }
-        panic!("the game did not end");
+    fn play_out(state: TablesGameState, r: &Roller) -> TablesGameState {
+        crate::game::test_bot::play_out(state, r, 5000)
     }
 
     #[test]

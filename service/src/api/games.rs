@@ -395,6 +395,111 @@ pub enum AnyEvent {
     Tables(TablesEvent),
 }
 
+/// An event of either kind of game as the wire shows it (HTTP `GameEvent`,
+/// gRPC `GameEvent`): its name and the fields that name carries; one
+/// mapping serves both protocols and both event enums.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventFields {
+    /// `opening_roll`, `starter_chosen`, `rolled`, `doubled`, `taken`,
+    /// `moved`, `resigned`, `rejected`, `game_ended`, `new_game`.
+    pub kind: &'static str,
+    /// Who acted (the starter, the winner, a tables game's next starter).
+    pub player: Option<Player>,
+    /// The roll (the tables games' opening throw: `[x, o]`).
+    pub dice: Option<[u8; 2]>,
+    /// A roll with no legal play.
+    pub passed: bool,
+    /// The play.
+    pub play: Option<Play>,
+    /// The level resigned.
+    pub level: Option<GameResult>,
+    /// Tied opening throws.
+    pub ties: Option<u32>,
+    /// The new game's number.
+    pub game: Option<u32>,
+}
+
+impl EventFields {
+    const fn of(kind: &'static str, player: Option<Player>) -> EventFields {
+        EventFields {
+            kind,
+            player,
+            dice: None,
+            passed: false,
+            play: None,
+            level: None,
+            ties: None,
+            game: None,
+        }
+    }
+}
+
+impl AnyEvent {
+    /// The wire fields of the event.
+    pub fn fields(&self) -> EventFields {
+        use EventFields as F;
+        match self {
+            AnyEvent::Backgammon(Event::OpeningRoll {
+                starts, dice, ties, ..
+            }) => F {
+                dice: Some(dice.values()),
+                ties: Some(*ties),
+                ..F::of("opening_roll", Some(*starts))
+            },
+            AnyEvent::Tables(TablesEvent::StarterChosen {
+                x_die,
+                o_die,
+                starts,
+                ties,
+            }) => F {
+                dice: Some([x_die.get(), o_die.get()]),
+                ties: Some(*ties),
+                ..F::of("starter_chosen", Some(*starts))
+            },
+            AnyEvent::Backgammon(Event::Rolled {
+                player,
+                dice,
+                passed,
+            })
+            | AnyEvent::Tables(TablesEvent::Rolled {
+                player,
+                dice,
+                passed,
+            }) => F {
+                dice: Some(dice.values()),
+                passed: *passed,
+                ..F::of("rolled", Some(*player))
+            },
+            AnyEvent::Backgammon(Event::Doubled { by }) => F::of("doubled", Some(*by)),
+            AnyEvent::Backgammon(Event::Taken { by }) => F::of("taken", Some(*by)),
+            AnyEvent::Backgammon(Event::Moved { player, play })
+            | AnyEvent::Tables(TablesEvent::Moved { player, play }) => F {
+                play: Some(*play),
+                ..F::of("moved", Some(*player))
+            },
+            AnyEvent::Backgammon(Event::Resigned { by, level })
+            | AnyEvent::Tables(TablesEvent::Resigned { by, level }) => F {
+                level: Some(*level),
+                ..F::of("resigned", Some(*by))
+            },
+            AnyEvent::Backgammon(Event::Rejected { by })
+            | AnyEvent::Tables(TablesEvent::Rejected { by }) => F::of("rejected", Some(*by)),
+            AnyEvent::Backgammon(Event::GameEnded(score)) => {
+                F::of("game_ended", Some(score.winner))
+            }
+            AnyEvent::Tables(TablesEvent::GameEnded(score)) => F::of("game_ended", score.winner),
+            AnyEvent::Backgammon(Event::NewGame { game }) => F {
+                game: Some(*game),
+                ..F::of("new_game", None)
+            },
+            AnyEvent::Tables(TablesEvent::NewGame { game, starter }) => F {
+                game: Some(*game),
+                ..F::of("new_game", *starter)
+            },
+        }
+    }
+}
+
 /// How a game ended, in either kind of game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnyScore {
@@ -530,15 +635,7 @@ fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
     });
     b.push(c.offered_by.map_or(0, player_byte));
     b.push(c.beavers);
-    b.push(
-        c.resignation
-            .map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)),
-    );
-    b.push(state.phase as u8);
-    match state.dice {
-        Some(d) => b.extend_from_slice(&d.values()),
-        None => b.extend_from_slice(&[0, 0]),
-    }
+    encode_turn(b, c.resignation, state.phase, state.dice);
     match &state.result {
         None => b.push(0),
         Some(s) => {
@@ -557,6 +654,21 @@ fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
             b.extend_from_slice(&s.points.to_be_bytes());
         }
     }
+}
+
+/// The fields both token versions end their turn with: a pending
+/// resignation (`by * 4 + level`, 0: none), the phase, the dice (`[0, 0]`:
+/// none). [`Reader::resignation`], [`Reader::phase`] and [`Reader::dice`]
+/// read them back.
+pub(crate) fn encode_turn(
+    b: &mut Vec<u8>,
+    resignation: Option<Resignation>,
+    phase: Phase,
+    dice: Option<Dice>,
+) {
+    b.push(resignation.map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)));
+    b.push(phase as u8);
+    b.extend_from_slice(&dice.map_or([0, 0], |d| d.values()));
 }
 
 /// Why a token is refused.
@@ -596,6 +708,37 @@ impl<'a> Reader<'a> {
     pub(crate) fn text(&mut self, n: usize) -> Result<String, ApiError> {
         String::from_utf8(self.take(n)?.to_vec())
             .map_err(|_| bad_token("the state token holds text that is not UTF-8"))
+    }
+
+    /// A pending resignation (see [`encode_turn`]).
+    pub(crate) fn resignation(&mut self) -> Result<Option<Resignation>, ApiError> {
+        Ok(match self.u8()? {
+            0 => None,
+            b => Some(Resignation {
+                by: player_of(b / 4)?,
+                level: result_of(b % 4)?,
+            }),
+        })
+    }
+
+    /// The phase.
+    pub(crate) fn phase(&mut self) -> Result<Phase, ApiError> {
+        Phase::ALL
+            .get(usize::from(self.u8()?))
+            .copied()
+            .ok_or_else(|| bad_token("the state token names no phase"))
+    }
+
+    /// This turn's dice, if rolled.
+    pub(crate) fn dice(&mut self) -> Result<Option<Dice>, ApiError> {
+        let die = |b: u8| {
+            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))
+        };
+        Ok(match self.take(2)? {
+            [0, 0] => None,
+            &[a, b] => Some(Dice::new(die(a)?, die(b)?)),
+            _ => unreachable!("take(2) gives two bytes"),
+        })
     }
 }
 
@@ -759,13 +902,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         b => Some(player_of(b)?),
     };
     let beavers = r.u8()?;
-    let resignation = match r.u8()? {
-        0 => None,
-        b => Some(Resignation {
-            by: player_of(b / 4)?,
-            level: result_of(b % 4)?,
-        }),
-    };
+    let resignation = r.resignation()?;
     let cube = CubeState {
         value,
         owner,
@@ -773,17 +910,8 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         beavers,
         resignation,
     };
-    let phase = *Phase::ALL
-        .get(usize::from(r.u8()?))
-        .ok_or_else(|| bad_token("the state token names no phase"))?;
-    let dice = match r.take(2)? {
-        [0, 0] => None,
-        &[a, b] => Some(Dice::new(
-            Die::try_from(a).map_err(|_| bad_token("the state token's dice are out of range"))?,
-            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))?,
-        )),
-        _ => unreachable!("take(2) gives two bytes"),
-    };
+    let phase = r.phase()?;
+    let dice = r.dice()?;
     let result = match r.u8()? {
         0 => None,
         _ => {

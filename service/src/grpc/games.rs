@@ -1,7 +1,7 @@
 //! `NewGame`, `Act` and `VerifyGame`.
 
-use bgref_core::tables::{TablesEvent, TablesScore};
-use bgref_core::{Event, GameKind, Phase};
+use bgref_core::tables::TablesScore;
+use bgref_core::{GameKind, Phase};
 
 use super::common::{
     per_player_out, player_in, player_out, position_out, result_in, result_out, variant_in,
@@ -251,113 +251,17 @@ impl From<&GameView> for proto::NewGameResponse {
 }
 
 fn event_out(event: &AnyEvent) -> proto::GameEvent {
-    let event = match event {
-        AnyEvent::Backgammon(event) => event,
-        AnyEvent::Tables(event) => return tables_event_out(event),
-    };
-    let mut out = proto::GameEvent::default();
-    match event {
-        Event::OpeningRoll {
-            starts, dice, ties, ..
-        } => {
-            out.kind = "opening_roll".into();
-            out.player = player_out(*starts);
-            out.dice = dice.values().map(u32::from).to_vec();
-            out.ties = *ties;
-        }
-        Event::Rolled {
-            player,
-            dice,
-            passed,
-        } => {
-            out.kind = "rolled".into();
-            out.player = player_out(*player);
-            out.dice = dice.values().map(u32::from).to_vec();
-            out.passed = *passed;
-        }
-        Event::Doubled { by } => {
-            out.kind = "doubled".into();
-            out.player = player_out(*by);
-        }
-        Event::Taken { by } => {
-            out.kind = "taken".into();
-            out.player = player_out(*by);
-        }
-        Event::Moved { player, play } => {
-            out.kind = "moved".into();
-            out.player = player_out(*player);
-            out.play = play.to_string();
-        }
-        Event::Resigned { by, level } => {
-            out.kind = "resigned".into();
-            out.player = player_out(*by);
-            out.level = result_out(*level);
-        }
-        Event::Rejected { by } => {
-            out.kind = "rejected".into();
-            out.player = player_out(*by);
-        }
-        Event::GameEnded(score) => {
-            out.kind = "game_ended".into();
-            out.player = player_out(score.winner);
-        }
-        Event::NewGame { game } => {
-            out.kind = "new_game".into();
-            out.game = *game;
-        }
+    let f = event.fields();
+    proto::GameEvent {
+        kind: f.kind.to_owned(),
+        player: f.player.map_or(0, player_out),
+        dice: f.dice.map_or_else(Vec::new, |d| d.map(u32::from).to_vec()),
+        passed: f.passed,
+        play: f.play.map(|p| p.to_string()).unwrap_or_default(),
+        level: f.level.map_or(0, result_out),
+        ties: f.ties.unwrap_or(0),
+        game: f.game.unwrap_or(0),
     }
-    out
-}
-
-fn tables_event_out(event: &TablesEvent) -> proto::GameEvent {
-    let mut out = proto::GameEvent::default();
-    match event {
-        TablesEvent::StarterChosen {
-            x_die,
-            o_die,
-            starts,
-            ties,
-        } => {
-            out.kind = "starter_chosen".into();
-            out.player = player_out(*starts);
-            out.dice = vec![u32::from(x_die.get()), u32::from(o_die.get())];
-            out.ties = *ties;
-        }
-        TablesEvent::Rolled {
-            player,
-            dice,
-            passed,
-        } => {
-            out.kind = "rolled".into();
-            out.player = player_out(*player);
-            out.dice = dice.values().map(u32::from).to_vec();
-            out.passed = *passed;
-        }
-        TablesEvent::Moved { player, play } => {
-            out.kind = "moved".into();
-            out.player = player_out(*player);
-            out.play = play.to_string();
-        }
-        TablesEvent::Resigned { by, level } => {
-            out.kind = "resigned".into();
-            out.player = player_out(*by);
-            out.level = result_out(*level);
-        }
-        TablesEvent::Rejected { by } => {
-            out.kind = "rejected".into();
-            out.player = player_out(*by);
-        }
-        TablesEvent::GameEnded(score) => {
-            out.kind = "game_ended".into();
-            out.player = score.winner.map_or(0, player_out);
-        }
-        TablesEvent::NewGame { game, starter } => {
-            out.kind = "new_game".into();
-            out.game = *game;
-            out.player = starter.map_or(0, player_out);
-        }
-    }
-    out
 }
 
 impl From<&Acted> for proto::ActResponse {

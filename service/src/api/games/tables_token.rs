@@ -8,9 +8,9 @@ use bgref_core::tables::{
     TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore, TablesSeries,
     TablesSetup,
 };
-use bgref_core::{ByPlayer, Dice, Die, GameResult, Phase, Player, Position, Resignation, Variant};
+use bgref_core::{ByPlayer, GameResult, Phase, Player, Position, Variant};
 
-use super::{Reader, bad_token, player_byte, player_of, result_byte, result_of};
+use super::{Reader, bad_token, encode_turn, player_byte, player_of, result_byte, result_of};
 use crate::error::ApiError;
 
 /// The series byte: the index of the game in `Game::ALL`, or 5 for Tavli.
@@ -136,16 +136,7 @@ pub(super) fn encode_fields(b: &mut Vec<u8>, state: &TablesGameState) {
             }
         }
     }
-    b.push(
-        state
-            .resignation
-            .map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)),
-    );
-    b.push(state.phase as u8);
-    match state.dice {
-        Some(d) => b.extend_from_slice(&d.values()),
-        None => b.extend_from_slice(&[0, 0]),
-    }
+    encode_turn(b, state.resignation, state.phase, state.dice);
     match &state.result {
         None => b.push(0),
         Some(s) => {
@@ -222,27 +213,12 @@ pub(super) fn decode_fields(
                 .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?,
         )
     };
-    let resignation = match r.u8()? {
-        0 => None,
-        b => Some(Resignation {
-            by: player_of(b / 4)?,
-            level: result_of(b % 4)?,
-        }),
-    };
-    let phase = *Phase::ALL
-        .get(usize::from(r.u8()?))
-        .ok_or_else(|| bad_token("the state token names no phase"))?;
+    let resignation = r.resignation()?;
+    let phase = r.phase()?;
     if phase == Phase::AnswerDouble {
         return Err(bad_token("a tables game has no double to answer"));
     }
-    let dice = match r.take(2)? {
-        [0, 0] => None,
-        &[a, b] => Some(Dice::new(
-            Die::try_from(a).map_err(|_| bad_token("the state token's dice are out of range"))?,
-            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))?,
-        )),
-        _ => unreachable!("take(2) gives two bytes"),
-    };
+    let dice = r.dice()?;
     let result = match r.u8()? {
         0 => None,
         _ => {

@@ -1,7 +1,7 @@
 //! `POST /games`, `POST /games/act`, `POST /games/verify`.
 
-use bgref_core::tables::{TablesEvent, TablesScore, TablesSeries};
-use bgref_core::{Event, GameKind, GameResult, Phase};
+use bgref_core::tables::{TablesScore, TablesSeries};
+use bgref_core::{GameKind, GameResult, Phase};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -610,127 +610,17 @@ impl From<&GameView> for GameResponse {
     }
 }
 
-fn tables_event_output(event: &TablesEvent) -> GameEvent {
-    let kind = |k: &str| k.to_owned();
-    match event {
-        TablesEvent::StarterChosen {
-            x_die,
-            o_die,
-            starts,
-            ties,
-        } => GameEvent {
-            kind: kind("starter_chosen"),
-            player: Some((*starts).into()),
-            dice: Some([x_die.get(), o_die.get()]),
-            ties: Some(*ties),
-            ..GameEvent::default()
-        },
-        TablesEvent::Rolled {
-            player,
-            dice,
-            passed,
-        } => GameEvent {
-            kind: kind("rolled"),
-            player: Some((*player).into()),
-            dice: Some(dice.values()),
-            passed: *passed,
-            ..GameEvent::default()
-        },
-        TablesEvent::Moved { player, play } => GameEvent {
-            kind: kind("moved"),
-            player: Some((*player).into()),
-            play: Some(play.to_string()),
-            ..GameEvent::default()
-        },
-        TablesEvent::Resigned { by, level } => GameEvent {
-            kind: kind("resigned"),
-            player: Some((*by).into()),
-            level: Some((*level).into()),
-            ..GameEvent::default()
-        },
-        TablesEvent::Rejected { by } => GameEvent {
-            kind: kind("rejected"),
-            player: Some((*by).into()),
-            ..GameEvent::default()
-        },
-        TablesEvent::GameEnded(score) => GameEvent {
-            kind: kind("game_ended"),
-            player: score.winner.map(Into::into),
-            ..GameEvent::default()
-        },
-        TablesEvent::NewGame { game, starter } => GameEvent {
-            kind: kind("new_game"),
-            player: starter.map(Into::into),
-            game: Some(*game),
-            ..GameEvent::default()
-        },
-    }
-}
-
 fn event_output(event: &AnyEvent) -> GameEvent {
-    let event = match event {
-        AnyEvent::Backgammon(event) => event,
-        AnyEvent::Tables(event) => return tables_event_output(event),
-    };
-    let kind = |k: &str| k.to_owned();
-    match event {
-        Event::OpeningRoll {
-            starts, dice, ties, ..
-        } => GameEvent {
-            kind: kind("opening_roll"),
-            player: Some((*starts).into()),
-            dice: Some(dice.values()),
-            ties: Some(*ties),
-            ..GameEvent::default()
-        },
-        Event::Rolled {
-            player,
-            dice,
-            passed,
-        } => GameEvent {
-            kind: kind("rolled"),
-            player: Some((*player).into()),
-            dice: Some(dice.values()),
-            passed: *passed,
-            ..GameEvent::default()
-        },
-        Event::Doubled { by } => GameEvent {
-            kind: kind("doubled"),
-            player: Some((*by).into()),
-            ..GameEvent::default()
-        },
-        Event::Taken { by } => GameEvent {
-            kind: kind("taken"),
-            player: Some((*by).into()),
-            ..GameEvent::default()
-        },
-        Event::Moved { player, play } => GameEvent {
-            kind: kind("moved"),
-            player: Some((*player).into()),
-            play: Some(play.to_string()),
-            ..GameEvent::default()
-        },
-        Event::Resigned { by, level } => GameEvent {
-            kind: kind("resigned"),
-            player: Some((*by).into()),
-            level: Some((*level).into()),
-            ..GameEvent::default()
-        },
-        Event::Rejected { by } => GameEvent {
-            kind: kind("rejected"),
-            player: Some((*by).into()),
-            ..GameEvent::default()
-        },
-        Event::GameEnded(score) => GameEvent {
-            kind: kind("game_ended"),
-            player: Some(score.winner.into()),
-            ..GameEvent::default()
-        },
-        Event::NewGame { game } => GameEvent {
-            kind: kind("new_game"),
-            game: Some(*game),
-            ..GameEvent::default()
-        },
+    let f = event.fields();
+    GameEvent {
+        kind: f.kind.to_owned(),
+        player: f.player.map(Into::into),
+        dice: f.dice,
+        passed: f.passed,
+        play: f.play.map(|p| p.to_string()),
+        level: f.level.map(Into::into),
+        ties: f.ties,
+        game: f.game,
     }
 }
 
