@@ -284,6 +284,12 @@ impl Line {
             self.len += 2;
             return;
         }
+        self.long_int(n);
+    }
+
+    /// [`Self::int`] for numbers of more than one digit (out of line).
+    #[inline(never)]
+    fn long_int(&mut self, n: i64) {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         let mut v = n.unsigned_abs();

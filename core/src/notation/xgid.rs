@@ -410,12 +410,14 @@ impl Default for Tail {
 }
 
 impl Tail {
+    #[inline]
     fn text(&mut self, text: &[u8]) {
         self.buf[self.len] = b':';
         self.buf[self.len + 1..self.len + 1 + text.len()].copy_from_slice(text);
         self.len += 1 + text.len();
     }
 
+    #[inline]
     fn int(&mut self, n: i64) {
         if let Ok(digit) = u8::try_from(n)
             && digit < 10
@@ -424,6 +426,12 @@ impl Tail {
             self.text(&[b'0' + digit]);
             return;
         }
+        self.long_int(n);
+    }
+
+    /// [`Self::int`] for numbers of more than one digit (out of line).
+    #[inline(never)]
+    fn long_int(&mut self, n: i64) {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         let mut v = n.unsigned_abs();
