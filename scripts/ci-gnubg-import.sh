@@ -10,12 +10,18 @@
 #      accepted, one after a roll; a nackgammon and a 3-checker hypergammon
 #      match; a money session under the Jacoby rule and one with beavers
 #      and raccoons), each written as NAME.mat with a JSON summary NAME.json;
-#   3. runs tests/gnubg/import_mat.py inside gnubg's embedded Python:
+#   3. starts the bgref binary (target/debug/bgref, built with `cargo
+#      build -p bgref-service` when needed, or $BGREF_BIN) and plays a
+#      5-point match and a money session with beavers through its refereed
+#      game flow (tests/gnubg/play_service.py: seeded random bots over
+#      HTTP, the game token configured); the files are the service's own
+#      POST /games/export, the summaries what it answered while playing;
+#   4. runs tests/gnubg/import_mat.py inside gnubg's embedded Python:
 #      `import mat` of each file, then per game the score before it, per
 #      roll the player, the dice and the positions before and after (gnubg
 #      Position IDs), the cube actions and resignations, the winner and the
 #      points, and the final score, all compared with the summary;
-#   4. prints what was compared and exits non-zero on any difference, or
+#   5. prints what was compared and exits non-zero on any difference, or
 #      when gnubg warns about a line it could not read.
 #
 # Environment (all optional):
@@ -32,7 +38,12 @@ say() { printf 'gnubg-import: %s\n' "$*" >&2; }
 command -v python3 >/dev/null || { say "python3 is required"; exit 2; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bgref-mat.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+PID=
+cleanup() {
+    [[ -n $PID ]] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
 OUT=${MAT_KEEP:-$WORK/mat}
 mkdir -p "$OUT"
 rm -f "$OUT"/*.mat "$OUT"/*.json "$OUT"/results.jsonl
@@ -40,25 +51,9 @@ rm -f "$OUT"/*.mat "$OUT"/*.json "$OUT"/results.jsonl
 START=$SECONDS
 
 # --- 1. gnubg ------------------------------------------------------------------
-find_gnubg() {
-    GNUBG=$(command -v gnubg 2>/dev/null || true)
-    [[ -z $GNUBG && -x /usr/games/gnubg ]] && GNUBG=/usr/games/gnubg
-    [[ -n $GNUBG ]]
-}
-if ! find_gnubg; then
-    say "installing gnubg (Debian package)"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq --no-install-recommends gnubg >"$WORK/apt.log" 2>&1; then
-        apt-get update -qq >>"$WORK/apt.log" 2>&1 || true
-        apt-get install -y -qq --no-install-recommends gnubg >>"$WORK/apt.log" 2>&1 || {
-            cat "$WORK/apt.log" >&2
-            say "could not install gnubg"
-            exit 2
-        }
-    fi
-    find_gnubg || { say "gnubg is installed but not found"; exit 2; }
-fi
-say "$("$GNUBG" --version 2>/dev/null | head -n 1)"
+# shellcheck source=scripts/lib/gnubg.sh
+source "$ROOT/scripts/lib/gnubg.sh"
+ensure_gnubg "$WORK"
 
 # --- 2. the transcripts ------------------------------------------------------------
 say "writing bot-played matches (cargo run -p bgref-core --example write_mat)"
@@ -69,7 +64,31 @@ timeout 600 cargo run -q -p bgref-core --example write_mat --locked -- "$OUT" >"
 }
 sed 's/^/  /' "$WORK/write.log" >&2
 
-# --- 3. gnubg imports them ------------------------------------------------------------
+# --- 3. the service's own exports ---------------------------------------------------
+BIN=${BGREF_BIN:-}
+if [[ -z $BIN ]]; then
+    cargo build -q -p bgref-service --locked
+    BIN=${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref
+fi
+# shellcheck source=scripts/lib/bgref.sh
+source "$ROOT/scripts/lib/bgref.sh"
+GAME_TOKEN=$(python3 -c 'import secrets; print(secrets.token_urlsafe(32))')
+# A fixed, throwaway dice secret (only for this test): with the seeded
+# bots, every run plays the same matches, so a difference reproduces.
+bgref_start "$WORK" "$BIN" \
+    BGREF_GAME_TOKEN="$GAME_TOKEN" BGREF_DICE_SECRET="$(printf '%064x' 2026)"
+say "playing through the service's game flow at $ADDR (tests/gnubg/play_service.py)"
+BGREF_GAME_TOKEN="$GAME_TOKEN" python3 "$ROOT/tests/gnubg/play_service.py" \
+    --base-url "http://$ADDR" --out "$OUT" >"$WORK/play.log" || {
+    cat "$WORK/play.log" >&2
+    say "playing through the service failed"
+    exit 2
+}
+sed 's/^/  /' "$WORK/play.log" >&2
+kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+PID=
+
+# --- 4. gnubg imports them ------------------------------------------------------------
 # gnubg keeps its preferences under $HOME: give it a scratch one. Its
 # stdout (a board per command, and its warnings) is kept and searched.
 mkdir -p "$WORK/home"
@@ -83,7 +102,7 @@ if [[ $status -ne 0 ]]; then
     exit 2
 fi
 
-# --- 4. the verdict ---------------------------------------------------------------------
+# --- 5. the verdict ---------------------------------------------------------------------
 warnings=$(grep -E -i 'warning|unrecognised|not a valid|had errors|record found|expand move failed|invalid' \
     "$WORK/gnubg.out" "$WORK/gnubg.err" || true)
 if [[ -n $warnings ]]; then

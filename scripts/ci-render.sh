@@ -21,6 +21,8 @@ ROOT=$(pwd)
 BIN=${BGREF_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/debug/bgref}
 # shellcheck source=scripts/lib/bgref.sh
 source "$ROOT/scripts/lib/bgref.sh"
+# shellcheck source=scripts/lib/debian.sh
+source "$ROOT/scripts/lib/debian.sh"
 
 say() { printf 'ci-render: %s\n' "$*" >&2; }
 START=$SECONDS
@@ -37,16 +39,7 @@ trap cleanup EXIT
 
 CHROMIUM=$(command -v chromium 2>/dev/null || true)
 if [[ -z $CHROMIUM ]]; then
-    say "installing chromium (Debian package)"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq --no-install-recommends chromium >"$WORK/apt.log" 2>&1; then
-        apt-get update -qq >>"$WORK/apt.log" 2>&1 || true
-        apt-get install -y -qq --no-install-recommends chromium >>"$WORK/apt.log" 2>&1 || {
-            cat "$WORK/apt.log" >&2
-            say "could not install chromium"
-            exit 2
-        }
-    fi
+    debian_install chromium "$WORK"
     CHROMIUM=$(command -v chromium) || { say "chromium is installed but not found"; exit 2; }
 fi
 say "$("$CHROMIUM" --version 2>/dev/null | head -n 1)"
@@ -54,15 +47,7 @@ say "$("$CHROMIUM" --version 2>/dev/null | head -n 1)"
 if [[ -z ${BGREF_BIN:-} ]]; then
     timeout 1200 cargo build -q -p bgref-service --locked
 fi
-env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
-    BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=warn,bgref=info \
-    "$BIN" >"$WORK/bgref.out" 2>"$WORK/bgref.log" &
-PID=$!
-if ! ADDR=$(bgref_address "$WORK/bgref.log" "$PID"); then
-    cat "$WORK/bgref.log" >&2
-    say "bgref did not start (or report its address in 30 s)"
-    exit 2
-fi
+bgref_start "$WORK" "$BIN" RUST_LOG=warn,bgref=info
 say "bgref at http://$ADDR"
 
 status=0

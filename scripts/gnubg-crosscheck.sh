@@ -56,30 +56,14 @@ trap cleanup EXIT
 START=$SECONDS
 
 # --- 1. gnubg ------------------------------------------------------------------
-find_gnubg() {
-    GNUBG=$(command -v gnubg 2>/dev/null || true)
-    [[ -z $GNUBG && -x /usr/games/gnubg ]] && GNUBG=/usr/games/gnubg
-    [[ -n $GNUBG ]]
-}
+# shellcheck source=scripts/lib/gnubg.sh
+source "$ROOT/scripts/lib/gnubg.sh"
 
 if [[ -n ${GNUBG_CASES_FILE:-} ]]; then
     CASE_FILE=$GNUBG_CASES_FILE
     say "using the cases in $CASE_FILE"
 else
-    if ! find_gnubg; then
-        say "installing gnubg (Debian package)"
-        export DEBIAN_FRONTEND=noninteractive
-        if ! apt-get install -y -qq --no-install-recommends gnubg >"$WORK/apt.log" 2>&1; then
-            apt-get update -qq >>"$WORK/apt.log" 2>&1 || true
-            apt-get install -y -qq --no-install-recommends gnubg >>"$WORK/apt.log" 2>&1 || {
-                cat "$WORK/apt.log" >&2
-                say "could not install gnubg"
-                exit 2
-            }
-        fi
-        find_gnubg || { say "gnubg is installed but not found"; exit 2; }
-    fi
-    say "$("$GNUBG" --version 2>/dev/null | head -n 1)"
+    ensure_gnubg "$WORK"
 
     # --- 2. cases made by gnubg ------------------------------------------------
     if [[ $SEED == random ]]; then
@@ -153,15 +137,7 @@ if [[ ! -x $BIN ]]; then
     cargo build -q -p bgref-service
 fi
 
-env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
-    BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info \
-    "$BIN" >"$WORK/bgref.out" 2>"$WORK/bgref.log" &
-PID=$!
-if ! ADDR=$(bgref_address "$WORK/bgref.log" "$PID"); then
-    cat "$WORK/bgref.log" >&2
-    say "bgref did not start (or report its address in 30 s)"
-    exit 2
-fi
+bgref_start "$WORK" "$BIN"
 say "bgref at http://$ADDR"
 
 # --- 4. compare ------------------------------------------------------------------

@@ -4,11 +4,16 @@
 //! (position, roll) pairs, so its time per element is the ns per pair.
 //!
 //! `cargo bench -p bgref-core --bench variants`
+//!
+//! Besides the games' defaults: `tavla-forbidden-in-home` (Tavla's
+//! hit-and-run option, its own generator) on the standard positions, and
+//! `fevga-needs-checker-ahead` on the Fevga positions (Fevga's default is
+//! `open_when_blocked`).
 
 use std::hint::black_box;
 
 use bgref_core::Dice;
-use bgref_core::tables::Game;
+use bgref_core::tables::{Game, HitAndRun, PrimeRule, TablesRules};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[path = "../examples/support/random_games.rs"]
@@ -27,6 +32,43 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0usize;
             for pos in &standard {
+                for &dice in &Dice::ALL_21 {
+                    n += black_box(pos.legal_plays(black_box(dice))).len();
+                }
+            }
+            n
+        });
+    });
+    // Tavla without hit-and-run in the home board: its own generator, on
+    // the same positions as standard.
+    group.bench_function("tavla-forbidden-in-home", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for pos in &standard {
+                for &dice in &Dice::ALL_21 {
+                    n += black_box(HitAndRun::ForbiddenInHome.legal_plays(pos, black_box(dice)))
+                        .len();
+                }
+            }
+            n
+        });
+    });
+    // Fevga under the prime rule it had before open_when_blocked became
+    // its default, on the same positions as "fevga".
+    let fevga = tables_positions(Game::Fevga, POSITIONS);
+    let checker_ahead: Vec<_> = fevga
+        .iter()
+        .map(|p| {
+            p.with_rules(TablesRules {
+                primes: Some(PrimeRule::NeedsCheckerAhead),
+                ..TablesRules::DEFAULT
+            })
+        })
+        .collect();
+    group.bench_function("fevga-needs-checker-ahead", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for pos in &checker_ahead {
                 for &dice in &Dice::ALL_21 {
                     n += black_box(pos.legal_plays(black_box(dice))).len();
                 }

@@ -2,10 +2,13 @@
 //! (the same as `benches/variants.rs`) and all 21 rolls; for instruction
 //! counts under callgrind, which do not depend on the machine's load:
 //! `valgrind --tool=callgrind --toggle-collect='*legal_plays*' target/release/examples/variants_once plakoto`
-//! (the argument: `standard`, `plakoto`, `fevga` or `long-nardy`).
+//! (the argument: `standard`, `tavla-forbidden-in-home` (the standard
+//! positions through Tavla's hit-and-run generator; collect
+//! `*legal_nodes*` for it), `plakoto`, `fevga`, `fevga-needs-checker-ahead`
+//! or `long-nardy`).
 
 use bgref_core::Dice;
-use bgref_core::tables::Game;
+use bgref_core::tables::{Game, HitAndRun, PrimeRule, TablesRules};
 
 #[path = "support/random_games.rs"]
 mod random_games;
@@ -17,6 +20,25 @@ fn main() {
     let (mut pairs, mut plays) = (0usize, 0usize);
     if name == "standard" {
         for pos in &random_games::standard_positions(POSITIONS) {
+            for dice in Dice::ALL_21 {
+                plays += pos.legal_plays(dice).len();
+                pairs += 1;
+            }
+        }
+    } else if name == "tavla-forbidden-in-home" {
+        for pos in &random_games::standard_positions(POSITIONS) {
+            for dice in Dice::ALL_21 {
+                plays += HitAndRun::ForbiddenInHome.legal_plays(pos, dice).len();
+                pairs += 1;
+            }
+        }
+    } else if name == "fevga-needs-checker-ahead" {
+        let rules = TablesRules {
+            primes: Some(PrimeRule::NeedsCheckerAhead),
+            ..TablesRules::DEFAULT
+        };
+        for pos in &random_games::tables_positions(Game::Fevga, POSITIONS) {
+            let pos = pos.with_rules(rules);
             for dice in Dice::ALL_21 {
                 plays += pos.legal_plays(dice).len();
                 pairs += 1;

@@ -153,6 +153,13 @@ impl<'a> IntoIterator for &'a PlayList {
     }
 }
 
+/// A list of plays made by another generator (Tavla's hit-and-run option,
+/// `tables::tavla`): one play per resulting position, each using `pips` of
+/// the dice.
+pub(crate) fn play_list(plays: Vec<Play>, pips: u8) -> PlayList {
+    PlayList { plays, pips }
+}
+
 /// The key of a board before any move: the mover's counts, no hits.
 pub(crate) fn initial_key(me: &[u8; 26]) -> u128 {
     // Pack eight byte counts (each < 16) into eight nibbles at a time.

@@ -157,6 +157,10 @@ pub enum IllegalPlay {
     NoHit(Point),
     /// Moves were given but no move is possible with this roll.
     NoMovePossible,
+    /// The checker that hit a blot on this point of the mover's home board
+    /// moves on in the same turn (Tavla with
+    /// [`crate::tables::HitAndRun::ForbiddenInHome`]).
+    HitAndRun(Point),
     /// Not a legal play for this roll.
     NotLegal,
 }
@@ -189,6 +193,10 @@ impl fmt::Display for IllegalPlay {
             IllegalPlay::NoMovePossible => {
                 f.write_str("no move is possible with this roll: the play must be empty")
             }
+            IllegalPlay::HitAndRun(p) => write!(
+                f,
+                "the checker that hit on point {p} of the home board may not move on this turn"
+            ),
             IllegalPlay::NotLegal => f.write_str("not a legal play for this roll"),
         }
     }

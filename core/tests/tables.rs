@@ -149,7 +149,7 @@ impl Naive {
             if g == Game::Fevga && to >= 19 && (19..=24).all(|p| n.own(g, m, p) > 0) {
                 return None;
             }
-            if g != Game::Plakoto && self.rules.primes == PrimeRule::NeedsCheckerAhead {
+            if g != Game::Plakoto && self.rules.prime_rule(g) == PrimeRule::NeedsCheckerAhead {
                 for b in 1..=19u8 {
                     let window: Vec<usize> = (b..b + 6).map(|q| cell(g, opp, q)).collect();
                     if window.contains(&ct)
@@ -223,7 +223,45 @@ fn naive_outcome(s: &TablesSetup) -> Option<(Option<Player>, u32)> {
     None
 }
 
+/// "Primes": whether `player` holds six points in a row along the
+/// opponent's way with no opposing checker on the board ahead of them.
+fn naive_blocks_fully(game: Game, ph: &Phys, player: Player) -> bool {
+    if game == Game::Plakoto {
+        return false;
+    }
+    let opp = !player;
+    (1..=19u8).any(|b| {
+        (b..b + 6).all(|q| ph.count(player, cell(game, opp, q)) > 0)
+            && !(1..b).any(|q| ph.own(game, opp, q) > 0)
+    })
+}
+
+/// Positions met where the open-when-blocked rule obliged the mover.
+static MUST_OPEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 fn naive_plays(s: &TablesSetup, dice: Dice) -> BTreeSet<Phys> {
+    let plays = naive_dice_plays(s, dice);
+    // "Primes", open_when_blocked: a mover that begins its turn with a
+    // prime blocking the opponent fully plays one that opens it, if any.
+    let ph = Phys::from_setup(s);
+    if s.rules.prime_rule(s.game) == PrimeRule::OpenWhenBlocked
+        && naive_blocks_fully(s.game, &ph, s.turn)
+    {
+        MUST_OPEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let open: BTreeSet<Phys> = plays
+            .iter()
+            .filter(|p| !naive_blocks_fully(s.game, p, s.turn))
+            .cloned()
+            .collect();
+        if !open.is_empty() {
+            return open;
+        }
+    }
+    plays
+}
+
+/// The plays the dice rules allow.
+fn naive_dice_plays(s: &TablesSetup, dice: Dice) -> BTreeSet<Phys> {
     if naive_outcome(s).is_some() {
         return BTreeSet::new();
     }
@@ -256,6 +294,10 @@ fn naive_plays(s: &TablesSetup, dice: Dice) -> BTreeSet<Phys> {
         all.retain(|(_, u)| u[0] == hi);
     }
     all.into_iter().map(|(p, _)| p).collect()
+}
+
+fn phys_after(pos: &TablesPosition, play: &Play) -> Phys {
+    Phys::from_setup(&pos.after(play).to_setup())
 }
 
 fn engine_plays(pos: &TablesPosition, dice: Dice) -> (usize, BTreeSet<Phys>) {
@@ -394,8 +436,9 @@ fn naive_and_fast_generators_agree_on_random_games() {
     let other = TablesRules {
         mother: MotherRule::Immediate,
         fevga_start: FevgaStart::ReachStartQuarter,
-        primes: PrimeRule::Free,
+        primes: Some(PrimeRule::Free),
         head_doubles: HeadDoubles::SixFour,
+        ..TablesRules::DEFAULT
     };
     for (i, game) in [Game::Plakoto, Game::Fevga, Game::LongNardy]
         .into_iter()
@@ -410,11 +453,36 @@ fn naive_and_fast_generators_agree_on_random_games() {
             total[k] += n[k];
         }
     }
+    // Each prime rule where it is not the game's usual one.
+    for (i, (game, primes)) in [
+        (Game::Fevga, PrimeRule::NeedsCheckerAhead),
+        (Game::LongNardy, PrimeRule::OpenWhenBlocked),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let rules = TablesRules {
+            primes: Some(primes),
+            ..TablesRules::DEFAULT
+        };
+        let n = compare_random(game, rules, 300, 0x5EED_0000 + i as u64);
+        eprintln!(
+            "{game} (primes {primes:?}): {} positions, {} pairs, {} plays: all agree",
+            n[0], n[1], n[2]
+        );
+        for k in 0..3 {
+            total[k] += n[k];
+        }
+    }
     eprintln!(
         "total: {} positions, {} pairs, {} plays",
         total[0], total[1], total[2]
     );
     eprintln!("endings and pins seen: {:?}", ENDINGS.lock().unwrap());
+    eprintln!(
+        "(position, roll) pairs where a prime had to be opened (this test and any run beside it): {}",
+        MUST_OPEN.load(std::sync::atomic::Ordering::Relaxed)
+    );
 }
 
 // ---------------------------------------------------------------------
@@ -767,15 +835,20 @@ fn probe_fevga() {
         "24/19 10/9",
         TablesIllegalPlay::StartingQuarter(Point::new(19)),
     );
-    // "Fevga / Primes": x's 2-6 and 7 would be o's 14-19, with every o
-    // checker behind (on o's 24).
+    // "Fevga / Primes", option needs_checker_ahead: x's 2-6 and 7 would be
+    // o's 14-19, with every o checker behind (on o's 24).
+    let checker_ahead = TablesRules {
+        primes: Some(PrimeRule::NeedsCheckerAhead),
+        ..TablesRules::DEFAULT
+    };
     let s = pos(
         Game::Fevga,
         X,
         &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)],
         &[(24, 15)],
         NO,
-    );
+    )
+    .with_rules(checker_ahead);
     refuse(
         &s,
         d(3, 1),
@@ -789,13 +862,97 @@ fn probe_fevga() {
         &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)],
         &[(24, 14), (5, 1)],
         NO,
-    );
+    )
+    .with_rules(checker_ahead);
     assert!(t.play(&text("10/7 24/23"), d(3, 1)).is_ok());
     let free = s.with_rules(TablesRules {
-        primes: PrimeRule::Free,
+        primes: Some(PrimeRule::Free),
         ..TablesRules::DEFAULT
     });
     assert!(free.play(&text("10/7 24/23"), d(3, 1)).is_ok());
+}
+
+#[test]
+fn probe_fevga_open_when_blocked() {
+    // "Fevga / Primes", the usual Fevga rule ([BK-F], [DV-F], [iT-F]): a
+    // prime that blocks every opposing checker may be built...
+    let s = pos(
+        Game::Fevga,
+        X,
+        &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)],
+        &[(24, 15)],
+        NO,
+    );
+    assert_eq!(
+        s.rules().prime_rule(Game::Fevga),
+        PrimeRule::OpenWhenBlocked
+    );
+    assert!(s.play(&text("10/7 24/23"), d(3, 1)).is_ok());
+    // ...but the next turn its owner must open it. x holds its 2-7 (o's
+    // 14-19) with every o checker behind, on o's 24 (x's 12). With 2-1 the
+    // plays that open it empty a point of the row: the checker on 7, or
+    // both checkers of 6, 5, 4 or 3, and do not close x's 1 (which would
+    // make x's 1-6 a prime blocking o as fully).
+    let p = pos(
+        Game::Fevga,
+        X,
+        &[(7, 1), (6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (24, 4)],
+        &[(24, 15)],
+        NO,
+    );
+    expect(
+        &p,
+        d(2, 1),
+        &[
+            "7/4",
+            "7/5 24/23",
+            "7/5 6/5",
+            "7/5 4/3",
+            "7/5 3/2",
+            "7/6 24/22",
+            "7/6 5/3",
+            "7/6 4/2",
+            "6/5 6/4",
+            "5/4 5/3",
+            "4/3 4/2",
+            "3/2 3/1",
+        ],
+    );
+    refuse(&p, d(2, 1), "24/22 24/23", TablesIllegalPlay::MustOpenPrime);
+    refuse(&p, d(2, 1), "7/5 2/1", TablesIllegalPlay::MustOpenPrime);
+    // Under needs_checker_ahead x could not have built it, under free it
+    // need not open it.
+    let free = p.with_rules(TablesRules {
+        primes: Some(PrimeRule::Free),
+        ..TablesRules::DEFAULT
+    });
+    assert!(free.play(&text("24/22 24/23"), d(2, 1)).is_ok());
+    // When no play opens it, the plays of the dice rules stand: with 6-6
+    // x's 7/1 still leaves 1-6 closed, and nothing else moves but 24/18.
+    let q = pos(
+        Game::Fevga,
+        X,
+        &[(7, 2), (6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (24, 3)],
+        &[(24, 15)],
+        NO,
+    );
+    let plays: Vec<String> = q
+        .legal_plays(d(6, 6))
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    let free_plays: Vec<String> = q
+        .with_rules(TablesRules {
+            primes: Some(PrimeRule::Free),
+            ..TablesRules::DEFAULT
+        })
+        .legal_plays(d(6, 6))
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert!(!plays.is_empty());
+    assert_eq!(plays, free_plays);
+    assert_eq!(naive_plays(&q.to_setup(), d(6, 6)).len(), plays.len());
 }
 
 #[test]
@@ -976,16 +1133,26 @@ fn naive_and_fast_generators_agree_on_random_setups() {
     let other = TablesRules {
         mother: MotherRule::Immediate,
         fevga_start: FevgaStart::ReachStartQuarter,
-        primes: PrimeRule::Free,
+        primes: Some(PrimeRule::Free),
         head_doubles: HeadDoubles::SixFour,
+        ..TablesRules::DEFAULT
+    };
+    let checker_ahead = TablesRules {
+        primes: Some(PrimeRule::NeedsCheckerAhead),
+        ..TablesRules::DEFAULT
+    };
+    let open = TablesRules {
+        primes: Some(PrimeRule::OpenWhenBlocked),
+        ..TablesRules::DEFAULT
     };
     for game in [Game::Plakoto, Game::Fevga, Game::LongNardy] {
         let (mut positions, mut pairs, mut plays) = (0, 0, 0);
         while positions < 400 {
-            let rules = if positions % 4 == 3 {
-                other
-            } else {
-                TablesRules::DEFAULT
+            let rules = match positions % 4 {
+                3 => other,
+                1 => checker_ahead,
+                2 => open,
+                _ => TablesRules::DEFAULT,
             };
             let bear_off = positions % 2 == 0;
             let Some(pos) = random_position(game, rules, bear_off, &mut rng) else {
@@ -1019,5 +1186,126 @@ fn naive_and_fast_generators_agree_on_random_setups() {
         eprintln!(
             "{game}, random setups: {positions} positions, {pairs} pairs, {plays} plays: all agree"
         );
+    }
+}
+
+/// A random Fevga or Long Nardy position where the player on roll holds a
+/// six-point prime with every opposing checker on the board behind it
+/// (the case of "Fevga / Primes", open_when_blocked, that random games
+/// seldom reach): the row, then the mover's other checkers anywhere, then
+/// the opponent's behind the row (or off).
+fn random_blocked_position(
+    game: Game,
+    rules: TablesRules,
+    rng: &mut Rng,
+) -> Option<TablesPosition> {
+    let turn = if rng.below(2) == 0 { X } else { O };
+    let mut s = TablesSetup::empty(game, turn);
+    s.rules = rules;
+    let opp = !turn;
+    let b = rng.below(19) as u8 + 1;
+    let mut ph = Phys {
+        x: [0; 25],
+        o: [0; 25],
+        pin: [0; 25],
+        off: [0; 2],
+    };
+    for q in b..b + 6 {
+        *ph.count_mut(turn, cell(game, opp, q)) += 1;
+    }
+    for _ in 0..9 {
+        let own = rng.below(25) as u8;
+        if own == 0 {
+            ph.off[idx(turn)] += 1;
+        } else {
+            *ph.count_mut(turn, cell(game, turn, own)) += 1;
+        }
+    }
+    for _ in 0..15 {
+        let q = b + 6 + rng.below(usize::from(25 - b - 6) + 1) as u8;
+        if q > 24 || rng.below(10) == 0 {
+            ph.off[idx(opp)] += 1;
+            continue;
+        }
+        let c = cell(game, opp, q);
+        if ph.count(turn, c) > 0 {
+            ph.off[idx(opp)] += 1;
+        } else {
+            *ph.count_mut(opp, c) += 1;
+        }
+    }
+    for player in Player::ALL {
+        for own in 1..=24u8 {
+            s.points[player][usize::from(own - 1)] = ph.count(player, cell(game, player, own));
+        }
+        s.off[player] = ph.off[idx(player)];
+    }
+    let pos = TablesPosition::from_setup(&s).ok()?;
+    (pos.outcome().is_none() && naive_blocks_fully(game, &ph, turn)).then_some(pos)
+}
+
+#[test]
+fn naive_and_fast_generators_agree_when_a_prime_must_open() {
+    let mut rng = Rng(0x0BE2_7E11);
+    for (game, primes) in [
+        (Game::Fevga, None),
+        (Game::LongNardy, Some(PrimeRule::OpenWhenBlocked)),
+    ] {
+        let rules = TablesRules {
+            primes,
+            ..TablesRules::DEFAULT
+        };
+        let (mut positions, mut pairs, mut plays, mut narrowed, mut kept) = (0, 0, 0, 0, 0);
+        while positions < 120 {
+            let Some(pos) = random_blocked_position(game, rules, &mut rng) else {
+                continue;
+            };
+            let setup = pos.to_setup();
+            for dice in Dice::ALL_21 {
+                let (n, fast) = engine_plays(&pos, dice);
+                let slow = naive_plays(&setup, dice);
+                assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
+                assert!(
+                    fast == slow,
+                    "{setup:?} {dice}: fast {} naive {}",
+                    fast.len(),
+                    slow.len()
+                );
+                let all = naive_dice_plays(&setup, dice).len();
+                if all > n {
+                    narrowed += 1;
+                    // A dropped play is refused with the reason.
+                    let free = pos.with_rules(TablesRules {
+                        primes: Some(PrimeRule::Free),
+                        ..rules
+                    });
+                    let free_plays = free.legal_plays(dice);
+                    for play in free_plays
+                        .iter()
+                        .filter(|p| !fast.contains(&phys_after(&pos, p)))
+                        .take(2)
+                    {
+                        {
+                            assert_eq!(
+                                pos.play(play, dice).err(),
+                                Some(TablesIllegalPlay::MustOpenPrime),
+                                "{setup:?} {dice} {play}"
+                            );
+                        }
+                    }
+                } else if n > 0 {
+                    kept += 1;
+                }
+                pairs += 1;
+                plays += n;
+            }
+            positions += 1;
+        }
+        eprintln!(
+            "{game} (open_when_blocked), mover fully blocking: {positions} positions, {pairs} \
+             pairs, {plays} plays: all agree; the rule narrowed {narrowed} pairs, no play \
+             opened in {kept}"
+        );
+        assert!(narrowed > 1000 && kept > 0, "{narrowed} {kept}");
     }
 }

@@ -28,3 +28,22 @@ PY
     done
     return 1
 }
+
+# bgref_start WORK BIN [VAR=value ...]: starts BIN in a clean environment
+# (PATH, HOME, a JSON log at level info, listening on 127.0.0.1:0, plus the
+# given variables, which may override those) with its log in
+# WORK/bgref.log; sets PID and ADDR once it serves. Exits 2 (after printing
+# the log) when it does not start. Call it directly, not in a subshell.
+bgref_start() {
+    local work=$1 bin=$2
+    shift 2
+    env -i PATH="$PATH" HOME="${HOME:-/tmp}" \
+        BGREF_LISTEN=127.0.0.1:0 BGREF_LOG_FORMAT=json RUST_LOG=info "$@" \
+        "$bin" >"$work/bgref.out" 2>"$work/bgref.log" &
+    PID=$!
+    if ! ADDR=$(bgref_address "$work/bgref.log" "$PID"); then
+        cat "$work/bgref.log" >&2
+        say "bgref did not start (or report its address in 30 s)"
+        exit 2
+    fi
+}

@@ -1361,3 +1361,150 @@ async fn rule_options_as_request_options() {
         (400, json!("tables_rules"))
     );
 }
+
+#[tokio::test]
+async fn tavla_hit_and_run_and_fevga_open_prime() {
+    let server = Server::start(&[]).await;
+    // Tavla, docs/variants.md "Tavla" ([W-Tv], [BGE-Tv]): x has 13 and 8,
+    // o a blot on x's 5 and a block on x's 6. With 3-2 backgammon's
+    // 8/5*/3 hits and runs in x's home board.
+    let mut points = vec![0i64; 24];
+    points[7] = 1;
+    points[12] = 1;
+    points[4] = -1;
+    points[5] = -2;
+    points[23] = -12;
+    let turn = |rules: Value, play: Option<&str>| {
+        let mut body = json!({"variant": "tavla", "dice": [3, 2],
+            "position": {"board": {"points": points, "off": {"x": 13, "o": 0}, "turn": "x"}}});
+        if !rules.is_null() {
+            body["tables_rules"] = rules;
+        }
+        if let Some(play) = play {
+            body["play"] = json!(play);
+        }
+        body
+    };
+    let notations = |answer: &Value| -> Vec<String> {
+        answer["plays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["notation"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (status, plain) = server.post("/legal-moves", &turn(Value::Null, None)).await;
+    assert_eq!(status, 200, "{plain}");
+    assert!(notations(&plain).contains(&"8/5*/3".to_owned()), "{plain}");
+    assert_eq!(notations(&plain).len(), 3);
+    let forbidden = json!({"hit_and_run": "forbidden_in_home"});
+    let (status, restricted) = server
+        .post("/legal-moves", &turn(forbidden.clone(), None))
+        .await;
+    assert_eq!(status, 200, "{restricted}");
+    let list = notations(&restricted);
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert!(list.contains(&"13/11 8/5*".to_owned()), "{list:?}");
+    let (status, answer) = server
+        .post("/apply-move", &turn(forbidden.clone(), Some("8/5*/3")))
+        .await;
+    assert_eq!(
+        (status, answer["type"].clone()),
+        (422, json!("illegal-play")),
+        "{answer}"
+    );
+    assert!(
+        answer["detail"]
+            .as_str()
+            .unwrap()
+            .contains("may not move on"),
+        "{answer}"
+    );
+    let (status, answer) = server
+        .post("/apply-move", &turn(Value::Null, Some("8/5*/3")))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = server
+        .post("/apply-move", &turn(forbidden.clone(), Some("8/5* 13/11")))
+        .await;
+    assert_eq!(
+        (status, answer["hits"].clone()),
+        (200, json!([5])),
+        "{answer}"
+    );
+
+    // gRPC: the same option, the same plays.
+    let mut grpc = server.grpc().await;
+    let request = proto::LegalMovesRequest {
+        variant: proto_variant("tavla"),
+        position: Some(proto_position(
+            &json!({"board": {"points": points, "off": {"x": 13, "o": 0}, "turn": "x"}}),
+        )),
+        dice: vec![3, 2],
+        tables_rules: Some(proto::TablesRules {
+            hit_and_run: proto::HitAndRun::ForbiddenInHome as i32,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let answer = grpc.legal_moves(request).await.unwrap().into_inner();
+    assert_eq!(answer.plays.len(), 2);
+
+    // Fevga, "Primes" (open_when_blocked, Fevga's default): x holds its
+    // 2-7 with every o checker on o's start (x's 12): with 2-1 x must open
+    // the prime (12 plays), under `free` it need not.
+    let mut points = vec![0i64; 24];
+    for (p, n) in [(7, 1), (6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (24, 4)] {
+        points[p - 1] = n;
+    }
+    points[11] = -15;
+    let fevga = |rules: Value, play: Option<&str>| {
+        let mut body = json!({"variant": "fevga", "dice": [2, 1],
+            "position": {"board": {"points": points, "turn": "x"}}});
+        if !rules.is_null() {
+            body["tables_rules"] = rules;
+        }
+        if let Some(play) = play {
+            body["play"] = json!(play);
+        }
+        body
+    };
+    let (status, usual) = server.post("/legal-moves", &fevga(Value::Null, None)).await;
+    assert_eq!(status, 200, "{usual}");
+    assert_eq!(usual["plays"].as_array().unwrap().len(), 12, "{usual}");
+    let (_, free) = server
+        .post("/legal-moves", &fevga(json!({"primes": "free"}), None))
+        .await;
+    assert!(free["plays"].as_array().unwrap().len() > 12, "{free}");
+    let (status, answer) = server
+        .post("/apply-move", &fevga(Value::Null, Some("24/22 24/23")))
+        .await;
+    assert_eq!(
+        (status, answer["type"].clone()),
+        (422, json!("illegal-play"))
+    );
+    assert!(
+        answer["detail"].as_str().unwrap().contains("prime"),
+        "{answer}"
+    );
+    let (status, _) = server
+        .post(
+            "/apply-move",
+            &fevga(json!({"primes": "open_when_blocked"}), Some("7/5 24/23")),
+        )
+        .await;
+    assert_eq!(status, 200);
+
+    // The game flow carries the Tavla option in its token.
+    let start = |rules: Value| {
+        let mut body = json!({"match_id": "tavla-opts", "variant": "tavla"});
+        if !rules.is_null() {
+            body["tables_rules"] = rules;
+        }
+        body
+    };
+    let (_, plain) = server.post("/games", &start(Value::Null)).await;
+    let (status, chosen) = server.post("/games", &start(forbidden)).await;
+    assert_eq!(status, 200, "{chosen}");
+    assert_ne!(plain["state"], chosen["state"]);
+}

@@ -100,6 +100,10 @@ pub enum TablesIllegalPlay {
     /// The move would make a six-point prime with no opposing checker
     /// ahead of it (Fevga, Long Nardy).
     Prime(Point),
+    /// The mover began the turn with a prime that blocks the opponent
+    /// fully and a legal play opens it, but this play keeps such a prime
+    /// (Fevga's usual prime rule).
+    MustOpenPrime,
     /// Only one die was played but both can be.
     BothDiceCanBePlayed,
     /// Fewer moves were played than the roll allows (the number allowed).
@@ -141,6 +145,9 @@ impl fmt::Display for TablesIllegalPlay {
             E::Prime(p) => write!(
                 f,
                 "moving to point {p} would make a six-point prime with no opposing checker ahead of it"
+            ),
+            E::MustOpenPrime => f.write_str(
+                "the opponent is fully blocked by a six-point prime: a play that opens it must be played",
             ),
             E::BothDiceCanBePlayed => f.write_str("both dice can be played"),
             E::MoreMovesPossible(n) => write!(f, "{n} moves can be played"),

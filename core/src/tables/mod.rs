@@ -4,7 +4,8 @@
 //!
 //! Portes and Tavla move exactly like backgammon: play them on
 //! [`crate::Position`] with [`Game::backgammon_variant`] and score them with
-//! [`Game::backgammon_points`] (no cube). Plakoto, Fevga and Long Nardy do
+//! [`Game::backgammon_points`] (no cube); Tavla's hit-and-run option
+//! ([`HitAndRun`]) has its own generator on the same board. Plakoto, Fevga and Long Nardy do
 //! not fit the backgammon board (Plakoto stacks a pinner on a pinned
 //! checker; in Fevga and Long Nardy both sides run the same way round) and
 //! have their own engine, [`TablesPosition`].
@@ -28,6 +29,7 @@ mod position;
 mod referee;
 mod rules;
 mod setup;
+mod tavla;
 mod tavli;
 
 pub use error::{TablesIllegalPlay, TablesPositionError};
@@ -38,6 +40,6 @@ pub use referee::{
     TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
     resignation_points,
 };
-pub use rules::{FevgaStart, HeadDoubles, MotherRule, PrimeRule, TablesRules};
+pub use rules::{FevgaStart, HeadDoubles, HitAndRun, MotherRule, PrimeRule, TablesRules};
 pub use setup::{CHECKERS, TablesSetup, other_view};
 pub use tavli::{TavliError, TavliMatch};

@@ -52,6 +52,11 @@ pub(crate) struct Ctx {
     pub(crate) head_start: u8,
     /// How many may leave the 24-point this turn (Long Nardy).
     pub(crate) head_limit: u8,
+    /// The prime rule in force (Fevga, Long Nardy).
+    pub(crate) prime: PrimeRule,
+    /// [`PrimeRule::OpenWhenBlocked`]: the mover began the turn with a
+    /// prime that blocks the opponent fully, and must open it if it can.
+    pub(crate) must_open: bool,
 }
 
 /// A position reached during the turn.
@@ -228,7 +233,7 @@ fn after_checks(c: &Ctx, occ: u32, to: u8) -> Result<(), TablesIllegalPlay> {
         if c.game == Game::Fevga && to >= 19 && occ & START_QUARTER == START_QUARTER {
             return Err(E::StartingQuarter(Point::new(to)));
         }
-        if c.rules.primes == PrimeRule::NeedsCheckerAhead && makes_prime(c, occ, to) {
+        if c.prime == PrimeRule::NeedsCheckerAhead && makes_prime(c, occ, to) {
             return Err(E::Prime(Point::new(to)));
         }
     }
@@ -252,27 +257,37 @@ fn makes_prime(c: &Ctx, occ: u32, to: u8) -> bool {
     windows != 0 && u32::from(c.opp_low) >= windows.trailing_zeros()
 }
 
+/// Whether the mover's points `occ` hold a prime (six in a row along the
+/// opponent's way) with no opposing checker on the board ahead of it.
+#[inline]
+pub(crate) fn blocks_fully(c: &Ctx, occ: u32) -> bool {
+    let m = ((occ & 0x1FFE) << 12) | ((occ >> 12) & 0x1FFE);
+    let w = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4) & (m >> 5);
+    // The lowest row is the one an opposing checker is most likely past.
+    w != 0 && u32::from(c.opp_low) >= w.trailing_zeros()
+}
+
 /// An open-addressing set of nonzero keys.
-struct KeySet {
+pub(crate) struct KeySet {
     slots: Vec<u128>,
     len: usize,
 }
 
 impl KeySet {
-    fn new() -> KeySet {
+    pub(crate) fn new() -> KeySet {
         KeySet {
             slots: alloc::vec![0; 64],
             len: 0,
         }
     }
 
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.slots.fill(0);
         self.len = 0;
     }
 
     /// Inserts `key`; false when it was there already.
-    fn insert(&mut self, key: u128) -> bool {
+    pub(crate) fn insert(&mut self, key: u128) -> bool {
         if 2 * (self.len + 1) > self.slots.len() {
             let bigger = alloc::vec![0; 2 * self.slots.len()];
             let old = core::mem::replace(&mut self.slots, bigger);
@@ -369,7 +384,22 @@ fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
 
 /// The legal plays of the mover: the final states, one per resulting
 /// position (empty when no move is possible).
+///
+/// With [`Ctx::must_open`], the plays the dice rules allow are narrowed to
+/// those that leave no prime blocking the opponent fully, when there are
+/// any (the obligation to open chooses among the plays; it never makes the
+/// mover play fewer dice).
 pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
+    let mut states = dice_states(c, start, dice);
+    if c.must_open && states.iter().any(|s| !blocks_fully(c, s.occ)) {
+        states.retain(|s| !blocks_fully(c, s.occ));
+    }
+    states
+}
+
+/// The plays the dice rules allow (every rule but the obligation to open a
+/// prime).
+pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
     let start = [*start];
     let mut seen = KeySet::new();

@@ -10,7 +10,7 @@ use crate::tables::error::{TablesIllegalPlay, TablesPositionError};
 use crate::tables::game::Game;
 use crate::tables::movegen::{self, Ctx, St};
 use crate::tables::outcome::{OutcomeKind, TablesOutcome};
-use crate::tables::rules::{HeadDoubles, MotherRule, TablesRules};
+use crate::tables::rules::{HeadDoubles, MotherRule, PrimeRule, TablesRules};
 use crate::tables::setup::{CHECKERS, TablesSetup, other_view};
 use crate::{ByPlayer, Dice, Die, Move, PartialPlay, Play, Player, Point};
 
@@ -315,7 +315,8 @@ impl TablesPosition {
                 (self.rules.head_doubles, dice.first().get()),
                 (_, 6 | 4) | (HeadDoubles::SixFourThree, 3)
             );
-        let ctx = Ctx {
+        let prime = self.rules.prime_rule(self.game);
+        let mut ctx = Ctx {
             game: self.game,
             rules: self.rules,
             opp,
@@ -323,8 +324,14 @@ impl TablesPosition {
             opp_low,
             head_start: me[24],
             head_limit: if first_roll_double { 2 } else { 1 },
+            prime,
+            must_open: false,
         };
-        (ctx, St::new(me, opp_pinned))
+        let start = St::new(me, opp_pinned);
+        ctx.must_open = matches!(self.game, Game::Fevga | Game::LongNardy)
+            && prime == PrimeRule::OpenWhenBlocked
+            && movegen::blocks_fully(&ctx, start.occ);
+        (ctx, start)
     }
 
     /// The position after the mover reached state `s`, opponent on roll.
@@ -556,7 +563,14 @@ impl TablesPosition {
             Err(e) => Err(e),
             Ok((s, used)) => {
                 let n = s.play.len();
-                Err(if n > max {
+                let keeps_prime = ctx.must_open
+                    && movegen::blocks_fully(&ctx, s.occ)
+                    && movegen::dice_states(&ctx, &start, dice)
+                        .iter()
+                        .any(|d| d.key == s.key);
+                Err(if keeps_prime {
+                    E::MustOpenPrime
+                } else if n > max {
                     E::TooManyMoves
                 } else if n < max {
                     if dice.is_double() {

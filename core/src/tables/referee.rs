@@ -34,7 +34,7 @@ use crate::setup::Variant;
 use crate::tables::game::Game;
 use crate::tables::outcome::OutcomeKind;
 use crate::tables::position::TablesPosition;
-use crate::tables::rules::TablesRules;
+use crate::tables::rules::{HitAndRun, TablesRules};
 use crate::tables::tavli::TavliMatch;
 use crate::verify::Roller;
 
@@ -159,20 +159,24 @@ impl TablesBoard {
         }
     }
 
-    /// Every legal play for `dice`, one per resulting position.
+    /// Every legal play for `dice`, one per resulting position;
+    /// `hit_and_run` is the rule of the backgammon board
+    /// ([`TablesRules::hit_and_run_in`]).
     #[must_use]
-    pub fn legal_plays(&self, dice: Dice) -> Vec<Play> {
+    pub fn legal_plays(&self, dice: Dice, hit_and_run: HitAndRun) -> Vec<Play> {
         match self {
-            TablesBoard::Backgammon(p) => p.legal_plays(dice).iter().copied().collect(),
+            TablesBoard::Backgammon(p) => {
+                hit_and_run.legal_plays(p, dice).iter().copied().collect()
+            }
             TablesBoard::Tables(p) => p.legal_plays(dice).iter().copied().collect(),
         }
     }
 
     /// Whether no play is legal for `dice` (the turn passes).
     #[must_use]
-    pub fn must_pass(&self, dice: Dice) -> bool {
+    pub fn must_pass(&self, dice: Dice, hit_and_run: HitAndRun) -> bool {
         match self {
-            TablesBoard::Backgammon(p) => p.legal_plays(dice).is_empty(),
+            TablesBoard::Backgammon(p) => hit_and_run.legal_plays(p, dice).is_empty(),
             TablesBoard::Tables(p) => p.legal_plays(dice).is_empty(),
         }
     }
@@ -191,10 +195,17 @@ impl TablesBoard {
     /// # Errors
     /// [`GameError::Illegal`] (Portes, Tavla) or
     /// [`GameError::TablesIllegal`] with the precise reason.
-    pub fn play_text(&self, text: &MoveText, dice: Dice) -> Result<(TablesBoard, Play), GameError> {
+    pub fn play_text(
+        &self,
+        text: &MoveText,
+        dice: Dice,
+        hit_and_run: HitAndRun,
+    ) -> Result<(TablesBoard, Play), GameError> {
         match self {
             TablesBoard::Backgammon(p) => {
-                let play = text.to_play(p, dice).map_err(GameError::Illegal)?;
+                let play = hit_and_run
+                    .play_text(p, text, dice)
+                    .map_err(GameError::Illegal)?;
                 Ok((TablesBoard::Backgammon(p.after(&play)), play))
             }
             TablesBoard::Tables(p) => {
@@ -378,6 +389,19 @@ impl TablesGameState {
         self.tables_match.game()
     }
 
+    /// The hit-and-run rule of the game played now (the option in Tavla).
+    #[must_use]
+    pub const fn hit_and_run(&self) -> HitAndRun {
+        self.rules.hit_and_run_in(self.current_game())
+    }
+
+    /// Every legal play of the player on roll for `dice` in the game played
+    /// now.
+    #[must_use]
+    pub fn legal_plays(&self, dice: Dice) -> Vec<Play> {
+        self.board.legal_plays(dice, self.hit_and_run())
+    }
+
     /// The player on roll.
     #[must_use]
     pub fn on_roll(&self) -> Player {
@@ -439,7 +463,7 @@ impl TablesGameState {
             (Phase::RollOrDouble, Action::Roll) => {
                 next.turn = self.turn.saturating_add(1);
                 let dice = roller.roll(&self.client_seed, self.game, next.turn);
-                let passed = self.board.must_pass(dice);
+                let passed = self.board.must_pass(dice, self.hit_and_run());
                 if passed {
                     next.board = self.board.swap_turn();
                 } else {
@@ -454,7 +478,7 @@ impl TablesGameState {
             }
             (Phase::Move, Action::Move(text)) => {
                 let dice = self.dice.ok_or_else(wrong_phase)?;
-                let (after, play) = self.board.play_text(text, dice)?;
+                let (after, play) = self.board.play_text(text, dice, self.hit_and_run())?;
                 next.board = after;
                 next.dice = None;
                 next.phase = Phase::RollOrDouble;
@@ -559,7 +583,7 @@ mod tests {
             let action = match state.phase {
                 Phase::OpeningRoll | Phase::RollOrDouble => Action::Roll,
                 Phase::Move => {
-                    let plays = state.board.legal_plays(state.dice.unwrap());
+                    let plays = state.legal_plays(state.dice.unwrap());
                     Action::Move(plays[0].to_string().parse().unwrap())
                 }
                 _ => return state,
@@ -663,10 +687,19 @@ mod notation_round_trip {
     #[test]
     fn every_legal_play_in_notation_is_accepted() {
         let r = Roller::new(&[3u8; 32]);
-        for game in [Game::Plakoto, Game::Fevga, Game::LongNardy] {
+        let tavla = TablesRules {
+            hit_and_run: HitAndRun::ForbiddenInHome,
+            ..TablesRules::DEFAULT
+        };
+        for (game, rules) in [
+            (Game::Plakoto, TablesRules::DEFAULT),
+            (Game::Fevga, TablesRules::DEFAULT),
+            (Game::LongNardy, TablesRules::DEFAULT),
+            (Game::Tavla, tavla),
+        ] {
             for seed in 0..20u32 {
                 let mut state = TablesGameState::new(
-                    TablesRules::DEFAULT,
+                    rules,
                     TablesMatch::new(TablesSeries::Single(game), 0),
                     seed.to_string(),
                 );
@@ -675,10 +708,11 @@ mod notation_round_trip {
                     let player = state.to_act().unwrap_or(Player::X);
                     if state.phase == Phase::Move {
                         let dice = state.dice.unwrap();
-                        let plays = state.board.legal_plays(dice);
+                        let plays = state.legal_plays(dice);
                         for play in &plays {
                             let text: MoveText = play.to_string().parse().unwrap();
-                            if let Err(e) = state.board.play_text(&text, dice) {
+                            if let Err(e) = state.board.play_text(&text, dice, state.hit_and_run())
+                            {
                                 panic!(
                                     "{game} {:?} {dice:?}: {play} ({:?}): {e}",
                                     state.board,

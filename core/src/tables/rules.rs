@@ -1,6 +1,8 @@
 //! [`TablesRules`]: the options where rule sets disagree (see
 //! `docs/variants.md`); the defaults are the most common rules.
 
+use crate::tables::game::Game;
+
 /// Plakoto's mother rule: what happens when a player's last checker on its
 /// starting point (the "mother") is pinned there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -36,17 +38,53 @@ pub enum FevgaStart {
     Off,
 }
 
-/// The six-point prime rule of Fevga and Long Nardy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// The six-point prime rule of Fevga and Long Nardy. A prime here is six
+/// points in a row held by one player, along the opponent's way; it
+/// *blocks* the opponent fully when no opposing checker on the board is
+/// ahead of it (past it, nearer the opponent's home).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PrimeRule {
-    /// A move may not make six points in a row (along the opponent's way)
-    /// unless an opposing checker on the board is already past them.
-    #[default]
+    /// A move may not make a prime that blocks the opponent fully (Long
+    /// Nardy's usual rule).
     NeedsCheckerAhead,
     /// Primes are free (Fevga's starting-quarter rule still holds).
     Free,
+    /// A prime may be built, even one that blocks the opponent fully; but a
+    /// player who begins its turn with such a prime must open it: of the
+    /// plays the dice rules allow, only those after which no prime of the
+    /// player blocks the opponent fully, when there is one (Fevga's usual
+    /// rule).
+    OpenWhenBlocked,
+}
+
+impl PrimeRule {
+    /// The usual rule of `game` where the sources read agree most: Fevga
+    /// [`PrimeRule::OpenWhenBlocked`], every other game
+    /// [`PrimeRule::NeedsCheckerAhead`] (see `docs/variants.md`).
+    #[must_use]
+    pub const fn usual(game: Game) -> PrimeRule {
+        match game {
+            Game::Fevga => PrimeRule::OpenWhenBlocked,
+            _ => PrimeRule::NeedsCheckerAhead,
+        }
+    }
+}
+
+/// Tavla's hit-and-run option: whether a checker that hits a blot in the
+/// mover's own home board may move on in the same turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum HitAndRun {
+    /// Backgammon's movement: a hitter may move on.
+    #[default]
+    Allowed,
+    /// A checker that hits on the mover's points 1 to 6 stays there for
+    /// the rest of the turn; the dice rules (both dice, else the larger)
+    /// apply to the plays that remain.
+    ForbiddenInHome,
 }
 
 /// Which first rolls of Long Nardy let two checkers leave the head.
@@ -71,10 +109,13 @@ pub struct TablesRules {
     pub mother: MotherRule,
     /// Fevga: when a second checker may leave the start.
     pub fevga_start: FevgaStart,
-    /// Fevga and Long Nardy: six-point primes.
-    pub primes: PrimeRule,
+    /// Fevga and Long Nardy: six-point primes; `None` keeps each game's
+    /// usual rule ([`PrimeRule::usual`]).
+    pub primes: Option<PrimeRule>,
     /// Long Nardy: first rolls that take two checkers off the head.
     pub head_doubles: HeadDoubles,
+    /// Tavla: hit-and-run in the home board.
+    pub hit_and_run: HitAndRun,
 }
 
 impl TablesRules {
@@ -82,7 +123,28 @@ impl TablesRules {
     pub const DEFAULT: TablesRules = TablesRules {
         mother: MotherRule::Standard,
         fevga_start: FevgaStart::PassStartPoint,
-        primes: PrimeRule::NeedsCheckerAhead,
+        primes: None,
         head_doubles: HeadDoubles::SixFourThree,
+        hit_and_run: HitAndRun::Allowed,
     };
+
+    /// The prime rule in force in `game`: the option when given, else the
+    /// game's usual rule.
+    #[must_use]
+    pub const fn prime_rule(&self, game: Game) -> PrimeRule {
+        match self.primes {
+            Some(rule) => rule,
+            None => PrimeRule::usual(game),
+        }
+    }
+
+    /// The hit-and-run rule in force in `game`: the option in Tavla,
+    /// [`HitAndRun::Allowed`] everywhere else.
+    #[must_use]
+    pub const fn hit_and_run_in(&self, game: Game) -> HitAndRun {
+        match game {
+            Game::Tavla => self.hit_and_run,
+            _ => HitAndRun::Allowed,
+        }
+    }
 }

@@ -59,7 +59,8 @@ use bgref_core::Play;
 use bgref_core::notation::mat::write_mat;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{
-    Game, TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
+    Game, HitAndRun, TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore,
+    TablesSeries,
 };
 use bgref_core::verify::Roller;
 use bgref_core::{
@@ -870,11 +871,11 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
         Phase::Move => state.dice(),
         _ => None,
     };
-    let backgammon = |position: &Position| BoardView::Backgammon {
+    let backgammon = |position: &Position, hit_and_run: HitAndRun| BoardView::Backgammon {
         position: PositionView::new(*position, None),
         plays: dice.map_or_else(Vec::new, |dice| {
-            position
-                .legal_plays(dice)
+            hit_and_run
+                .legal_plays(position, dice)
                 .iter()
                 .map(|play| super::moves::PlayView {
                     play: *play,
@@ -884,9 +885,9 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
         }),
     };
     let board = match &state {
-        AnyGame::Backgammon(s) => backgammon(&s.position),
+        AnyGame::Backgammon(s) => backgammon(&s.position, HitAndRun::Allowed),
         AnyGame::Tables(s) => match &s.board {
-            TablesBoard::Backgammon(p) => backgammon(p),
+            TablesBoard::Backgammon(p) => backgammon(p, s.hit_and_run()),
             TablesBoard::Tables(p) => BoardView::Tables {
                 position: TablesView { position: *p },
                 plays: dice.map_or_else(Vec::new, |dice| {

@@ -19,7 +19,8 @@ pub struct TurnInput {
     pub dice: Option<Vec<i64>>,
     /// The request says the position is the start of a game.
     pub game_start: bool,
-    /// Rule options of Plakoto, Fevga and Long Nardy (`None`: the defaults).
+    /// Rule options of Tavla, Plakoto, Fevga and Long Nardy (`None`: the
+    /// defaults).
     pub tables_rules: Option<super::tables::TablesRulesInput>,
 }
 
@@ -120,10 +121,11 @@ fn read_turn(input: &TurnInput) -> Result<(ReadPosition, Dice), ApiError> {
 
 /// Every legal play of the position for the roll.
 pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
+    let hit_and_run = super::tables::hit_and_run(input)?;
     let (read, dice) = read_turn(input)?;
     let position = &read.position;
-    let plays = position
-        .legal_plays(dice)
+    let plays = hit_and_run
+        .legal_plays(position, dice)
         .iter()
         .map(|play| PlayView {
             play: *play,
@@ -227,17 +229,18 @@ pub(super) fn hops(text: &MoveText) -> Vec<Move> {
 
 /// Checks and applies a play (or the start of one, with `partial`).
 pub fn apply_move(input: &ApplyMoveInput) -> Result<Applied, ApiError> {
+    let hit_and_run = super::tables::hit_and_run(&input.turn)?;
     let (read, dice) = read_turn(&input.turn)?;
     let position = &read.position;
     let text = play_text(input.play.as_ref(), "play")?;
     let (play, partial) = if input.partial {
-        let partial = position.partial_play(&hops(&text), dice)?;
+        let partial = hit_and_run.partial_play(position, &hops(&text), dice)?;
         let play = Play::new(&partial.moves).ok_or_else(|| {
             ApiError::invalid("invalid-play", "play", "a play has at most four moves")
         })?;
         (play, Some(partial))
     } else {
-        (text.to_play(position, dice)?, None)
+        (hit_and_run.play_text(position, &text, dice)?, None)
     };
     let mut after = position.after(&play);
     if partial.as_ref().is_some_and(|p| !p.complete) {

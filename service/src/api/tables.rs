@@ -9,8 +9,8 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{
-    CHECKERS, FevgaStart, Game, HeadDoubles, MotherRule, OutcomeKind, PrimeRule, TablesOutcome,
-    TablesPosition, TablesRules, TablesSetup,
+    CHECKERS, FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, OutcomeKind, PrimeRule,
+    TablesOutcome, TablesPosition, TablesRules, TablesSetup,
 };
 use bgref_core::{ByPlayer, Dice, GameOutcome, GameResult, PartialPlay, Play, Player};
 
@@ -32,6 +32,8 @@ pub struct TablesRulesInput {
     pub primes: Option<PrimeRule>,
     /// Long Nardy's first rolls that take two checkers off the head.
     pub head_doubles: Option<HeadDoubles>,
+    /// Tavla's hit-and-run rule in the home board.
+    pub hit_and_run: Option<HitAndRun>,
 }
 
 /// The rule options of a request for `variant`: the defaults where left
@@ -49,8 +51,8 @@ pub fn read_rules(
             "invalid-request",
             "tables_rules",
             format!(
-                "tables_rules apply to the tables games (plakoto, fevga, long-nardy, a Tavli \
-                 match), not to {v}"
+                "tables_rules apply to the tables games (tavla, plakoto, fevga, long-nardy, a \
+                 Tavli match), not to {v}"
             ),
         ));
     }
@@ -58,8 +60,19 @@ pub fn read_rules(
     Ok(TablesRules {
         mother: input.mother.unwrap_or(d.mother),
         fevga_start: input.fevga_start.unwrap_or(d.fevga_start),
-        primes: input.primes.unwrap_or(d.primes),
+        primes: input.primes.or(d.primes),
         head_doubles: input.head_doubles.unwrap_or(d.head_doubles),
+        hit_and_run: input.hit_and_run.unwrap_or(d.hit_and_run),
+    })
+}
+
+/// The hit-and-run rule of a turn on the backgammon board: the request's
+/// option in Tavla, [`HitAndRun::Allowed`] in every other variant.
+pub fn hit_and_run(input: &TurnInput) -> Result<HitAndRun, ApiError> {
+    let rules = read_rules(input.tables_rules.as_ref(), input.variant)?;
+    Ok(match input.variant {
+        AnyVariant::Tables(game) => rules.hit_and_run_in(game),
+        AnyVariant::Backgammon(_) => HitAndRun::Allowed,
     })
 }
 

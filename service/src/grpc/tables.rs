@@ -145,7 +145,7 @@ impl From<&ScoreAnswer> for proto::ScoreGameResponse {
 pub fn tables_rules_in(
     rules: Option<proto::TablesRules>,
 ) -> Result<Option<crate::api::tables::TablesRulesInput>, crate::error::ApiError> {
-    use bgref_core::tables::{FevgaStart, HeadDoubles, MotherRule, PrimeRule};
+    use bgref_core::tables::{FevgaStart, HeadDoubles, HitAndRun, MotherRule, PrimeRule};
     let Some(r) = rules else {
         return Ok(None);
     };
@@ -171,6 +171,7 @@ pub fn tables_rules_in(
             Ok(proto::PrimeRule::Unspecified) => None,
             Ok(proto::PrimeRule::NeedsCheckerAhead) => Some(PrimeRule::NeedsCheckerAhead),
             Ok(proto::PrimeRule::Free) => Some(PrimeRule::Free),
+            Ok(proto::PrimeRule::OpenWhenBlocked) => Some(PrimeRule::OpenWhenBlocked),
             Err(_) => return Err(bad("primes", r.primes)),
         },
         head_doubles: match proto::HeadDoubles::try_from(r.head_doubles) {
@@ -178,6 +179,12 @@ pub fn tables_rules_in(
             Ok(proto::HeadDoubles::SixFourThree) => Some(HeadDoubles::SixFourThree),
             Ok(proto::HeadDoubles::SixFour) => Some(HeadDoubles::SixFour),
             Err(_) => return Err(bad("head_doubles", r.head_doubles)),
+        },
+        hit_and_run: match proto::HitAndRun::try_from(r.hit_and_run) {
+            Ok(proto::HitAndRun::Unspecified) => None,
+            Ok(proto::HitAndRun::Allowed) => Some(HitAndRun::Allowed),
+            Ok(proto::HitAndRun::ForbiddenInHome) => Some(HitAndRun::ForbiddenInHome),
+            Err(_) => return Err(bad("hit_and_run", r.hit_and_run)),
         },
     }))
 }

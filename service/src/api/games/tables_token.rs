@@ -4,7 +4,7 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{
-    FevgaStart, Game, HeadDoubles, MotherRule, OutcomeKind, PrimeRule, TablesBoard,
+    FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, OutcomeKind, PrimeRule, TablesBoard,
     TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore, TablesSeries,
     TablesSetup,
 };
@@ -40,13 +40,22 @@ fn rules_bytes(r: &TablesRules) -> [u8; 4] {
             FevgaStart::ReachStartQuarter => 1,
             FevgaStart::Off => 2,
         },
+        // 3: each game's usual rule (tokens written before that default
+        // existed carry 0, the rule they were played under).
         match r.primes {
-            PrimeRule::NeedsCheckerAhead => 0,
-            PrimeRule::Free => 1,
+            Some(PrimeRule::NeedsCheckerAhead) => 0,
+            Some(PrimeRule::Free) => 1,
+            Some(PrimeRule::OpenWhenBlocked) => 2,
+            None => 3,
         },
+        // Tavla's hit-and-run rule in the high nibble (0 in tokens written
+        // before the option).
         match r.head_doubles {
             HeadDoubles::SixFourThree => 0,
             HeadDoubles::SixFour => 1,
+        } | match r.hit_and_run {
+            HitAndRun::Allowed => 0,
+            HitAndRun::ForbiddenInHome => 0x10,
         },
     ]
 }
@@ -67,13 +76,20 @@ fn rules_of(b: &[u8]) -> Result<TablesRules, ApiError> {
             _ => return Err(bad()),
         },
         primes: match b[2] {
-            0 => PrimeRule::NeedsCheckerAhead,
-            1 => PrimeRule::Free,
+            0 => Some(PrimeRule::NeedsCheckerAhead),
+            1 => Some(PrimeRule::Free),
+            2 => Some(PrimeRule::OpenWhenBlocked),
+            3 => None,
             _ => return Err(bad()),
         },
-        head_doubles: match b[3] {
+        head_doubles: match b[3] & 0x0F {
             0 => HeadDoubles::SixFourThree,
             1 => HeadDoubles::SixFour,
+            _ => return Err(bad()),
+        },
+        hit_and_run: match b[3] >> 4 {
+            0 => HitAndRun::Allowed,
+            1 => HitAndRun::ForbiddenInHome,
             _ => return Err(bad()),
         },
     })

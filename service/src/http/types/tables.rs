@@ -342,15 +342,32 @@ pub enum FevgaStartName {
     Off,
 }
 
-/// The six-point prime rule of Fevga and Long Nardy.
+/// The six-point prime rule of Fevga and Long Nardy (`docs/variants.md`,
+/// "Fevga"); left out: each game's usual rule, `open_when_blocked` in
+/// Fevga and `needs_checker_ahead` in Long Nardy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PrimeRuleName {
     /// A six-point prime only while an opposing checker is ahead of it.
-    /// Default.
+    /// Long Nardy's default.
     NeedsCheckerAhead,
     /// Primes are free.
     Free,
+    /// A prime may be built; a player who begins its turn with a prime
+    /// that no opposing checker is ahead of must open it if a play does.
+    /// Fevga's default.
+    OpenWhenBlocked,
+}
+
+/// Tavla's hit-and-run rule (`docs/variants.md`, "Tavla").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum HitAndRunName {
+    /// Backgammon's movement: a checker that hits may move on. Default.
+    Allowed,
+    /// A checker that hits on the mover's points 1 to 6 may not move on in
+    /// the same turn.
+    ForbiddenInHome,
 }
 
 /// Long Nardy's first rolls that take two checkers off the head.
@@ -382,13 +399,16 @@ pub struct TablesRulesObject {
     /// Long Nardy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head_doubles: Option<HeadDoublesName>,
+    /// Tavla.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hit_and_run: Option<HitAndRunName>,
 }
 
 objects_only!(TablesRulesObject);
 
 impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
     fn from(o: TablesRulesObject) -> Self {
-        use bgref_core::tables::{FevgaStart, HeadDoubles, MotherRule, PrimeRule};
+        use bgref_core::tables::{FevgaStart, HeadDoubles, HitAndRun, MotherRule, PrimeRule};
         crate::api::tables::TablesRulesInput {
             mother: o.mother.map(|m| match m {
                 MotherRuleName::Standard => MotherRule::Standard,
@@ -403,10 +423,15 @@ impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
             primes: o.primes.map(|p| match p {
                 PrimeRuleName::NeedsCheckerAhead => PrimeRule::NeedsCheckerAhead,
                 PrimeRuleName::Free => PrimeRule::Free,
+                PrimeRuleName::OpenWhenBlocked => PrimeRule::OpenWhenBlocked,
             }),
             head_doubles: o.head_doubles.map(|h| match h {
                 HeadDoublesName::SixFourThree => HeadDoubles::SixFourThree,
                 HeadDoublesName::SixFour => HeadDoubles::SixFour,
+            }),
+            hit_and_run: o.hit_and_run.map(|h| match h {
+                HitAndRunName::Allowed => HitAndRun::Allowed,
+                HitAndRunName::ForbiddenInHome => HitAndRun::ForbiddenInHome,
             }),
         }
     }
