@@ -9,6 +9,7 @@ pub mod grpc;
 pub mod http;
 pub mod keys;
 pub mod metrics;
+pub mod offload;
 pub mod server;
 pub mod state;
 pub mod streams;

@@ -538,10 +538,6 @@ pub fn drain_on_signal(
     let signal = signal_now();
     tokio::spawn(async move {
         signal.await;
-        tracing::info!(
-            delay_secs = delay.as_secs_f64(),
-            "shutdown signal: draining"
-        );
         state.set_draining();
         health
             .set_service_status("", ServingStatus::NotServing)
@@ -549,6 +545,12 @@ pub fn drain_on_signal(
         health
             .set_not_serving::<RefereeServer<crate::grpc::RefereeService>>()
             .await;
+        // Logged once readiness and gRPC health both say so: whoever reads
+        // this line (an operator, the ops tests) finds them already failing.
+        tracing::info!(
+            delay_secs = delay.as_secs_f64(),
+            "shutdown signal: draining"
+        );
         if !delay.is_zero() {
             tokio::select! {
                 () = tokio::time::sleep(delay) => {},

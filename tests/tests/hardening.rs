@@ -479,10 +479,8 @@ fn huge_legal_moves() -> String {
 /// connection alive with PINGs is cut off by the send deadline instead
 /// (`answers_not_read_within_the_send_deadline_are_dropped`).
 ///
-/// Scaled so that computing the answers (about 250 ms each in a debug
-/// build) does not itself starve the two runtime threads of a 2-core
-/// machine: CPU-heavy requests run on the runtime threads (no
-/// `spawn_blocking`), which is another known limit.
+/// Scaled to hold memory, not to load the CPU: a flood of such answers is
+/// `huge_answers_do_not_hold_up_probes_or_small_requests`.
 #[tokio::test]
 async fn http2_clients_that_never_read_hold_bounded_memory() {
     let server = Server::start(&[("BGREF_IDLE_TIMEOUT", "4s")]).await;
@@ -1102,4 +1100,299 @@ async fn errors_hyper_answers_itself_are_bare_and_close_the_connection() {
         (status, content_type.as_str()),
         (400, "application/problem+json")
     );
+}
+
+/// Latencies of one kind of probe: (status, time) of each.
+#[derive(Default)]
+struct Probes(Vec<(u16, Duration)>);
+
+impl Probes {
+    fn summary(&self) -> String {
+        let mut times: Vec<Duration> = self.0.iter().map(|&(_, t)| t).collect();
+        times.sort();
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        format!(
+            "n={} median {:?} p99 {:?} max {:?}",
+            times.len(),
+            at(0.5),
+            at(0.99),
+            times.last().copied().unwrap_or_default()
+        )
+    }
+
+    fn slowest(&self) -> Duration {
+        self.0.iter().map(|&(_, t)| t).max().unwrap_or_default()
+    }
+}
+
+/// One HTTP/2 client that keeps `streams` requests for a 1 MB answer in
+/// flight on one connection until `stop`: each stream waits for the
+/// answer's head (computed in full before it is sent), then is reset, and
+/// the next request goes out. A stream window of 0 keeps the body from
+/// being sent at all: the attack costs the client almost nothing and the
+/// server a whole answer each. Returns the 200 heads received.
+async fn flood_huge_answers(
+    addr: std::net::SocketAddr,
+    body: String,
+    streams: usize,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> usize {
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(0)
+        .handshake::<_, bytes::Bytes>(tcp)
+        .await
+        .unwrap();
+    let driver = tokio::spawn(connection);
+    let mut tasks = Vec::new();
+    for _ in 0..streams {
+        let client = client.clone();
+        let body = body.clone();
+        let stop = stop.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut answered = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let Ok(mut client) = client.clone().ready().await else {
+                    break;
+                };
+                let request = http::Request::post("/legal-moves")
+                    .header("content-type", "application/json")
+                    .body(())
+                    .unwrap();
+                let Ok((response, mut send)) = client.send_request(request, false) else {
+                    break;
+                };
+                let _ = send.send_data(bytes::Bytes::from(body.clone()), true);
+                // Dropping the answer resets its stream.
+                match response.await {
+                    Ok(response) if response.status() == 200 => answered += 1,
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+            answered
+        }));
+    }
+    let mut answered = 0;
+    for task in tasks {
+        answered += task.await.unwrap_or(0);
+    }
+    driver.abort();
+    answered
+}
+
+/// Before: `/legal-moves` answers of 1 800 plays were computed on the
+/// runtime's threads, so a flood of them (4 HTTP/2 connections x 64
+/// streams, each asking again as soon as it is answered) held up everything
+/// queued behind them: in a debug build `/healthz` took longer than the
+/// probes' 2 s budget (measured here without the fix: p99 above 10 s,
+/// a timeout). Now requests that may be heavy run on the blocking pool, a
+/// few at a time, so probes and small requests are answered meanwhile.
+#[tokio::test]
+async fn huge_answers_do_not_hold_up_probes_or_small_requests() {
+    const CONNECTIONS: usize = 8;
+    const STREAMS: usize = 64;
+    let server = Server::start(&[]).await;
+    let body = huge_legal_moves();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flood: Vec<_> = (0..CONNECTIONS)
+        .map(|_| {
+            tokio::spawn(flood_huge_answers(
+                server.addr,
+                body.clone(),
+                STREAMS,
+                stop.clone(),
+            ))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // Probes as a kubelet sends them: a fresh connection each, 10 s at most.
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let mut probes: [(&str, Probes); 3] = [
+        ("GET /healthz", Probes::default()),
+        ("GET /readyz", Probes::default()),
+        ("POST /legal-moves (opening 3-1)", Probes::default()),
+    ];
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(6) {
+        for (name, probes) in &mut probes {
+            let request = match *name {
+                "GET /healthz" => client.get(server.url("/healthz")),
+                "GET /readyz" => client.get(server.url("/readyz")),
+                _ => client
+                    .post(server.url("/legal-moves"))
+                    .header("content-type", "application/json")
+                    .body(LEGAL_MOVES),
+            };
+            let sent = Instant::now();
+            let status = request.send().await.map_or(0, |r| r.status().as_u16());
+            probes.0.push((status, sent.elapsed()));
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut answered = 0;
+    for task in flood {
+        answered += tokio::time::timeout(Duration::from_secs(30), task)
+            .await
+            .map_or(0, Result::unwrap_or_default);
+    }
+    for (name, probes) in &probes {
+        eprintln!("{name}: {}", probes.summary());
+    }
+    eprintln!(
+        "{answered} answers of 1 MB served to {CONNECTIONS}x{STREAMS} flooding streams in {:?}",
+        start.elapsed()
+    );
+    assert!(answered > 0, "the flood got no answer: no load was made");
+    for (name, probes) in &probes {
+        assert!(
+            probes.0.iter().all(|&(status, _)| status == 200),
+            "{name}: {:?}",
+            probes.0
+        );
+        // The probes' budget (deploy/k8s: timeoutSeconds 2).
+        assert!(
+            probes.slowest() < Duration::from_secs(2),
+            "{name}: {}",
+            probes.summary()
+        );
+    }
+}
+
+/// Reads HTTP/2 frames from `stream` for at most `limit`: (type, flags,
+/// stream id, payload) of each.
+async fn read_frames(stream: &mut TcpStream, limit: Duration) -> Vec<(u8, u8, u32, Vec<u8>)> {
+    let mut buf = Vec::new();
+    let _ = read_until_closed_into(stream, &mut buf, limit).await;
+    let mut frames = Vec::new();
+    let mut at = 0;
+    while buf.len() >= at + 9 {
+        let len =
+            usize::from(buf[at]) << 16 | usize::from(buf[at + 1]) << 8 | usize::from(buf[at + 2]);
+        if buf.len() < at + 9 + len {
+            break;
+        }
+        let id =
+            u32::from_be_bytes([buf[at + 5], buf[at + 6], buf[at + 7], buf[at + 8]]) & 0x7fff_ffff;
+        frames.push((
+            buf[at + 3],
+            buf[at + 4],
+            id,
+            buf[at + 9..at + 9 + len].to_vec(),
+        ));
+        at += 9 + len;
+    }
+    frames
+}
+
+/// Reads into `out` until EOF, an error or `limit`.
+async fn read_until_closed_into(stream: &mut TcpStream, out: &mut Vec<u8>, limit: Duration) {
+    let mut chunk = [0u8; 4096];
+    let _ = tokio::time::timeout(limit, async {
+        loop {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => out.extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+    .await;
+}
+
+/// BGREF_MAX_STREAMS_PER_CONNECTION, spoken as a client that ignores it:
+/// the server announces the limit in its SETTINGS, and with that many
+/// uploads open on one connection (their bodies never sent) a further
+/// stream is refused at once (RST_STREAM REFUSED_STREAM), while the open
+/// ones are left alone.
+#[tokio::test]
+async fn streams_beyond_the_per_connection_limit_are_refused() {
+    const LIMIT: u32 = 4;
+    let server = Server::start(&[("BGREF_MAX_STREAMS_PER_CONNECTION", "4")]).await;
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    let frame = |kind: u8, flags: u8, id: u32, payload: &[u8]| {
+        let len = payload.len();
+        let mut f = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
+        f.extend_from_slice(&id.to_be_bytes());
+        f.extend_from_slice(payload);
+        f
+    };
+    // HPACK: :method POST (3), :scheme http (6), :path /legal-moves and
+    // :authority x as literals without indexing (name index 4 and 1).
+    let mut head = vec![0x83, 0x86, 0x04, 12];
+    head.extend_from_slice(b"/legal-moves");
+    head.extend_from_slice(&[0x01, 1, b'x']);
+    let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    out.extend(frame(0x4, 0, 0, &[])); // SETTINGS
+    out.extend(frame(0x4, 0x1, 0, &[])); // SETTINGS ACK (of the server's)
+    // LIMIT + 1 uploads, END_HEADERS but not END_STREAM: bodies pending.
+    for i in 0..=LIMIT {
+        out.extend(frame(0x1, 0x4, 2 * i + 1, &head));
+    }
+    tcp.write_all(&out).await.unwrap();
+    let frames = read_frames(&mut tcp, Duration::from_secs(2)).await;
+
+    let settings = frames
+        .iter()
+        .find(|(kind, flags, ..)| *kind == 0x4 && flags & 0x1 == 0)
+        .expect("the server's SETTINGS");
+    let announced = settings
+        .3
+        .chunks(6)
+        .find(|s| s[..2] == [0, 3])
+        .map(|s| u32::from_be_bytes([s[2], s[3], s[4], s[5]]));
+    assert_eq!(announced, Some(LIMIT), "SETTINGS_MAX_CONCURRENT_STREAMS");
+    let resets: Vec<(u32, u32)> = frames
+        .iter()
+        .filter(|(kind, ..)| *kind == 0x3)
+        .map(|(_, _, id, p)| (*id, u32::from_be_bytes([p[0], p[1], p[2], p[3]])))
+        .collect();
+    // Stream 2 * LIMIT + 1 is the one too many: REFUSED_STREAM (7).
+    assert_eq!(resets, vec![(2 * LIMIT + 1, 7)], "{frames:?}");
+}
+
+/// JSON nesting is bounded: a body of 20 000 nested arrays, in a field
+/// that takes a list and in an unknown one, is a 400 problem on each
+/// endpoint (the typed bodies refuse it at the first wrong level; the
+/// parser's recursion limit of 128 is the backstop), and the server is
+/// still up.
+#[tokio::test]
+async fn deeply_nested_json_is_a_400_problem() {
+    let server = Server::start(&[]).await;
+    let deep = format!("{}{}", "[".repeat(20_000), "]".repeat(20_000));
+    let bodies = [
+        format!(r#"{{"position":{{"board":{{"points":{deep},"turn":"x"}}}},"dice":[3,1]}}"#),
+        format!(r#"{{"unknown":{deep},"dice":[3,1]}}"#),
+        format!(r#"{{"state":{deep}}}"#),
+    ];
+    let client = reqwest::Client::new();
+    for path in [
+        "/legal-moves",
+        "/apply-move",
+        "/games/act",
+        "/cube",
+        "/dice/verify",
+    ] {
+        for body in &bodies {
+            let resp = client
+                .post(server.url(path))
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 400, "{path}");
+            assert_eq!(
+                resp.headers()["content-type"],
+                "application/problem+json",
+                "{path}"
+            );
+        }
+    }
+    assert_eq!(healthz(&server).await.0, 200);
 }

@@ -260,6 +260,41 @@ async fn metrics_count_and_time_http_and_grpc_by_operation_and_outcome() {
     assert_eq!(in_flight, Some("1"));
 }
 
+/// Every metric `/metrics` exports (its `# TYPE` line) has a row in the
+/// metrics table of `deploy/README.md`, and every row names one that is
+/// exported (`bgref_responses_abandoned_total` was once left out).
+#[tokio::test]
+async fn every_exported_metric_is_documented_in_the_deploy_readme() {
+    let server = Server::start(&[]).await;
+    assert_eq!(server.get("/healthz").await.0, 200);
+    let (status, text) = server.get("/metrics").await;
+    assert_eq!(status, 200);
+    let exported: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(exported.len() >= 6, "{text}");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/README.md"))
+            .unwrap();
+    let documented: std::collections::BTreeSet<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` | "))
+        .filter(|(_, rest)| {
+            ["counter", "gauge", "histogram"]
+                .iter()
+                .any(|t| rest.starts_with(&format!("{t} |")))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(
+        exported, documented,
+        "metrics exported vs documented in deploy/README.md"
+    );
+}
+
 #[tokio::test]
 async fn request_ids_are_kept_or_made_echoed_and_logged() {
     let mut server = Server::start(&[]).await;
@@ -817,4 +852,185 @@ async fn traces_carry_no_secret() {
     }
     // The search finds what a span does carry.
     assert!(text.contains("/dice/reveal"));
+}
+
+const GAME_TOKEN: &str = "ops-test-game-token-0001";
+
+/// POST `body` to `path` on `addr` with the game token: the status and the
+/// JSON answer, or `None` when no answer came (the process is gone).
+async fn game_call(
+    http: &reqwest::Client,
+    addr: SocketAddr,
+    path: &str,
+    body: &Value,
+) -> Option<(u16, Value)> {
+    let resp = http
+        .post(format!("http://{addr}{path}"))
+        .header("authorization", format!("Bearer {GAME_TOKEN}"))
+        .json(body)
+        .send()
+        .await
+        .ok()?;
+    let status = resp.status().as_u16();
+    Some((status, resp.json().await.ok()?))
+}
+
+/// The next action of a deterministic player (no doubling): roll, or the
+/// `n`-th play of the list.
+fn next_action(view: &Value, state: &str, n: usize) -> Value {
+    let mut step = json!({"player": view["to_act"].as_str().unwrap_or("x"), "state": state});
+    if view["phase"] == "move" {
+        let plays = view["plays"].as_array().unwrap();
+        step["action"] = json!("move");
+        step["play"] = plays[(n * 7) % plays.len()]["notation"].clone();
+    } else {
+        step["action"] = json!("roll");
+    }
+    step
+}
+
+/// Plays one money game through `next_action` from the answer of `POST
+/// /games`; returns every act answer in order.
+async fn play_game_on(http: &reqwest::Client, addr: SocketAddr, first: &Value) -> Vec<Value> {
+    let mut answers = Vec::new();
+    let mut last = first.clone();
+    for n in 0..2_000 {
+        if last.get("game_over").is_some() {
+            return answers;
+        }
+        let step = next_action(&last["view"], last["state"].as_str().unwrap(), n);
+        let (status, answer) = game_call(http, addr, "/games/act", &step).await.unwrap();
+        assert_eq!(status, 200, "{step}: {answer}");
+        answers.push(answer.clone());
+        last = answer;
+    }
+    panic!("the game did not end");
+}
+
+/// "A replica killed under load loses no game": the game state lives with
+/// the client (the signed `state` token), so when the replica serving a
+/// game is killed (SIGKILL, with requests in flight, its last action sent
+/// as it dies), the client sends that action again to another replica with
+/// the same secrets and plays on to the end: every answer equals that of
+/// the same game played on one instance alone.
+#[tokio::test]
+async fn a_game_goes_on_on_another_replica_when_its_own_is_killed_under_load() {
+    let env = [("BGREF_GAME_TOKEN", GAME_TOKEN)];
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let start = json!({"match_id": "ops-kill-1", "client_seed": "alice:bob"});
+
+    // The reference: the whole game on one instance.
+    let lone = Server::start(&env).await;
+    let (status, first) = game_call(&http, lone.addr, "/games", &start).await.unwrap();
+    assert_eq!(status, 200, "{first}");
+    let reference = play_game_on(&http, lone.addr, &first).await;
+    lone.kill().await;
+    assert!(reference.len() > 20, "{} actions", reference.len());
+
+    let doomed = Server::start(&env).await;
+    let survivor = Server::start(&env).await;
+    let (a, b) = (doomed.addr, survivor.addr);
+    let (status, again) = game_call(&http, a, "/games", &start).await.unwrap();
+    assert_eq!((status, &again), (200, &first), "the start differs");
+
+    // Load on the doomed replica: legal moves (small and 1 MB answers) and
+    // game actions; any answer but 200 fails (a refused or cut connection
+    // once it is killed is expected).
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut load = Vec::new();
+    for i in 0..8 {
+        let (http, stop, first) = (http.clone(), stop.clone(), first.clone());
+        load.push(tokio::spawn(async move {
+            let mut answered = 0;
+            let mut wrong = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let (path, body) = match i % 3 {
+                    0 => ("/legal-moves", serde_json::from_str(LEGAL_MOVES).unwrap()),
+                    // 1 828 plays: x one checker on each of 10 to 24.
+                    1 => (
+                        "/legal-moves",
+                        json!({"position": {"board": {"points": [
+                            -15, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+                        ], "turn": "x"}}, "dice": [3, 3]}),
+                    ),
+                    _ => (
+                        "/games/act",
+                        next_action(&first["view"], first["state"].as_str().unwrap(), 0),
+                    ),
+                };
+                match game_call(&http, a, path, &body).await {
+                    Some((200, _)) => answered += 1,
+                    Some((status, answer)) => wrong.push(format!("{path}: {status} {answer}")),
+                    None => tokio::time::sleep(Duration::from_millis(20)).await,
+                }
+            }
+            (answered, wrong)
+        }));
+    }
+
+    // Half the game on the doomed replica, its next action in flight as it
+    // is killed.
+    let half = reference.len() / 2;
+    let mut last = first.clone();
+    for (n, expected) in reference.iter().enumerate().take(half) {
+        let step = next_action(&last["view"], last["state"].as_str().unwrap(), n);
+        let (status, answer) = game_call(&http, a, "/games/act", &step).await.unwrap();
+        assert_eq!((status, &answer), (200, expected), "action {n}");
+        last = answer;
+    }
+    let step = next_action(&last["view"], last["state"].as_str().unwrap(), half);
+    let in_flight = tokio::spawn({
+        let (http, step) = (http.clone(), step.clone());
+        async move { game_call(&http, a, "/games/act", &step).await }
+    });
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    doomed.kill().await;
+    let answered_by_doomed = match in_flight.await.unwrap() {
+        Some((status, answer)) => {
+            assert_eq!((status, &answer), (200, &reference[half]));
+            true
+        }
+        None => false,
+    };
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut answered = 0;
+    for task in load {
+        let (n, wrong) = task.await.unwrap();
+        assert!(wrong.is_empty(), "{wrong:?}");
+        answered += n;
+    }
+    assert!(answered > 0, "no load was served");
+    assert!(
+        TcpStream::connect(a).await.is_err(),
+        "the killed replica still accepts"
+    );
+
+    // The client goes on with the other replica: the action sent as the
+    // first one died (again: the same state and action give the same
+    // answer), then the rest of the game.
+    let mut answers = reference[..half].to_vec();
+    let mut last = reference[half - 1].clone();
+    for (n, expected) in reference.iter().enumerate().skip(half) {
+        let step = next_action(&last["view"], last["state"].as_str().unwrap(), n);
+        let (status, answer) = game_call(&http, b, "/games/act", &step).await.unwrap();
+        assert_eq!((status, &answer), (200, expected), "action {n}");
+        answers.push(answer.clone());
+        last = answer;
+    }
+    assert_eq!(answers, reference);
+    assert!(answers.last().unwrap().get("game_over").is_some());
+    eprintln!(
+        "{} actions; killed after {half} with the next in flight ({}); {answered} load \
+         requests answered by the killed replica before it died",
+        reference.len(),
+        if answered_by_doomed {
+            "answered before the kill"
+        } else {
+            "lost with it, sent again"
+        }
+    );
 }

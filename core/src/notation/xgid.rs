@@ -23,7 +23,10 @@
 //! optional; the tenth field may be missing (then 10, XG's default); letters
 //! up to `P`/`p` (16) are read so that the position check, not the parser,
 //! reports too many checkers; field 8 may be 0 to 3 in a match too (bit 1,
-//! meaningless there, is dropped). Everything else must be as above. The
+//! meaningless there, is dropped); a roll's two digits may come in either
+//! order (kept as written: `52` and `25` are the same roll). Everything
+//! else must be as above; in particular numbers have no leading zero
+//! (`03` is refused), so every other value has one spelling. The
 //! writer always emits the prefix and all ten fields; field 8 is written
 //! from [`Xgid::crawford`] in a match and from [`Xgid::jacoby`] and
 //! [`Xgid::beavers`] in money play (the flags of the other kind are not
@@ -214,8 +217,14 @@ impl Xgid {
     }
 }
 
+/// A number field: decimal digits without a leading zero (so each value has
+/// one spelling), at most `max`.
 fn number(s: &str, max: u32) -> Option<u32> {
-    if s.is_empty() || s.len() > 5 || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if s.is_empty()
+        || s.len() > 5
+        || (s.len() > 1 && s.starts_with('0'))
+        || !s.bytes().all(|b| b.is_ascii_digit())
+    {
         return None;
     }
     s.parse::<u32>().ok().filter(|&n| n <= max)
@@ -460,6 +469,7 @@ mod tests {
     use super::*;
     use crate::cube::{CubeOwner, CubeValue, MatchState};
     use crate::setup::Variant;
+    use alloc::format;
     use alloc::string::ToString;
 
     const START: &str = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10";
@@ -556,5 +566,31 @@ mod tests {
             "XGID=-b----E-C---eE---c-e----B-:0:0:1:70:0:0:0:0:10".parse::<Xgid>(),
             Err(ParseXgidError::Dice)
         );
+    }
+
+    #[test]
+    fn numbers_have_one_spelling() {
+        const HEAD: &str = "XGID=-b----E-C---eE---c-e----B-:";
+        for (tail, err) in [
+            ("0:0:1:00:03:0:0:5:10", ParseXgidError::Score),
+            ("0:0:1:00:0:00:0:5:10", ParseXgidError::Score),
+            ("01:0:1:00:0:0:0:5:10", ParseXgidError::CubeValue),
+            ("0:0:1:00:0:0:00:5:10", ParseXgidError::Rules),
+            ("0:0:1:00:0:0:0:05:10", ParseXgidError::MatchLength),
+            ("0:0:1:00:0:0:0:5:010", ParseXgidError::MaxCube),
+        ] {
+            assert_eq!(format!("{HEAD}{tail}").parse::<Xgid>(), Err(err), "{tail}");
+        }
+        // The canonical spellings of the same values read, and are written back.
+        for tail in ["0:0:1:00:3:0:0:5:10", "1:0:1:00:0:0:0:5:10", "0:0:1:00:0:0:0:0:0"] {
+            let text = format!("{HEAD}{tail}");
+            assert_eq!(text.parse::<Xgid>().unwrap().to_string(), text);
+        }
+        // A roll's digits in either order: the same roll, kept as written.
+        for dice in ["52", "25"] {
+            let text = format!("{HEAD}0:0:1:{dice}:0:0:0:0:10");
+            let xgid = text.parse::<Xgid>().unwrap();
+            assert_eq!(xgid.to_string(), text);
+        }
     }
 }

@@ -65,6 +65,14 @@ where
     Ok(Response::new(R::from(&op(&input)?)))
 }
 
+/// LegalMoves, rendered (off the runtime's threads when the answer may be
+/// large: [`crate::offload`]).
+fn legal_moves_reply(input: &api::moves::LegalMovesInput) -> Reply<proto::LegalMovesResponse> {
+    Ok(Response::new(
+        (&api::moves::legal_moves_reply(input)?).into(),
+    ))
+}
+
 #[tonic::async_trait]
 impl Referee for RefereeService {
     #[tracing::instrument(name = "LegalMoves", skip_all)]
@@ -72,7 +80,11 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Reply<proto::LegalMovesResponse> {
-        call(request, api::moves::legal_moves_reply)
+        let input: api::moves::LegalMovesInput = request.into_inner().try_into()?;
+        if crate::offload::legal_moves_may_be_heavy(&input.turn) {
+            return crate::offload::run(move || legal_moves_reply(&input)).await;
+        }
+        legal_moves_reply(&input)
     }
 
     #[tracing::instrument(name = "ApplyMove", skip_all)]

@@ -9,8 +9,10 @@ use super::extract::ApiJson;
 use super::types::moves::{ApplyMoveRequest, LegalMovesJson, LegalMovesRequest};
 use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
 use crate::api;
+use crate::api::moves::LegalMovesInput;
 use crate::api::tables::LegalMovesAnswer;
 use crate::error::ApiError;
+use crate::offload;
 
 /// Every legal play of a position for a roll.
 ///
@@ -27,7 +29,18 @@ use crate::error::ApiError;
     ))]
 #[tracing::instrument(name = "legal_moves", skip_all)]
 pub async fn legal_moves(ApiJson(req): ApiJson<LegalMovesRequest>) -> Result<Response, ApiError> {
-    let reply = api::moves::legal_moves_reply(&req.into_input()?)?;
+    let input = req.into_input()?;
+    if offload::legal_moves_may_be_heavy(&input.turn) {
+        return offload::run(move || legal_moves_response(&input)).await;
+    }
+    legal_moves_response(&input)
+}
+
+/// The answer of [`legal_moves`] (off the runtime's threads when it may be
+/// large: [`offload`]).
+#[inline]
+fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
+    let reply = api::moves::legal_moves_reply(input)?;
     let LegalMovesAnswer::Backgammon(answer) = &reply.answer else {
         return Ok(Json(LegalMovesAnswerOutput::from(&reply.answer)).into_response());
     };
