@@ -38,6 +38,8 @@
 #   BENCH_BUILD [1]        0: use the binaries already built
 #   BENCH_CASES            a subset, e.g. "http-echo http-bgref"
 #   BENCH_KEEP [0]         1: keep the work directory (logs, raw results)
+#   BENCH_BGREF            another bgref binary to measure (e.g. one built
+#                          from main, for before/after with the same harness)
 # Takes about ROUNDS x 6 x (DURATION + WARMUP + 1) seconds after the build
 # (3.5 minutes with the defaults).
 set -euo pipefail
@@ -108,7 +110,7 @@ BGREF_PORT=$(free_port) HTTP_ECHO_PORT=$(free_port) GRPC_ECHO_PORT=$(free_port)
 # Test secrets (never used elsewhere): no warning about ephemeral keys.
 BGREF_DICE_SECRET=6c622d746573742d6c622d746573742d6c622d746573742d6c622d746573742d \
 BGREF_SIGNING_KEY=4c8e2bb0a54b6ce1d3a79e9d1e1e2f5f0b2a8f1c7d6e5a4b3c2d1e0f9a8b7c6d \
-  "${SERVER_CPU[@]}" "$BIN/bgref" --listen "127.0.0.1:$BGREF_PORT" 2>"$WORK/bgref.log" &
+  "${SERVER_CPU[@]}" "${BENCH_BGREF:-$BIN/bgref}" --listen "127.0.0.1:$BGREF_PORT" 2>"$WORK/bgref.log" &
 BGREF_PID=$!
 PIDS+=("$BGREF_PID")
 "${SERVER_CPU[@]}" "$BIN/bench-echo-http" "127.0.0.1:$HTTP_ECHO_PORT" >/dev/null &

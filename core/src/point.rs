@@ -96,14 +96,25 @@ impl From<Point> for u8 {
     }
 }
 
+/// Each point's name, as [`Point`]'s `Display` writes it.
+const NAMES: [&str; 26] = [
+    "off", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16",
+    "17", "18", "19", "20", "21", "22", "23", "24", "bar",
+];
+
+impl Point {
+    /// `bar`, `off` or the number: what `Display` writes, without the
+    /// formatting machinery.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        NAMES[usize::from(self.0)]
+    }
+}
+
 impl fmt::Display for Point {
     /// `bar`, `off` or the number.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            0 => f.write_str("off"),
-            25 => f.write_str("bar"),
-            n => write!(f, "{n}"),
-        }
+        f.write_str(self.name())
     }
 }
 

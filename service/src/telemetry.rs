@@ -29,11 +29,14 @@ use opentelemetry::trace::{TraceContextExt as _, TraceId, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Span;
-use tracing::field::Empty;
+use tracing::field::{Empty, Field, Visit};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer as _;
+use tracing_subscriber::field::{RecordFields, VisitOutput as _};
 use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::fmt::FormatFields;
+use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, Writer};
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
@@ -89,6 +92,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
             .with_writer(std::io::stderr)
             .boxed(),
         LogFormat::Text => tracing_subscriber::fmt::layer()
+            .fmt_fields(TextFields)
             .with_ansi(std::io::stderr().is_terminal())
             .with_writer(std::io::stderr)
             .boxed(),
@@ -122,6 +126,127 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
         tracing::info!("exporting traces over OTLP/gRPC");
     }
     TelemetryGuard { provider }
+}
+
+/// The text log format's fields, byte for byte as tracing-subscriber's
+/// `DefaultFields` writes them (`name="value"` for strings, escaped as
+/// `Debug` escapes them; `name=value` for numbers), with a fast path for
+/// the common case: a string of printable ASCII with no quote or
+/// backslash (nothing to escape) is copied between quotes instead of
+/// going through `Debug` one character at a time, and integers are
+/// written by `itoa`. Everything else (the message, errors, `Debug`
+/// values, escapes, colours on a terminal) is handed to `DefaultFields`'
+/// own visitor.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextFields;
+
+impl<'writer> FormatFields<'writer> for TextFields {
+    fn format_fields<R: RecordFields>(
+        &self,
+        writer: Writer<'writer>,
+        fields: R,
+    ) -> std::fmt::Result {
+        if writer.has_ansi_escapes() {
+            return DefaultFields::new().format_fields(writer, fields);
+        }
+        let mut visitor = TextVisitor {
+            writer,
+            empty: true,
+            result: Ok(()),
+        };
+        fields.record(&mut visitor);
+        visitor.result
+    }
+}
+
+/// [`TextFields`]' visitor: `empty` until a field is written.
+struct TextVisitor<'writer> {
+    writer: Writer<'writer>,
+    empty: bool,
+    result: std::fmt::Result,
+}
+
+impl TextVisitor<'_> {
+    /// Whether `DefaultFields` writes the field as `name=` and the value
+    /// (not the message, a raw identifier or `log` metadata).
+    fn plain(&self, field: &Field) -> bool {
+        let name = field.name();
+        self.result.is_ok()
+            && name != "message"
+            && !name.starts_with("r#")
+            && !name.starts_with("log.")
+    }
+
+    /// `name=` then `value`, after a space unless it is the first field.
+    fn write(&mut self, field: &Field, value: &[&str]) {
+        let separator = if std::mem::take(&mut self.empty) {
+            ""
+        } else {
+            " "
+        };
+        self.result = (|| {
+            self.writer.write_str(separator)?;
+            self.writer.write_str(field.name())?;
+            self.writer.write_str("=")?;
+            value
+                .iter()
+                .try_for_each(|part| self.writer.write_str(part))
+        })();
+    }
+
+    /// The field as `DefaultFields` writes it, by its own visitor.
+    fn default(&mut self, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
+        if self.result.is_err() {
+            return;
+        }
+        let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.empty);
+        record(&mut visitor);
+        self.result = visitor.finish();
+    }
+}
+
+impl Visit for TextVisitor<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if self.plain(field)
+            && value
+                .bytes()
+                .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+        {
+            // What `Debug` writes for such a string.
+            self.write(field, &["\"", value, "\""]);
+        } else {
+            self.default(|v| v.record_str(field, value));
+            self.empty &= field.name().starts_with("log.");
+        }
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if self.plain(field) {
+            self.write(field, &[itoa::Buffer::new().format(value)]);
+        } else {
+            self.default(|v| v.record_i64(field, value));
+            self.empty &= field.name().starts_with("log.");
+        }
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        if self.plain(field) {
+            self.write(field, &[itoa::Buffer::new().format(value)]);
+        } else {
+            self.default(|v| v.record_u64(field, value));
+            self.empty &= field.name().starts_with("log.");
+        }
+    }
+
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        self.default(|v| v.record_error(field, value));
+        self.empty &= field.name().starts_with("log.");
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.default(|v| v.record_debug(field, value));
+        self.empty &= field.name().starts_with("log.");
+    }
 }
 
 /// `--log-filter`, else `RUST_LOG`, else `info`.
@@ -741,5 +866,97 @@ mod log_safe_tests {
         let safe = log_safe(&long);
         assert!(safe.len() < 300, "{}", safe.len());
         assert!(safe.ends_with("(59744 more bytes)"), "{safe}");
+    }
+}
+
+#[cfg(test)]
+mod text_fields_tests {
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::fmt::format::DefaultFields;
+
+    use super::TextFields;
+
+    /// Log lines written into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Capture(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Capture {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().write(buf)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Spans and events with every kind of field, some needing escapes.
+    fn log_some() {
+        let err = std::io::Error::other("disk \"full\"\n");
+        let span = tracing::info_span!(
+            "request",
+            "otel.name" = "POST /legal-moves",
+            plain = "abc-123_x/y",
+            quoted = "say \"hi\"",
+            backslash = r"a\b",
+            newline = "line\nbreak",
+            escape = "\u{1b}[31mred",
+            unicode = "caf\u{e9} \u{2026}",
+            tab = "a\tb",
+            empty = "",
+            neg = -42i64,
+            big = u64::MAX,
+            flag = true,
+            ratio = 0.25f64,
+            absent = Option::<&str>::None,
+            present = Some("yes"),
+            later = tracing::field::Empty,
+            r#type = "raw",
+        );
+        span.record("later", 200i64);
+        span.record("later", "twice");
+        span.in_scope(|| {
+            tracing::info!(status = "200", latency_ms = 0.5, "request completed");
+            tracing::warn!(
+                error = &err as &(dyn std::error::Error + 'static),
+                code = 7u64,
+                "it \"failed\"\n"
+            );
+            tracing::info!(debug = ?vec!["a", "b"], text = %"shown", "");
+        });
+        tracing::info!(only = "fields");
+    }
+
+    fn lines(text: bool) -> String {
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let builder = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .without_time();
+        if text {
+            tracing::subscriber::with_default(builder.fmt_fields(TextFields).finish(), log_some);
+        } else {
+            tracing::subscriber::with_default(
+                builder.fmt_fields(DefaultFields::new()).finish(),
+                log_some,
+            );
+        }
+        String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn text_fields_write_what_default_fields_write() {
+        let expected = lines(false);
+        // Four events (the message and error of the second write their
+        // line breaks as they are, in both).
+        assert_eq!(
+            expected.matches(" INFO ").count() + expected.matches(" WARN ").count(),
+            4,
+            "{expected}"
+        );
+        assert!(expected.contains(r#"quoted="say \"hi\"""#), "{expected}");
+        assert!(expected.contains("plain=\"abc-123_x/y\""), "{expected}");
+        assert_eq!(lines(true), expected);
     }
 }

@@ -43,6 +43,7 @@
 //! (`0:0:0:0`), both players allowed to double, not doubled, and zeros for
 //! the move tokens.
 
+use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
@@ -206,9 +207,20 @@ impl FibsBoard {
 
 impl fmt::Display for FibsBoard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Written into one buffer without the formatting machinery, then
-        // handed over in one piece (the writer runs once per play in
-        // legal-moves answers). At most 53 tokens of 11 bytes each.
+        f.write_str(core::str::from_utf8(self.encode().as_bytes()).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl FibsBoard {
+    /// Appends the board line (what `Display` writes) to `out`, without
+    /// the formatting machinery: legal-moves answers write one per play.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.encode().as_bytes());
+    }
+
+    /// The line, written into one buffer. At most 53 tokens of 11 bytes
+    /// each.
+    fn encode(&self) -> Line {
         let s = &self.setup;
         let mut out = Line {
             buf: [0; 600],
@@ -238,7 +250,7 @@ impl fmt::Display for FibsBoard {
             out.colon_int(i64::from(n));
         }
         out.text(b":0:0:0:0");
-        f.write_str(core::str::from_utf8(out.as_bytes()).map_err(|_| fmt::Error)?)
+        out
     }
 }
 
@@ -249,11 +261,13 @@ struct Line {
 }
 
 impl Line {
+    #[inline]
     fn text(&mut self, text: &[u8]) {
         self.buf[self.len..self.len + text.len()].copy_from_slice(text);
         self.len += text.len();
     }
 
+    #[inline]
     fn int(&mut self, n: i64) {
         if let Ok(digit) = u8::try_from(n)
             && digit < 10
@@ -263,6 +277,19 @@ impl Line {
             self.len += 1;
             return;
         }
+        if (-9..0).contains(&n) {
+            // The other player's points: a minus and one digit.
+            self.buf[self.len] = b'-';
+            self.buf[self.len + 1] = b'0' + n.unsigned_abs() as u8;
+            self.len += 2;
+            return;
+        }
+        self.long_int(n);
+    }
+
+    /// [`Self::int`] for numbers of more than one digit (out of line).
+    #[inline(never)]
+    fn long_int(&mut self, n: i64) {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         let mut v = n.unsigned_abs();
@@ -281,6 +308,7 @@ impl Line {
         self.text(&digits[i..]);
     }
 
+    #[inline]
     fn colon_int(&mut self, n: i64) {
         self.buf[self.len] = b':';
         self.len += 1;

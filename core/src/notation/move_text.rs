@@ -458,8 +458,114 @@ impl fmt::Display for Play {
     /// The play in gnubg's notation, as [`MoveText::from_play`] writes it
     /// (`24/18 13/11*`, `8/5(2) 6/3(2)`; the empty play is empty).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&MoveText::from_play(self), f)
+        let mut text = [0u8; MAX_NOTATION];
+        let len = notation(self, &mut text);
+        f.write_str(core::str::from_utf8(&text[..len]).map_err(|_| fmt::Error)?)
     }
+}
+
+impl Play {
+    /// Appends the play's notation (its `Display`, [`MoveText::from_play`]
+    /// written out) to `out`, without the formatting machinery or an
+    /// allocation of its own: legal-moves answers write one per play.
+    pub fn write_notation(&self, out: &mut Vec<u8>) {
+        let mut text = [0u8; MAX_NOTATION];
+        let len = notation(self, &mut text);
+        out.extend_from_slice(&text[..len]);
+    }
+}
+
+/// Longest notation of a play: four chains (two points and a hit mark
+/// each, `bar/22*`), or fewer chains with hit intermediate points, and
+/// their separators, stay well under it.
+const MAX_NOTATION: usize = 64;
+
+/// Writes `play` as [`MoveText::from_play`] and its `Display` do (the
+/// same steps on arrays instead of vectors) into `out`; returns the length.
+fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
+    // A play has at most four moves, so at most four chains of at most
+    // five points.
+    let mut moves = [Move::new(Point::OFF, Point::OFF); 4];
+    let n = play.moves().len().min(4);
+    moves[..n].copy_from_slice(&play.moves()[..n]);
+    let moves = &mut moves[..n];
+    moves.sort_unstable_by(|a, b| b.from().cmp(&a.from()).then(b.to().cmp(&a.to())));
+    let mut chains = [([(Point::OFF, false); 5], 0usize); 4];
+    let mut count = 0;
+    for mv in moves.iter() {
+        let end = chains[..count].iter_mut().find(|(path, len)| {
+            let last = path[*len - 1].0;
+            last == mv.from() && !last.is_off()
+        });
+        match end {
+            Some((path, len)) if *len < 5 => {
+                path[*len] = (mv.to(), mv.is_hit());
+                *len += 1;
+            }
+            _ => {
+                let chain = &mut chains[count];
+                chain.0[0] = (mv.from(), false);
+                chain.0[1] = (mv.to(), mv.is_hit());
+                chain.1 = 2;
+                count += 1;
+            }
+        }
+    }
+    let chains = &mut chains[..count];
+    // Highest start first; from one start, in the order the chains began
+    // (a stable sort, as `MoveText::from_play`'s).
+    chains.sort_by(|a, b| b.0[0].0.cmp(&a.0[0].0));
+    // Identical chains fold (a hit by any of them marks the fold).
+    let mut segments = [([(Point::OFF, false); 5], 0usize, 0u8); 4];
+    let mut n_segments = 0;
+    for (path, len) in chains.iter() {
+        let path = &path[..*len];
+        if n_segments > 0 {
+            let last = &mut segments[n_segments - 1];
+            if last.1 == path.len() && last.0.iter().zip(path).all(|(a, b)| a.0 == b.0) {
+                last.2 += 1;
+                for (a, b) in last.0.iter_mut().zip(path) {
+                    a.1 |= b.1;
+                }
+                continue;
+            }
+        }
+        let segment = &mut segments[n_segments];
+        segment.0[..path.len()].copy_from_slice(path);
+        segment.1 = path.len();
+        segment.2 = 1;
+        n_segments += 1;
+    }
+    let mut len = 0;
+    let mut put = |bytes: &[u8]| {
+        if let Some(dst) = out.get_mut(len..len + bytes.len()) {
+            dst.copy_from_slice(bytes);
+            len += bytes.len();
+        }
+    };
+    for (i, (path, path_len, count)) in segments[..n_segments].iter().enumerate() {
+        if i > 0 {
+            put(b" ");
+        }
+        // Intermediate points are written only where they hit.
+        let last = path_len - 1;
+        for (j, &(point, hit)) in path[..*path_len].iter().enumerate() {
+            if j > 0 && j < last && !hit {
+                continue;
+            }
+            if j > 0 {
+                put(b"/");
+            }
+            put(point.name().as_bytes());
+            if hit {
+                put(b"*");
+            }
+        }
+        if *count > 1 {
+            put(&[b'(', b'0' + count, b')']);
+        }
+    }
+    len
 }
 
 /// Bit `p` for each point `p` a play hits on.
@@ -476,6 +582,38 @@ mod tests {
     use crate::dice::Die;
     use crate::player::Player;
     use crate::setup::Variant;
+
+    #[test]
+    fn the_array_writer_writes_what_move_text_writes() {
+        // Every play of the 4 000 checked-in positions (core/benches/data)
+        // for all 21 rolls: the allocation-free writer behind `Display`
+        // and `write_notation` against `MoveText::from_play`.
+        use crate::notation::position_id::PositionId;
+        let data = include_str!("../../benches/data/positions.txt");
+        let mut plays = 0;
+        let mut folds = 0;
+        for line in data.lines().filter(|l| !l.starts_with('#')) {
+            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            let pos = Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap();
+            for a in 1..=6 {
+                for b in a..=6 {
+                    for &play in pos.legal_plays(dice(a, b)).iter() {
+                        let expected = MoveText::from_play(&play).to_string();
+                        assert_eq!(play.to_string(), expected);
+                        let mut out = alloc::vec![b'x'];
+                        play.write_notation(&mut out);
+                        assert_eq!(&out[1..], expected.as_bytes());
+                        plays += 1;
+                        folds += usize::from(expected.contains('('));
+                    }
+                }
+            }
+        }
+        assert!(
+            plays > 100_000 && folds > 1_000,
+            "{plays} plays, {folds} folds"
+        );
+    }
 
     fn dice(a: u8, b: u8) -> Dice {
         Dice::new(Die::new(a), Die::new(b))

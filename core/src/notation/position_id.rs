@@ -85,27 +85,64 @@ impl PositionId {
         setup
     }
 
-    /// The 80 bits of the key as a big-endian number: the key's byte 0 in
-    /// the top 8 bits, each byte least significant bit first (gnubg's
-    /// order), 48 zero bits below.
-    fn key(&self) -> u128 {
-        // Little-endian bit stream: checkers as 1s, each point closed by a 0.
-        let mut stream = 0u128;
-        let mut bit = 0u32;
+    /// The key's 10 bytes (gnubg's order: each byte least significant bit
+    /// first), and 6 zero bytes: the little-endian bit
+    /// stream, checkers as 1s, each point closed by a 0, written a byte
+    /// at a time as it fills.
+    fn key_bytes(&self) -> [u8; 16] {
+        let mut key = [0u8; 16];
+        let mut at = 0;
+        // Bits not yet written, lowest first; `filled` of them.
+        let mut acc = 0u64;
+        let mut filled = 0u32;
         for side in [&self.opponent, &self.on_roll] {
             for &n in side {
-                let n = u32::from(n);
-                if bit < 80 {
-                    let ones = if n >= 80 { u128::MAX } else { (1u128 << n) - 1 };
-                    stream |= ones << bit;
+                // At most 15 in any position; the clamp keeps the shifts
+                // in range for any value (the key holds 80 bits anyway).
+                let n = u32::from(n).min(48);
+                acc |= ((1u64 << n) - 1) << filled;
+                filled += n + 1;
+                while filled >= 8 {
+                    if at < 10 {
+                        key[at] = acc as u8;
+                    }
+                    at += 1;
+                    acc >>= 8;
+                    filled -= 8;
                 }
-                bit += n + 1;
             }
         }
-        let bytes = (stream & ((1u128 << 80) - 1)).to_le_bytes();
-        let mut key = [0u8; 16];
-        key[..10].copy_from_slice(&bytes[..10]);
-        u128::from_be_bytes(key)
+        if at < 10 {
+            key[at] = acc as u8;
+        }
+        key
+    }
+}
+
+impl PositionId {
+    /// The 14 characters of the ID, as [`Display`](fmt::Display) writes
+    /// them, without the formatting machinery (legal-moves answers write
+    /// one per play).
+    #[must_use]
+    pub fn encode(&self) -> [u8; 14] {
+        // Base64 of the 10 key bytes: three groups of three bytes (four
+        // characters each), then the last byte (two characters).
+        let key = self.key_bytes();
+        let mut out = [0u8; 14];
+        let sextet = |v: u32| ALPHABET[(v & 63) as usize];
+        for g in 0..3 {
+            let v = u32::from(key[3 * g]) << 16
+                | u32::from(key[3 * g + 1]) << 8
+                | u32::from(key[3 * g + 2]);
+            out[4 * g] = sextet(v >> 18);
+            out[4 * g + 1] = sextet(v >> 12);
+            out[4 * g + 2] = sextet(v >> 6);
+            out[4 * g + 3] = sextet(v);
+        }
+        let last = u32::from(key[9]);
+        out[12] = sextet(last >> 2);
+        out[13] = sextet(last << 4);
+        out
     }
 }
 
@@ -113,13 +150,7 @@ impl fmt::Display for PositionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Base64 of the 10 key bytes without padding: 14 six-bit groups,
         // most significant first.
-        let key = self.key();
-        let mut out = [0u8; 14];
-        for (i, c) in out.iter_mut().enumerate() {
-            let v = (key >> (122 - 6 * i)) & 63;
-            *c = ALPHABET[v as usize];
-        }
-        f.write_str(core::str::from_utf8(&out).map_err(|_| fmt::Error)?)
+        f.write_str(core::str::from_utf8(&self.encode()).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -202,5 +233,21 @@ mod tests {
             "//////////////".parse::<PositionId>(),
             Err(ParsePositionIdError::Bits)
         );
+    }
+
+    #[test]
+    fn the_checked_in_positions_round_trip() {
+        // 4 000 IDs of four classes (core/benches/data): parsing and
+        // writing again gives the same text, byte for byte.
+        let data = include_str!("../../benches/data/positions.txt");
+        let mut n = 0;
+        for line in data.lines().filter(|l| !l.starts_with('#')) {
+            let text = line.split_whitespace().nth(1).unwrap();
+            let id: PositionId = text.parse().unwrap();
+            assert_eq!(&id.encode(), text.as_bytes(), "{text}");
+            assert_eq!(id.to_string(), text);
+            n += 1;
+        }
+        assert_eq!(n, 4000);
     }
 }

@@ -36,6 +36,7 @@
 //! [`Xgid::match_state`], [`Xgid::cube_rules`] and [`Xgid::rolled_dice`]
 //! turn them into the crate's vocabulary, so no caller decodes the bits.
 
+use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
@@ -340,10 +341,17 @@ fn letter(count: u8, base: u8) -> u8 {
     }
 }
 
-impl fmt::Display for Xgid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // "XGID=" and the 26 board characters in one piece (the writer
-        // runs once per play in legal-moves answers).
+impl Xgid {
+    /// Appends the XGID (what `Display` writes) to `out`, without the
+    /// formatting machinery: legal-moves answers write one per play.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        let (board, tail) = self.encode();
+        out.extend_from_slice(&board);
+        out.extend_from_slice(tail.as_bytes());
+    }
+
+    /// `XGID=` and the 26 board characters, and the nine fields after them.
+    fn encode(&self) -> ([u8; 31], Tail) {
         let setup = &self.setup;
         let mut board = *b"XGID=--------------------------";
         board[5] = letter(setup.bar.o, b'a');
@@ -380,6 +388,15 @@ impl fmt::Display for Xgid {
         tail.int(i64::from(self.rules_field()));
         tail.int(i64::from(self.match_length));
         tail.int(i64::from(self.max_cube.log2()));
+        (board, tail)
+    }
+}
+
+impl fmt::Display for Xgid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // "XGID=" and the 26 board characters in one piece (the writer
+        // runs once per play in legal-moves answers).
+        let (board, tail) = self.encode();
         f.write_str(core::str::from_utf8(&board).map_err(|_| fmt::Error)?)?;
         f.write_str(core::str::from_utf8(tail.as_bytes()).map_err(|_| fmt::Error)?)
     }
@@ -402,13 +419,28 @@ impl Default for Tail {
 }
 
 impl Tail {
+    #[inline]
     fn text(&mut self, text: &[u8]) {
         self.buf[self.len] = b':';
         self.buf[self.len + 1..self.len + 1 + text.len()].copy_from_slice(text);
         self.len += 1 + text.len();
     }
 
+    #[inline]
     fn int(&mut self, n: i64) {
+        if let Ok(digit) = u8::try_from(n)
+            && digit < 10
+        {
+            // Nearly every field: one digit.
+            self.text(&[b'0' + digit]);
+            return;
+        }
+        self.long_int(n);
+    }
+
+    /// [`Self::int`] for numbers of more than one digit (out of line).
+    #[inline(never)]
+    fn long_int(&mut self, n: i64) {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         let mut v = n.unsigned_abs();

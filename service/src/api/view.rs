@@ -44,7 +44,9 @@ impl PositionView {
 
     /// The gnubg Position ID.
     pub fn position_id(&self) -> String {
-        self.position_id_value().to_string()
+        ascii_string(14, |out| {
+            out.extend_from_slice(&self.position_id_value().encode());
+        })
     }
 
     /// The gnubg Position ID to write (its `Display`).
@@ -54,7 +56,7 @@ impl PositionView {
 
     /// The XGID, with the request's cube, score and match fields.
     pub fn xgid(&self) -> String {
-        self.xgid_value().to_string()
+        ascii_string(64, |out| self.xgid_value().write_to(out))
     }
 
     /// The XGID to write (its `Display`), with the request's cube, score
@@ -75,7 +77,7 @@ impl PositionView {
     /// The FIBS board string, with the request XGID's score, match length
     /// and cube value.
     pub fn fibs(&self) -> String {
-        self.fibs_value().to_string()
+        ascii_string(160, |out| self.fibs_value().write_to(out))
     }
 
     /// The FIBS board to write (its `Display`), with the request XGID's
@@ -112,6 +114,21 @@ impl PositionView {
             turn: self.position.turn(),
         }
     }
+}
+
+/// A play's gnubg notation (its `Display`) as a string, by the byte
+/// writer (legal-moves answers make one per play).
+pub fn notation(play: &bgref_core::Play) -> String {
+    ascii_string(32, |out| play.write_notation(out))
+}
+
+/// The text a notation byte writer writes, as a `String` made in one
+/// allocation of about `capacity` bytes, without the formatting machinery.
+fn ascii_string(capacity: usize, write: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut bytes = Vec::with_capacity(capacity);
+    write(&mut bytes);
+    // The writers write ASCII only.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// What each play of a legal-moves answer carries besides its notation:

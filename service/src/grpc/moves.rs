@@ -55,7 +55,7 @@ pub(super) fn play_out(p: &PlayView) -> proto::Play {
 /// A legal play with what `fields` names.
 fn play_fields_out(p: &PlayView, fields: Fields) -> proto::Play {
     proto::Play {
-        notation: p.play.to_string(),
+        notation: crate::api::view::notation(&p.play),
         moves: if fields.has(Fields::MOVES) {
             moves_out(&p.play)
         } else {

@@ -395,12 +395,19 @@ impl From<&Applied> for ApplyMoveResponse {
 }
 
 /// The body of a backgammon legal-moves answer written straight from the
-/// domain values into one buffer, with no string or vector per play and
-/// no serializer: the same bytes as `LegalMovesResponse::new(answer,
-/// fields)` serialized by serde_json (the tests compare them), at a
-/// fraction of the cost. Strings are escaped as serde_json escapes them
-/// (none of the notations needs it, but a string that would is handed to
-/// serde_json).
+/// domain values into one buffer, with no string or vector per play, no
+/// serializer and no formatting machinery: the same bytes as
+/// `LegalMovesResponse::new(answer, fields)` serialized by serde_json (the
+/// tests compare them), at a fraction of the cost. The notations are
+/// written by bgref-core's byte writers ([`Play::write_notation`],
+/// [`PositionId::encode`], [`Xgid::write_to`], [`FibsBoard::write_to`]);
+/// none of their characters (ASCII letters, digits, `/*()+:=-` and the
+/// space) needs escaping in JSON, so they go between quotes as they are.
+///
+/// [`Play::write_notation`]: bgref_core::Play::write_notation
+/// [`PositionId::encode`]: bgref_core::notation::position_id::PositionId::encode
+/// [`Xgid::write_to`]: bgref_core::notation::xgid::Xgid::write_to
+/// [`FibsBoard::write_to`]: bgref_core::notation::fibs::FibsBoard::write_to
 #[derive(Debug, Clone, Copy)]
 pub struct LegalMovesJson<'a> {
     /// The answer.
@@ -410,32 +417,38 @@ pub struct LegalMovesJson<'a> {
 }
 
 impl LegalMovesJson<'_> {
-    /// A capacity that holds the body without growing in nearly every
-    /// case (an opening position's play with every field is about 480
-    /// bytes).
-    pub fn size_hint(&self) -> usize {
+    /// The most one play takes with `fields` (an opening position's play
+    /// with every field is about 480 bytes): reserved before each play, so
+    /// a play's writes never grow the buffer.
+    fn per_play(&self) -> usize {
         let f = self.fields;
         let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
-        let per_play = 40
-            + part(Fields::MOVES, 160)
+        64 + part(Fields::MOVES, 4 * 40)
             + part(Fields::POSITION_ID, 32)
-            + part(Fields::XGID, 72)
-            + part(Fields::BOARD, 160)
-            + part(Fields::FIBS, 150)
-            + part(Fields::PIPS, 28);
-        48 + self.answer.plays.len() * per_play
+            + part(Fields::XGID, 96)
+            + part(Fields::BOARD, 24 * 4 + 80)
+            + part(Fields::FIBS, 300)
+            + part(Fields::PIPS, 40)
+    }
+
+    /// A capacity that holds the body without growing.
+    pub fn size_hint(&self) -> usize {
+        64 + self.answer.plays.len() * self.per_play()
     }
 
     /// Appends the body to `out`.
     pub fn write(&self, out: &mut Vec<u8>) {
         let fields = self.fields;
+        let per_play = self.per_play();
         out.extend_from_slice(b"{\"plays\":[");
         for (i, view) in self.answer.plays.iter().enumerate() {
+            out.reserve(per_play);
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(b"{\"notation\":");
-            write_text(out, view.play);
+            out.extend_from_slice(b"{\"notation\":\"");
+            view.play.write_notation(out);
+            out.push(b'"');
             if fields.has(Fields::MOVES) {
                 out.extend_from_slice(b",\"moves\":[");
                 for (j, m) in view.play.moves().iter().enumerate() {
@@ -484,22 +497,43 @@ fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
         out.extend_from_slice(name);
     };
     if fields.has(Fields::POSITION_ID) {
-        key(out, b"\"position_id\":");
-        write_text(out, view.position_id_value());
+        key(out, b"\"position_id\":\"");
+        out.extend_from_slice(&view.position_id_value().encode());
+        out.push(b'"');
     }
     if fields.has(Fields::XGID) {
-        key(out, b"\"xgid\":");
-        write_text(out, view.xgid_value());
+        key(out, b"\"xgid\":\"");
+        view.xgid_value().write_to(out);
+        out.push(b'"');
     }
     if fields.has(Fields::BOARD) {
         key(out, b"\"board\":{\"points\":[");
         let board = view.board();
-        for (i, n) in board.points.iter().enumerate() {
+        // The 24 counts written on the stack, then copied in one piece.
+        let mut points = [0u8; 24 * 5];
+        let mut len = 0;
+        for (i, &n) in board.points.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                points[len] = b',';
+                len += 1;
             }
-            write_int(out, i64::from(*n));
+            if n < 0 {
+                points[len] = b'-';
+                len += 1;
+            }
+            let v = n.unsigned_abs();
+            if v >= 100 {
+                points[len] = b'0' + v / 100;
+                len += 1;
+            }
+            if v >= 10 {
+                points[len] = b'0' + v / 10 % 10;
+                len += 1;
+            }
+            points[len] = b'0' + v % 10;
+            len += 1;
         }
+        out.extend_from_slice(&points[..len]);
         out.extend_from_slice(b"],\"bar\":");
         write_counts(out, board.bar.map(u32::from));
         out.extend_from_slice(b",\"off\":");
@@ -511,8 +545,9 @@ fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
         });
     }
     if fields.has(Fields::FIBS) {
-        key(out, b"\"fibs\":");
-        write_text(out, view.fibs_value());
+        key(out, b"\"fibs\":\"");
+        view.fibs_value().write_to(out);
+        out.push(b'"');
     }
     if fields.has(Fields::PIPS) {
         key(out, b"\"pips\":");
@@ -530,60 +565,22 @@ fn write_counts(out: &mut Vec<u8>, counts: bgref_core::ByPlayer<u32>) {
     out.push(b'}');
 }
 
-/// An integer in decimal, as serde_json writes it (with the same `itoa`).
+/// An integer in decimal, as serde_json writes it: one or two bytes
+/// pushed for the small numbers a board is made of, else `itoa` (what
+/// serde_json itself uses).
+#[inline]
 fn write_int(out: &mut Vec<u8>, n: i64) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
-}
-
-/// A `Display` value as a JSON string: written on the stack, then copied
-/// between quotes when nothing in it needs escaping (the notations never
-/// do), else escaped by serde_json.
-fn write_text(out: &mut Vec<u8>, value: impl std::fmt::Display) {
-    use std::fmt::Write as _;
-    let mut text = StackText {
-        bytes: [0; 256],
-        len: 0,
-    };
-    if write!(text, "{value}").is_err() {
-        // Longer than the buffer (no notation is).
-        let _ = serde_json::to_writer(&mut *out, &value.to_string());
-        return;
-    }
-    let bytes = &text.bytes[..text.len];
-    if bytes
-        .iter()
-        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0x7f)
-    {
-        out.push(b'"');
-        out.extend_from_slice(bytes);
-        out.push(b'"');
-    } else {
-        let _ = serde_json::to_writer(&mut *out, text.as_str());
-    }
-}
-
-/// A short text written on the stack; writing more than fits fails.
-struct StackText {
-    bytes: [u8; 256],
-    len: usize,
-}
-
-impl StackText {
-    fn as_str(&self) -> &str {
-        // Only whole `&str`s are written, so the bytes are UTF-8.
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(std::fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
+    match n {
+        0..=9 => out.push(b'0' + n as u8),
+        10..=99 => {
+            out.push(b'0' + (n / 10) as u8);
+            out.push(b'0' + (n % 10) as u8);
+        }
+        -9..=-1 => {
+            out.push(b'-');
+            out.push(b'0' + (-n) as u8);
+        }
+        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
     }
 }
 

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The server's user-space instructions per request, under valgrind's
+# callgrind (issue 11): a figure that, unlike requests per second, does not
+# move with the load of a shared machine.
+#
+# Starts the release `bgref` (default configuration: info logging to a
+# file, metrics, every layer) under `valgrind --tool=callgrind` with
+# collection off, warms it up, turns instrumentation on, sends the load, dumps
+# the counters and divides the instructions (all threads) by the requests.
+#
+#   http         300 sequential `POST /legal-moves` (the opening position,
+#                3-1: 16 plays) on one HTTP/1.1 connection
+#   http-fields  the same with `"fields": ["position_id"]`
+#   grpc         `LegalMoves`, 8 calls in flight on one HTTP/2 connection
+#                for 4 s (bench-grpc-load)
+#   grpc-fields  the same with `--fields position_id`
+#   http-echo / grpc-echo  the bare axum / tonic echo of 300 bytes
+#
+# Usage: bench/callgrind.sh [CASE...]   (default: http http-fields grpc grpc-fields)
+# Needs valgrind (Debian package `valgrind`) and python3; BENCH_BUILD=0
+# uses the binaries already built; BENCH_BGREF names another bgref binary
+# (e.g. one built from main); BENCH_KEEP=1 keeps the callgrind
+# output (for callgrind_annotate).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+BIN="$TARGET/release"
+CASES=("$@")
+[[ ${#CASES[@]} -gt 0 ]] || CASES=(http http-fields grpc grpc-fields)
+
+command -v valgrind >/dev/null || { echo "error: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
+if [[ "${BENCH_BUILD:-1}" == 1 ]]; then
+  (cd "$ROOT" && cargo build --release -p bgref-service -p bgref-bench --bins)
+fi
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/bgref-callgrind.XXXXXX")"
+SERVER=""
+cleanup() {
+  local rc=$?
+  [[ -n "$SERVER" ]] && { kill -TERM "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; }
+  if [[ "${BENCH_KEEP:-0}" == 1 || $rc -ne 0 ]]; then echo "work directory kept: $WORK"; else rm -rf "$WORK"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# N sequential POSTs of BODY to URL on one connection; fails on a non-200.
+http_load() {
+  python3 - "$@" <<'EOF'
+import http.client, sys
+port, path, body, n = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode(), int(sys.argv[4])
+c = http.client.HTTPConnection("127.0.0.1", port)
+for _ in range(n):
+    c.request("POST", path, body, {"content-type": "application/json"})
+    r = c.getresponse(); r.read()
+    if r.status != 200: sys.exit(f"status {r.status}")
+EOF
+}
+
+LEGAL_MOVES='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}'
+LEGAL_MOVES_FIELDS='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1],"fields":["position_id"]}'
+ECHO="$(head -c 300 /dev/zero | tr '\0' x)"
+
+for case in "${CASES[@]}"; do
+  port=$(free_port)
+  out="$WORK/callgrind.$case"
+  case $case in
+    http-echo | grpc-echo) server=("$BIN/bench-echo-${case%-echo}" "127.0.0.1:$port") ;;
+    *) server=("${BENCH_BGREF:-$BIN/bgref}" --listen "127.0.0.1:$port") ;;
+  esac
+  BGREF_DICE_SECRET=6c622d746573742d6c622d746573742d6c622d746573742d6c622d746573742d \
+  BGREF_SIGNING_KEY=4c8e2bb0a54b6ce1d3a79e9d1e1e2f5f0b2a8f1c7d6e5a4b3c2d1e0f9a8b7c6d \
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
+    "${server[@]}" >/dev/null 2>"$WORK/server.$case.log" &
+  SERVER=$!
+  for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  grpc() { "$BIN/bench-grpc-load" "http://127.0.0.1:$port" "$@" --concurrency 8 --connections 1 --warmup 0 2>/dev/null; }
+  # Warm-up, not counted.
+  case $case in
+    http | http-fields) http_load "$port" /legal-moves "$LEGAL_MOVES" 50 ;;
+    http-echo) http_load "$port" /echo "$ECHO" 50 ;;
+    grpc) grpc legal-moves --duration 2 >/dev/null ;;
+    grpc-fields) grpc legal-moves --fields position_id --duration 2 >/dev/null ;;
+    grpc-echo) grpc echo --duration 2 >/dev/null ;;
+    *) echo "error: unknown case $case" >&2; exit 2 ;;
+  esac
+  callgrind_control -i on "$SERVER" >/dev/null
+  case $case in
+    http) http_load "$port" /legal-moves "$LEGAL_MOVES" 300; n=300 ;;
+    http-fields) http_load "$port" /legal-moves "$LEGAL_MOVES_FIELDS" 300; n=300 ;;
+    http-echo) http_load "$port" /echo "$ECHO" 300; n=300 ;;
+    grpc) n=$(grpc legal-moves --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
+    grpc-fields) n=$(grpc legal-moves --fields position_id --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
+    grpc-echo) n=$(grpc echo --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
+  esac
+  callgrind_control -i off "$SERVER" >/dev/null
+  kill -TERM "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+  ir=$(awk '/^totals:/ {print $2}' "$out")
+  awk -v c="$case" -v n="$n" -v ir="$ir" 'BEGIN { printf "%-12s %6d requests  %8.0f instructions per request\n", c, n, ir / n }'
+done
