@@ -509,17 +509,9 @@ async fn http2_clients_that_never_read_hold_bounded_memory() {
         attackers.push(tokio::spawn(async move {
             let mut pending = Vec::new();
             for _ in 0..STREAMS {
-                let Ok(mut client) = client.clone().ready().await else {
+                let Some(response) = h2_post_legal_moves(&client, &body).await else {
                     break;
                 };
-                let request = http::Request::post("/legal-moves")
-                    .header("content-type", "application/json")
-                    .body(())
-                    .unwrap();
-                let Ok((response, mut send)) = client.send_request(request, false) else {
-                    break;
-                };
-                let _ = send.send_data(bytes::Bytes::from(body.clone()), true);
                 // Never read: the response is held, its body never released.
                 pending.push(response);
             }
@@ -1125,6 +1117,22 @@ impl Probes {
     }
 }
 
+/// Sends `POST /legal-moves` with `body` on an HTTP/2 connection once it
+/// takes another stream; `None` when it no longer does.
+async fn h2_post_legal_moves(
+    client: &h2::client::SendRequest<bytes::Bytes>,
+    body: &str,
+) -> Option<h2::client::ResponseFuture> {
+    let mut client = client.clone().ready().await.ok()?;
+    let request = http::Request::post("/legal-moves")
+        .header("content-type", "application/json")
+        .body(())
+        .unwrap();
+    let (response, mut send) = client.send_request(request, false).ok()?;
+    let _ = send.send_data(bytes::Bytes::from(body.to_owned()), true);
+    Some(response)
+}
+
 /// One HTTP/2 client that keeps `streams` requests for a 1 MB answer in
 /// flight on one connection until `stop`: each stream waits for the
 /// answer's head (computed in full before it is sent), then is reset, and
@@ -1152,17 +1160,9 @@ async fn flood_huge_answers(
         tasks.push(tokio::spawn(async move {
             let mut answered = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let Ok(mut client) = client.clone().ready().await else {
+                let Some(response) = h2_post_legal_moves(&client, &body).await else {
                     break;
                 };
-                let request = http::Request::post("/legal-moves")
-                    .header("content-type", "application/json")
-                    .body(())
-                    .unwrap();
-                let Ok((response, mut send)) = client.send_request(request, false) else {
-                    break;
-                };
-                let _ = send.send_data(bytes::Bytes::from(body.clone()), true);
                 // Dropping the answer resets its stream.
                 match response.await {
                     Ok(response) if response.status() == 200 => answered += 1,
