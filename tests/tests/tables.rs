@@ -613,6 +613,14 @@ fn proto_new_game(start: &Value) -> proto::NewGameRequest {
                 length: n as u32,
                 ..Default::default()
             }),
+        tables_rules: match start["tables_rules"]["hit_and_run"].as_str() {
+            None => None,
+            Some("forbidden_in_home") => Some(proto::TablesRules {
+                hit_and_run: proto::HitAndRun::ForbiddenInHome as i32,
+                ..Default::default()
+            }),
+            Some(other) => panic!("hit_and_run {other} not mapped in this test"),
+        },
         ..Default::default()
     }
 }
@@ -838,6 +846,85 @@ async fn whole_tables_games_through_the_game_flow_over_both_protocols() {
             assert_eq!(problem["type"], "not-exportable");
         }
     }
+}
+
+/// Tavla under "no hit-and-run in the home board" ([W-Tv], [BGE-Tv];
+/// docs/variants.md, Tavla): whole games through the game flow, over both
+/// protocols in lock step. No play the referee offers moves the hitter on:
+/// on a home-board point where a hit happened (the mover had no checker
+/// there, only the opposing blot), fewer checkers may leave than arrived,
+/// as one of them, the hitter, stays. Every offered play is accepted, and
+/// the transcripts verify.
+#[tokio::test]
+async fn tavla_games_under_the_hit_and_run_rule_through_the_game_flow() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    // The moves of a play as (from, to, hit).
+    let moves = |play: &Value| -> Vec<(u64, u64, bool)> {
+        play["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let at = |k: &str| m[k].as_u64().unwrap();
+                (at("from"), at("to"), m["hit"] == true)
+            })
+            .collect()
+    };
+    let hitter_moved_on = |moves: &[(u64, u64, bool)]| {
+        (1..=6).any(|n| {
+            let hit = moves.iter().any(|&(_, to, hit)| hit && to == n);
+            let arrived = moves.iter().filter(|&&(_, to, _)| to == n).count();
+            let left = moves.iter().filter(|&&(from, _, _)| from == n).count();
+            hit && left >= arrived
+        })
+    };
+    // 8/5*/3 moves the hitter on; 6/4*/2 6/4 need not (the other checker
+    // from 6 goes on).
+    assert!(hitter_moved_on(&[(8, 5, true), (5, 3, false)]));
+    assert!(!hitter_moved_on(&[
+        (6, 4, true),
+        (6, 4, false),
+        (4, 2, false)
+    ]));
+    let (mut home_hits, mut plays_seen) = (0, 0);
+    for k in 0..3u64 {
+        let start = json!({"match_id": format!("tavla-har-{k}"), "client_seed": "a:b",
+            "variant": "tavla", "match": {"length": 1},
+            "tables_rules": {"hit_and_run": "forbidden_in_home"}});
+        let played = play_games(
+            &server,
+            Some(&mut grpc),
+            &start,
+            7000 + k,
+            Bot::Random,
+            |_| false,
+        )
+        .await;
+        for view in &played.views {
+            for play in view["plays"].as_array().into_iter().flatten() {
+                plays_seen += 1;
+                let moves = moves(play);
+                assert!(
+                    !hitter_moved_on(&moves),
+                    "{} offered in {view}",
+                    play["notation"]
+                );
+                home_hits += usize::from(
+                    moves
+                        .iter()
+                        .any(|&(_, to, hit)| hit && (1..=6).contains(&to)),
+                );
+            }
+        }
+        assert_eq!(played.views.last().unwrap()["phase"], "match_over");
+        verifies(&server, &mut grpc, &start, &played).await;
+    }
+    // The rule had something to act on: plays that hit in the home board.
+    assert!(
+        home_hits > 0,
+        "{home_hits} home-board hits in {plays_seen} plays"
+    );
 }
 
 #[tokio::test]
