@@ -194,48 +194,21 @@ impl MoveText {
     /// The text of a play, in gnubg's form (see the module docs).
     #[must_use]
     pub fn from_play(play: &Play) -> MoveText {
-        let mut moves: Vec<Move> = play.moves().to_vec();
-        moves.sort_by(|a, b| b.from().cmp(&a.from()).then(b.to().cmp(&a.to())));
-        // Chains as lists of (point, hit).
-        let mut chains: Vec<Vec<(Point, bool)>> = Vec::new();
-        for mv in moves {
-            let end = chains.iter_mut().find(|c| {
-                let last = c[c.len() - 1].0;
-                last == mv.from() && !last.is_off()
-            });
-            match end {
-                Some(chain) => chain.push((mv.to(), mv.is_hit())),
-                None => chains.push(alloc::vec![(mv.from(), false), (mv.to(), mv.is_hit())]),
-            }
-        }
-        // Highest start first; from one start, in the order the chains began.
-        chains.sort_by(|a, b| b[0].0.cmp(&a[0].0));
-        // Identical chains fold (a hit by any of them marks the fold).
-        let mut segments: Vec<Segment> = Vec::new();
-        for path in chains {
-            match segments.last_mut() {
-                Some(last)
-                    if last.path.len() == path.len()
-                        && last.path.iter().zip(&path).all(|(a, b)| a.0 == b.0) =>
-                {
-                    last.count += 1;
-                    for (a, b) in last.path.iter_mut().zip(&path) {
-                        a.1 |= b.1;
-                    }
-                }
-                _ => segments.push(Segment { path, count: 1 }),
-            }
-        }
-        // Intermediate points are written only where they hit.
-        for segment in &mut segments {
-            let last = segment.path.len() - 1;
-            let mut i = 0;
-            segment.path.retain(|&(_, hit)| {
-                let keep = i == 0 || i == last || hit;
-                i += 1;
-                keep
-            });
-        }
+        let folded = FoldedChains::of(play);
+        let segments = folded
+            .iter()
+            .map(|(path, count)| {
+                // Intermediate points are written only where they hit.
+                let last = path.len() - 1;
+                let path = path
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &(_, hit))| i == 0 || i == last || hit)
+                    .map(|(_, &step)| step)
+                    .collect();
+                Segment { path, count }
+            })
+            .collect();
         MoveText { segments }
     }
 
@@ -480,62 +453,90 @@ impl Play {
 /// their separators, stay well under it.
 const MAX_NOTATION: usize = 64;
 
-/// Writes `play` as [`MoveText::from_play`] and its `Display` do (the
-/// same steps on arrays instead of vectors) into `out`; returns the length.
-fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
-    // A play has at most four moves, so at most four chains of at most
-    // five points.
-    let mut moves = [Move::new(Point::OFF, Point::OFF); 4];
-    let n = play.moves().len().min(4);
-    moves[..n].copy_from_slice(&play.moves()[..n]);
-    let moves = &mut moves[..n];
-    moves.sort_unstable_by(|a, b| b.from().cmp(&a.from()).then(b.to().cmp(&a.to())));
-    let mut chains = [([(Point::OFF, false); 5], 0usize); 4];
-    let mut count = 0;
-    for mv in moves.iter() {
-        let end = chains[..count].iter_mut().find(|(path, len)| {
-            let last = path[*len - 1].0;
-            last == mv.from() && !last.is_off()
-        });
-        match end {
-            Some((path, len)) if *len < 5 => {
-                path[*len] = (mv.to(), mv.is_hit());
-                *len += 1;
-            }
-            _ => {
-                let chain = &mut chains[count];
-                chain.0[0] = (mv.from(), false);
-                chain.0[1] = (mv.to(), mv.is_hit());
-                chain.1 = 2;
-                count += 1;
-            }
-        }
-    }
-    let chains = &mut chains[..count];
-    // Highest start first; from one start, in the order the chains began
-    // (a stable sort, as `MoveText::from_play`'s).
-    chains.sort_by(|a, b| b.0[0].0.cmp(&a.0[0].0));
-    // Identical chains fold (a hit by any of them marks the fold).
-    let mut segments = [([(Point::OFF, false); 5], 0usize, 0u8); 4];
-    let mut n_segments = 0;
-    for (path, len) in chains.iter() {
-        let path = &path[..*len];
-        if n_segments > 0 {
-            let last = &mut segments[n_segments - 1];
-            if last.1 == path.len() && last.0.iter().zip(path).all(|(a, b)| a.0 == b.0) {
-                last.2 += 1;
-                for (a, b) in last.0.iter_mut().zip(path) {
-                    a.1 |= b.1;
+/// A chain's points (with hit marks; the first `.1` are used) and how many
+/// checkers make it.
+type FoldedChain = ([(Point, bool); 5], usize, u8);
+
+/// A play's chains of points (with hit marks) in gnubg's order, identical
+/// chains folded into one with its count: at most four chains of at most
+/// five points, on the stack. [`MoveText::from_play`] and the notation
+/// writer behind `Display` and [`Play::write_notation`] both read it.
+struct FoldedChains {
+    chains: [FoldedChain; 4],
+    len: usize,
+}
+
+impl FoldedChains {
+    fn of(play: &Play) -> FoldedChains {
+        // A play has at most four moves, so at most four chains of at most
+        // five points.
+        let mut moves = [Move::new(Point::OFF, Point::OFF); 4];
+        let n = play.moves().len().min(4);
+        moves[..n].copy_from_slice(&play.moves()[..n]);
+        let moves = &mut moves[..n];
+        moves.sort_unstable_by(|a, b| b.from().cmp(&a.from()).then(b.to().cmp(&a.to())));
+        let mut chains = [([(Point::OFF, false); 5], 0usize); 4];
+        let mut count = 0;
+        for mv in moves.iter() {
+            let end = chains[..count].iter_mut().find(|(path, len)| {
+                let last = path[*len - 1].0;
+                last == mv.from() && !last.is_off()
+            });
+            match end {
+                Some((path, len)) if *len < 5 => {
+                    path[*len] = (mv.to(), mv.is_hit());
+                    *len += 1;
                 }
-                continue;
+                _ => {
+                    let chain = &mut chains[count];
+                    chain.0[0] = (mv.from(), false);
+                    chain.0[1] = (mv.to(), mv.is_hit());
+                    chain.1 = 2;
+                    count += 1;
+                }
             }
         }
-        let segment = &mut segments[n_segments];
-        segment.0[..path.len()].copy_from_slice(path);
-        segment.1 = path.len();
-        segment.2 = 1;
-        n_segments += 1;
+        let chains = &mut chains[..count];
+        // Highest start first; from one start, in the order the chains
+        // began (a stable sort).
+        chains.sort_by(|a, b| b.0[0].0.cmp(&a.0[0].0));
+        // Identical chains fold (a hit by any of them marks the fold).
+        let mut folded = FoldedChains {
+            chains: [([(Point::OFF, false); 5], 0, 0); 4],
+            len: 0,
+        };
+        for (path, len) in chains.iter() {
+            let path = &path[..*len];
+            if folded.len > 0 {
+                let last = &mut folded.chains[folded.len - 1];
+                if last.1 == path.len() && last.0.iter().zip(path).all(|(a, b)| a.0 == b.0) {
+                    last.2 += 1;
+                    for (a, b) in last.0.iter_mut().zip(path) {
+                        a.1 |= b.1;
+                    }
+                    continue;
+                }
+            }
+            let chain = &mut folded.chains[folded.len];
+            chain.0[..path.len()].copy_from_slice(path);
+            chain.1 = path.len();
+            chain.2 = 1;
+            folded.len += 1;
+        }
+        folded
     }
+
+    /// Each chain's points, and how many checkers make it.
+    fn iter(&self) -> impl Iterator<Item = (&[(Point, bool)], u8)> {
+        self.chains[..self.len]
+            .iter()
+            .map(|(path, len, count)| (&path[..*len], *count))
+    }
+}
+
+/// Writes `play` as [`MoveText::from_play`] and its `Display` do, into
+/// `out`; returns the length.
+fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
     let mut len = 0;
     let mut put = |bytes: &[u8]| {
         if let Some(dst) = out.get_mut(len..len + bytes.len()) {
@@ -543,13 +544,13 @@ fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
             len += bytes.len();
         }
     };
-    for (i, (path, path_len, count)) in segments[..n_segments].iter().enumerate() {
+    for (i, (path, count)) in FoldedChains::of(play).iter().enumerate() {
         if i > 0 {
             put(b" ");
         }
         // Intermediate points are written only where they hit.
-        let last = path_len - 1;
-        for (j, &(point, hit)) in path[..*path_len].iter().enumerate() {
+        let last = path.len() - 1;
+        for (j, &(point, hit)) in path.iter().enumerate() {
             if j > 0 && j < last && !hit {
                 continue;
             }
@@ -561,7 +562,7 @@ fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
                 put(b"*");
             }
         }
-        if *count > 1 {
+        if count > 1 {
             put(&[b'(', b'0' + count, b')']);
         }
     }
