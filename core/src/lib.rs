@@ -69,6 +69,7 @@ extern crate std;
 mod board;
 mod cube;
 mod dice;
+mod digits;
 mod game;
 mod movegen;
 mod play;

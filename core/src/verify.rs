@@ -71,20 +71,6 @@ fn keyed(key: &[u8]) -> HmacSha256 {
     }
 }
 
-/// The decimal ASCII digits of `n`, written to the end of `buf`.
-fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        // `n % 10` is below 10, so the cast cannot truncate.
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[i..];
-        }
-    }
-}
-
 /// The server seed of a match:
 /// `HMAC-SHA256(key = master_secret, msg = "bgref-seed-v1:" || match_id)`.
 ///
@@ -299,11 +285,11 @@ impl<'a> ByteStream<'a> {
         let mut mac = self.mac.clone();
         mac.update(self.client_seed.as_bytes());
         mac.update(b":");
-        mac.update(decimal(u64::from(self.game), &mut buf));
+        mac.update(crate::digits::unsigned(u64::from(self.game), &mut buf));
         mac.update(b":");
-        mac.update(decimal(u64::from(self.turn), &mut buf));
+        mac.update(crate::digits::unsigned(u64::from(self.turn), &mut buf));
         mac.update(b":");
-        mac.update(decimal(counter, &mut buf));
+        mac.update(crate::digits::unsigned(counter, &mut buf));
         mac.finalize().into_bytes().into()
     }
 
@@ -537,9 +523,9 @@ pub fn roll_signing_bytes(
     out.push(b'\n');
     out.extend_from_slice(client_seed.as_bytes());
     out.push(b'\n');
-    out.extend_from_slice(decimal(u64::from(game), &mut buf));
+    out.extend_from_slice(crate::digits::unsigned(u64::from(game), &mut buf));
     out.push(b'\n');
-    out.extend_from_slice(decimal(u64::from(turn), &mut buf));
+    out.extend_from_slice(crate::digits::unsigned(u64::from(turn), &mut buf));
     out.push(b'\n');
     out.push(b'0' + dice.first().get());
     out.push(b'\n');
@@ -571,10 +557,13 @@ mod tests {
     #[test]
     fn decimal_digits() {
         let mut buf = [0u8; 20];
-        assert_eq!(decimal(0, &mut buf), b"0");
-        assert_eq!(decimal(7, &mut buf), b"7");
-        assert_eq!(decimal(100, &mut buf), b"100");
-        assert_eq!(decimal(u64::MAX, &mut buf), b"18446744073709551615");
+        assert_eq!(crate::digits::unsigned(0, &mut buf), b"0");
+        assert_eq!(crate::digits::unsigned(7, &mut buf), b"7");
+        assert_eq!(crate::digits::unsigned(100, &mut buf), b"100");
+        assert_eq!(
+            crate::digits::unsigned(u64::MAX, &mut buf),
+            b"18446744073709551615"
+        );
     }
 
     #[test]

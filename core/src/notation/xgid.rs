@@ -441,22 +441,8 @@ impl Tail {
     /// [`Self::int`] for numbers of more than one digit (out of line).
     #[inline(never)]
     fn long_int(&mut self, n: i64) {
-        let mut digits = [0u8; 20];
-        let mut i = digits.len();
-        let mut v = n.unsigned_abs();
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-            if v == 0 {
-                break;
-            }
-        }
-        if n < 0 {
-            i -= 1;
-            digits[i] = b'-';
-        }
-        self.text(&digits[i..]);
+        let (digits, start) = crate::digits::signed(n);
+        self.text(&digits[start..]);
     }
 
     fn as_bytes(&self) -> &[u8] {
