@@ -194,14 +194,29 @@ impl TextVisitor<'_> {
         })();
     }
 
-    /// The field as `DefaultFields` writes it, by its own visitor.
-    fn default(&mut self, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
-        if self.result.is_err() {
-            return;
+    /// The field as `DefaultFields` writes it, by its own visitor (which
+    /// writes nothing for `log.` metadata, so those leave `empty` as is).
+    fn default(&mut self, field: &Field, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
+        if self.result.is_ok() {
+            let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.empty);
+            record(&mut visitor);
+            self.result = visitor.finish();
         }
-        let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.empty);
-        record(&mut visitor);
-        self.result = visitor.finish();
+        self.empty &= field.name().starts_with("log.");
+    }
+
+    /// An integer field: `name=digits`, or `DefaultFields`' way.
+    fn integer(
+        &mut self,
+        field: &Field,
+        digits: &str,
+        record: impl FnOnce(&mut DefaultVisitor<'_>),
+    ) {
+        if self.plain(field) {
+            self.write(field, &[digits]);
+        } else {
+            self.default(field, record);
+        }
     }
 }
 
@@ -215,37 +230,28 @@ impl Visit for TextVisitor<'_> {
             // What `Debug` writes for such a string.
             self.write(field, &["\"", value, "\""]);
         } else {
-            self.default(|v| v.record_str(field, value));
-            self.empty &= field.name().starts_with("log.");
+            self.default(field, |v| v.record_str(field, value));
         }
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        if self.plain(field) {
-            self.write(field, &[itoa::Buffer::new().format(value)]);
-        } else {
-            self.default(|v| v.record_i64(field, value));
-            self.empty &= field.name().starts_with("log.");
-        }
+        self.integer(field, itoa::Buffer::new().format(value), |v| {
+            v.record_i64(field, value);
+        });
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        if self.plain(field) {
-            self.write(field, &[itoa::Buffer::new().format(value)]);
-        } else {
-            self.default(|v| v.record_u64(field, value));
-            self.empty &= field.name().starts_with("log.");
-        }
+        self.integer(field, itoa::Buffer::new().format(value), |v| {
+            v.record_u64(field, value);
+        });
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        self.default(|v| v.record_error(field, value));
-        self.empty &= field.name().starts_with("log.");
+        self.default(field, |v| v.record_error(field, value));
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.default(|v| v.record_debug(field, value));
-        self.empty &= field.name().starts_with("log.");
+        self.default(field, |v| v.record_debug(field, value));
     }
 }
 
