@@ -151,27 +151,21 @@ impl ActionInput {
     /// to any other action makes a [`ActionInput::Stray`].
     #[must_use]
     pub fn with_fields(self, play: Option<PlayInput>, level: Option<GameResult>) -> Self {
-        let action = self.name();
-        match self {
-            ActionInput::Move(_) if level.is_some() => ActionInput::Stray {
-                action,
-                field: "level",
+        let stray = if play.is_some() && !matches!(self, ActionInput::Move(_)) {
+            Some("play")
+        } else if level.is_some() && !matches!(self, ActionInput::Resign(_)) {
+            Some("level")
+        } else {
+            None
+        };
+        match (stray, self) {
+            (Some(field), action) => ActionInput::Stray {
+                action: action.name(),
+                field,
             },
-            ActionInput::Move(_) => ActionInput::Move(play),
-            ActionInput::Resign(_) if play.is_some() => ActionInput::Stray {
-                action,
-                field: "play",
-            },
-            ActionInput::Resign(_) => ActionInput::Resign(level),
-            _ if play.is_some() => ActionInput::Stray {
-                action,
-                field: "play",
-            },
-            _ if level.is_some() => ActionInput::Stray {
-                action,
-                field: "level",
-            },
-            other => other,
+            (None, ActionInput::Move(_)) => ActionInput::Move(play),
+            (None, ActionInput::Resign(_)) => ActionInput::Resign(level),
+            (None, action) => action,
         }
     }
 
