@@ -158,6 +158,16 @@ impl Dice {
     pub const fn values(self) -> [u8; 2] {
         [self.first.0, self.second.0]
     }
+
+    /// The single dice a turn plays: the face four times for a double,
+    /// else the higher then the lower.
+    pub(crate) fn to_play(self) -> alloc::vec::Vec<u8> {
+        if self.is_double() {
+            alloc::vec![self.first.0; 4]
+        } else {
+            alloc::vec![self.high().0, self.low().0]
+        }
+    }
 }
 
 /// Error for a roll that is not exactly two dice of 1 to 6.

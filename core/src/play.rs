@@ -81,6 +81,14 @@ impl Play {
         &self.moves[..usize::from(self.len)]
     }
 
+    /// The points the play hits on, as bit `p` for point `p`.
+    pub(crate) fn hit_mask(&self) -> u32 {
+        self.moves()
+            .iter()
+            .filter(|m| m.is_hit())
+            .fold(0, |acc, m| acc | 1 << m.to().get())
+    }
+
     /// The number of moves (dice used).
     #[must_use]
     pub const fn len(&self) -> usize {

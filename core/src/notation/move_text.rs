@@ -297,7 +297,7 @@ impl MoveText {
             position,
             chains: &chains,
             at: chains.iter().map(|chain| (chain[0].0.get(), 0)).collect(),
-            dice: dice_list(dice),
+            dice: dice.to_play(),
             used: 0,
             moves: Vec::new(),
             reached: &mut reached,
@@ -309,7 +309,7 @@ impl MoveText {
             legal
                 .iter()
                 .filter(|play| reached.contains(&position.after(play)))
-                .map(|play| (*play, hits_of(play)))
+                .map(|play| (*play, play.hit_mask()))
                 .collect()
         };
         let marked_ok: Vec<&(Play, u32)> = candidates
@@ -335,15 +335,6 @@ impl MoveText {
             }
         }
         Err(IllegalMoveText::Illegal(position.explain(&hops, dice)))
-    }
-}
-
-/// The dice of a roll as single moves: two, or four for doubles.
-fn dice_list(dice: Dice) -> Vec<u8> {
-    if dice.is_double() {
-        alloc::vec![dice.first().get(); 4]
-    } else {
-        alloc::vec![dice.high().get(), dice.low().get()]
     }
 }
 
@@ -567,14 +558,6 @@ fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
         }
     }
     len
-}
-
-/// Bit `p` for each point `p` a play hits on.
-fn hits_of(play: &Play) -> u32 {
-    play.moves()
-        .iter()
-        .filter(|m| m.is_hit())
-        .fold(0, |acc, m| acc | 1 << m.to().get())
 }
 
 #[cfg(test)]

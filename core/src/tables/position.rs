@@ -487,11 +487,7 @@ impl TablesPosition {
         if used.len() > max {
             return Err(E::TooManyMoves);
         }
-        let mut left: Vec<u8> = if dice.is_double() {
-            alloc::vec![dice.first().get(); 4]
-        } else {
-            alloc::vec![dice.high().get(), dice.low().get()]
-        };
+        let mut left: Vec<u8> = dice.to_play();
         for d in &used {
             if let Some(i) = left.iter().position(|x| x == d) {
                 left.remove(i);
@@ -598,11 +594,7 @@ impl TablesPosition {
         dice: Dice,
     ) -> Result<(St, Vec<u8>), TablesIllegalPlay> {
         use TablesIllegalPlay as E;
-        let mut left: Vec<u8> = if dice.is_double() {
-            alloc::vec![dice.first().get(); 4]
-        } else {
-            alloc::vec![dice.high().get(), dice.low().get()]
-        };
+        let mut left: Vec<u8> = dice.to_play();
         let mut used = Vec::new();
         let mut s = *start;
         for mv in moves {

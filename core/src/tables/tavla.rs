@@ -192,15 +192,6 @@ fn home_blot(position: &Position) -> bool {
     position.side(!position.turn())[19..25].contains(&1)
 }
 
-/// Dice of a roll as single moves, largest first.
-fn dice_list(dice: Dice) -> Vec<u8> {
-    if dice.is_double() {
-        alloc::vec![dice.first().get(); 4]
-    } else {
-        alloc::vec![dice.high().get(), dice.low().get()]
-    }
-}
-
 impl HitAndRun {
     /// Every legal play of `position` for `dice` under this rule, one per
     /// distinct resulting position. [`HitAndRun::Allowed`] is
@@ -312,7 +303,7 @@ impl HitAndRun {
         let candidates: Vec<(Play, u32)> = search
             .matching(&legal)
             .into_iter()
-            .map(|p| (p, hits_of(&p)))
+            .map(|p| (p, p.hit_mask()))
             .collect();
         let marked_ok: Vec<&(Play, u32)> = candidates
             .iter()
@@ -378,7 +369,7 @@ impl HitAndRun {
         prefixes(
             &Node::start(position),
             moves,
-            &dice_list(dice),
+            &dice.to_play(),
             &mut |node, left| {
                 let mut keys = Vec::new();
                 finish(node, left, max - moves.len(), &mut keys);
@@ -464,14 +455,6 @@ fn finish(node: &Node, left: &[u8], depth: usize, out: &mut Vec<u128>) {
     }
 }
 
-/// Points a play hits (bit `p`).
-fn hits_of(play: &Play) -> u32 {
-    play.moves()
-        .iter()
-        .filter(|m| m.is_hit())
-        .fold(0, |acc, m| acc | 1 << m.to().get())
-}
-
 /// Every way to make a list of hops (each from one point to a lower one,
 /// possibly over several dice, each hop's checker stopping where the next
 /// hop of the same checker starts) with allowed single moves of the dice.
@@ -489,7 +472,7 @@ impl<'a> Search<'a> {
     fn new(hops: &'a [Move], dice: Dice) -> Search<'a> {
         Search {
             hops,
-            dice: dice_list(dice),
+            dice: dice.to_play(),
             reached: Vec::new(),
             violation: None,
         }
