@@ -788,24 +788,7 @@ async fn slow_readers_are_cut_off_at_the_send_deadline() {
     };
     let response = post(body.clone()).await;
     assert_eq!(response.status(), 200);
-    let mut stream = response.into_body();
-    let mut received = 0;
-    let reset = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            match stream.data().await {
-                Some(Ok(chunk)) => {
-                    received += chunk.len();
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    let _ = stream.flow_control().release_capacity(chunk.len());
-                }
-                Some(Err(err)) => return Some(err),
-                None => return None,
-            }
-        }
-    })
-    .await
-    .expect("the slow stream was not ended")
-    .expect("the whole answer arrived: it was not slow enough");
+    let (received, reset) = read_slowly_until_reset(response).await;
     assert_eq!(reset.reason(), Some(h2::Reason::CANCEL), "{reset}");
     assert!(received > 0, "nothing arrived before the reset");
     // Only the stream was reset: the connection still serves.
@@ -912,24 +895,7 @@ async fn a_grpc_answer_not_read_in_time_is_cancelled() {
     send.send_data(bytes::Bytes::from(framed), true).unwrap();
     let response = response.await.unwrap();
     assert_eq!(response.status(), 200);
-    let mut stream = response.into_body();
-    let mut received = 0;
-    let reset = tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            match stream.data().await {
-                Some(Ok(chunk)) => {
-                    received += chunk.len();
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    let _ = stream.flow_control().release_capacity(chunk.len());
-                }
-                Some(Err(err)) => return Some(err),
-                None => return None,
-            }
-        }
-    })
-    .await
-    .expect("the slow stream was not ended")
-    .expect("the whole answer arrived: it was not slow enough");
+    let (received, reset) = read_slowly_until_reset(response).await;
     assert_eq!(reset.reason(), Some(h2::Reason::CANCEL), "{reset}");
     eprintln!("gRPC: {received} bytes read before the reset: {reset}");
 
@@ -1120,6 +1086,31 @@ impl Probes {
     fn slowest(&self) -> Duration {
         self.0.iter().map(|&(_, t)| t).max().unwrap_or_default()
     }
+}
+
+/// Reads an HTTP/2 answer a chunk every 200 ms until its stream ends in an
+/// error (within 30 s); returns the bytes read before it, and the error.
+/// Panics when the stream is not ended, or the whole answer arrives.
+async fn read_slowly_until_reset(response: http::Response<h2::RecvStream>) -> (usize, h2::Error) {
+    let mut stream = response.into_body();
+    let mut received = 0;
+    let reset = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match stream.data().await {
+                Some(Ok(chunk)) => {
+                    received += chunk.len();
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let _ = stream.flow_control().release_capacity(chunk.len());
+                }
+                Some(Err(err)) => return Some(err),
+                None => return None,
+            }
+        }
+    })
+    .await
+    .expect("the slow stream was not ended")
+    .expect("the whole answer arrived: it was not slow enough");
+    (received, reset)
 }
 
 /// Sends `POST /legal-moves` with `body` on an HTTP/2 connection once it
