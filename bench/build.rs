@@ -10,6 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_client(false)
         .build_server(true)
+        .bytes(".bench.v1.AnswerMessage.payload")
         .compile_fds(fds)?;
     Ok(())
 }

@@ -13,6 +13,11 @@
 #   gRPC  bench-grpc-load, 64 calls in flight over 4 connections:
 #         bgref.v1.Referee/LegalMoves (the same request) vs the tonic echo
 #         of 300 bytes.
+#   *-answer  the echo servers' `answer` method: the same 300-byte request,
+#         answered with a fixed body as large as bgref's answer (measured
+#         on bgref at start: 7.7 kB over HTTP). Not the issue's baseline:
+#         it shows what the framework and the kernel cost for an answer of
+#         that size with no work, so bgref / answer is bgref's own work.
 #   *-fields  the same requests asking for the Position ID only
 #         (`"fields": ["position_id"]`): each play's notation and resulting
 #         Position ID, 1.1 kB instead of 7.7 kB over HTTP.
@@ -58,7 +63,7 @@ DURATION="${BENCH_DURATION:-5}"
 WARMUP="${BENCH_WARMUP:-1}"
 CONNS="${BENCH_CONNECTIONS:-64}"
 GRPC_CONNS="${BENCH_GRPC_CONNECTIONS:-4}"
-CASES="${BENCH_CASES:-http-echo http-bgref http-bgref-fields grpc-echo grpc-bgref grpc-bgref-fields}"
+CASES="${BENCH_CASES:-http-echo http-answer http-bgref http-bgref-fields grpc-echo grpc-answer grpc-bgref grpc-bgref-fields}"
 
 command -v wrk >/dev/null || { echo "error: wrk not found (apt-get install wrk)" >&2; exit 2; }
 
@@ -113,25 +118,10 @@ BGREF_SIGNING_KEY=4c8e2bb0a54b6ce1d3a79e9d1e1e2f5f0b2a8f1c7d6e5a4b3c2d1e0f9a8b7c
   "${SERVER_CPU[@]}" "${BENCH_BGREF:-$BIN/bgref}" --listen "127.0.0.1:$BGREF_PORT" 2>"$WORK/bgref.log" &
 BGREF_PID=$!
 PIDS+=("$BGREF_PID")
-"${SERVER_CPU[@]}" "$BIN/bench-echo-http" "127.0.0.1:$HTTP_ECHO_PORT" >/dev/null &
-PIDS+=($!)
-"${SERVER_CPU[@]}" "$BIN/bench-echo-grpc" "127.0.0.1:$GRPC_ECHO_PORT" >/dev/null &
-PIDS+=($!)
-wait_port "$BGREF_PORT"; wait_port "$HTTP_ECHO_PORT"; wait_port "$GRPC_ECHO_PORT"
-sleep 1
-
-rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
-IDLE_RSS=$(rss_kib "$BGREF_PID")
+wait_port "$BGREF_PORT"
 
 LEGAL_MOVES='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}'
 LEGAL_MOVES_FIELDS='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1],"fields":["position_id"]}'
-wrk_script() {
-  printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' "$1" >"$2"
-}
-wrk_script "'$LEGAL_MOVES'" "$WORK/legal-moves.lua"
-wrk_script "'$LEGAL_MOVES_FIELDS'" "$WORK/legal-moves-fields.lua"
-wrk_script 'string.rep("x", 300)' "$WORK/echo.lua"
-
 # Each answer checked once, so the harness never times error responses.
 check() {
   local url=$1 body=$2 size
@@ -139,13 +129,38 @@ check() {
     { echo "error: $url refused the request" >&2; exit 1; }
   echo "$size"
 }
+# The sizes of bgref's answers, which the echo servers' `answer` methods
+# then send (the framework's cost for an answer as large, with no work).
+HTTP_ANSWER_BYTES=$(check "http://127.0.0.1:$BGREF_PORT/legal-moves" "$LEGAL_MOVES")
+GRPC_ANSWER_BYTES=$("$BIN/bench-grpc-load" "http://127.0.0.1:$BGREF_PORT" legal-moves --duration 0 --warmup 0 2>&1 >/dev/null |
+  sed -n 's/.* \([0-9]*\) bytes per response.*/\1/p')
+[[ -n "$GRPC_ANSWER_BYTES" ]] || { echo "error: no gRPC LegalMoves answer from bgref" >&2; exit 1; }
+
+BENCH_ANSWER_BYTES=$HTTP_ANSWER_BYTES "${SERVER_CPU[@]}" "$BIN/bench-echo-http" "127.0.0.1:$HTTP_ECHO_PORT" >/dev/null &
+PIDS+=($!)
+BENCH_ANSWER_BYTES=$GRPC_ANSWER_BYTES "${SERVER_CPU[@]}" "$BIN/bench-echo-grpc" "127.0.0.1:$GRPC_ECHO_PORT" >/dev/null &
+PIDS+=($!)
+wait_port "$HTTP_ECHO_PORT"; wait_port "$GRPC_ECHO_PORT"
+sleep 1
+
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+IDLE_RSS=$(rss_kib "$BGREF_PID")
+
+wrk_script() {
+  printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' "$1" >"$2"
+}
+wrk_script "'$LEGAL_MOVES'" "$WORK/legal-moves.lua"
+wrk_script "'$LEGAL_MOVES_FIELDS'" "$WORK/legal-moves-fields.lua"
+wrk_script 'string.rep("x", 300)' "$WORK/echo.lua"
+
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)${SERVER_CPU:+; servers on CPU 0, load on CPU 1}"
 sizes="echo $(check "http://127.0.0.1:$HTTP_ECHO_PORT/echo" "$(head -c 300 /dev/zero | tr '\0' x)")"
-sizes+=", legal-moves $(check "http://127.0.0.1:$BGREF_PORT/legal-moves" "$LEGAL_MOVES")"
+sizes+=", legal-moves $HTTP_ANSWER_BYTES (the echo's answer method: $(check "http://127.0.0.1:$HTTP_ECHO_PORT/answer" "$(head -c 300 /dev/zero | tr '\0' x)"))"
 if [[ " $CASES " == *" http-bgref-fields "* ]]; then
   sizes+=", legal-moves with fields $(check "http://127.0.0.1:$BGREF_PORT/legal-moves" "$LEGAL_MOVES_FIELDS")"
 fi
 echo "HTTP response bytes: $sizes"
+echo "gRPC LegalMoves message bytes: $GRPC_ANSWER_BYTES (the echo's Answer method sends as many)"
 
 # Samples a process's VmRSS every 100 ms into a file until killed.
 sample_rss() {
@@ -177,11 +192,15 @@ run_case() {
   case $case in
     http-echo) out=$("${LOAD_CPU[@]}" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -s "$WORK/echo.lua" \
         "http://127.0.0.1:$HTTP_ECHO_PORT/echo" | parse_wrk) ;;
+    http-answer) out=$("${LOAD_CPU[@]}" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -s "$WORK/echo.lua" \
+        "http://127.0.0.1:$HTTP_ECHO_PORT/answer" | parse_wrk) ;;
     http-bgref) out=$("${LOAD_CPU[@]}" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -s "$WORK/legal-moves.lua" \
         "http://127.0.0.1:$BGREF_PORT/legal-moves" | parse_wrk) ;;
     http-bgref-fields) out=$("${LOAD_CPU[@]}" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -s "$WORK/legal-moves-fields.lua" \
         "http://127.0.0.1:$BGREF_PORT/legal-moves" | parse_wrk) ;;
     grpc-echo) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$GRPC_ECHO_PORT" echo \
+        --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
+    grpc-answer) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$GRPC_ECHO_PORT" answer \
         --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
     grpc-bgref) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$BGREF_PORT" legal-moves \
         --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
@@ -235,22 +254,24 @@ awk -v rounds="$ROUNDS" -v idle="$IDLE_RSS" -v load="${LOAD_RSS:-0}" -v hwm="$HW
   END {
     printf "medians of %d interleaved rounds\n", rounds
     printf "%-18s %10s %10s %10s\n", "case", "rps", "p50 us", "p99 us"
-    n = split("http-echo http-bgref http-bgref-fields grpc-echo grpc-bgref grpc-bgref-fields", names, " ")
+    n = split("http-echo http-answer http-bgref http-bgref-fields grpc-echo grpc-answer grpc-bgref grpc-bgref-fields", names, " ")
     for (k = 1; k <= n; k++) if (names[k] in seen)
       printf "%-18s %10.0f %10.0f %10.0f\n", names[k], median(all_rps[names[k]]), median(all_p50[names[k]]), median(all_p99[names[k]])
     print ""
     print "ratios to the echo (median of the per-round ratios; target: rps 0.65 or more, p99 2x or less)"
     split("http grpc", protos, " ")
     for (p = 1; p <= 2; p++) {
-      echo = protos[p] "-echo"
-      split(protos[p] "-bgref " protos[p] "-bgref-fields", subjects, " ")
-      for (s = 1; s <= 2; s++) {
+      split(protos[p] "-echo " protos[p] "-answer", bases, " ")
+      split(protos[p] "-bgref " protos[p] "-bgref-fields " protos[p] "-answer", subjects, " ")
+      for (b = 1; b <= 2; b++) for (s = 1; s <= 3; s++) {
+        base = bases[b]; subject = subjects[s]
+        if (subject == base) continue
         r = ""; q = ""
-        for (i = 1; i <= rounds; i++) if (((i, subjects[s]) in rps) && ((i, echo) in rps) && rps[i, echo] > 0) {
-          r = r " " rps[i, subjects[s]] / rps[i, echo]
-          if (p99[i, echo] > 0) q = q " " p99[i, subjects[s]] / p99[i, echo]
+        for (i = 1; i <= rounds; i++) if (((i, subject) in rps) && ((i, base) in rps) && rps[i, base] > 0) {
+          r = r " " rps[i, subject] / rps[i, base]
+          if (p99[i, base] > 0) q = q " " p99[i, subject] / p99[i, base]
         }
-        if (r != "") printf "%-18s rps %.2f   p99 %.2fx   (rps ratios:%s)\n", subjects[s], median(r), median(q), r
+        if (r != "") printf "%-18s / %-12s rps %.2f   p99 %.2fx   (rps ratios:%s)\n", subject, base, median(r), median(q), r
       }
     }
     print ""

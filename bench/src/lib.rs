@@ -26,3 +26,18 @@ pub async fn listen() -> TapIo<TcpListener, fn(&mut tokio::net::TcpStream)> {
 fn nodelay(stream: &mut tokio::net::TcpStream) {
     let _ = stream.set_nodelay(true);
 }
+
+/// The size of the fixed answer of the echo servers' `answer` methods:
+/// `$BENCH_ANSWER_BYTES`, default 7 705 (bgref's HTTP legal-moves answer
+/// for the harness's request). `bench/run.sh` sets it to the size it
+/// measured on bgref, per protocol.
+///
+/// # Panics
+/// When the variable is set but is not a number: the harness stops.
+#[must_use]
+pub fn answer_bytes() -> usize {
+    std::env::var("BENCH_ANSWER_BYTES").map_or(7_705, |v| {
+        v.parse()
+            .unwrap_or_else(|e| panic!("BENCH_ANSWER_BYTES={v}: {e}"))
+    })
+}

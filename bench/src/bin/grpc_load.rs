@@ -9,7 +9,9 @@
 //! ```
 //!
 //! `TARGET` is `legal-moves` (`bgref.v1.Referee/LegalMoves`, the opening
-//! position with 3-1), `echo` (`bench.v1.Echo/Echo`, 300 bytes) or `mix`:
+//! position with 3-1), `echo` (`bench.v1.Echo/Echo`, 300 bytes), `answer`
+//! (`bench.v1.Echo/Answer`: the same 300-byte request, answered with the
+//! echo server's fixed payload) or `mix`:
 //! every Referee method in turn, each with a valid request (checked once
 //! before the load: a request the server refuses stops the run), `Act` on
 //! a fresh `NewGame` token, and `RollDice`/`OpeningRoll` with the bearer
@@ -91,7 +93,9 @@ fn args() -> Result<Args, String> {
     let url = it
         .next()
         .ok_or("usage: bench-grpc-load URL TARGET [options]")?;
-    let target = it.next().ok_or("missing TARGET (legal-moves or echo)")?;
+    let target = it
+        .next()
+        .ok_or("missing TARGET (legal-moves, echo, answer or mix)")?;
     let mut args = Args {
         url,
         target,
@@ -155,20 +159,26 @@ async fn requests(args: &Args, channel: &Channel) -> Result<Vec<Call>, String> {
             "/bgref.v1.Referee/LegalMoves",
             &legal_moves_request(&args.fields),
         )]),
-        "echo" => {
+        target @ ("echo" | "answer") => {
             let mut buf = Vec::with_capacity(304);
             // Field 1 (bytes), length 300 as a varint, 300 bytes.
             buf.extend_from_slice(&[0x0a, 0xac, 0x02]);
             buf.extend(std::iter::repeat_n(b'x', 300));
             Ok(vec![Call {
-                path: "/bench.v1.Echo/Echo",
+                path: if target == "echo" {
+                    "/bench.v1.Echo/Echo"
+                } else {
+                    "/bench.v1.Echo/Answer"
+                },
                 body: Bytes::from(buf),
                 roll_token: false,
                 game_token: None,
             }])
         }
         "mix" => mix(channel).await,
-        other => Err(format!("unknown target {other} (legal-moves, echo or mix)")),
+        other => Err(format!(
+            "unknown target {other} (legal-moves, echo, answer or mix)"
+        )),
     }
 }
 
