@@ -13,10 +13,15 @@
 #      type-checks under `strict` (tsc --noEmit), builds, and runs the
 #      client under Node: a whole refereed game over HTTP (/games,
 #      /games/act), verified, scored and drawn (/render.txt);
+#   3. curl and jq: examples/curl/game.sh plays a whole refereed game over
+#      HTTP and verifies its transcript (jq and curl are installed as Debian
+#      packages when missing); its output must reach game over and a valid
+#      replay;
 #
-# both against one `bgref` ($BGREF_BIN, or target/debug/bgref after `cargo
+# all three against one `bgref` ($BGREF_BIN, or target/debug/bgref after `cargo
 # build -p bgref-service --locked`) on a free loopback port with test
-# secrets and a reveal token. Needs python3 (with venv), node and npm.
+# secrets and a reveal token. Needs python3 (with venv), node and npm (and
+# root on Debian when jq or curl must be installed).
 # Idempotent; every step is bounded by `timeout`.
 #
 # Usage: scripts/ci-clients.sh
@@ -30,6 +35,10 @@ OUT=${CARGO_TARGET_DIR:-$ROOT/target}/clients
 mkdir -p "$OUT"
 # shellcheck source=lib/bgref.sh
 source scripts/lib/bgref.sh
+# shellcheck source=lib/debian.sh
+source scripts/lib/debian.sh
+
+say() { printf 'ci-clients: %s\n' "$*" >&2; }
 
 if [[ -z ${BGREF_BIN:-} ]]; then
     timeout 1200 cargo build -p bgref-service --locked --quiet
@@ -56,6 +65,12 @@ timeout 600 npm install --prefix examples/typescript --no-audit --no-fund --logl
     timeout 300 npm run -s build
 )
 
+echo "--- curl and jq"
+for tool in curl jq; do
+    command -v "$tool" >/dev/null || debian_install "$tool" "$OUT"
+done
+echo "$(curl --version | head -n 1 | cut -d' ' -f1-2), $(jq --version)"
+
 echo "--- start bgref"
 LOG=$OUT/bgref.log
 # /dice/roll and /dice/opening need a roll token; it is also exported so
@@ -77,7 +92,22 @@ timeout 300 "$VENV/bin/python" examples/python/play.py "$ADDR" test-reveal-token
 echo "--- TypeScript client over HTTP"
 timeout 300 node examples/typescript/dist/play.js "http://$ADDR"
 
+echo "--- curl and jq over HTTP (examples/curl/game.sh)"
+# bgref runs without a game token (the game flow open, as the other clients
+# expect); a BGREF_GAME_TOKEN in the environment reaches both bgref and
+# game.sh, which sends it.
+GAME=$OUT/curl-game.txt
+timeout 300 examples/curl/game.sh "http://$ADDR" >"$GAME" || { cat "$GAME"; exit 1; }
+head -n 3 "$GAME" && echo ... && tail -n 3 "$GAME"
+turns=$(grep -c $'^[0-9]\\+\t[xo]\t[1-6]-[1-6]\t.' "$GAME" || true)
+if ((turns < 10)) \
+    || ! grep -qx 'game over: [xo] wins a \(single\|gammon\|backgammon\) game for [1-9][0-9]* point(s)' "$GAME" \
+    || ! grep -qx 'verified: [1-9][0-9]* actions replayed, valid, state_matches' "$GAME"; then
+    echo "examples/curl/game.sh did not print $turns turns, a game over and a valid replay"
+    exit 1
+fi
+
 if grep -q '"panicked"\|panicked at' "$LOG"; then
     echo "bgref logged a panic"; exit 1
 fi
-echo "clients: Python (grpcio, the RPCs and a whole refereed game) and TypeScript (strict, a whole refereed game) pass"
+echo "clients: Python (grpcio, the RPCs and a whole refereed game), TypeScript (strict, a whole refereed game) and curl (a whole refereed game, $turns turns) pass"
