@@ -15,6 +15,9 @@
 #                for 4 s (bench-grpc-load)
 #   grpc-fields  the same with `--fields position_id`
 #   http-echo / grpc-echo  the bare axum / tonic echo of 300 bytes
+#   http-answer / grpc-answer  the echo servers' answer method: a fixed
+#                answer as large as bgref's (BENCH_ANSWER_BYTES: 7 705 over
+#                HTTP, 4 171 over gRPC by default), no work to make it
 #
 # Usage: bench/callgrind.sh [CASE...]   (default: http http-fields grpc grpc-fields)
 # Needs valgrind (Debian package `valgrind`) and python3; BENCH_BUILD=0
@@ -69,8 +72,11 @@ for case in "${CASES[@]}"; do
   out="$WORK/callgrind.$case"
   case $case in
     http-echo | grpc-echo) server=("$BIN/bench-echo-${case%-echo}" "127.0.0.1:$port") ;;
+    http-answer | grpc-answer) server=("$BIN/bench-echo-${case%-answer}" "127.0.0.1:$port") ;;
     *) server=("${BENCH_BGREF:-$BIN/bgref}" --listen "127.0.0.1:$port") ;;
   esac
+  answer_bytes=${BENCH_ANSWER_BYTES:-$([[ $case == grpc-answer ]] && echo 4171 || echo 7705)}
+  BENCH_ANSWER_BYTES=$answer_bytes \
   BGREF_DICE_SECRET=6c622d746573742d6c622d746573742d6c622d746573742d6c622d746573742d \
   BGREF_SIGNING_KEY=4c8e2bb0a54b6ce1d3a79e9d1e1e2f5f0b2a8f1c7d6e5a4b3c2d1e0f9a8b7c6d \
     valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out" \
@@ -82,9 +88,11 @@ for case in "${CASES[@]}"; do
   case $case in
     http | http-fields) http_load "$port" /legal-moves "$LEGAL_MOVES" 50 ;;
     http-echo) http_load "$port" /echo "$ECHO" 50 ;;
+    http-answer) http_load "$port" /answer "$ECHO" 50 ;;
     grpc) grpc legal-moves --duration 2 >/dev/null ;;
     grpc-fields) grpc legal-moves --fields position_id --duration 2 >/dev/null ;;
     grpc-echo) grpc echo --duration 2 >/dev/null ;;
+    grpc-answer) grpc answer --duration 2 >/dev/null ;;
     *) echo "error: unknown case $case" >&2; exit 2 ;;
   esac
   callgrind_control -i on "$SERVER" >/dev/null
@@ -92,9 +100,11 @@ for case in "${CASES[@]}"; do
     http) http_load "$port" /legal-moves "$LEGAL_MOVES" 300; n=300 ;;
     http-fields) http_load "$port" /legal-moves "$LEGAL_MOVES_FIELDS" 300; n=300 ;;
     http-echo) http_load "$port" /echo "$ECHO" 300; n=300 ;;
+    http-answer) http_load "$port" /answer "$ECHO" 300; n=300 ;;
     grpc) n=$(grpc legal-moves --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
     grpc-fields) n=$(grpc legal-moves --fields position_id --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
     grpc-echo) n=$(grpc echo --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
+    grpc-answer) n=$(grpc answer --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
   esac
   callgrind_control -i off "$SERVER" >/dev/null
   kill -TERM "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
