@@ -253,3 +253,91 @@ impl Encoder for EncodedEncoder {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use prost::encoding;
+
+    /// What `write` appends to an empty buffer.
+    fn written(write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut out = Vec::new();
+        write(&mut out);
+        out
+    }
+
+    /// Each writer against prost's own encoding of the same field, on
+    /// the values an answer never has too (large, negative, long lists),
+    /// and proto3's defaults left out.
+    #[test]
+    fn the_writers_write_what_prost_writes() {
+        for value in [0u32, 1, 127, 128, 300, 16_384, u32::MAX] {
+            let mut expected = Vec::new();
+            if value != 0 {
+                encoding::uint32::encode(3, &value, &mut expected);
+            }
+            assert_eq!(written(|out| super::uint32(out, 3, value)), expected);
+            assert_eq!(super::uint32_len(value), expected.len());
+        }
+        for value in [0i32, 1, -1, 2, i32::MIN, i32::MAX] {
+            let mut expected = Vec::new();
+            if value != 0 {
+                encoding::int32::encode(4, &value, &mut expected);
+            }
+            assert_eq!(written(|out| super::int32(out, 4, value)), expected);
+        }
+        for (x, o) in [(0, 0), (167, 0), (0, 5), (300, 20_000)] {
+            let mut expected = Vec::new();
+            encoding::message::encode(2, &crate::proto::PerPlayer { x, o }, &mut expected);
+            assert_eq!(written(|out| super::per_player(out, 2, x, o)), expected);
+        }
+        let signed: Vec<i8> = (-128..=127).collect();
+        for values in [
+            &[][..],
+            &[0, 5, -15, 63, -64][..],
+            &[64, -65, 1][..],
+            &[-3; 127][..],
+            &[2; 128][..],
+            &signed[..],
+        ] {
+            let wide: Vec<i32> = values.iter().map(|&v| i32::from(v)).collect();
+            let mut expected = Vec::new();
+            encoding::sint32::encode_packed(5, &wide, &mut expected);
+            assert_eq!(
+                written(|out| super::packed_sint32(out, 5, values)),
+                expected,
+                "{values:?}"
+            );
+        }
+        for values in [&[][..], &[3, 1][..], &[200, 255, 0][..]] {
+            let wide: Vec<u32> = values.iter().map(|&v| u32::from(v)).collect();
+            let mut expected = Vec::new();
+            encoding::uint32::encode_packed(2, &wide, &mut expected);
+            assert_eq!(
+                written(|out| super::packed_uint32(out, 2, values)),
+                expected
+            );
+        }
+        for text in ["", "x", &"y".repeat(200)] {
+            let mut expected = Vec::new();
+            if !text.is_empty() {
+                encoding::string::encode(1, &text.to_owned(), &mut expected);
+            }
+            assert_eq!(
+                written(|out| super::bytes(out, 1, text.as_bytes())),
+                expected
+            );
+            for reserved in [1, 2] {
+                assert_eq!(
+                    written(|out| {
+                        super::string_with(out, 1, reserved, |out| {
+                            out.extend_from_slice(text.as_bytes());
+                        });
+                    }),
+                    expected,
+                    "{} {reserved}",
+                    text.len()
+                );
+            }
+        }
+    }
+}
