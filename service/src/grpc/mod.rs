@@ -1,5 +1,8 @@
 //! The gRPC adapter: `bgref.v1.Referee` plus health and reflection, as axum
-//! routes that share the HTTP port.
+//! routes that share the HTTP port. Every method converts its prost
+//! request and answer; LegalMoves, whose answer's message tree cost more
+//! than computing it, writes its answer's protobuf bytes directly
+//! ([`RefereeRoutes`], [`moves_wire`]).
 
 pub mod common;
 pub mod cube;
@@ -7,11 +10,17 @@ pub mod dice;
 pub mod error;
 pub mod games;
 pub mod moves;
+pub mod moves_wire;
 pub mod render;
 pub mod tables;
+pub mod wire;
+
+use std::convert::Infallible;
+use std::task::{Context, Poll};
 
 use axum::Router;
-use tonic::server::NamedService;
+use tonic::codegen::BoxFuture;
+use tonic::server::{NamedService, UnaryService};
 use tonic::{Request, Response, Status};
 use tower::ServiceExt as _;
 
@@ -65,26 +74,44 @@ where
     Ok(Response::new(R::from(&op(&input)?)))
 }
 
-/// LegalMoves, rendered (off the runtime's threads when the answer may be
-/// large: [`crate::offload`]).
-fn legal_moves_reply(input: &api::moves::LegalMovesInput) -> Reply<proto::LegalMovesResponse> {
-    Ok(Response::new(
-        (&api::moves::legal_moves_reply(input)?).into(),
-    ))
+/// LegalMoves: the request read, then the answer computed and rendered by
+/// `render` (off the runtime's threads when the answer may be large:
+/// [`crate::offload`]).
+async fn legal_moves<R: Send + 'static>(
+    request: Request<proto::LegalMovesRequest>,
+    render: fn(&api::moves::LegalMovesReply) -> R,
+) -> Reply<R> {
+    let input: api::moves::LegalMovesInput = request.into_inner().try_into()?;
+    let heavy = crate::offload::legal_moves_may_be_heavy(&input.turn);
+    let answer = move || -> Reply<R> {
+        Ok(Response::new(render(&api::moves::legal_moves_reply(
+            &input,
+        )?)))
+    };
+    if heavy {
+        return crate::offload::run(answer).await;
+    }
+    answer()
+}
+
+/// LegalMoves as served: the answer written as protobuf directly
+/// ([`moves_wire`]), the same bytes as [`Referee::legal_moves`]'s message.
+#[tracing::instrument(name = "LegalMoves", skip_all)]
+async fn legal_moves_encoded(request: Request<proto::LegalMovesRequest>) -> Reply<wire::Encoded> {
+    legal_moves(request, moves_wire::encode).await
 }
 
 #[tonic::async_trait]
 impl Referee for RefereeService {
+    /// The prost message of the answer. The router does not call this:
+    /// [`RefereeRoutes`] answers LegalMoves with the same bytes written
+    /// directly ([`legal_moves_encoded`]); the tests compare the two.
     #[tracing::instrument(name = "LegalMoves", skip_all)]
     async fn legal_moves(
         &self,
         request: Request<proto::LegalMovesRequest>,
     ) -> Reply<proto::LegalMovesResponse> {
-        let input: api::moves::LegalMovesInput = request.into_inner().try_into()?;
-        if crate::offload::legal_moves_may_be_heavy(&input.turn) {
-            return crate::offload::run(move || legal_moves_reply(&input)).await;
-        }
-        legal_moves_reply(&input)
+        legal_moves(request, |reply| reply.into()).await
     }
 
     #[tracing::instrument(name = "ApplyMove", skip_all)]
@@ -220,6 +247,68 @@ impl Referee for RefereeService {
     }
 }
 
+/// The path of LegalMoves, which [`RefereeRoutes`] answers itself.
+const LEGAL_MOVES_PATH: &str = "/bgref.v1.Referee/LegalMoves";
+
+/// The Referee service as served: LegalMoves with its answer written as
+/// protobuf directly ([`legal_moves_encoded`], [`wire::EncodedCodec`]),
+/// every other method by the generated server. Both paths decode requests
+/// with prost, under the same message size limit and with the same
+/// (tonic's default) compression settings: none accepted, none sent.
+#[derive(Debug, Clone)]
+pub struct RefereeRoutes {
+    generated: RefereeServer<RefereeService>,
+    max_message_bytes: usize,
+}
+
+impl RefereeRoutes {
+    /// The service over shared state, taking messages up to
+    /// `max_message_bytes`.
+    pub fn new(state: AppState, max_message_bytes: usize) -> RefereeRoutes {
+        RefereeRoutes {
+            generated: RefereeServer::new(RefereeService::new(state))
+                .max_decoding_message_size(max_message_bytes),
+            max_message_bytes,
+        }
+    }
+}
+
+impl NamedService for RefereeRoutes {
+    const NAME: &'static str = <RefereeServer<RefereeService> as NamedService>::NAME;
+}
+
+impl tower::Service<http::Request<tonic::body::Body>> for RefereeRoutes {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Self::Response, Infallible>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        tower::Service::<http::Request<tonic::body::Body>>::poll_ready(&mut self.generated, cx)
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        if req.uri().path() != LEGAL_MOVES_PATH {
+            return self.generated.call(req);
+        }
+        let mut grpc = tonic::server::Grpc::new(wire::EncodedCodec::default())
+            .max_decoding_message_size(self.max_message_bytes);
+        Box::pin(async move { Ok(grpc.unary(LegalMovesMethod, req).await) })
+    }
+}
+
+/// LegalMoves as a unary method of [`RefereeRoutes`].
+#[derive(Debug, Clone, Copy)]
+struct LegalMovesMethod;
+
+impl UnaryService<proto::LegalMovesRequest> for LegalMovesMethod {
+    type Response = wire::Encoded;
+    type Future = BoxFuture<Response<wire::Encoded>, Status>;
+
+    fn call(&mut self, request: Request<proto::LegalMovesRequest>) -> Self::Future {
+        Box::pin(legal_moves_encoded(request))
+    }
+}
+
 /// Adds one tonic service at its `/package.Service/*` path (as tonic's own
 /// `Routes` does, minus its catch-all fallback, so HTTP keeps its 404),
 /// speaking gRPC-Web too (`application/grpc-web`, `application/grpc-web-text`,
@@ -253,8 +342,7 @@ pub fn router(
     state: AppState,
     max_message_bytes: usize,
 ) -> (Router, tonic_health::server::HealthReporter) {
-    let referee =
-        RefereeServer::new(RefereeService::new(state)).max_decoding_message_size(max_message_bytes);
+    let referee = RefereeRoutes::new(state, max_message_bytes);
     let (reporter, health) = tonic_health::server::health_reporter();
     // One message size limit for every gRPC service (tonic's default is 4 MiB).
     let health = health.max_decoding_message_size(max_message_bytes);
@@ -280,4 +368,208 @@ pub fn router(
     let router = route(router, reflection);
     let router = route(router, reflection_alpha);
     (router, reporter)
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::BodyExt as _;
+    use prost::Message as _;
+
+    use super::{RefereeRoutes, RefereeService, route};
+    use crate::config::Config;
+    use crate::keys::DiceKeys;
+    use crate::proto;
+    use crate::proto::referee_server::RefereeServer;
+    use crate::state::AppState;
+
+    /// Everything a client receives: status, headers, body, trailers.
+    type Answer = (
+        http::StatusCode,
+        http::HeaderMap,
+        Vec<u8>,
+        Option<http::HeaderMap>,
+    );
+
+    /// How a request is sent.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Framing {
+        /// gRPC over HTTP/2.
+        Grpc,
+        /// gRPC with the message said to be gzip-compressed.
+        Gzip,
+        /// gRPC-Web.
+        Web,
+    }
+
+    /// `request` sent to `router`.
+    async fn send(router: axum::Router, request: http::Request<axum::body::Body>) -> Answer {
+        use tower::ServiceExt as _;
+        let response = router.oneshot(request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        let collected = body.collect().await.unwrap();
+        let trailers = collected.trailers().cloned();
+        (
+            parts.status,
+            parts.headers,
+            collected.to_bytes().to_vec(),
+            trailers,
+        )
+    }
+
+    /// A LegalMoves request carrying `message`.
+    fn legal_moves_request(message: &[u8], framing: Framing) -> http::Request<axum::body::Body> {
+        let mut framed = vec![u8::from(framing == Framing::Gzip)];
+        framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
+        framed.extend_from_slice(message);
+        let builder = http::Request::builder()
+            .version(http::Version::HTTP_2)
+            .method("POST")
+            .uri("http://127.0.0.1/bgref.v1.Referee/LegalMoves")
+            .header("te", "trailers");
+        let builder = match framing {
+            Framing::Grpc => builder.header("content-type", "application/grpc"),
+            Framing::Gzip => builder
+                .header("content-type", "application/grpc")
+                .header("grpc-encoding", "gzip")
+                .header("grpc-accept-encoding", "gzip"),
+            Framing::Web => builder.header("content-type", "application/grpc-web+proto"),
+        };
+        builder.body(axum::body::Body::from(framed)).unwrap()
+    }
+
+    /// A LegalMovesRequest: the opening position (as a Position ID) or
+    /// `board`, x on roll.
+    fn message(
+        variant: proto::Variant,
+        board: Option<[i32; 24]>,
+        dice: [u32; 2],
+        fields: &[&str],
+    ) -> Vec<u8> {
+        let encoding = match board {
+            Some(points) => proto::position_input::Encoding::Board(proto::Board {
+                points: points.to_vec(),
+                turn: proto::Player::X.into(),
+                ..proto::Board::default()
+            }),
+            None => proto::position_input::Encoding::PositionId("4HPwATDgc/ABMA".to_owned()),
+        };
+        proto::LegalMovesRequest {
+            variant: variant.into(),
+            position: Some(proto::PositionInput {
+                encoding: Some(encoding),
+                turn: proto::Player::Unspecified.into(),
+            }),
+            dice: dice.to_vec(),
+            fields: fields.iter().map(|&f| f.to_owned()).collect(),
+            ..proto::LegalMovesRequest::default()
+        }
+        .encode_to_vec()
+    }
+
+    /// Whatever the request, the router's LegalMoves (the answer written
+    /// directly, [`RefereeRoutes`]) answers exactly what the generated
+    /// server (the prost message) answers: the same status, headers, body
+    /// bytes and trailers, for answers small and large (offloaded), fields,
+    /// errors with their details, undecodable and oversized messages, a
+    /// compressed message (not accepted), and gRPC-Web.
+    #[tokio::test]
+    async fn legal_moves_answers_the_generated_servers_bytes() {
+        let config = Config::defaults();
+        let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
+        let limit = 1024;
+        let served = || {
+            route(
+                axum::Router::new(),
+                RefereeRoutes::new(state.clone(), limit),
+            )
+        };
+        let generated = || {
+            route(
+                axum::Router::new(),
+                RefereeServer::new(RefereeService::new(state.clone()))
+                    .max_decoding_message_size(limit),
+            )
+        };
+        // x's checkers one on each of the points 10 to 24, o's all on x's
+        // 1: a 3-3 has more than a thousand plays (offloaded).
+        let mut spread = [0; 24];
+        spread[9..24].fill(1);
+        spread[0] = -15;
+        // Plakoto's start: each side's 15 checkers on its 24-point.
+        let mut plakoto = [0; 24];
+        plakoto[23] = 15;
+        plakoto[0] = -15;
+        let standard = proto::Variant::Standard;
+        let answered = [
+            ("every field", message(standard, None, [3, 1], &[])),
+            (
+                "position_id",
+                message(standard, None, [3, 1], &["position_id"]),
+            ),
+            (
+                "moves and board",
+                message(standard, None, [6, 6], &["moves", "board"]),
+            ),
+            ("offloaded", message(standard, Some(spread), [3, 3], &[])),
+            (
+                "tables",
+                message(proto::Variant::Plakoto, Some(plakoto), [6, 5], &[]),
+            ),
+        ];
+        let refused = [
+            ("unknown field", message(standard, None, [3, 1], &["gnubg"])),
+            (
+                "tables fields",
+                message(proto::Variant::Fevga, None, [6, 5], &["xgid"]),
+            ),
+            ("one die", message(standard, None, [3, 0], &[])),
+            ("undecodable", vec![0x0a, 0x7f, 0x01]),
+            ("oversized", message(standard, None, [3, 1], &["pips"; 200])),
+        ];
+        let opening = message(standard, None, [3, 1], &[]);
+        let cases = answered
+            .iter()
+            .map(|(name, m)| (*name, m, Framing::Grpc, true))
+            .chain(
+                refused
+                    .iter()
+                    .map(|(name, m)| (*name, m, Framing::Grpc, false)),
+            )
+            .chain([
+                ("compressed", &opening, Framing::Gzip, false),
+                ("grpc-web", &opening, Framing::Web, true),
+            ]);
+        for (name, message, framing, ok) in cases {
+            let (status, headers, body, trailers) =
+                send(served(), legal_moves_request(message, framing)).await;
+            let reference = send(generated(), legal_moves_request(message, framing)).await;
+            assert_eq!(status, reference.0, "{name}");
+            assert_eq!(headers, reference.1, "{name}");
+            assert_eq!(trailers, reference.3, "{name}");
+            assert!(body == reference.2, "{name}: the bodies differ");
+            if framing == Framing::Web {
+                // The status is in the body, after the message.
+                assert!(body.len() > 1000, "{name}");
+                continue;
+            }
+            let code = trailers
+                .as_ref()
+                .and_then(|t| t.get("grpc-status"))
+                .or_else(|| headers.get("grpc-status"))
+                .map(|c| c.to_str().unwrap().to_owned());
+            if ok {
+                assert_eq!(code.as_deref(), Some("0"), "{name}");
+                let answer = proto::LegalMovesResponse::decode(&body[5..]).unwrap();
+                assert!(!answer.plays.is_empty(), "{name}");
+                if name == "offloaded" {
+                    assert!(answer.plays.len() > 1000, "{}", answer.plays.len());
+                }
+            } else {
+                assert!(
+                    code.as_deref().is_some_and(|c| c != "0"),
+                    "{name}: {code:?}"
+                );
+            }
+        }
+    }
 }

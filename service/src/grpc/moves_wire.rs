@@ -1,0 +1,387 @@
+//! The `LegalMoves` answer written as protobuf in one pass.
+//!
+//! The bytes of `proto::LegalMovesResponse` built from the same answer and
+//! encoded by prost (the tests compare them over thousands of answers),
+//! written straight from the domain values into one buffer: no `String`
+//! per encoding, no message tree with a `Vec` per play, and each nested
+//! length computed once (prost measures a nested message again at every
+//! level above it). The notations are written by bgref-core's byte
+//! writers, as the HTTP answer's hand-written JSON does
+//! (`http::types::moves::LegalMovesJson`).
+//!
+//! The messages, by field number:
+//!
+//! - `LegalMovesResponse`: plays 1 (`Play`), dice 2 (packed), forced 3;
+//! - `Play`: notation 1, moves 2 (`Move`: from_point 1, to_point 2,
+//!   hit 3), position 3;
+//! - `Position`: position_id 1, xgid 2, board 3, pips 4, fibs 5;
+//! - `Board`: points 1 (packed sint32), bar 2, off 3, turn 4, pins 5
+//!   (packed sint32);
+//! - `PerPlayer`: x 1, o 2.
+
+use bgref_core::{ByPlayer, Play, Player};
+
+use super::common::player_out;
+use super::wire::{self, Encoded};
+use crate::api::moves::{LegalMoves, LegalMovesReply};
+use crate::api::tables::{LegalMovesAnswer, TablesLegalMoves, TablesView};
+use crate::api::view::{Fields, PositionView};
+
+/// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
+pub fn encode(reply: &LegalMovesReply) -> Encoded {
+    let mut out = Vec::new();
+    match &reply.answer {
+        LegalMovesAnswer::Backgammon(answer) => write_backgammon(&mut out, answer, reply.fields),
+        // Tables answers have every field (the api refuses others).
+        LegalMovesAnswer::Tables(answer) => write_tables(&mut out, answer),
+    }
+    Encoded(out)
+}
+
+/// The most one play takes with `fields` (an opening position's play with
+/// every field is about 330 bytes): reserved before each play, so that a
+/// play's writes do not grow the buffer.
+fn per_play(fields: Fields) -> usize {
+    let part = |field: Fields, bytes: usize| if fields.has(field) { bytes } else { 0 };
+    40 + part(Fields::MOVES, 4 * 8)
+        + part(Fields::POSITION_ID, 16)
+        + part(Fields::XGID, 72)
+        + part(Fields::BOARD, 24 * 2 + 20)
+        + part(Fields::FIBS, 240)
+        + part(Fields::PIPS, 12)
+}
+
+fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
+    let per_play = per_play(fields);
+    out.reserve(16 + answer.plays.len() * per_play);
+    // The bytes each nested length took last time: the guess for the next.
+    let (mut play_len, mut position_len) = (1, 1);
+    for view in &answer.plays {
+        out.reserve(per_play);
+        play_len = wire::message(out, 1, play_len, |out| {
+            write_play_head(out, &view.play, fields);
+            if fields.any(Fields::POSITION) {
+                position_len = wire::message(out, 3, position_len, |out| {
+                    write_position(out, &view.position, fields);
+                });
+            }
+        });
+    }
+    write_tail(out, answer.dice.values(), answer.plays.len());
+}
+
+fn write_tables(out: &mut Vec<u8>, answer: &TablesLegalMoves) {
+    let per_play = per_play(Fields::ALL);
+    out.reserve(16 + answer.plays.len() * per_play);
+    let (mut play_len, mut position_len) = (1, 1);
+    for view in &answer.plays {
+        out.reserve(per_play);
+        play_len = wire::message(out, 1, play_len, |out| {
+            write_play_head(out, &view.play, Fields::ALL);
+            position_len = wire::message(out, 3, position_len, |out| {
+                write_tables_position(out, &view.position);
+            });
+        });
+    }
+    write_tail(out, answer.dice.values(), answer.plays.len());
+}
+
+/// A `Play`'s notation and, when `fields` has them, its moves.
+fn write_play_head(out: &mut Vec<u8>, play: &Play, fields: Fields) {
+    wire::string_with(out, 1, 1, |out| play.write_notation(out));
+    if fields.has(Fields::MOVES) {
+        for m in play.moves() {
+            // A `Move` message (field 2) in at most 8 bytes: points are 0
+            // to 25, one-byte varints.
+            let mut bytes = [2 << 3 | 2, 0, 0, 0, 0, 0, 0, 0];
+            let mut len = 2;
+            for (key, value) in [
+                (1 << 3, m.from().get()),
+                (2 << 3, m.to().get()),
+                (3 << 3, u8::from(m.is_hit())),
+            ] {
+                if value != 0 {
+                    bytes[len] = key;
+                    bytes[len + 1] = value;
+                    len += 2;
+                }
+            }
+            bytes[1] = (len - 2) as u8;
+            out.extend_from_slice(&bytes[..len]);
+        }
+    }
+}
+
+/// The `dice` and `forced` fields of the response.
+fn write_tail(out: &mut Vec<u8>, dice: [u8; 2], plays: usize) {
+    wire::packed_uint32(out, 2, &dice);
+    wire::uint32(out, 3, u32::from(plays == 1));
+}
+
+/// A backgammon `Position`'s content: the encodings `fields` names (all
+/// of them: `position_out`'s message).
+fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
+    if fields.has(Fields::POSITION_ID) {
+        wire::bytes(out, 1, &view.position_id_value().encode());
+    }
+    if fields.has(Fields::XGID) {
+        wire::string_with(out, 2, 1, |out| view.xgid_value().write_to(out));
+    }
+    if fields.has(Fields::BOARD) {
+        let board = view.board();
+        write_board(out, &board.points, board.bar, board.off, board.turn, &[]);
+    }
+    if fields.has(Fields::PIPS) {
+        let pips = view.pips();
+        wire::per_player(out, 4, pips.x, pips.o);
+    }
+    if fields.has(Fields::FIBS) {
+        wire::string_with(out, 5, 2, |out| view.fibs_value().write_to(out));
+    }
+}
+
+/// A Plakoto, Fevga or Long Nardy `Position`'s content
+/// (`tables_position_out`'s message): the Position ID (not in Plakoto),
+/// the board with an empty bar and Plakoto's pins, the pips.
+fn write_tables_position(out: &mut Vec<u8>, view: &TablesView) {
+    if let Some(id) = view.position.position_id() {
+        wire::bytes(out, 1, &id.encode());
+    }
+    let board = view.board();
+    write_board(
+        out,
+        &board.points,
+        ByPlayer { x: 0, o: 0 },
+        board.off,
+        board.turn,
+        board.pins.as_ref().map_or(&[], |pins| &pins[..]),
+    );
+    wire::per_player(
+        out,
+        4,
+        view.position.pip_count(Player::X),
+        view.position.pip_count(Player::O),
+    );
+}
+
+/// The `board` field (3) of a `Position`.
+fn write_board(
+    out: &mut Vec<u8>,
+    points: &[i8],
+    bar: ByPlayer<u8>,
+    off: ByPlayer<u8>,
+    turn: Player,
+    pins: &[i8],
+) {
+    wire::message(out, 3, 1, |out| {
+        wire::packed_sint32(out, 1, points);
+        wire::per_player(out, 2, bar.x.into(), bar.o.into());
+        wire::per_player(out, 3, off.x.into(), off.o.into());
+        wire::int32(out, 4, player_out(turn));
+        wire::packed_sint32(out, 5, pins);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use bgref_core::notation::position_id::PositionId;
+    use bgref_core::tables::{Game, TablesPosition};
+    use bgref_core::{Dice, Player};
+    use prost::Message as _;
+
+    use crate::api;
+    use crate::api::moves::LegalMovesInput;
+    use crate::proto;
+
+    /// The fields lists a request may give: every field (none given),
+    /// the benchmark's Position ID alone, and mixes.
+    const FIELD_LISTS: [&[&str]; 6] = [
+        &[],
+        &["position_id"],
+        &["moves"],
+        &["xgid", "fibs"],
+        &["board", "pips", "moves"],
+        &["pips", "xgid", "board", "position_id"],
+    ];
+
+    fn request(
+        variant: proto::Variant,
+        position: proto::position_input::Encoding,
+        dice: Option<[u32; 2]>,
+        fields: &[&str],
+    ) -> proto::LegalMovesRequest {
+        proto::LegalMovesRequest {
+            variant: variant.into(),
+            position: Some(proto::PositionInput {
+                encoding: Some(position),
+                turn: proto::Player::Unspecified.into(),
+            }),
+            dice: dice.map_or_else(Vec::new, |d| d.to_vec()),
+            fields: fields.iter().map(|&f| f.to_owned()).collect(),
+            ..proto::LegalMovesRequest::default()
+        }
+    }
+
+    /// Compares the direct bytes with prost's for one request; returns
+    /// the number of plays.
+    fn compare(request: &proto::LegalMovesRequest) -> usize {
+        let input = LegalMovesInput::try_from(request.clone()).unwrap();
+        let reply = api::moves::legal_moves_reply(&input).unwrap();
+        let message = proto::LegalMovesResponse::from(&reply);
+        let direct = super::encode(&reply).0;
+        let reference = message.encode_to_vec();
+        if direct != reference {
+            let first = direct
+                .iter()
+                .zip(&reference)
+                .position(|(a, b)| a != b)
+                .unwrap_or(direct.len().min(reference.len()));
+            panic!(
+                "{request:?}: {} bytes written, prost {}, first difference at {first}",
+                direct.len(),
+                reference.len()
+            );
+        }
+        message.plays.len()
+    }
+
+    /// Every position of the movegen benchmark set (contact, race,
+    /// bear-off and bar positions) with each of the 21 rolls, with every
+    /// field and with the Position ID alone (the two benchmarked
+    /// settings), and one more fields list in turn.
+    #[test]
+    fn the_bytes_are_prosts_for_the_benchmark_positions_and_every_roll() {
+        let data = include_str!("../../../core/benches/data/positions.txt");
+        let (mut answers, mut plays) = (0, 0);
+        for (i, line) in data
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .enumerate()
+        {
+            let id = line.split_whitespace().nth(1).unwrap();
+            let position = proto::position_input::Encoding::PositionId(id.to_owned());
+            for (j, dice) in Dice::ALL_21.iter().enumerate() {
+                let [a, b] = dice.values().map(u32::from);
+                let extra = FIELD_LISTS[2 + (i + j) % (FIELD_LISTS.len() - 2)];
+                for fields in [FIELD_LISTS[0], FIELD_LISTS[1], extra] {
+                    let req = request(
+                        proto::Variant::Standard,
+                        position.clone(),
+                        Some([a, b]),
+                        fields,
+                    );
+                    plays += compare(&req);
+                    answers += 1;
+                }
+            }
+        }
+        assert_eq!(answers, 4000 * 21 * 3);
+        assert!(plays > 1_000_000, "{plays} plays compared");
+    }
+
+    /// An XGID whose cube, score and match go into every answer's XGID
+    /// and FIBS board, the other backgammon variants, the tables games
+    /// (pins, no XGID, no Position ID in Plakoto), a forced play and a
+    /// roll with no play.
+    #[test]
+    fn the_bytes_are_prosts_for_every_variant_and_the_edge_cases() {
+        use proto::position_input::Encoding;
+        let xgid = |s: &str| Encoding::Xgid(s.to_owned());
+        let id_of = |p: &bgref_core::Position| {
+            Encoding::PositionId(PositionId::from_position(p).to_string())
+        };
+        let mut cases = vec![
+            (
+                proto::Variant::Standard,
+                xgid("XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:7:10"),
+                None,
+            ),
+            // x has one checker on its 1-point and two on its 2-point.
+            (
+                proto::Variant::Standard,
+                xgid("XGID=-AB---------------bbbc----:0:0:1:00:0:0:0:0:10"),
+                Some([6, 1]),
+            ),
+        ];
+        // Portes and Tavla are played on the backgammon board.
+        for (board, variant) in [
+            (bgref_core::Variant::Nackgammon, proto::Variant::Nackgammon),
+            (
+                bgref_core::Variant::Hypergammon1,
+                proto::Variant::Hypergammon1,
+            ),
+            (
+                bgref_core::Variant::Hypergammon2,
+                proto::Variant::Hypergammon2,
+            ),
+            (
+                bgref_core::Variant::Hypergammon3,
+                proto::Variant::Hypergammon3,
+            ),
+            (bgref_core::Variant::Standard, proto::Variant::Portes),
+            (bgref_core::Variant::Standard, proto::Variant::Tavla),
+        ] {
+            let start = bgref_core::Position::start(board, Player::X);
+            for dice in [[6, 6], [3, 1], [5, 2]] {
+                cases.push((variant, id_of(&start), Some(dice)));
+            }
+        }
+        let mut compared = 0;
+        for (variant, position, dice) in cases {
+            for fields in FIELD_LISTS {
+                compared += compare(&request(variant, position.clone(), dice, fields));
+            }
+        }
+        // The tables games, walked from the start with the first play of
+        // each roll: every field only.
+        for (game, variant) in [
+            (Game::Plakoto, proto::Variant::Plakoto),
+            (Game::Fevga, proto::Variant::Fevga),
+            (Game::LongNardy, proto::Variant::LongNardy),
+        ] {
+            let mut position = TablesPosition::start(game, Player::X).unwrap();
+            for turn in 0..60 {
+                let dice = Dice::ALL_21[(turn * 7 + 3) % 21];
+                let board = super::super::tables::tables_position_out(&api::tables::TablesView {
+                    position,
+                });
+                let req = request(
+                    variant,
+                    Encoding::Board(board.board.unwrap()),
+                    Some(dice.values().map(u32::from)),
+                    &[],
+                );
+                compared += compare(&req);
+                let plays = position.legal_plays(dice);
+                position = match (&plays).into_iter().next() {
+                    Some(play) => position.after(play),
+                    None => position.swap_turn(),
+                };
+                if position.outcome().is_some() {
+                    position = TablesPosition::start(game, Player::O).unwrap();
+                }
+            }
+        }
+        assert!(compared > 3000, "{compared} plays compared");
+    }
+
+    /// Lengths of one, two and three bytes, whatever was reserved for
+    /// them: the content moves when its length needs more or fewer bytes.
+    #[test]
+    fn nested_lengths_take_the_bytes_prost_gives_them() {
+        for len in [0usize, 1, 127, 128, 300, 16_383, 16_384, 70_000] {
+            let content: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            // What prost writes for field 1 holding those bytes.
+            let mut expected = vec![0xee];
+            prost::encoding::bytes::encode(1, &content, &mut expected);
+            for reserved in [0, 1, 2, 3] {
+                let mut out = vec![0xee];
+                let used = super::wire::message(&mut out, 1, reserved, |out| {
+                    out.extend_from_slice(&content);
+                });
+                assert_eq!(out, expected, "{len} {reserved}");
+                assert_eq!(used, prost::encoding::encoded_len_varint(len as u64));
+            }
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! Protobuf written by hand, and the codec that sends it.
+//!
+//! For an answer whose prost message tree costs more than computing the
+//! answer (a `LegalMoves` answer: a `String` per encoding and nested
+//! messages with `Vec`s per play, then prost measuring each nested message
+//! again at every level it is nested in), the bytes are written straight
+//! from the domain values in one pass ([`super::moves_wire`]) and the
+//! method's codec ([`EncodedCodec`]) sends them as they are. Requests are
+//! still decoded by prost.
+//!
+//! The writers follow prost's encoding exactly (proto3: fields in field
+//! number order, a scalar or string at its default value left out, a
+//! present message written even when empty, repeated scalars packed), so
+//! the bytes are the prost-generated type's; the tests compare them.
+
+use std::marker::PhantomData;
+
+use prost::bytes::BufMut as _;
+use tonic::Status;
+use tonic::codec::{Codec, EncodeBuf, Encoder};
+
+/// Wire type of varints (integers, enums, bools).
+const VARINT: u8 = 0;
+/// Wire type of length-delimited fields (strings, messages, packed
+/// repeated scalars).
+const LEN: u8 = 2;
+
+/// The key of field `number` (1 to 15: one byte) with wire type `wire`.
+const fn key(number: u8, wire: u8) -> u8 {
+    number << 3 | wire
+}
+
+/// The bytes `value` takes as a varint (prost's formula).
+#[inline]
+pub fn varint_len(value: u64) -> usize {
+    (((value | 1).leading_zeros() ^ 63) * 9 + 73) as usize / 64
+}
+
+/// Appends `value` as a varint.
+#[inline]
+pub fn varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value & 0x7f) as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// A `uint32` field (or a `bool`, as 0 or 1); left out at 0.
+#[inline]
+pub fn uint32(out: &mut Vec<u8>, number: u8, value: u32) {
+    if value != 0 {
+        out.push(key(number, VARINT));
+        varint(out, u64::from(value));
+    }
+}
+
+/// The bytes of a [`uint32`] field.
+#[inline]
+pub fn uint32_len(value: u32) -> usize {
+    if value == 0 {
+        0
+    } else {
+        1 + varint_len(u64::from(value))
+    }
+}
+
+/// An `int32` or enum field; left out at 0. A negative value takes ten
+/// bytes (sign-extended to 64 bits), as protobuf has it.
+#[inline]
+pub fn int32(out: &mut Vec<u8>, number: u8, value: i32) {
+    if value != 0 {
+        out.push(key(number, VARINT));
+        varint(out, i64::from(value) as u64);
+    }
+}
+
+/// A `string` or `bytes` field; left out when empty.
+#[inline]
+pub fn bytes(out: &mut Vec<u8>, number: u8, value: &[u8]) {
+    if !value.is_empty() {
+        out.push(key(number, LEN));
+        varint(out, value.len() as u64);
+        out.extend_from_slice(value);
+    }
+}
+
+/// A `string` field whose text `write` appends (a notation writer);
+/// left out when it writes nothing. `reserved` as for [`message`].
+#[inline]
+pub fn string_with(
+    out: &mut Vec<u8>,
+    number: u8,
+    reserved: usize,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> usize {
+    let start = out.len();
+    let used = delimited(out, key(number, LEN), reserved, write);
+    // Only an empty text leaves the key and a zero length.
+    if out.len() == start + 2 {
+        out.truncate(start);
+    }
+    used
+}
+
+/// A message field whose content `write` appends; written even when
+/// empty (a present message). The content's length goes before it, in
+/// `reserved` bytes held for it first; when the length takes another
+/// number of bytes the content is moved (once, by a byte or two), so the
+/// length is always the shortest varint, as prost writes it. Returns the
+/// bytes the length took: the caller's guess for the next message of the
+/// same kind, which is usually right.
+#[inline]
+pub fn message(
+    out: &mut Vec<u8>,
+    number: u8,
+    reserved: usize,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> usize {
+    delimited(out, key(number, LEN), reserved, write)
+}
+
+/// `key`, then the length of what `write` appends, then that (see
+/// [`message`]).
+#[inline]
+fn delimited(
+    out: &mut Vec<u8>,
+    key: u8,
+    reserved: usize,
+    write: impl FnOnce(&mut Vec<u8>),
+) -> usize {
+    out.push(key);
+    let at = out.len();
+    for _ in 0..reserved {
+        out.push(0);
+    }
+    write(out);
+    let end = out.len();
+    let len = end - at - reserved;
+    let used = varint_len(len as u64);
+    if used > reserved {
+        out.resize(end + used - reserved, 0);
+        out.copy_within(at + reserved..end, at + used);
+    } else if used < reserved {
+        out.copy_within(at + reserved..end, at + used);
+        out.truncate(end - (reserved - used));
+    }
+    let mut value = len as u64;
+    for byte in &mut out[at..at + used] {
+        *byte = (value & 0x7f) as u8 | 0x80;
+        value >>= 7;
+    }
+    out[at + used - 1] &= 0x7f;
+    used
+}
+
+/// A `PerPlayer` message field (`x` = 1, `o` = 2), present.
+#[inline]
+pub fn per_player(out: &mut Vec<u8>, number: u8, x: u32, o: u32) {
+    out.push(key(number, LEN));
+    varint(out, (uint32_len(x) + uint32_len(o)) as u64);
+    uint32(out, 1, x);
+    uint32(out, 2, o);
+}
+
+/// A packed `repeated uint32` field; left out when empty.
+#[inline]
+pub fn packed_uint32(out: &mut Vec<u8>, number: u8, values: &[u8]) {
+    if values.is_empty() {
+        return;
+    }
+    let len: usize = values.iter().map(|&v| varint_len(u64::from(v))).sum();
+    out.push(key(number, LEN));
+    varint(out, len as u64);
+    for &v in values {
+        varint(out, u64::from(v));
+    }
+}
+
+/// A packed `repeated sint32` field (zigzag varints); left out when
+/// empty. A board's counts (-64 to 63: one byte each) are written in one
+/// piece.
+#[inline]
+pub fn packed_sint32(out: &mut Vec<u8>, number: u8, values: &[i8]) {
+    if values.is_empty() {
+        return;
+    }
+    if values.len() < 0x80 {
+        let mut bytes = [0u8; 2 + 0x7f];
+        let mut one_byte = true;
+        for (byte, &v) in bytes[2..].iter_mut().zip(values) {
+            one_byte &= (-64..64).contains(&v);
+            // The zigzag of -64..=63 in 8 bits is its 32-bit zigzag.
+            *byte = ((v << 1) ^ (v >> 7)) as u8;
+        }
+        if one_byte {
+            bytes[0] = key(number, LEN);
+            bytes[1] = values.len() as u8;
+            out.extend_from_slice(&bytes[..2 + values.len()]);
+            return;
+        }
+    }
+    let zigzag = |v: i8| u64::from(((i32::from(v) << 1) ^ (i32::from(v) >> 31)) as u32);
+    let len: usize = values.iter().map(|&v| varint_len(zigzag(v))).sum();
+    out.push(key(number, LEN));
+    varint(out, len as u64);
+    for &v in values {
+        varint(out, zigzag(v));
+    }
+}
+
+/// A message already encoded as protobuf, as a method's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded(pub Vec<u8>);
+
+/// The codec of a method that answers [`Encoded`] messages and takes
+/// requests of the prost type `U`, decoded as the generated code does
+/// (the same errors, the same buffers).
+#[derive(Debug)]
+pub struct EncodedCodec<U>(PhantomData<fn() -> U>);
+
+impl<U> Default for EncodedCodec<U> {
+    fn default() -> Self {
+        EncodedCodec(PhantomData)
+    }
+}
+
+impl<U: prost::Message + Default + Send + 'static> Codec for EncodedCodec<U> {
+    type Encode = Encoded;
+    type Decode = U;
+    type Encoder = EncodedEncoder;
+    type Decoder = tonic_prost::ProstDecoder<U>;
+
+    fn encoder(&mut self) -> EncodedEncoder {
+        EncodedEncoder
+    }
+
+    fn decoder(&mut self) -> tonic_prost::ProstDecoder<U> {
+        tonic_prost::ProstDecoder::default()
+    }
+}
+
+/// Copies an [`Encoded`] message into the response body.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EncodedEncoder;
+
+impl Encoder for EncodedEncoder {
+    type Item = Encoded;
+    type Error = Status;
+
+    fn encode(&mut self, item: Encoded, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put_slice(&item.0);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::encoding;
+
+    /// What `write` appends to an empty buffer.
+    fn written(write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut out = Vec::new();
+        write(&mut out);
+        out
+    }
+
+    /// Each writer against prost's own encoding of the same field, on
+    /// the values an answer never has too (large, negative, long lists),
+    /// and proto3's defaults left out.
+    #[test]
+    fn the_writers_write_what_prost_writes() {
+        for value in [0u32, 1, 127, 128, 300, 16_384, u32::MAX] {
+            let mut expected = Vec::new();
+            if value != 0 {
+                encoding::uint32::encode(3, &value, &mut expected);
+            }
+            assert_eq!(written(|out| super::uint32(out, 3, value)), expected);
+            assert_eq!(super::uint32_len(value), expected.len());
+        }
+        for value in [0i32, 1, -1, 2, i32::MIN, i32::MAX] {
+            let mut expected = Vec::new();
+            if value != 0 {
+                encoding::int32::encode(4, &value, &mut expected);
+            }
+            assert_eq!(written(|out| super::int32(out, 4, value)), expected);
+        }
+        for (x, o) in [(0, 0), (167, 0), (0, 5), (300, 20_000)] {
+            let mut expected = Vec::new();
+            encoding::message::encode(2, &crate::proto::PerPlayer { x, o }, &mut expected);
+            assert_eq!(written(|out| super::per_player(out, 2, x, o)), expected);
+        }
+        let signed: Vec<i8> = (-128..=127).collect();
+        for values in [
+            &[][..],
+            &[0, 5, -15, 63, -64][..],
+            &[64, -65, 1][..],
+            &[-3; 127][..],
+            &[2; 128][..],
+            &signed[..],
+        ] {
+            let wide: Vec<i32> = values.iter().map(|&v| i32::from(v)).collect();
+            let mut expected = Vec::new();
+            encoding::sint32::encode_packed(5, &wide, &mut expected);
+            assert_eq!(
+                written(|out| super::packed_sint32(out, 5, values)),
+                expected,
+                "{values:?}"
+            );
+        }
+        for values in [&[][..], &[3, 1][..], &[200, 255, 0][..]] {
+            let wide: Vec<u32> = values.iter().map(|&v| u32::from(v)).collect();
+            let mut expected = Vec::new();
+            encoding::uint32::encode_packed(2, &wide, &mut expected);
+            assert_eq!(
+                written(|out| super::packed_uint32(out, 2, values)),
+                expected
+            );
+        }
+        for text in ["", "x", &"y".repeat(200)] {
+            let mut expected = Vec::new();
+            if !text.is_empty() {
+                encoding::string::encode(1, &text.to_owned(), &mut expected);
+            }
+            assert_eq!(
+                written(|out| super::bytes(out, 1, text.as_bytes())),
+                expected
+            );
+            for reserved in [1, 2] {
+                assert_eq!(
+                    written(|out| {
+                        super::string_with(out, 1, reserved, |out| {
+                            out.extend_from_slice(text.as_bytes());
+                        });
+                    }),
+                    expected,
+                    "{} {reserved}",
+                    text.len()
+                );
+            }
+        }
+    }
+}
