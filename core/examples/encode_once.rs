@@ -46,9 +46,7 @@ fn main() {
             "pips" => encode_pips(black_box(position), &mut out),
             "notation" => encode_notation(black_box(play), &mut out),
             other => {
-                eprintln!(
-                    "unknown encoding {other}: position-id, xgid, fibs, pips or notation"
-                );
+                eprintln!("unknown encoding {other}: position-id, xgid, fibs, pips or notation");
                 std::process::exit(2);
             }
         }
@@ -56,7 +54,10 @@ fn main() {
             .iter()
             .fold(checksum, |acc, &b| acc.rotate_left(5) ^ u64::from(b));
     }
-    println!("{} encodes ({encoding}, {class}), checksum {checksum:016x}", plays.len());
+    println!(
+        "{} encodes ({encoding}, {class}), checksum {checksum:016x}",
+        plays.len()
+    );
 }
 
 #[inline(never)]
