@@ -6,6 +6,9 @@ use core::str::FromStr;
 
 use crate::player::{ByPlayer, Player};
 
+/// One in each byte of a word.
+pub(crate) const BYTES: u64 = 0x0101_0101_0101_0101;
+
 /// The game played: they share the movement rules and differ in the
 /// number of checkers and the start.
 ///
@@ -222,5 +225,31 @@ impl Setup {
             .map(|&n| u32::from(n))
             .sum::<u32>()
             + u32::from(self.bar[player])
+    }
+
+    /// The points eight at a time for the writers that print them from
+    /// x's side (XGID, FIBS): in word `i`, byte `k` of the first number is
+    /// x's count on x's point `8 i + k + 1`, and byte `k` of the second
+    /// o's count on that same point (o's point `24 - 8 i - k`); `None`
+    /// when a count is above 15, which no position has, so that bytewise
+    /// arithmetic on the words never carries.
+    pub(crate) fn small_point_words(&self) -> Option<[(u64, u64); 3]> {
+        let eight = |bytes: &[u8]| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&bytes[..8]);
+            word
+        };
+        // o's counts backwards: big-endian puts o's point 24 - 8 i in byte 0.
+        let word = |at: usize| {
+            (
+                u64::from_le_bytes(eight(&self.points.x[at..])),
+                u64::from_be_bytes(eight(&self.points.o[16 - at..])),
+            )
+        };
+        let words = [word(0), word(8), word(16)];
+        words
+            .iter()
+            .all(|&(x, o)| (x | o) & (0xF0 * BYTES) == 0)
+            .then_some(words)
     }
 }

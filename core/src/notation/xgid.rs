@@ -45,7 +45,7 @@ use crate::dice::{Dice, Die};
 use crate::digits::Text;
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
-use crate::setup::Setup;
+use crate::setup::{BYTES, Setup};
 
 /// The dice field of an XGID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -374,7 +374,7 @@ impl Xgid {
         let mut out = Text::new(buf);
         out.bytes(b"XGID=");
         out.bytes(&[O_LETTERS[usize::from(setup.bar.o)]]);
-        write_points(&setup.points, &mut out);
+        write_points(setup, &mut out);
         out.bytes(&[X_LETTERS[usize::from(setup.bar.x)]]);
         let owner: i64 = match self.cube_owner {
             CubeOwner::Centre => 0,
@@ -405,22 +405,13 @@ impl Xgid {
 /// Writes the board characters of x's points 1 to 24: x's letter where x
 /// has checkers, else o's where o has, else `-`.
 #[inline]
-fn write_points<const N: usize>(points: &ByPlayer<[u8; 24]>, out: &mut Text<'_, N>) {
-    // x's point p is o's point 25 - p: eight of x's points at a time,
-    // each byte beside o's count on it (o's counts backwards).
-    let word = |at: usize| {
-        (
-            u64::from_le_bytes(eight(&points.x[at..])),
-            u64::from_be_bytes(eight(&points.o[16 - at..])),
-        )
-    };
-    let words = [word(0), word(8), word(16)];
-    if words.iter().all(|&(x, o)| (x | o) & (0xF0 * BYTES) == 0) {
+fn write_points<const N: usize>(setup: &Setup, out: &mut Text<'_, N>) {
+    if let Some(words) = setup.small_point_words() {
         for (x, o) in words {
             out.bytes(&letters_of_eight(x, o).to_le_bytes());
         }
     } else {
-        out.bytes(&points_one_by_one(points));
+        out.bytes(&points_one_by_one(&setup.points));
     }
 }
 
@@ -436,16 +427,6 @@ fn points_one_by_one(points: &ByPlayer<[u8; 24]>) -> [u8; 24] {
         };
     }
     chars
-}
-
-/// One in each byte of a word.
-const BYTES: u64 = 0x0101_0101_0101_0101;
-
-/// The first eight bytes of `bytes`.
-fn eight(bytes: &[u8]) -> [u8; 8] {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&bytes[..8]);
-    word
 }
 
 /// The board characters of eight points at once: byte `k` of `x` and `o`
