@@ -200,9 +200,10 @@ impl MoveText {
             .iter()
             .map(|chain| {
                 // Intermediate points are written only where they hit.
-                let path = (0..chain.len)
-                    .filter(|&i| i == 0 || i == chain.len - 1 || chain.hit(i))
-                    .map(|i| (chain.points[i], chain.hit(i)))
+                let points = chain.points();
+                let path = (0..points.len())
+                    .filter(|&i| i == 0 || i == points.len() - 1 || chain.hit(i))
+                    .map(|i| (points[i], chain.hit(i)))
                     .collect();
                 Segment {
                     path,
@@ -436,7 +437,11 @@ impl Play {
     pub fn write_notation(&self, out: &mut Vec<u8>) {
         let mut text = [0u8; MAX_NOTATION];
         let len = notation(self, &mut text);
-        out.extend_from_slice(&text[..len]);
+        // The whole buffer, then cut: a copy of known size is a few
+        // moves, one of the text's length a `memcpy` call.
+        let start = out.len();
+        out.extend_from_slice(&text);
+        out.truncate(start + len);
     }
 }
 
@@ -488,7 +493,7 @@ const POINT_TOKENS: [[u64; 3]; 26] = {
 #[derive(Clone, Copy)]
 struct Chain {
     points: [Point; 5],
-    len: usize,
+    len: u8,
     hits: u8,
     count: u8,
 }
@@ -500,6 +505,11 @@ impl Chain {
         hits: 0,
         count: 0,
     };
+
+    /// The chain's points.
+    fn points(&self) -> &[Point] {
+        &self.points[..usize::from(self.len)]
+    }
 
     /// Whether the checker hit on point `i` of the chain.
     fn hit(&self, i: usize) -> bool {
@@ -521,9 +531,8 @@ impl FoldedChains {
         // A play has at most four moves. Highest start first, and from one
         // start the farther move first; moves alike stay in the order
         // played (an insertion sort, stable).
-        let mut moves = [Move::new(Point::OFF, Point::OFF); 4];
-        let n = play.moves().len().min(4);
-        moves[..n].copy_from_slice(&play.moves()[..n]);
+        let mut moves = play.move_slots();
+        let n = play.len().min(4);
         let key = |m: &Move| (m.from(), m.to());
         for i in 1..n {
             let mut j = i;
@@ -541,10 +550,10 @@ impl FoldedChains {
             let (from, to, hit) = (mv.from(), mv.to(), u8::from(mv.is_hit()));
             let end = chains[..count]
                 .iter_mut()
-                .find(|c| c.points[c.len - 1] == from && !from.is_off());
+                .find(|c| c.points().last() == Some(&from) && !from.is_off());
             match end {
                 Some(chain) if chain.len < 5 => {
-                    chain.points[chain.len] = to;
+                    chain.points[usize::from(chain.len)] = to;
                     chain.hits |= hit << chain.len;
                     chain.len += 1;
                 }
@@ -559,25 +568,26 @@ impl FoldedChains {
                 }
             }
         }
-        // Identical chains (side by side, as they share a start) fold; a
-        // hit by any of them marks the fold.
-        let mut folded = FoldedChains {
-            chains: [Chain::EMPTY; 4],
-            len: 0,
-        };
-        for chain in &chains[..count] {
-            if let Some(last) = folded.chains[..folded.len].last_mut()
-                && last.len == chain.len
-                && last.points == chain.points
+        // Identical chains (side by side, as they share a start) fold into
+        // the first of them; a hit by any of them marks the fold.
+        let mut folded = 0;
+        for i in 0..count {
+            let chain = chains[i];
+            if folded > 0
+                && chains[folded - 1].len == chain.len
+                && chains[folded - 1].points == chain.points
             {
-                last.count += 1;
-                last.hits |= chain.hits;
-                continue;
+                chains[folded - 1].count += 1;
+                chains[folded - 1].hits |= chain.hits;
+            } else {
+                chains[folded] = chain;
+                folded += 1;
             }
-            folded.chains[folded.len] = *chain;
-            folded.len += 1;
         }
-        folded
+        FoldedChains {
+            chains,
+            len: folded,
+        }
     }
 
     /// The chains, highest start first.
@@ -613,7 +623,7 @@ fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
         if i > 0 {
             put(SPACE);
         }
-        let points = &chain.points[..chain.len];
+        let points = chain.points();
         put(POINT_TOKENS[usize::from(points[0].get())][0]);
         // Intermediate points are written only where they hit.
         let last = points.len() - 1;
