@@ -11,7 +11,7 @@ use crate::movegen::{self, PlayList};
 use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 use crate::player::{ByPlayer, Player};
 use crate::point::Point;
-use crate::setup::{Setup, Variant};
+use crate::setup::{BYTES, Setup, Variant};
 
 bitflags! {
     /// The kinds of reason a [`Setup`] is not a valid position (several may
@@ -521,7 +521,6 @@ impl Position {
 /// has at most 36 checkers (every position: 15 at most), else point by
 /// point.
 fn pips(side: &[u8; 26]) -> u32 {
-    const BYTES: u64 = 0x0101_0101_0101_0101;
     // Byte b of the multiplier is 7 - b: byte 7 of `w * WEIGHTS` is then
     // the sum of k times byte k of `w`.
     const WEIGHTS: u64 = 0x0001_0203_0405_0607;
@@ -537,8 +536,8 @@ fn pips(side: &[u8; 26]) -> u32 {
     if words.iter().all(|&w| w & (0xF0 * BYTES) == 0)
         && words.iter().map(|&w| checkers(w)).sum::<u64>() <= 36
     {
-        // Each byte of `w * WEIGHTS` below byte 8 sums at most 7 times
-        // the word's checkers (36): no carries.
+        // Bytes 0 to 7 of `w * WEIGHTS` each sum at most 7 times the
+        // word's checkers (36 at most: 252), so none carries.
         let mut pips = 0;
         for (i, &w) in words.iter().enumerate() {
             pips += 8 * i as u64 * checkers(w) + (w.wrapping_mul(WEIGHTS) >> 56);

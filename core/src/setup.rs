@@ -9,6 +9,13 @@ use crate::player::{ByPlayer, Player};
 /// One in each byte of a word.
 pub(crate) const BYTES: u64 = 0x0101_0101_0101_0101;
 
+/// 0xFF in each byte of `w` that is not zero, for bytes of at most 15 (a
+/// count below 16 plus 0x7F reaches the byte's top bit exactly when it is
+/// not zero, and never carries into the next byte).
+pub(crate) const fn nonzero_bytes_mask(w: u64) -> u64 {
+    (((w + 0x7F * BYTES) & (0x80 * BYTES)) >> 7) * 0xFF
+}
+
 /// The game played: they share the movement rules and differ in the
 /// number of checkers and the start.
 ///
@@ -205,6 +212,22 @@ impl Setup {
     #[must_use]
     pub fn to_signed(&self) -> [i8; 24] {
         let mut out = [0i8; 24];
+        if let Some(words) = self.small_point_words() {
+            // Eight points at a time: x's count where x has checkers, else
+            // o's count negated (a byte's two's complement, built as its
+            // complement plus one only where o has checkers, so that no
+            // byte carries into the next).
+            for ((x, o), chunk) in words.into_iter().zip(out.chunks_exact_mut(8)) {
+                let x_has = nonzero_bytes_mask(x);
+                let o_has = nonzero_bytes_mask(o);
+                let minus_o = (!o & o_has) + (o_has & BYTES);
+                let signed = (x & x_has) | (minus_o & !x_has);
+                for (slot, byte) in chunk.iter_mut().zip(signed.to_le_bytes()) {
+                    *slot = i8::from_ne_bytes([byte]);
+                }
+            }
+            return out;
+        }
         for (i, slot) in out.iter_mut().enumerate() {
             let x = self.points.x[i];
             let o = self.points.o[23 - i];

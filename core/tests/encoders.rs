@@ -1,5 +1,6 @@
 //! The writers a legal-moves answer runs once per play (Position ID, XGID,
-//! FIBS board, pip counts and the play's notation) against plain reference
+//! FIBS board, the signed board, pip counts and the play's notation)
+//! against plain reference
 //! writers kept here, byte for byte: every legal play of the benchmark's
 //! 4 000 positions (`benches/data/positions.txt`) for all 21 rolls, about
 //! 1.6 million resulting positions; and random values with counts no
@@ -119,6 +120,21 @@ fn reference_fibs(board: &FibsBoard) -> String {
         ":{turn}:0:0:0:0:{}:1:1:0:1:-1:0:25:{}:{}:{}:{}:0:0:0:0",
         board.cube, off.x, off.o, s.bar.x, s.bar.o
     );
+    out
+}
+
+/// The signed board point by point: x's count where x has checkers, else
+/// o's negated (counts above 127 written as 127).
+fn reference_signed(setup: &Setup) -> [i8; 24] {
+    let mut out = [0i8; 24];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let (x, o) = (setup.points.x[i], setup.points.o[23 - i]);
+        *slot = if x > 0 {
+            x.min(127) as i8
+        } else {
+            -(o.min(127) as i8)
+        };
+    }
     out
 }
 
@@ -250,6 +266,8 @@ fn every_play_of_the_benchmark_positions_is_written_as_the_references_write_it()
                     assert_eq!(fibs.to_string(), text);
                     assert_eq!(appended(|out| fibs.write_to(out)), text);
 
+                    let setup = position.to_setup();
+                    assert_eq!(setup.to_signed(), reference_signed(&setup), "{notation}");
                     for player in Player::ALL {
                         assert_eq!(
                             position.pip_count(player),
@@ -259,7 +277,6 @@ fn every_play_of_the_benchmark_positions_is_written_as_the_references_write_it()
                     }
 
                     positions += 1;
-                    let setup = position.to_setup();
                     bars += usize::from(setup.bar.x + setup.bar.o > 0);
                     hits += usize::from(notation.contains('*'));
                     folds += usize::from(notation.contains('('));
@@ -365,6 +382,11 @@ proptest! {
         let text = reference_xgid(&xgid);
         prop_assert_eq!(xgid.to_string(), text.clone());
         prop_assert_eq!(appended(|out| xgid.write_to(out)), text);
+    }
+
+    #[test]
+    fn any_setup_gives_the_reference_signed_board(setup in setup()) {
+        prop_assert_eq!(setup.to_signed(), reference_signed(&setup));
     }
 
     #[test]

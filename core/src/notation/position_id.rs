@@ -18,7 +18,7 @@ use core::str::FromStr;
 
 use crate::player::Player;
 use crate::position::Position;
-use crate::setup::Setup;
+use crate::setup::{BYTES, Setup};
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -125,7 +125,6 @@ const KEY_BITS: u128 = (1 << 80) - 1;
 /// position's side (15 at most) does.
 #[inline]
 fn side_key(side: &[u8; 25]) -> Option<(u64, u32)> {
-    const BYTES: u64 = 0x0101_0101_0101_0101;
     let word = |at: usize| {
         let mut w = [0u8; 8];
         w.copy_from_slice(&side[at..at + 8]);

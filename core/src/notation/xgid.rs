@@ -45,7 +45,7 @@ use crate::dice::{Dice, Die};
 use crate::digits::Text;
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
-use crate::setup::{BYTES, Setup};
+use crate::setup::{BYTES, Setup, nonzero_bytes_mask};
 
 /// The dice field of an XGID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -434,11 +434,7 @@ fn points_one_by_one(points: &ByPlayer<[u8; 24]>) -> [u8; 24] {
 /// result is x's letter (`A` + count - 1) if x has checkers there, else
 /// o's (`a` + count - 1) if o has, else `-`.
 fn letters_of_eight(x: u64, o: u64) -> u64 {
-    // 0xFF in each byte that is not zero (a count below 16 plus 0x7F
-    // reaches the byte's top bit exactly when it is not zero, and never
-    // carries into the next byte).
-    let occupied = |w: u64| (((w + 0x7F * BYTES) & (0x80 * BYTES)) >> 7) * 0xFF;
-    let (mx, mo) = (occupied(x), occupied(o));
+    let (mx, mo) = (nonzero_bytes_mask(x), nonzero_bytes_mask(o));
     let empty = (u64::from(b'-') * BYTES) & !(mx | mo);
     ((x + 0x40 * BYTES) & mx) | ((o + 0x60 * BYTES) & mo & !mx) | empty
 }
