@@ -11,7 +11,8 @@
 //!
 //! then divide the instructions collected by the encode count it prints.
 //! Arguments: `ENCODING [CLASS]`, `ENCODING` one of `position-id`, `xgid`,
-//! `fibs`, `pips` (both players), `notation` (the play), and `CLASS` one of
+//! `fibs`, `board` (the signed counts), `pips` (both players), `notation`
+//! (the play), and `CLASS` one of
 //! `contact`, `race`, `bearoff`, `bar` or `mix` (all 4 000, the default).
 //! Each measured function starts from the `Position` (or `Play`) and does
 //! what the service's answer writer does: the conversion to the encoding's
@@ -43,10 +44,13 @@ fn main() {
             "position-id" => encode_position_id(black_box(position), &mut out),
             "xgid" => encode_xgid(black_box(position), &mut out),
             "fibs" => encode_fibs(black_box(position), &mut out),
+            "board" => encode_board(black_box(position), &mut out),
             "pips" => encode_pips(black_box(position), &mut out),
             "notation" => encode_notation(black_box(play), &mut out),
             other => {
-                eprintln!("unknown encoding {other}: position-id, xgid, fibs, pips or notation");
+                eprintln!(
+                    "unknown encoding {other}: position-id, xgid, fibs, board, pips or notation"
+                );
                 std::process::exit(2);
             }
         }
@@ -73,6 +77,12 @@ fn encode_xgid(position: &Position, out: &mut Vec<u8>) {
 #[inline(never)]
 fn encode_fibs(position: &Position, out: &mut Vec<u8>) {
     FibsBoard::from_position(position).write_to(out);
+}
+
+#[inline(never)]
+fn encode_board(position: &Position, out: &mut Vec<u8>) {
+    let points = position.to_setup().to_signed();
+    out.extend_from_slice(&points.map(|n| n.to_ne_bytes()[0]));
 }
 
 #[inline(never)]
