@@ -81,6 +81,13 @@ impl Play {
         &self.moves[..usize::from(self.len)]
     }
 
+    /// All four move slots, the first [`Play::len`] of them the moves in
+    /// the order played (the rest mean nothing): a fixed-size copy for the
+    /// notation writer, where copying the slice costs a `memcpy` call.
+    pub(crate) const fn move_slots(&self) -> [Move; 4] {
+        self.moves
+    }
+
     /// The points the play hits on, as bit `p` for point `p`.
     pub(crate) fn hit_mask(&self) -> u32 {
         self.moves()

@@ -11,7 +11,7 @@ use crate::movegen::{self, PlayList};
 use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 use crate::player::{ByPlayer, Player};
 use crate::point::Point;
-use crate::setup::{Setup, Variant};
+use crate::setup::{BYTES, Setup, Variant};
 
 bitflags! {
     /// The kinds of reason a [`Setup`] is not a valid position (several may
@@ -305,11 +305,7 @@ impl Position {
     /// Pips `player` needs to bear off every checker (the bar counts 25).
     #[must_use]
     pub fn pip_count(&self, player: Player) -> u32 {
-        self.side(player)
-            .iter()
-            .enumerate()
-            .map(|(p, &n)| p as u32 * u32::from(n))
-            .sum()
+        pips(self.side(player))
     }
 
     /// The winner and the kind of win, once a player has borne off every
@@ -520,6 +516,40 @@ impl Position {
     }
 }
 
+/// `side[p]` checkers `p` pips from home, summed over `p`: eight counts at
+/// a time by multiplication while every count is at most 15 and the side
+/// has at most 36 checkers (every position: 15 at most), else point by
+/// point.
+fn pips(side: &[u8; 26]) -> u32 {
+    // Byte b of the multiplier is 7 - b: byte 7 of `w * WEIGHTS` is then
+    // the sum of k times byte k of `w`.
+    const WEIGHTS: u64 = 0x0001_0203_0405_0607;
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        let n = (side.len() - at).min(8);
+        w[..n].copy_from_slice(&side[at..at + n]);
+        u64::from_le_bytes(w)
+    };
+    let words = [word(0), word(8), word(16), word(24)];
+    // Counts below 16 sum into byte 7 without carries (8 times 15).
+    let checkers = |w: u64| w.wrapping_mul(BYTES) >> 56;
+    if words.iter().all(|&w| w & (0xF0 * BYTES) == 0)
+        && words.iter().map(|&w| checkers(w)).sum::<u64>() <= 36
+    {
+        // Bytes 0 to 7 of `w * WEIGHTS` each sum at most 7 times the
+        // word's checkers (36 at most: 252), so none carries.
+        let mut pips = 0;
+        for (i, &w) in words.iter().enumerate() {
+            pips += 8 * i as u64 * checkers(w) + (w.wrapping_mul(WEIGHTS) >> 56);
+        }
+        return pips as u32;
+    }
+    side.iter()
+        .enumerate()
+        .map(|(p, &n)| p as u32 * u32::from(n))
+        .sum()
+}
+
 /// Moves one checker from `from` to `to` on `b` with some of `dice`, each
 /// die a legal single move; the board after and the dice used, or the most
 /// precise reason it cannot be done.
@@ -623,6 +653,23 @@ fn die_used(mv: Move, dice: &[Die]) -> Option<Die> {
 mod tests {
     use super::*;
     use alloc::string::ToString;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn pips_sum_each_count_times_its_distance(
+            side in prop_oneof![
+                prop::array::uniform26(prop_oneof![4 => Just(0u8), 1 => 0u8..=4]),
+                prop::array::uniform26(0u8..=15),
+                prop::array::uniform26(any::<u8>()),
+            ]
+        ) {
+            // Counts as positions have them (the multiplications), and too
+            // many checkers or too large counts (point by point).
+            let plain: u32 = (0..26u32).map(|p| p * u32::from(side[p as usize])).sum();
+            prop_assert_eq!(pips(&side), plain);
+        }
+    }
 
     #[test]
     fn position_error_says_it_with_the_numbers() {

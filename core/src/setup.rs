@@ -6,6 +6,16 @@ use core::str::FromStr;
 
 use crate::player::{ByPlayer, Player};
 
+/// One in each byte of a word.
+pub(crate) const BYTES: u64 = 0x0101_0101_0101_0101;
+
+/// 0xFF in each byte of `w` that is not zero, for bytes of at most 15 (a
+/// count below 16 plus 0x7F reaches the byte's top bit exactly when it is
+/// not zero, and never carries into the next byte).
+pub(crate) const fn nonzero_bytes_mask(w: u64) -> u64 {
+    (((w + 0x7F * BYTES) & (0x80 * BYTES)) >> 7) * 0xFF
+}
+
 /// The game played: they share the movement rules and differ in the
 /// number of checkers and the start.
 ///
@@ -202,6 +212,22 @@ impl Setup {
     #[must_use]
     pub fn to_signed(&self) -> [i8; 24] {
         let mut out = [0i8; 24];
+        if let Some(words) = self.small_point_words() {
+            // Eight points at a time: x's count where x has checkers, else
+            // o's count negated (a byte's two's complement, built as its
+            // complement plus one only where o has checkers, so that no
+            // byte carries into the next).
+            for ((x, o), chunk) in words.into_iter().zip(out.chunks_exact_mut(8)) {
+                let x_has = nonzero_bytes_mask(x);
+                let o_has = nonzero_bytes_mask(o);
+                let minus_o = (!o & o_has) + (o_has & BYTES);
+                let signed = (x & x_has) | (minus_o & !x_has);
+                for (slot, byte) in chunk.iter_mut().zip(signed.to_le_bytes()) {
+                    *slot = i8::from_ne_bytes([byte]);
+                }
+            }
+            return out;
+        }
         for (i, slot) in out.iter_mut().enumerate() {
             let x = self.points.x[i];
             let o = self.points.o[23 - i];
@@ -222,5 +248,31 @@ impl Setup {
             .map(|&n| u32::from(n))
             .sum::<u32>()
             + u32::from(self.bar[player])
+    }
+
+    /// The points eight at a time for the writers that print them from
+    /// x's side (XGID, FIBS): in word `i`, byte `k` of the first number is
+    /// x's count on x's point `8 i + k + 1`, and byte `k` of the second
+    /// o's count on that same point (o's point `24 - 8 i - k`); `None`
+    /// when a count is above 15, which no position has, so that bytewise
+    /// arithmetic on the words never carries.
+    pub(crate) fn small_point_words(&self) -> Option<[(u64, u64); 3]> {
+        let eight = |bytes: &[u8]| {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(&bytes[..8]);
+            word
+        };
+        // o's counts backwards: big-endian puts o's point 24 - 8 i in byte 0.
+        let word = |at: usize| {
+            (
+                u64::from_le_bytes(eight(&self.points.x[at..])),
+                u64::from_be_bytes(eight(&self.points.o[16 - at..])),
+            )
+        };
+        let words = [word(0), word(8), word(16)];
+        words
+            .iter()
+            .all(|&(x, o)| (x | o) & (0xF0 * BYTES) == 0)
+            .then_some(words)
     }
 }

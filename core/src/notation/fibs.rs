@@ -47,9 +47,10 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+use crate::digits::Text;
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
-use crate::setup::Setup;
+use crate::setup::{BYTES, Setup};
 
 /// The match length FIBS writes for an unlimited match (money play).
 pub const UNLIMITED: u32 = 9999;
@@ -207,102 +208,70 @@ impl FibsBoard {
 
 impl fmt::Display for FibsBoard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(core::str::from_utf8(self.encode().as_bytes()).map_err(|_| fmt::Error)?)
+        f.write_str(core::str::from_utf8(self.encode(&mut [0; FIBS_TEXT])).map_err(|_| fmt::Error)?)
     }
 }
+
+/// The buffer of the FIBS writer. The longest line is 235 bytes:
+/// `board:x:o` (9), the match length, two scores and the cube (11 each
+/// with their colons: up to 10 digits), 26 board counts (5 each: `:-255`
+/// where a setup names both players on one point), the turn (3), the dice
+/// (8), the flags, colour, direction, home and bar (17), four counts (4
+/// each) and the move tokens (8); [`Text::SLACK`] more.
+const FIBS_TEXT: usize = 264;
+const _: () = assert!(235 + Text::<'static, FIBS_TEXT>::SLACK <= FIBS_TEXT);
 
 impl FibsBoard {
     /// Appends the board line (what `Display` writes) to `out`, without
     /// the formatting machinery: legal-moves answers write one per play.
     pub fn write_to(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.encode().as_bytes());
+        out.extend_from_slice(self.encode(&mut [0; FIBS_TEXT]));
     }
 
-    /// The line, written into one buffer. At most 53 tokens of 11 bytes
-    /// each.
-    fn encode(&self) -> Line {
+    /// The line, written into `buf`.
+    fn encode<'b>(&self, buf: &'b mut [u8; FIBS_TEXT]) -> &'b [u8] {
         let s = &self.setup;
-        let mut out = Line {
-            buf: [0; 600],
-            len: 0,
-        };
-        out.text(b"board:x:o:");
-        out.int(i64::from(self.match_length));
+        let mut out = Text::new(buf);
+        out.bytes(b"board:x:o");
+        if self.match_length == UNLIMITED {
+            // Money play, what every board from a position says.
+            out.bytes(b":9999");
+        } else {
+            out.colon_int(i64::from(self.match_length));
+        }
         out.colon_int(i64::from(self.score.x));
         out.colon_int(i64::from(self.score.o));
-        // The player is O (positive) moving 24 to 1: its point k is index k.
-        let mut board = [0i64; 26];
-        board[25] = i64::from(s.bar.x);
-        board[0] = -i64::from(s.bar.o);
-        for k in 1..=24usize {
-            board[k] += i64::from(s.points.x[k - 1]);
-            board[25 - k] -= i64::from(s.points.o[k - 1]);
+        // The player is O (positive) moving 24 to 1: its point k is index
+        // k, the opponent's point k index 25 - k; the bars are indexes 25
+        // (player) and 0 (opponent).
+        out.colon_int(-i64::from(s.bar.o));
+        if let Some(words) = s.small_point_words() {
+            // Every position: eight points at a time, each byte x's count
+            // minus o's plus 15 (0 to 30: no byte borrows from the next).
+            // Masked to 5 bits, the compiler knows the token is a small
+            // one (no branch to the long numbers' path).
+            for (x, o) in words {
+                let biased = (x + 15 * BYTES) - o;
+                for k in 0..8 {
+                    out.colon_int(((biased >> (8 * k)) & 31) as i64 - 15);
+                }
+            }
+        } else {
+            for (&x, &o) in s.points.x.iter().zip(s.points.o.iter().rev()) {
+                out.colon_int(i64::from(x) - i64::from(o));
+            }
         }
-        for n in board {
-            out.colon_int(n);
-        }
-        out.text(if s.turn == Player::X { b":1" } else { b":-1" });
-        out.text(b":0:0:0:0");
+        out.colon_int(i64::from(s.bar.x));
+        out.bytes(if s.turn == Player::X { b":1" } else { b":-1" });
+        out.bytes(b":0:0:0:0");
         out.colon_int(i64::from(self.cube));
-        out.text(b":1:1:0:1:-1:0:25");
+        out.bytes(b":1:1:0:1:-1:0:25");
         let off = s.off.unwrap_or_default();
         for n in [off.x, off.o, s.bar.x, s.bar.o] {
             out.colon_int(i64::from(n));
         }
-        out.text(b":0:0:0:0");
-        out
-    }
-}
-
-/// A FIBS board line being written.
-struct Line {
-    buf: [u8; 600],
-    len: usize,
-}
-
-impl Line {
-    #[inline]
-    fn text(&mut self, text: &[u8]) {
-        self.buf[self.len..self.len + text.len()].copy_from_slice(text);
-        self.len += text.len();
-    }
-
-    #[inline]
-    fn int(&mut self, n: i64) {
-        if let Ok(digit) = u8::try_from(n)
-            && digit < 10
-        {
-            // Nearly every token: one digit, no copy of a slice.
-            self.buf[self.len] = b'0' + digit;
-            self.len += 1;
-            return;
-        }
-        if (-9..0).contains(&n) {
-            // The other player's points: a minus and one digit.
-            self.buf[self.len] = b'-';
-            self.buf[self.len + 1] = b'0' + n.unsigned_abs() as u8;
-            self.len += 2;
-            return;
-        }
-        self.long_int(n);
-    }
-
-    /// [`Self::int`] for numbers of more than one digit (out of line).
-    #[inline(never)]
-    fn long_int(&mut self, n: i64) {
-        let (digits, start) = crate::digits::signed(n);
-        self.text(&digits[start..]);
-    }
-
-    #[inline]
-    fn colon_int(&mut self, n: i64) {
-        self.buf[self.len] = b':';
-        self.len += 1;
-        self.int(n);
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
+        out.bytes(b":0:0:0:0");
+        out.finish()
     }
 }
 

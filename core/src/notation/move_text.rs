@@ -196,17 +196,19 @@ impl MoveText {
     pub fn from_play(play: &Play) -> MoveText {
         let folded = FoldedChains::of(play);
         let segments = folded
+            .chains()
             .iter()
-            .map(|(path, count)| {
+            .map(|chain| {
                 // Intermediate points are written only where they hit.
-                let last = path.len() - 1;
-                let path = path
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, &(_, hit))| i == 0 || i == last || hit)
-                    .map(|(_, &step)| step)
+                let points = chain.points();
+                let path = (0..points.len())
+                    .filter(|&i| i == 0 || i == points.len() - 1 || chain.hit(i))
+                    .map(|i| (points[i], chain.hit(i)))
                     .collect();
-                Segment { path, count }
+                Segment {
+                    path,
+                    count: chain.count,
+                }
             })
             .collect();
         MoveText { segments }
@@ -435,127 +437,202 @@ impl Play {
     pub fn write_notation(&self, out: &mut Vec<u8>) {
         let mut text = [0u8; MAX_NOTATION];
         let len = notation(self, &mut text);
-        out.extend_from_slice(&text[..len]);
+        // The whole buffer, then cut: a copy of known size is a few
+        // moves, one of the text's length a `memcpy` call.
+        let start = out.len();
+        out.extend_from_slice(&text);
+        out.truncate(start + len);
     }
 }
 
-/// Longest notation of a play: four chains (two points and a hit mark
-/// each, `bar/22*`), or fewer chains with hit intermediate points, and
-/// their separators, stay well under it.
+/// The notation buffer: at most 43 characters (four chain starts of 3
+/// (`bar`), four steps of 4 (`/22*`), four folds of 3 (`(2)`) and three
+/// spaces, more than any play has), and 8 for the last token's word.
 const MAX_NOTATION: usize = 64;
 
-/// A chain's points (with hit marks; the first `.1` are used) and how many
-/// checkers make it.
-type FoldedChain = ([(Point, bool); 5], usize, u8);
+/// A token as one word, its first `len` bytes of `bytes` first and its
+/// length in the top byte: one load, one fixed-size store and one addition
+/// to write.
+const fn token(bytes: [u8; 7], len: usize) -> u64 {
+    let mut word = [0u8; 8];
+    let mut i = 0;
+    while i < len {
+        word[i] = bytes[i];
+        i += 1;
+    }
+    word[7] = len as u8;
+    u64::from_le_bytes(word)
+}
+
+/// The tokens of each point: its name as a chain's start (`bar`, `13`),
+/// and as a later point of a chain (`/off`, `/5`), without and with the
+/// hit mark (`/5*`).
+const POINT_TOKENS: [[u64; 3]; 26] = {
+    let mut table = [[0u64; 3]; 26];
+    let mut p = 0;
+    while p < 26 {
+        let (name, len): ([u8; 3], usize) = match p {
+            0 => (*b"off", 3),
+            25 => (*b"bar", 3),
+            1..=9 => ([b'0' + p as u8, 0, 0], 1),
+            _ => ([b'0' + (p / 10) as u8, b'0' + (p % 10) as u8, 0], 2),
+        };
+        let [a, b, c] = name;
+        let mut step = [b'/', a, b, c, 0, 0, 0];
+        table[p][0] = token([a, b, c, 0, 0, 0, 0], len);
+        table[p][1] = token(step, len + 1);
+        step[len + 1] = b'*';
+        table[p][2] = token(step, len + 2);
+        p += 1;
+    }
+    table
+};
+
+/// A chain of a play's points (the first `len`; bit `i` of `hits` set
+/// where the checker hit on point `i`) and how many checkers make it.
+#[derive(Clone, Copy)]
+struct Chain {
+    points: [Point; 5],
+    len: u8,
+    hits: u8,
+    count: u8,
+}
+
+impl Chain {
+    const EMPTY: Chain = Chain {
+        points: [Point::OFF; 5],
+        len: 0,
+        hits: 0,
+        count: 0,
+    };
+
+    /// The chain's points.
+    fn points(&self) -> &[Point] {
+        &self.points[..usize::from(self.len)]
+    }
+
+    /// Whether the checker hit on point `i` of the chain.
+    fn hit(&self, i: usize) -> bool {
+        self.hits >> i & 1 != 0
+    }
+}
 
 /// A play's chains of points (with hit marks) in gnubg's order, identical
 /// chains folded into one with its count: at most four chains of at most
 /// five points, on the stack. [`MoveText::from_play`] and the notation
 /// writer behind `Display` and [`Play::write_notation`] both read it.
 struct FoldedChains {
-    chains: [FoldedChain; 4],
+    chains: [Chain; 4],
     len: usize,
 }
 
 impl FoldedChains {
     fn of(play: &Play) -> FoldedChains {
-        // A play has at most four moves, so at most four chains of at most
-        // five points.
-        let mut moves = [Move::new(Point::OFF, Point::OFF); 4];
-        let n = play.moves().len().min(4);
-        moves[..n].copy_from_slice(&play.moves()[..n]);
-        let moves = &mut moves[..n];
-        moves.sort_unstable_by(|a, b| b.from().cmp(&a.from()).then(b.to().cmp(&a.to())));
-        let mut chains = [([(Point::OFF, false); 5], 0usize); 4];
+        // A play has at most four moves. Highest start first, and from one
+        // start the farther move first; moves alike stay in the order
+        // played (an insertion sort, stable).
+        let mut moves = play.move_slots();
+        let n = play.len().min(4);
+        let key = |m: &Move| (m.from(), m.to());
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && key(&moves[j - 1]) < key(&moves[j]) {
+                moves.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        // Each move continues the first chain that ends where it starts
+        // (not off), or starts a chain. Chains begin in the moves' order,
+        // so they are already highest start first.
+        let mut chains = [Chain::EMPTY; 4];
         let mut count = 0;
-        for mv in moves.iter() {
-            let end = chains[..count].iter_mut().find(|(path, len)| {
-                let last = path[*len - 1].0;
-                last == mv.from() && !last.is_off()
-            });
+        for mv in &moves[..n] {
+            let (from, to, hit) = (mv.from(), mv.to(), u8::from(mv.is_hit()));
+            let end = chains[..count]
+                .iter_mut()
+                .find(|c| c.points().last() == Some(&from) && !from.is_off());
             match end {
-                Some((path, len)) if *len < 5 => {
-                    path[*len] = (mv.to(), mv.is_hit());
-                    *len += 1;
+                Some(chain) if chain.len < 5 => {
+                    chain.points[usize::from(chain.len)] = to;
+                    chain.hits |= hit << chain.len;
+                    chain.len += 1;
                 }
                 _ => {
-                    let chain = &mut chains[count];
-                    chain.0[0] = (mv.from(), false);
-                    chain.0[1] = (mv.to(), mv.is_hit());
-                    chain.1 = 2;
+                    chains[count] = Chain {
+                        points: [from, to, Point::OFF, Point::OFF, Point::OFF],
+                        len: 2,
+                        hits: hit << 1,
+                        count: 1,
+                    };
                     count += 1;
                 }
             }
         }
-        let chains = &mut chains[..count];
-        // Highest start first; from one start, in the order the chains
-        // began (a stable sort).
-        chains.sort_by(|a, b| b.0[0].0.cmp(&a.0[0].0));
-        // Identical chains fold (a hit by any of them marks the fold).
-        let mut folded = FoldedChains {
-            chains: [([(Point::OFF, false); 5], 0, 0); 4],
-            len: 0,
-        };
-        for (path, len) in chains.iter() {
-            let path = &path[..*len];
-            if folded.len > 0 {
-                let last = &mut folded.chains[folded.len - 1];
-                if last.1 == path.len() && last.0.iter().zip(path).all(|(a, b)| a.0 == b.0) {
-                    last.2 += 1;
-                    for (a, b) in last.0.iter_mut().zip(path) {
-                        a.1 |= b.1;
-                    }
-                    continue;
-                }
+        // Identical chains (side by side, as they share a start) fold into
+        // the first of them; a hit by any of them marks the fold.
+        let mut folded = 0;
+        for i in 0..count {
+            let chain = chains[i];
+            if folded > 0
+                && chains[folded - 1].len == chain.len
+                && chains[folded - 1].points == chain.points
+            {
+                chains[folded - 1].count += 1;
+                chains[folded - 1].hits |= chain.hits;
+            } else {
+                chains[folded] = chain;
+                folded += 1;
             }
-            let chain = &mut folded.chains[folded.len];
-            chain.0[..path.len()].copy_from_slice(path);
-            chain.1 = path.len();
-            chain.2 = 1;
-            folded.len += 1;
         }
-        folded
+        FoldedChains {
+            chains,
+            len: folded,
+        }
     }
 
-    /// Each chain's points, and how many checkers make it.
-    fn iter(&self) -> impl Iterator<Item = (&[(Point, bool)], u8)> {
-        self.chains[..self.len]
-            .iter()
-            .map(|(path, len, count)| (&path[..*len], *count))
+    /// The chains, highest start first.
+    fn chains(&self) -> &[Chain] {
+        &self.chains[..self.len]
     }
 }
 
 /// Writes `play` as [`MoveText::from_play`] and its `Display` do, into
 /// `out`; returns the length.
 fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
+    const SPACE: u64 = token([b' ', 0, 0, 0, 0, 0, 0], 1);
+    /// `(n)` for a fold of `n` checkers, nothing for one.
+    const FOLDS: [u64; 5] = {
+        let mut folds = [0u64; 5];
+        let mut n = 2;
+        while n < 5 {
+            folds[n] = token([b'(', b'0' + n as u8, b')', 0, 0, 0, 0], 3);
+            n += 1;
+        }
+        folds
+    };
     let mut len = 0;
-    let mut put = |bytes: &[u8]| {
-        if let Some(dst) = out.get_mut(len..len + bytes.len()) {
-            dst.copy_from_slice(bytes);
-            len += bytes.len();
+    let mut put = |token: u64| {
+        // Within the buffer by its bound; a token that did not fit would
+        // be left out rather than panic.
+        if let Some(dst) = out.get_mut(len..len + 8) {
+            dst.copy_from_slice(&token.to_le_bytes());
+            len += (token >> 56) as usize;
         }
     };
-    for (i, (path, count)) in FoldedChains::of(play).iter().enumerate() {
+    for (i, chain) in FoldedChains::of(play).chains().iter().enumerate() {
         if i > 0 {
-            put(b" ");
+            put(SPACE);
         }
+        let points = chain.points();
+        put(POINT_TOKENS[usize::from(points[0].get())][0]);
         // Intermediate points are written only where they hit.
-        let last = path.len() - 1;
-        for (j, &(point, hit)) in path.iter().enumerate() {
-            if j > 0 && j < last && !hit {
-                continue;
-            }
-            if j > 0 {
-                put(b"/");
-            }
-            put(point.name().as_bytes());
-            if hit {
-                put(b"*");
+        let last = points.len() - 1;
+        for (j, &point) in points.iter().enumerate().skip(1) {
+            if j == last || chain.hit(j) {
+                put(POINT_TOKENS[usize::from(point.get())][1 + usize::from(chain.hit(j))]);
             }
         }
-        if count > 1 {
-            put(&[b'(', b'0' + count, b')']);
-        }
+        put(FOLDS.get(usize::from(chain.count)).copied().unwrap_or(0));
     }
     len
 }

@@ -18,7 +18,7 @@ use core::str::FromStr;
 
 use crate::player::Player;
 use crate::position::Position;
-use crate::setup::Setup;
+use crate::setup::{BYTES, Setup};
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -85,38 +85,83 @@ impl PositionId {
         setup
     }
 
-    /// The key's 10 bytes (gnubg's order: each byte least significant bit
-    /// first), and 6 zero bytes: the little-endian bit
-    /// stream, checkers as 1s, each point closed by a 0, written a byte
-    /// at a time as it fills.
-    fn key_bytes(&self) -> [u8; 16] {
-        let mut key = [0u8; 16];
-        let mut at = 0;
-        // Bits not yet written, lowest first; `filled` of them.
-        let mut acc = 0u64;
-        let mut filled = 0u32;
+    /// The 80-bit key: bit `k` of the stream (checkers as 1s, each slot
+    /// closed by a 0; opponent first) is bit `k` of the number, so gnubg's
+    /// 10 key bytes are its first 10 little-endian bytes.
+    fn key(&self) -> u128 {
+        match (side_key(&self.opponent), side_key(&self.on_roll)) {
+            (Some((opponent, len)), Some((on_roll, _))) => {
+                (u128::from(opponent) | u128::from(on_roll) << len) & KEY_BITS
+            }
+            _ => self.key_of_any_counts(),
+        }
+    }
+
+    /// [`Self::key`] for counts no position has (a side with more than 39
+    /// checkers): slot by slot in a `u128`, at most 48 ones a slot and
+    /// nothing past the 80th bit, as the key of such counts has always
+    /// been written.
+    fn key_of_any_counts(&self) -> u128 {
+        let mut key = 0u128;
+        let mut at = 0u32;
         for side in [&self.opponent, &self.on_roll] {
             for &n in side {
-                // At most 15 in any position; the clamp keeps the shifts
-                // in range for any value (the key holds 80 bits anyway).
                 let n = u32::from(n).min(48);
-                acc |= ((1u64 << n) - 1) << filled;
-                filled += n + 1;
-                while filled >= 8 {
-                    if at < 10 {
-                        key[at] = acc as u8;
-                    }
-                    at += 1;
-                    acc >>= 8;
-                    filled -= 8;
+                if at < 80 {
+                    key |= ((1u128 << n) - 1) << at;
                 }
+                at += n + 1;
             }
         }
-        if at < 10 {
-            key[at] = acc as u8;
-        }
-        key
+        key & KEY_BITS
     }
+}
+
+/// The 80 bits of a key.
+const KEY_BITS: u128 = (1 << 80) - 1;
+
+/// One side's part of the key and its length in bits (25 zeros and a one
+/// per checker), when it fits in 64 bits: at most 39 checkers, which every
+/// position's side (15 at most) does.
+#[inline]
+fn side_key(side: &[u8; 25]) -> Option<(u64, u32)> {
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&side[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    // Eight slots at a time, slot k of a word in byte k.
+    let words = [word(0), word(8), word(16), u64::from(side[24])];
+    if words.iter().any(|&w| w & (0xE0 * BYTES) != 0) {
+        // A count above 31: no position; the byte sums below could carry.
+        return None;
+    }
+    // Only the zeros are placed: slot i closes at bit i plus the checkers
+    // up to and including it. Multiplying a word by `BYTES` sums its
+    // bytes 0..=k into byte k (eight counts below 32 never carry); adding
+    // the slot numbers and the checkers of the words before gives each
+    // slot's closing bit, in its byte while the side has at most 39
+    // checkers (all below 64). Past that the bytes are garbage and the
+    // length refuses the result.
+    let mut zeros = 0u64;
+    let mut checkers = 0u64;
+    for (i, &w) in words.iter().enumerate() {
+        let slots = if i < 3 { 8 } else { 1 };
+        let first_slot = 8 * i as u64;
+        let closing = w
+            .wrapping_mul(BYTES)
+            .wrapping_add((first_slot + checkers).wrapping_mul(BYTES))
+            .wrapping_add(0x0706_0504_0302_0100);
+        for k in 0..slots {
+            // The shift takes the low 6 bits of the byte's value.
+            zeros |= 1u64.wrapping_shl((closing >> (8 * k)) as u32);
+        }
+        checkers += w.wrapping_mul(BYTES) >> 56;
+    }
+    let len = 25 + checkers as u32;
+    // Below the last slot's zero (the key's top bit) every other bit is a
+    // checker.
+    (len <= 64).then(|| (!zeros & ((1u64 << (len - 1)) - 1), len))
 }
 
 impl PositionId {
@@ -125,23 +170,14 @@ impl PositionId {
     /// one per play).
     #[must_use]
     pub fn encode(&self) -> [u8; 14] {
-        // Base64 of the 10 key bytes: three groups of three bytes (four
-        // characters each), then the last byte (two characters).
-        let key = self.key_bytes();
+        // Base64 of the 10 key bytes without padding: 14 six-bit groups,
+        // most significant first, of the bytes in order (the key's first
+        // byte at the top of the byte-swapped number).
+        let bytes = self.key().swap_bytes();
         let mut out = [0u8; 14];
-        let sextet = |v: u32| ALPHABET[(v & 63) as usize];
-        for g in 0..3 {
-            let v = u32::from(key[3 * g]) << 16
-                | u32::from(key[3 * g + 1]) << 8
-                | u32::from(key[3 * g + 2]);
-            out[4 * g] = sextet(v >> 18);
-            out[4 * g + 1] = sextet(v >> 12);
-            out[4 * g + 2] = sextet(v >> 6);
-            out[4 * g + 3] = sextet(v);
+        for (i, c) in out.iter_mut().enumerate() {
+            *c = ALPHABET[((bytes >> (122 - 6 * i)) & 63) as usize];
         }
-        let last = u32::from(key[9]);
-        out[12] = sextet(last >> 2);
-        out[13] = sextet(last << 4);
         out
     }
 }

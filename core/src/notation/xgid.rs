@@ -42,9 +42,10 @@ use core::str::FromStr;
 
 use crate::cube::{CubeOwner, CubeRules, CubeState, CubeValue, MatchState};
 use crate::dice::{Dice, Die};
+use crate::digits::Text;
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
-use crate::setup::Setup;
+use crate::setup::{BYTES, Setup, nonzero_bytes_mask};
 
 /// The dice field of an XGID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -334,119 +335,113 @@ impl FromStr for Xgid {
     }
 }
 
-fn letter(count: u8, base: u8) -> u8 {
-    match count {
-        0 => b'-',
-        n => base + n.min(26) - 1,
+/// The board character of `n` checkers, by `n`: `-` for none, then
+/// `base` (1) onwards; more than 26 are written as 26 (`Z`, `z`), which no
+/// position has.
+const fn letters(base: u8) -> [u8; 256] {
+    let mut table = [b'-'; 256];
+    let mut n = 1;
+    while n < 256 {
+        let shown = if n < 26 { n as u8 } else { 26 };
+        table[n] = base + shown - 1;
+        n += 1;
     }
+    table
 }
+
+/// x's board characters by checker count.
+const X_LETTERS: [u8; 256] = letters(b'A');
+/// o's board characters by checker count.
+const O_LETTERS: [u8; 256] = letters(b'a');
+
+/// The buffer of the XGID writer. The longest XGID is 81 bytes: `XGID=`
+/// and the board (31), then nine colons and at most 41 characters (cube
+/// 2, owner 2, turn 2, dice 2, scores 10 each, rules 1, match length 10,
+/// maximum cube 2); [`Text::SLACK`] more.
+const XGID_TEXT: usize = 112;
+const _: () = assert!(81 + Text::<'static, XGID_TEXT>::SLACK <= XGID_TEXT);
 
 impl Xgid {
     /// Appends the XGID (what `Display` writes) to `out`, without the
     /// formatting machinery: legal-moves answers write one per play.
     pub fn write_to(&self, out: &mut Vec<u8>) {
-        let (board, tail) = self.encode();
-        out.extend_from_slice(&board);
-        out.extend_from_slice(tail.as_bytes());
+        out.extend_from_slice(self.encode(&mut [0; XGID_TEXT]));
     }
 
-    /// `XGID=` and the 26 board characters, and the nine fields after them.
-    fn encode(&self) -> ([u8; 31], Tail) {
+    /// The whole XGID, written into `buf`.
+    fn encode<'b>(&self, buf: &'b mut [u8; XGID_TEXT]) -> &'b [u8] {
         let setup = &self.setup;
-        let mut board = *b"XGID=--------------------------";
-        board[5] = letter(setup.bar.o, b'a');
-        for p in 1..=24usize {
-            let x = setup.points.x[p - 1];
-            let o = setup.points.o[24 - p];
-            board[5 + p] = if x > 0 {
-                letter(x, b'A')
-            } else {
-                letter(o, b'a')
-            };
-        }
-        board[30] = letter(setup.bar.x, b'A');
+        let mut out = Text::new(buf);
+        out.bytes(b"XGID=");
+        out.bytes(&[O_LETTERS[usize::from(setup.bar.o)]]);
+        write_points(setup, &mut out);
+        out.bytes(&[X_LETTERS[usize::from(setup.bar.x)]]);
         let owner: i64 = match self.cube_owner {
             CubeOwner::Centre => 0,
             CubeOwner::Player(Player::X) => 1,
             CubeOwner::Player(Player::O) => -1,
         };
-        // The nine fields after the board: at most 9 colons, two 10-digit
-        // scores, a 10-digit match length and a few short numbers.
-        let mut tail = Tail::default();
-        tail.int(i64::from(self.cube_value.log2()));
-        tail.int(owner);
-        tail.int(setup.turn.fold(1, -1));
+        out.colon_int(i64::from(self.cube_value.log2()));
+        out.colon_int(owner);
+        out.colon_int(setup.turn.fold(1, -1));
         match self.dice {
-            XgidDice::NotRolled => tail.text(b"00"),
-            XgidDice::Rolled(d) => tail.text(&[b'0' + d.first().get(), b'0' + d.second().get()]),
-            XgidDice::DoubleOffered => tail.text(b"D"),
-            XgidDice::Beavered => tail.text(b"B"),
-            XgidDice::Raccooned => tail.text(b"R"),
+            XgidDice::NotRolled => out.bytes(b":00"),
+            XgidDice::Rolled(d) => {
+                out.bytes(&[b':', b'0' + d.first().get(), b'0' + d.second().get()]);
+            }
+            XgidDice::DoubleOffered => out.bytes(b":D"),
+            XgidDice::Beavered => out.bytes(b":B"),
+            XgidDice::Raccooned => out.bytes(b":R"),
         }
-        tail.int(i64::from(self.score.x));
-        tail.int(i64::from(self.score.o));
-        tail.int(i64::from(self.rules_field()));
-        tail.int(i64::from(self.match_length));
-        tail.int(i64::from(self.max_cube.log2()));
-        (board, tail)
+        out.colon_int(i64::from(self.score.x));
+        out.colon_int(i64::from(self.score.o));
+        out.colon_int(i64::from(self.rules_field()));
+        out.colon_int(i64::from(self.match_length));
+        out.colon_int(i64::from(self.max_cube.log2()));
+        out.finish()
     }
+}
+
+/// Writes the board characters of x's points 1 to 24: x's letter where x
+/// has checkers, else o's where o has, else `-`.
+#[inline]
+fn write_points<const N: usize>(setup: &Setup, out: &mut Text<'_, N>) {
+    if let Some(words) = setup.small_point_words() {
+        for (x, o) in words {
+            out.bytes(&letters_of_eight(x, o).to_le_bytes());
+        }
+    } else {
+        out.bytes(&points_one_by_one(&setup.points));
+    }
+}
+
+/// [`write_points`] for counts above 15, which no position has.
+#[cold]
+fn points_one_by_one(points: &ByPlayer<[u8; 24]>) -> [u8; 24] {
+    let mut chars = [0u8; 24];
+    for ((c, &x), &o) in chars.iter_mut().zip(&points.x).zip(points.o.iter().rev()) {
+        *c = if x > 0 {
+            X_LETTERS[usize::from(x)]
+        } else {
+            O_LETTERS[usize::from(o)]
+        };
+    }
+    chars
+}
+
+/// The board characters of eight points at once: byte `k` of `x` and `o`
+/// are x's and o's counts on one point, each at most 15; byte `k` of the
+/// result is x's letter (`A` + count - 1) if x has checkers there, else
+/// o's (`a` + count - 1) if o has, else `-`.
+fn letters_of_eight(x: u64, o: u64) -> u64 {
+    let (mx, mo) = (nonzero_bytes_mask(x), nonzero_bytes_mask(o));
+    let empty = (u64::from(b'-') * BYTES) & !(mx | mo);
+    ((x + 0x40 * BYTES) & mx) | ((o + 0x60 * BYTES) & mo & !mx) | empty
 }
 
 impl fmt::Display for Xgid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // "XGID=" and the 26 board characters in one piece (the writer
-        // runs once per play in legal-moves answers).
-        let (board, tail) = self.encode();
-        f.write_str(core::str::from_utf8(&board).map_err(|_| fmt::Error)?)?;
-        f.write_str(core::str::from_utf8(tail.as_bytes()).map_err(|_| fmt::Error)?)
-    }
-}
-
-/// The fields after an XGID's board, each with its leading colon, written
-/// without the formatting machinery.
-struct Tail {
-    buf: [u8; 64],
-    len: usize,
-}
-
-impl Default for Tail {
-    fn default() -> Tail {
-        Tail {
-            buf: [0; 64],
-            len: 0,
-        }
-    }
-}
-
-impl Tail {
-    #[inline]
-    fn text(&mut self, text: &[u8]) {
-        self.buf[self.len] = b':';
-        self.buf[self.len + 1..self.len + 1 + text.len()].copy_from_slice(text);
-        self.len += 1 + text.len();
-    }
-
-    #[inline]
-    fn int(&mut self, n: i64) {
-        if let Ok(digit) = u8::try_from(n)
-            && digit < 10
-        {
-            // Nearly every field: one digit.
-            self.text(&[b'0' + digit]);
-            return;
-        }
-        self.long_int(n);
-    }
-
-    /// [`Self::int`] for numbers of more than one digit (out of line).
-    #[inline(never)]
-    fn long_int(&mut self, n: i64) {
-        let (digits, start) = crate::digits::signed(n);
-        self.text(&digits[start..]);
-    }
-
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf[..self.len]
+        f.write_str(core::str::from_utf8(self.encode(&mut [0; XGID_TEXT])).map_err(|_| fmt::Error)?)
     }
 }
 

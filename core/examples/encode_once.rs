@@ -1,0 +1,115 @@
+//! Writes every legal play of the benchmark's fixed set
+//! (`benches/data/positions.txt`, 4 000 positions, all 21 rolls) and the
+//! position it leads to in one encoding, as a legal-moves answer does for
+//! each play; for instruction counts per encode under callgrind, which do
+//! not depend on the machine's load:
+//!
+//! ```sh
+//! valgrind --tool=callgrind --toggle-collect='*encode_once::encode_*' \
+//!     target/release/examples/encode_once position-id
+//! ```
+//!
+//! then divide the instructions collected by the encode count it prints.
+//! Arguments: `ENCODING [CLASS]`, `ENCODING` one of `position-id`, `xgid`,
+//! `fibs`, `board` (the signed counts), `pips` (both players), `notation`
+//! (the play), and `CLASS` one of
+//! `contact`, `race`, `bearoff`, `bar` or `mix` (all 4 000, the default).
+//! Each measured function starts from the `Position` (or `Play`) and does
+//! what the service's answer writer does: the conversion to the encoding's
+//! value and the writing into a reused byte buffer.
+
+use bgref_core::notation::fibs::FibsBoard;
+use bgref_core::notation::position_id::PositionId;
+use bgref_core::notation::xgid::Xgid;
+use bgref_core::{Dice, Play, Player, Position, Variant};
+use std::hint::black_box;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let encoding = args.first().map_or("position-id", String::as_str);
+    let class = args.get(1).map_or("mix", String::as_str);
+    let mut plays = Vec::new();
+    for position in class_positions(class) {
+        for &dice in &Dice::ALL_21 {
+            for play in &position.legal_plays(dice) {
+                plays.push((*play, position.after(play)));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(256);
+    let mut checksum = 0u64;
+    for (play, position) in &plays {
+        out.clear();
+        match encoding {
+            "position-id" => encode_position_id(black_box(position), &mut out),
+            "xgid" => encode_xgid(black_box(position), &mut out),
+            "fibs" => encode_fibs(black_box(position), &mut out),
+            "board" => encode_board(black_box(position), &mut out),
+            "pips" => encode_pips(black_box(position), &mut out),
+            "notation" => encode_notation(black_box(play), &mut out),
+            other => {
+                eprintln!(
+                    "unknown encoding {other}: position-id, xgid, fibs, board, pips or notation"
+                );
+                std::process::exit(2);
+            }
+        }
+        checksum = out
+            .iter()
+            .fold(checksum, |acc, &b| acc.rotate_left(5) ^ u64::from(b));
+    }
+    println!(
+        "{} encodes ({encoding}, {class}), checksum {checksum:016x}",
+        plays.len()
+    );
+}
+
+#[inline(never)]
+fn encode_position_id(position: &Position, out: &mut Vec<u8>) {
+    out.extend_from_slice(&PositionId::from_position(position).encode());
+}
+
+#[inline(never)]
+fn encode_xgid(position: &Position, out: &mut Vec<u8>) {
+    Xgid::from_position(position).write_to(out);
+}
+
+#[inline(never)]
+fn encode_fibs(position: &Position, out: &mut Vec<u8>) {
+    FibsBoard::from_position(position).write_to(out);
+}
+
+#[inline(never)]
+fn encode_board(position: &Position, out: &mut Vec<u8>) {
+    let points = position.to_setup().to_signed();
+    out.extend_from_slice(&points.map(|n| n.to_ne_bytes()[0]));
+}
+
+#[inline(never)]
+fn encode_pips(position: &Position, out: &mut Vec<u8>) {
+    let pips = [position.pip_count(Player::X), position.pip_count(Player::O)];
+    // Two bytes each are enough to keep the sums observable.
+    for n in pips {
+        out.extend_from_slice(&(n as u16).to_le_bytes());
+    }
+}
+
+#[inline(never)]
+fn encode_notation(play: &Play, out: &mut Vec<u8>) {
+    play.write_notation(out);
+}
+
+/// The positions of one class of `benches/data/positions.txt` (every
+/// position for `mix`).
+fn class_positions(class: &str) -> Vec<Position> {
+    let text = include_str!("../benches/data/positions.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(c, _)| class == "mix" || *c == class)
+        .map(|(_, id)| {
+            let pid: PositionId = id.parse().expect("Position ID");
+            Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).expect("position")
+        })
+        .collect()
+}

@@ -1,0 +1,409 @@
+//! The writers a legal-moves answer runs once per play (Position ID, XGID,
+//! FIBS board, the signed board, pip counts and the play's notation)
+//! against plain reference
+//! writers kept here, byte for byte: every legal play of the benchmark's
+//! 4 000 positions (`benches/data/positions.txt`) for all 21 rolls, about
+//! 1.6 million resulting positions; and random values with counts no
+//! position has, which take the writers' fallback paths.
+//!
+//! The references are the formats written out one field and one checker
+//! at a time with `format!`, as the module docs describe them; they share
+//! no code with the writers.
+
+use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
+use bgref_core::notation::position_id::PositionId;
+use bgref_core::notation::xgid::{Xgid, XgidDice};
+use bgref_core::{
+    ByPlayer, CubeOwner, CubeValue, Dice, Die, Play, Player, Point, Position, Setup, Variant,
+};
+use proptest::prelude::*;
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// The Position ID bit by bit: for the opponent and then the player on
+/// roll, each slot's checkers as 1s (at most 48, the writer's rule for
+/// counts no position has) and a 0; the first 80 bits in bytes, least
+/// significant bit first; the 10 bytes in base64, without padding.
+fn reference_position_id(id: &PositionId) -> String {
+    let mut bits = Vec::new();
+    for side in [&id.opponent, &id.on_roll] {
+        for &n in side {
+            bits.extend(std::iter::repeat_n(true, usize::from(n.min(48))));
+            bits.push(false);
+        }
+    }
+    bits.resize(80, false);
+    let bytes: Vec<u8> = bits
+        .chunks(8)
+        .map(|byte| (0..8).fold(0u8, |b, i| b | u8::from(byte[i]) << i))
+        .collect();
+    let mut stream: Vec<bool> = bytes
+        .iter()
+        .flat_map(|&b| (0..8).rev().map(move |i| b >> i & 1 == 1))
+        .collect();
+    stream.resize(84, false);
+    stream
+        .chunks(6)
+        .map(|six| char::from(BASE64[six.iter().fold(0, |v, &bit| v << 1 | usize::from(bit))]))
+        .collect()
+}
+
+/// The XGID field by field.
+fn reference_xgid(xgid: &Xgid) -> String {
+    let s = &xgid.setup;
+    let letter = |n: u8, first: u8| {
+        if n == 0 {
+            '-'
+        } else {
+            char::from(first + n.min(26) - 1)
+        }
+    };
+    let mut board = String::new();
+    board.push(letter(s.bar.o, b'a'));
+    for p in 1..=24 {
+        let (x, o) = (s.points.x[p - 1], s.points.o[24 - p]);
+        board.push(if x > 0 {
+            letter(x, b'A')
+        } else {
+            letter(o, b'a')
+        });
+    }
+    board.push(letter(s.bar.x, b'A'));
+    let owner = match xgid.cube_owner {
+        CubeOwner::Centre => 0,
+        CubeOwner::Player(Player::X) => 1,
+        CubeOwner::Player(Player::O) => -1,
+    };
+    let turn = if s.turn == Player::X { 1 } else { -1 };
+    let dice = match xgid.dice {
+        XgidDice::NotRolled => "00".to_string(),
+        XgidDice::Rolled(d) => format!("{}{}", d.first().get(), d.second().get()),
+        XgidDice::DoubleOffered => "D".to_string(),
+        XgidDice::Beavered => "B".to_string(),
+        XgidDice::Raccooned => "R".to_string(),
+    };
+    let rules = if xgid.match_length == 0 {
+        u8::from(xgid.jacoby) | u8::from(xgid.beavers) << 1
+    } else {
+        u8::from(xgid.crawford)
+    };
+    format!(
+        "XGID={board}:{}:{owner}:{turn}:{dice}:{}:{}:{rules}:{}:{}",
+        xgid.cube_value.log2(),
+        xgid.score.x,
+        xgid.score.o,
+        xgid.match_length,
+        xgid.max_cube.log2()
+    )
+}
+
+/// The FIBS board token by token.
+fn reference_fibs(board: &FibsBoard) -> String {
+    let s = &board.setup;
+    let mut out = format!(
+        "board:x:o:{}:{}:{}",
+        board.match_length, board.score.x, board.score.o
+    );
+    let mut counts = [0i32; 26];
+    counts[25] = i32::from(s.bar.x);
+    counts[0] = -i32::from(s.bar.o);
+    for k in 1..=24usize {
+        counts[k] += i32::from(s.points.x[k - 1]);
+        counts[25 - k] -= i32::from(s.points.o[k - 1]);
+    }
+    for n in counts {
+        out += &format!(":{n}");
+    }
+    let turn = if s.turn == Player::X { 1 } else { -1 };
+    let off = s.off.unwrap_or_default();
+    out += &format!(
+        ":{turn}:0:0:0:0:{}:1:1:0:1:-1:0:25:{}:{}:{}:{}:0:0:0:0",
+        board.cube, off.x, off.o, s.bar.x, s.bar.o
+    );
+    out
+}
+
+/// The signed board point by point: x's count where x has checkers, else
+/// o's negated (counts above 127 written as 127).
+fn reference_signed(setup: &Setup) -> [i8; 24] {
+    let mut out = [0i8; 24];
+    for (i, slot) in out.iter_mut().enumerate() {
+        let (x, o) = (setup.points.x[i], setup.points.o[23 - i]);
+        *slot = if x > 0 {
+            x.min(127) as i8
+        } else {
+            -(o.min(127) as i8)
+        };
+    }
+    out
+}
+
+/// Pips point by point from the setup.
+fn reference_pips(position: &Position, player: Player) -> u32 {
+    let setup = position.to_setup();
+    let points: u32 = (1..=24u32)
+        .map(|p| p * u32::from(setup.points[player][p as usize - 1]))
+        .sum();
+    points + 25 * u32::from(setup.bar[player])
+}
+
+/// The notation as gnubg writes it, in vectors: the moves highest start
+/// (then farther end) first in a stable sort; each continues the first
+/// chain ending where it starts (not off) or starts one; chains highest
+/// start first (stable); identical chains folded with their hits merged;
+/// intermediate points written only where hit.
+fn reference_notation(play: &Play) -> String {
+    let mut moves = play.moves().to_vec();
+    moves.sort_by_key(|m| std::cmp::Reverse((m.from(), m.to())));
+    let mut chains: Vec<Vec<(Point, bool)>> = Vec::new();
+    for mv in moves {
+        let from = mv.from();
+        match chains
+            .iter_mut()
+            .find(|c| c.last().map(|l| l.0) == Some(from) && !from.is_off())
+        {
+            Some(chain) => chain.push((mv.to(), mv.is_hit())),
+            None => chains.push(vec![(from, false), (mv.to(), mv.is_hit())]),
+        }
+    }
+    chains.sort_by_key(|c| std::cmp::Reverse(c[0].0));
+    let mut folded: Vec<(Vec<(Point, bool)>, u8)> = Vec::new();
+    for chain in chains {
+        if let Some((last, count)) = folded.last_mut()
+            && last.len() == chain.len()
+            && last.iter().zip(&chain).all(|(a, b)| a.0 == b.0)
+        {
+            *count += 1;
+            for (a, b) in last.iter_mut().zip(&chain) {
+                a.1 |= b.1;
+            }
+            continue;
+        }
+        folded.push((chain, 1));
+    }
+    let texts: Vec<String> = folded
+        .iter()
+        .map(|(chain, count)| {
+            let last = chain.len() - 1;
+            let points: Vec<String> = chain
+                .iter()
+                .enumerate()
+                .filter(|&(i, &(_, hit))| i == 0 || i == last || hit)
+                .map(|(_, &(p, hit))| format!("{p}{}", if hit { "*" } else { "" }))
+                .collect();
+            let fold = if *count > 1 {
+                format!("({count})")
+            } else {
+                String::new()
+            };
+            points.join("/") + &fold
+        })
+        .collect();
+    texts.join(" ")
+}
+
+/// What `write_to` appends after a prefix already in the buffer.
+fn appended(write: impl FnOnce(&mut Vec<u8>)) -> String {
+    let mut out = b"prefix".to_vec();
+    write(&mut out);
+    assert!(out.starts_with(b"prefix"));
+    String::from_utf8(out.split_off(6)).expect("ASCII")
+}
+
+/// The benchmark's positions.
+fn benchmark_positions() -> Vec<Position> {
+    include_str!("../benches/data/positions.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let id: PositionId = l.split_whitespace().nth(1).unwrap().parse().unwrap();
+            Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn every_play_of_the_benchmark_positions_is_written_as_the_references_write_it() {
+    let mut positions = 0usize;
+    let mut bars = 0usize;
+    let mut hits = 0usize;
+    let mut folds = 0usize;
+    for (i, start) in benchmark_positions().iter().enumerate() {
+        for a in 1..=6 {
+            for b in a..=6 {
+                let dice = Dice::new(Die::new(a), Die::new(b));
+                for play in &start.legal_plays(dice) {
+                    let position = start.after(play);
+
+                    let notation = reference_notation(play);
+                    assert_eq!(play.to_string(), notation);
+                    assert_eq!(appended(|out| play.write_notation(out)), notation);
+
+                    let id = PositionId::from_position(&position);
+                    let text = reference_position_id(&id);
+                    assert_eq!(id.encode(), text.as_bytes(), "{notation}");
+                    assert_eq!(id.to_string(), text);
+
+                    // Every third position with the fields away from
+                    // their defaults: a match, a score, a cube, the dice.
+                    let mut xgid = Xgid::from_position(&position);
+                    let mut fibs = FibsBoard::from_position(&position);
+                    if positions % 3 == 1 {
+                        xgid.cube_value = CubeValue::new(64);
+                        xgid.cube_owner = CubeOwner::Player(!position.turn());
+                        xgid.dice = XgidDice::Rolled(dice);
+                        xgid.score = ByPlayer { x: 4, o: 11 };
+                        xgid.match_length = 13;
+                        xgid.crawford = i % 2 == 0;
+                        fibs.match_length = 13;
+                        fibs.score = ByPlayer { x: 4, o: 11 };
+                        fibs.cube = 64;
+                    }
+                    let text = reference_xgid(&xgid);
+                    assert_eq!(xgid.to_string(), text);
+                    assert_eq!(appended(|out| xgid.write_to(out)), text);
+                    let text = reference_fibs(&fibs);
+                    assert_eq!(fibs.to_string(), text);
+                    assert_eq!(appended(|out| fibs.write_to(out)), text);
+
+                    let setup = position.to_setup();
+                    assert_eq!(setup.to_signed(), reference_signed(&setup), "{notation}");
+                    for player in Player::ALL {
+                        assert_eq!(
+                            position.pip_count(player),
+                            reference_pips(&position, player),
+                            "{notation}"
+                        );
+                    }
+
+                    positions += 1;
+                    bars += usize::from(setup.bar.x + setup.bar.o > 0);
+                    hits += usize::from(notation.contains('*'));
+                    folds += usize::from(notation.contains('('));
+                }
+            }
+        }
+    }
+    assert!(
+        positions > 1_000_000 && bars > 10_000 && hits > 10_000 && folds > 10_000,
+        "{positions} positions, {bars} with a checker on the bar, {hits} plays hitting, {folds} folding"
+    );
+}
+
+/// A count as positions have them: mostly none, a few checkers, at most
+/// 15, so that the writers' fast paths run.
+fn calm() -> impl Strategy<Value = u8> {
+    prop_oneof![8 => Just(0u8), 2 => 1u8..=3, 1 => 0u8..=15]
+}
+
+/// Any count, mostly small: the writers' fallbacks for counts no position
+/// has.
+fn wild() -> impl Strategy<Value = u8> {
+    prop_oneof![4 => 0u8..=15, 1 => any::<u8>()]
+}
+
+/// 24 counts, half the time all calm and half the time wild.
+fn points() -> impl Strategy<Value = [u8; 24]> {
+    prop_oneof![
+        prop::array::uniform24(calm()),
+        prop::array::uniform24(wild())
+    ]
+}
+
+/// 25 counts, half the time all calm and half the time wild.
+fn slots() -> impl Strategy<Value = [u8; 25]> {
+    prop_oneof![
+        prop::array::uniform25(calm()),
+        prop::array::uniform25(wild())
+    ]
+}
+
+fn setup() -> impl Strategy<Value = Setup> {
+    (
+        points(),
+        points(),
+        (calm(), wild()),
+        prop::option::of((calm(), wild())),
+        any::<bool>(),
+    )
+        .prop_map(|(x, o, (bar_x, bar_o), off, o_turn)| Setup {
+            points: ByPlayer { x, o },
+            bar: ByPlayer { x: bar_x, o: bar_o },
+            off: off.map(|(x, o)| ByPlayer { x, o }),
+            turn: if o_turn { Player::O } else { Player::X },
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn any_position_id_is_written_as_the_reference_writes_it(
+        on_roll in slots(),
+        opponent in slots(),
+    ) {
+        let id = PositionId { on_roll, opponent };
+        let text = reference_position_id(&id);
+        prop_assert_eq!(id.encode(), text.as_bytes());
+    }
+
+    #[test]
+    fn any_xgid_is_written_as_the_reference_writes_it(
+        setup in setup(),
+        (cube, max_cube) in (0u8..=15, 0u8..=15),
+        owner in 0u8..3,
+        dice in (0u8..10, 1u8..=6, 1u8..=6),
+        score in (prop_oneof![0u32..100, any::<u32>()], prop_oneof![0u32..100, any::<u32>()]),
+        match_length in prop_oneof![Just(0u32), 1u32..100, any::<u32>()],
+        (crawford, jacoby, beavers) in (any::<bool>(), any::<bool>(), any::<bool>()),
+    ) {
+        let xgid = Xgid {
+            setup,
+            cube_value: CubeValue::from_log2(cube).unwrap(),
+            cube_owner: match owner {
+                0 => CubeOwner::Centre,
+                1 => CubeOwner::Player(Player::X),
+                _ => CubeOwner::Player(Player::O),
+            },
+            dice: match dice.0 {
+                0 => XgidDice::NotRolled,
+                1 => XgidDice::DoubleOffered,
+                2 => XgidDice::Beavered,
+                3 => XgidDice::Raccooned,
+                _ => XgidDice::Rolled(Dice::new(Die::new(dice.1), Die::new(dice.2))),
+            },
+            score: ByPlayer { x: score.0, o: score.1 },
+            crawford,
+            jacoby,
+            beavers,
+            match_length,
+            max_cube: CubeValue::from_log2(max_cube).unwrap(),
+        };
+        let text = reference_xgid(&xgid);
+        prop_assert_eq!(xgid.to_string(), text.clone());
+        prop_assert_eq!(appended(|out| xgid.write_to(out)), text);
+    }
+
+    #[test]
+    fn any_setup_gives_the_reference_signed_board(setup in setup()) {
+        prop_assert_eq!(setup.to_signed(), reference_signed(&setup));
+    }
+
+    #[test]
+    fn any_fibs_board_is_written_as_the_reference_writes_it(
+        setup in setup(),
+        match_length in prop_oneof![Just(UNLIMITED), 0u32..100, any::<u32>()],
+        score in (prop_oneof![0u32..100, any::<u32>()], prop_oneof![0u32..100, any::<u32>()]),
+        cube in prop_oneof![Just(1u32), any::<u32>()],
+    ) {
+        let board = FibsBoard {
+            setup,
+            match_length,
+            score: ByPlayer { x: score.0, o: score.1 },
+            cube,
+        };
+        let text = reference_fibs(&board);
+        prop_assert_eq!(board.to_string(), text.clone());
+        prop_assert_eq!(appended(|out| board.write_to(out)), text);
+    }
+}
