@@ -35,8 +35,10 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::field::{RecordFields, VisitOutput as _};
 use tracing_subscriber::filter::{LevelFilter, Targets};
-use tracing_subscriber::fmt::FormatFields;
+use tracing_log::NormalizeEvent as _;
 use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, Writer};
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
@@ -93,6 +95,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
             .boxed(),
         LogFormat::Text => tracing_subscriber::fmt::layer()
             .fmt_fields(TextFields)
+            .event_format(TextLine::default())
             .with_ansi(std::io::stderr().is_terminal())
             .with_writer(std::io::stderr)
             .boxed(),
@@ -157,6 +160,147 @@ impl<'writer> FormatFields<'writer> for TextFields {
         fields.record(&mut visitor);
         visitor.result
     }
+}
+
+/// The text log line, byte for byte as tracing-subscriber's default
+/// (`Full`) format writes it without colours: the time (RFC 3339, UTC,
+/// microseconds), the level, the spans from the root with their fields,
+/// the target, the event's fields.
+///
+/// Cheaper than the default: each piece is copied in place instead of
+/// going through `write!` and `nu_ansi_term`'s styles (which run, with no
+/// style, even when colours are off), and the date and time of day are
+/// worked out once a second per thread ([`write_timestamp`]). With
+/// colours (a terminal) the default format writes the line.
+#[derive(Debug, Default)]
+pub struct TextLine {
+    /// What writes the line with colours.
+    coloured: tracing_subscriber::fmt::format::Format,
+    /// No time at the start of the line (tests compare lines).
+    without_time: bool,
+}
+
+impl<S, N> FormatEvent<S, N> for TextLine
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        if writer.has_ansi_escapes() {
+            return self.coloured.format_event(ctx, writer, event);
+        }
+        // Records of the `log` crate carry their own target and level.
+        let normalized = event.normalized_metadata();
+        let meta = normalized.as_ref().unwrap_or_else(|| event.metadata());
+        if !self.without_time {
+            write_timestamp(&mut writer)?;
+            writer.write_char(' ')?;
+        }
+        writer.write_str(match *meta.level() {
+            tracing::Level::TRACE => "TRACE ",
+            tracing::Level::DEBUG => "DEBUG ",
+            tracing::Level::INFO => " INFO ",
+            tracing::Level::WARN => " WARN ",
+            tracing::Level::ERROR => "ERROR ",
+        })?;
+        if let Some(scope) = ctx.event_scope() {
+            let mut seen = false;
+            for span in scope.from_root() {
+                writer.write_str(span.metadata().name())?;
+                seen = true;
+                if let Some(fields) = span.extensions().get::<FormattedFields<N>>()
+                    && !fields.is_empty()
+                {
+                    writer.write_char('{')?;
+                    writer.write_str(fields)?;
+                    writer.write_char('}')?;
+                }
+                writer.write_char(':')?;
+            }
+            if seen {
+                writer.write_char(' ')?;
+            }
+        }
+        writer.write_str(meta.target())?;
+        writer.write_str(": ")?;
+        ctx.format_fields(writer.by_ref(), event)?;
+        writer.write_char('\n')
+    }
+}
+
+/// Writes the time now as the default format does
+/// (`2026-12-01T13:03:03.062714Z`), the part up to the second computed
+/// once a second per thread.
+fn write_timestamp(writer: &mut Writer<'_>) -> std::fmt::Result {
+    use tracing_subscriber::fmt::time::FormatTime as _;
+    thread_local! {
+        /// The second last written, and its `YYYY-MM-DDTHH:MM:SS.`.
+        static SECOND: std::cell::Cell<(u64, [u8; 20])> = const { std::cell::Cell::new((u64::MAX, [0; 20])) };
+    }
+    let Ok(since_epoch) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
+        // Before 1970: the default format's own way.
+        return tracing_subscriber::fmt::time::SystemTime.format_time(writer);
+    };
+    let second = since_epoch.as_secs();
+    let (cached, mut prefix) = SECOND.get();
+    if cached != second {
+        match second_prefix(second) {
+            Some(computed) => {
+                prefix = computed;
+                SECOND.set((second, prefix));
+            }
+            // After the year 9999.
+            None => return tracing_subscriber::fmt::time::SystemTime.format_time(writer),
+        }
+    }
+    let mut micros = since_epoch.subsec_micros();
+    let mut tail = *b"000000Z";
+    for digit in tail[..6].iter_mut().rev() {
+        *digit = b'0' + (micros % 10) as u8;
+        micros /= 10;
+    }
+    writer.write_str(std::str::from_utf8(&prefix).map_err(|_| std::fmt::Error)?)?;
+    writer.write_str(std::str::from_utf8(&tail).map_err(|_| std::fmt::Error)?)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.` of `second` seconds after the Unix epoch (UTC,
+/// proleptic Gregorian calendar); `None` after the year 9999.
+fn second_prefix(second: u64) -> Option<[u8; 20]> {
+    let days = second / 86_400;
+    let of_day = second % 86_400;
+    // Howard Hinnant's `civil_from_days`, for days since 1970-01-01.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    if year > 9999 {
+        return None;
+    }
+    let mut out = *b"0000-00-00T00:00:00.";
+    let mut put = |at: usize, width: usize, mut value: u64| {
+        for digit in out[at..at + width].iter_mut().rev() {
+            *digit = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, of_day / 3600);
+    put(14, 2, of_day / 60 % 60);
+    put(17, 2, of_day % 60);
+    Some(out)
 }
 
 /// [`TextFields`]' visitor: `empty` until a field is written.
@@ -881,7 +1025,7 @@ mod text_fields_tests {
 
     use tracing_subscriber::fmt::format::DefaultFields;
 
-    use super::TextFields;
+    use super::{TextFields, TextLine};
 
     /// Log lines written into a shared buffer.
     #[derive(Clone, Default)]
@@ -929,24 +1073,64 @@ mod text_fields_tests {
                 "it \"failed\"\n"
             );
             tracing::info!(debug = ?vec!["a", "b"], text = %"shown", "");
+            tracing::info_span!("inner").in_scope(|| {
+                tracing::error!(target: "elsewhere", "nested, another target");
+                tracing::info_span!("with", n = 1).in_scope(|| tracing::debug!("three deep"));
+            });
         });
         tracing::info!(only = "fields");
+        tracing::trace!("the lowest level");
+        // A `log` record, as the `log` bridge hands it on: its own target
+        // and level, and no `log.*` fields in the line.
+        let _ = tracing_log::format_trace(
+            &log::Record::builder()
+                .args(format_args!("from the log crate"))
+                .level(log::Level::Warn)
+                .target("some::crate")
+                .module_path_static(Some("some::crate"))
+                .file_static(Some("src/lib.rs"))
+                .line(Some(7))
+                .build(),
+        );
     }
 
     fn lines(text: bool) -> String {
+        lines_with(text, false)
+    }
+
+    /// The lines of [`log_some`]: with our fields (`text`) or the default
+    /// ones, and with our line format (`line`) or the default one.
+    fn lines_with(text: bool, line: bool) -> String {
         let capture = Capture::default();
         let writer = capture.clone();
         let builder = tracing_subscriber::fmt()
             .with_writer(move || writer.clone())
             .with_ansi(false)
+            .with_max_level(tracing::Level::TRACE)
             .without_time();
-        if text {
-            tracing::subscriber::with_default(builder.fmt_fields(TextFields).finish(), log_some);
-        } else {
-            tracing::subscriber::with_default(
+        let ours = || TextLine {
+            without_time: true,
+            ..TextLine::default()
+        };
+        match (text, line) {
+            (true, true) => tracing::subscriber::with_default(
+                builder.fmt_fields(TextFields).event_format(ours()).finish(),
+                log_some,
+            ),
+            (true, false) => {
+                tracing::subscriber::with_default(builder.fmt_fields(TextFields).finish(), log_some);
+            }
+            (false, true) => tracing::subscriber::with_default(
+                builder
+                    .fmt_fields(DefaultFields::new())
+                    .event_format(ours())
+                    .finish(),
+                log_some,
+            ),
+            (false, false) => tracing::subscriber::with_default(
                 builder.fmt_fields(DefaultFields::new()).finish(),
                 log_some,
-            );
+            ),
         }
         String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
     }
@@ -954,15 +1138,69 @@ mod text_fields_tests {
     #[test]
     fn text_fields_write_what_default_fields_write() {
         let expected = lines(false);
-        // Four events (the message and error of the second write their
-        // line breaks as they are, in both).
+        // Eight events, five of them at INFO or WARN (the message and
+        // error of the second write their line breaks as they are, in both).
         assert_eq!(
             expected.matches(" INFO ").count() + expected.matches(" WARN ").count(),
-            4,
+            5,
             "{expected}"
         );
         assert!(expected.contains(r#"quoted="say \"hi\"""#), "{expected}");
         assert!(expected.contains("plain=\"abc-123_x/y\""), "{expected}");
         assert_eq!(lines(true), expected);
+    }
+
+    #[test]
+    fn text_line_writes_what_the_default_format_writes() {
+        let expected = lines_with(false, false);
+        for needle in [
+            " WARN some::crate: from the log crate\n",
+            "ERROR request{",
+            ":inner: elsewhere: nested, another target\n",
+            ":inner:with{n=1}: bgref_service::telemetry::text_fields_tests: three deep\n",
+            "TRACE bgref_service::telemetry::text_fields_tests: the lowest level\n",
+        ] {
+            assert!(expected.contains(needle), "{needle:?} in {expected}");
+        }
+        assert_eq!(lines_with(false, true), expected);
+        assert_eq!(lines_with(true, true), expected);
+    }
+
+    /// The time as the default format writes it: the same up to the second
+    /// (the two clocks are read a moment apart), then six digits and `Z`.
+    #[test]
+    fn the_timestamp_is_the_default_formats() {
+        use tracing_subscriber::fmt::format::Writer;
+        use tracing_subscriber::fmt::time::{FormatTime as _, SystemTime};
+        for _ in 0..5 {
+            let (mut ours, mut theirs) = (String::new(), String::new());
+            SystemTime.format_time(&mut Writer::new(&mut theirs)).unwrap();
+            super::write_timestamp(&mut Writer::new(&mut ours)).unwrap();
+            assert_eq!(ours.len(), 27, "{ours}");
+            assert!(ours.ends_with('Z') && ours[20..26].bytes().all(|b| b.is_ascii_digit()));
+            if ours[..20] == theirs[..20] {
+                return;
+            }
+            // A second began between the two readings: again.
+        }
+        panic!("the timestamps never agreed to the second");
+    }
+
+    #[test]
+    fn second_prefixes_follow_the_calendar() {
+        for (second, text) in [
+            (0, "1970-01-01T00:00:00."),
+            (951_782_400, "2000-02-29T00:00:00."),
+            (951_868_799, "2000-02-29T23:59:59."),
+            (951_868_800, "2000-03-01T00:00:00."),
+            (1_796_083_200, "2026-12-01T00:00:00."),
+            (4_107_542_399, "2100-02-28T23:59:59."),
+            (4_107_542_400, "2100-03-01T00:00:00."),
+            (253_402_300_799, "9999-12-31T23:59:59."),
+        ] {
+            let prefix = super::second_prefix(second).unwrap();
+            assert_eq!(std::str::from_utf8(&prefix).unwrap(), text, "{second}");
+        }
+        assert_eq!(super::second_prefix(253_402_300_800), None);
     }
 }
