@@ -30,16 +30,16 @@ use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Span;
 use tracing::field::{Empty, Field, Visit};
+use tracing_log::NormalizeEvent as _;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::field::{RecordFields, VisitOutput as _};
 use tracing_subscriber::filter::{LevelFilter, Targets};
-use tracing_log::NormalizeEvent as _;
 use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
-use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 use crate::config::{LogFormat, TelemetryConfig};
@@ -505,10 +505,10 @@ impl Protocol {
 
 /// What a request asks for, with bounded names fit for metric labels.
 ///
-/// Classified once per request ([`classify`] stores it in the request's
-/// extensions for the span and the metrics layer) and shared: the names
-/// of each operation are made once and cached ([`Operation::shared`]), so
-/// a request allocates nothing for them.
+/// Classified once per request (by the metrics layer, for itself and the
+/// request span) and shared: the names of each operation are made once
+/// and cached ([`Operation::shared`]), so a request allocates nothing for
+/// them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operation {
     /// HTTP or gRPC.
@@ -617,12 +617,9 @@ impl Operation {
         }
     }
 
-    /// The operation of a request: the one [`classify`] stored, else
-    /// classified now, from the cache when it has been seen before.
+    /// The operation of a request, from the cache when it has been seen
+    /// before.
     pub fn shared<B>(req: &Request<B>) -> Arc<Operation> {
-        if let Some(op) = req.extensions().get::<Arc<Operation>>() {
-            return op.clone();
-        }
         let mut buf = [0u8; 320];
         let Some(key) = operation_key(req, &mut buf) else {
             return Arc::new(Operation::of(req));
@@ -657,15 +654,6 @@ impl Operation {
     pub fn label(&self) -> &str {
         &self.label
     }
-}
-
-/// Classifies a request once, for the request span and the metrics layer
-/// ([`Operation::shared`]); a `MapRequestLayer` function, applied after
-/// routing.
-pub fn classify<B>(mut req: Request<B>) -> Request<B> {
-    let op = Operation::shared(&req);
-    req.extensions_mut().insert(op);
-    req
 }
 
 fn standard_method(method: &http::Method) -> &'static str {
@@ -736,29 +724,24 @@ impl MakeRequestId {
     }
 }
 
-impl tower_http::request_id::MakeRequestId for MakeRequestId {
-    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<tower_http::request_id::RequestId> {
-        Some(tower_http::request_id::RequestId::new(self.next_id()))
-    }
-}
-
-/// Drops an incoming `x-request-id` that is empty, longer than 128 bytes or
-/// not printable ASCII, so that a fresh one is generated instead.
-pub fn sanitize_request_id<B>(mut req: Request<B>) -> Request<B> {
+/// The request's id, also left in its `x-request-id` header (where
+/// handlers and gRPC methods find it): the incoming one if it is valid
+/// (a single value of 1 to 128 printable ASCII characters), otherwise a
+/// new one from `make`.
+pub fn set_request_id<B>(req: &mut Request<B>, make: &MakeRequestId) -> HeaderValue {
     let valid = |v: &HeaderValue| {
         let b = v.as_bytes();
         !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(|c| c.is_ascii_graphic())
     };
-    if req
-        .headers()
-        .get_all(REQUEST_ID_HEADER)
-        .iter()
-        .enumerate()
-        .any(|(i, v)| i > 0 || !valid(v))
+    let mut incoming = req.headers().get_all(REQUEST_ID_HEADER).iter();
+    if let (Some(id), None) = (incoming.next(), incoming.next())
+        && valid(id)
     {
-        req.headers_mut().remove(REQUEST_ID_HEADER);
+        return id.clone();
     }
-    req
+    let id = make.next_id();
+    req.headers_mut().insert(REQUEST_ID_HEADER, id.clone());
+    id
 }
 
 /// Longest request-derived text written to a log field, in characters.
@@ -830,14 +813,13 @@ macro_rules! request_span {
     };
 }
 
-/// The span of one request (HTTP or gRPC): `TraceLayer`'s `make_span_with`.
+/// The span of one request (HTTP or gRPC), of operation `op`.
 ///
-/// Carries the operation, the request id (set by the request-id layer
+/// Carries the operation, the request id (set by [`set_request_id`]
 /// before this runs), the trace id, and later the outcome and latency. With
 /// OpenTelemetry on, a valid `traceparent` makes it a child of the caller's
 /// span; without, the caller's trace id is still logged.
-pub fn request_span<B>(req: &Request<B>) -> Span {
-    let op = Operation::shared(req);
+pub fn request_span<B>(req: &Request<B>, op: &Operation) -> Span {
     let name = op.span_name();
     let request_id = req
         .headers()
@@ -1118,7 +1100,10 @@ mod text_fields_tests {
                 log_some,
             ),
             (true, false) => {
-                tracing::subscriber::with_default(builder.fmt_fields(TextFields).finish(), log_some);
+                tracing::subscriber::with_default(
+                    builder.fmt_fields(TextFields).finish(),
+                    log_some,
+                );
             }
             (false, true) => tracing::subscriber::with_default(
                 builder
@@ -1174,7 +1159,9 @@ mod text_fields_tests {
         use tracing_subscriber::fmt::time::{FormatTime as _, SystemTime};
         for _ in 0..5 {
             let (mut ours, mut theirs) = (String::new(), String::new());
-            SystemTime.format_time(&mut Writer::new(&mut theirs)).unwrap();
+            SystemTime
+                .format_time(&mut Writer::new(&mut theirs))
+                .unwrap();
             super::write_timestamp(&mut Writer::new(&mut ours)).unwrap();
             assert_eq!(ours.len(), 27, "{ours}");
             assert!(ours.ends_with('Z') && ours[20..26].bytes().all(|b| b.is_ascii_digit()));
