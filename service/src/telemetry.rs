@@ -137,7 +137,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
 /// the common case: a string of printable ASCII with no quote or
 /// backslash (nothing to escape) is copied between quotes instead of
 /// going through `Debug` one character at a time, and integers are
-/// written by `itoa`. Everything else (the message, errors, `Debug`
+/// written by `itoa`, floats by `ryu` ([`debug_f64`]). Everything else (the message, errors, `Debug`
 /// values, escapes, colours on a terminal) is handed to `DefaultFields`'
 /// own visitor.
 #[derive(Debug, Clone, Copy, Default)]
@@ -303,6 +303,26 @@ fn second_prefix(second: u64) -> Option<[u8; 20]> {
     Some(out)
 }
 
+/// What `Debug` writes for `value` (`0.25`, `83.329043`, `1.0`), by
+/// `ryu`, where `Debug` writes decimal notation (magnitudes from 1e-4 to
+/// 1e16) and the digits are at most 15: both write the shortest digits
+/// that read back as `value`. With 16 or 17 digits two candidates can be
+/// equally close, and they break the tie differently (`ryu` to even,
+/// `Debug` up). `None` otherwise (exponents, long digits, infinities,
+/// NaN), left to `Debug`.
+fn debug_f64(value: f64, buffer: &mut ryu::Buffer) -> Option<&str> {
+    if !(1e-4..1e16).contains(&value.abs()) {
+        return None;
+    }
+    let digits = buffer.format_finite(value);
+    let significant = digits
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .skip_while(|&b| b == b'0')
+        .count();
+    (significant <= 15 && !digits.contains('e')).then_some(digits)
+}
+
 /// [`TextFields`]' visitor: `empty` until a field is written.
 struct TextVisitor<'writer> {
     writer: Writer<'writer>,
@@ -349,8 +369,8 @@ impl TextVisitor<'_> {
         self.empty &= field.name().starts_with("log.");
     }
 
-    /// An integer field: `name=digits`, or `DefaultFields`' way.
-    fn integer(
+    /// A number field: `name=digits`, or `DefaultFields`' way.
+    fn number(
         &mut self,
         field: &Field,
         digits: &str,
@@ -373,21 +393,44 @@ impl Visit for TextVisitor<'_> {
         {
             // What `Debug` writes for such a string.
             self.write(field, &["\"", value, "\""]);
+        } else if field.name() == "message"
+            && self.result.is_ok()
+            && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        {
+            // A message is written as it is, but for control characters
+            // (escaped): printable ASCII has none.
+            let separator = if std::mem::take(&mut self.empty) {
+                ""
+            } else {
+                " "
+            };
+            self.result = self
+                .writer
+                .write_str(separator)
+                .and_then(|()| self.writer.write_str(value));
         } else {
             self.default(field, |v| v.record_str(field, value));
         }
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.integer(field, itoa::Buffer::new().format(value), |v| {
+        self.number(field, itoa::Buffer::new().format(value), |v| {
             v.record_i64(field, value);
         });
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.integer(field, itoa::Buffer::new().format(value), |v| {
+        self.number(field, itoa::Buffer::new().format(value), |v| {
             v.record_u64(field, value);
         });
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        let mut buffer = ryu::Buffer::new();
+        match debug_f64(value, &mut buffer) {
+            Some(digits) => self.number(field, digits, |v| v.record_f64(field, value)),
+            None => self.default(field, |v| v.record_f64(field, value)),
+        }
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
@@ -902,7 +945,12 @@ impl RequestOutcome {
     /// request, with its status and latency, inside it (`error` for faults, `debug` for probes,
     /// `info` otherwise).
     pub fn record(self, span: &Span, probe: bool, latency: Duration) {
-        let latency_ms = latency.as_secs_f64() * 1000.0;
+        // Nanoseconds over 1e6: the double nearest the exact decimal
+        // (`0.330189`), which the text format writes as it is
+        // ([`debug_f64`]); `as_secs_f64() * 1000.0` rounds twice and
+        // often ends in 17 digits (`44.413016999999996`).
+        let nanos = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+        let latency_ms = nanos as f64 / 1e6;
         match self {
             RequestOutcome::Http(status) => {
                 span.record("http.response.status_code", i64::from(status.as_u16()));
@@ -917,13 +965,16 @@ impl RequestOutcome {
         if fault {
             span.record("otel.status_code", "error");
         }
+        // The message as a `&str` field (the same line in every format),
+        // which the text format copies instead of formatting.
+        let message = "request completed";
         span.in_scope(|| {
             if fault {
-                tracing::error!(status, latency_ms, "request completed");
+                tracing::error!(message, status, latency_ms);
             } else if probe {
-                tracing::debug!(status, latency_ms, "request completed");
+                tracing::debug!(message, status, latency_ms);
             } else {
-                tracing::info!(status, latency_ms, "request completed");
+                tracing::info!(message, status, latency_ms);
             }
         });
     }
@@ -1049,6 +1100,8 @@ mod text_fields_tests {
         span.record("later", "twice");
         span.in_scope(|| {
             tracing::info!(status = "200", latency_ms = 0.5, "request completed");
+            tracing::info!(message = "a str message", status = "200");
+            tracing::info!(message = "a str \u{1b}[31m message", tab = "\t");
             tracing::warn!(
                 error = &err as &(dyn std::error::Error + 'static),
                 code = 7u64,
@@ -1123,11 +1176,11 @@ mod text_fields_tests {
     #[test]
     fn text_fields_write_what_default_fields_write() {
         let expected = lines(false);
-        // Eight events, five of them at INFO or WARN (the message and
-        // error of the second write their line breaks as they are, in both).
+        // Ten events, seven of them at INFO or WARN (the message and
+        // error of the fourth write their line breaks as they are, in both).
         assert_eq!(
             expected.matches(" INFO ").count() + expected.matches(" WARN ").count(),
-            5,
+            7,
             "{expected}"
         );
         assert!(expected.contains(r#"quoted="say \"hi\"""#), "{expected}");
@@ -1171,6 +1224,63 @@ mod text_fields_tests {
             // A second began between the two readings: again.
         }
         panic!("the timestamps never agreed to the second");
+    }
+
+    /// `debug_f64` writes what `Debug` writes, where it writes anything.
+    #[test]
+    fn floats_are_written_as_debug_writes_them() {
+        let mut buffer = ryu::Buffer::new();
+        let mut check = |value: f64| {
+            if let Some(digits) = super::debug_f64(value, &mut buffer) {
+                assert_eq!(digits, format!("{value:?}"), "{value:e}");
+                true
+            } else {
+                false
+            }
+        };
+        for value in [
+            0.25,
+            1.0,
+            0.1,
+            0.3,
+            0.1 + 0.2,
+            83.329043,
+            1e-4,
+            1e15,
+            9.999_999_999_999_998e15,
+            -2.5,
+            123_456.789,
+            5e-324,
+            1e16,
+            0.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            check(value);
+        }
+        // Random bit patterns and latencies: millisecond values with
+        // microsecond and nanosecond parts.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Ties, where the two part ways.
+        for value in [1_690_060_720_831_323.2, 1e9 + 1.0 / 256.0] {
+            assert!(!check(value), "{value}");
+        }
+        let mut decimal = 0;
+        for _ in 0..200_000 {
+            decimal += usize::from(check(f64::from_bits(next())));
+            let nanos = next() % 10_000_000_000;
+            decimal += usize::from(check(nanos as f64 / 1e6));
+            decimal += usize::from(check(
+                std::time::Duration::from_nanos(nanos).as_secs_f64() * 1000.0,
+            ));
+        }
+        assert!(decimal > 300_000, "{decimal}");
     }
 
     #[test]
