@@ -30,6 +30,9 @@ use tracing::Span;
 
 use crate::telemetry::{self, MakeRequestId, Operation, Protocol, RequestOutcome};
 
+/// The route that serves [`Metrics::render`] (`crate::http::ops::metrics`).
+const METRICS_ROUTE: &str = "/metrics";
+
 /// `Content-Type` of [`Metrics::render`]'s output.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -300,13 +303,17 @@ where
     }
 
     /// Sets the request id, opens the request span, and calls the inner
-    /// service inside it, with the metrics in the request's extensions
-    /// (for `GET /metrics`).
+    /// service inside it (with the metrics in the request's extensions
+    /// for `GET /metrics`).
     fn call(&mut self, mut req: Request<ReqB>) -> Self::Future {
         let request_id = telemetry::set_request_id(&mut req, &self.make_id);
         let operation = Operation::shared(&req);
-        let span = telemetry::request_span(&req, &operation);
-        req.extensions_mut().insert(self.metrics.clone());
+        let span = telemetry::request_span(&req, &operation, &request_id);
+        if operation.route.as_deref() == Some(METRICS_ROUTE) {
+            // Only its handler reads it (another extension for every
+            // request would grow the extension map).
+            req.extensions_mut().insert(self.metrics.clone());
+        }
         let inner = span.in_scope(|| self.inner.call(req));
         ObservedFuture {
             inner,
@@ -471,7 +478,7 @@ where
         if let Some(id) = this.request_id.take()
             && !response
                 .headers()
-                .contains_key(telemetry::REQUEST_ID_HEADER)
+                .contains_key(&telemetry::REQUEST_ID_HEADER)
         {
             response
                 .headers_mut()

@@ -17,8 +17,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower::ServiceBuilder;
-use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Config;
 use crate::error::{ApiError, ErrorKind};
@@ -90,12 +88,12 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// 2. gRPC streams have a bounded life, and undecodable messages are
 ///    INVALID_ARGUMENT ([`StreamGuard`]); every other response must be
 ///    sent within `BGREF_RESPONSE_SEND_TIMEOUT` ([`SendDeadline`]);
-/// 3. a query that is not UTF-8 is refused, a 413 closes the HTTP/1
-///    connection (its body was not read), and the timeout's bare 503 and
-///    a client gone mid-body become problem documents ([`ProblemLayer`]);
-/// 4. panics become a 500 problem, slow requests a 503 problem (408 when
-///    the body had not arrived), and at most `max_concurrency` requests
-///    run at once (HTTP and gRPC together; [`ConcurrencyGate`]).
+/// 3. a query that is not UTF-8 is refused, panics become a 500 problem,
+///    slow requests a 503 problem (408 when the body had not arrived), a
+///    client gone mid-body a 499, and a 413 closes the HTTP/1 connection
+///    (its body was not read) ([`ProblemLayer`]);
+/// 4. at most `max_concurrency` requests run at once (HTTP and gRPC
+///    together; [`ConcurrencyGate`]).
 fn layers(
     router: Router,
     config: &Config,
@@ -165,26 +163,9 @@ fn observed(
                     deadline.clone(),
                     SendDeadline::layer,
                 ))
-                .layer(ProblemLayer)
-                .layer(CatchPanicLayer::custom(
-                    |panic: Box<dyn std::any::Any + Send>| {
-                        let message = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| (*s).to_owned())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_default();
-                        tracing::error!(panic = %message, "the handler panicked");
-                        axum::response::IntoResponse::into_response(ApiError::new(
-                            ErrorKind::Internal,
-                            "internal",
-                            "the referee failed on this request; it has been logged",
-                        ))
-                    },
-                ))
-                .layer(TimeoutLayer::with_status_code(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    config.request_timeout,
-                ))
+                .layer(ProblemLayer {
+                    request_timeout: config.request_timeout,
+                })
                 .layer(limit.clone()),
         )
 }
@@ -351,28 +332,36 @@ fn is_probe(path: &str) -> bool {
         || path.starts_with("/grpc.health.v1.Health/")
 }
 
-/// Problem documents for what the layers inside answer bare, and the
-/// request checks before the handler:
+/// The request's time limit, panics, and the checks before the handler,
+/// each answered with a problem document:
 ///
 /// - a query string that is not UTF-8 once percent-decoded is refused
 ///   ([`decodes_to_utf8`]);
-/// - the timeout layer's bare 503 says what happened: 408 when the body
-///   had not arrived (the client's fault), 503 otherwise (a 503 with a
-///   body, such as `/readyz` while draining, is left alone);
+/// - a panic in the handler is a 500 (and an `error` log line);
+/// - a request still running after `BGREF_REQUEST_TIMEOUT` is dropped:
+///   408 when its body had not arrived (the client's fault, and the
+///   connection is closed), 503 otherwise ([`timeout_as_problem`]);
 /// - a client that went away in the middle of its body gets a 499
 ///   ([`client_closed_response`]);
 /// - a 413 closes the HTTP/1 connection ([`close_after_refused_body`]).
 ///
-/// One hand-written layer: as `from_fn` middlewares these cost a boxed
-/// clone of the inner service and two boxed futures each per request.
+/// One hand-written layer instead of tower-http's `CatchPanic` and
+/// `Timeout` and three `from_fn` middlewares (each a boxed clone of the
+/// inner service and two boxed futures per request); the timer is only
+/// armed when the handler does not answer at its first poll.
 #[derive(Debug, Clone, Copy)]
-struct ProblemLayer;
+struct ProblemLayer {
+    request_timeout: Duration,
+}
 
 impl<S> tower::Layer<S> for ProblemLayer {
     type Service = Problems<S>;
 
     fn layer(&self, inner: S) -> Problems<S> {
-        Problems { inner }
+        Problems {
+            inner,
+            request_timeout: self.request_timeout,
+        }
     }
 }
 
@@ -380,19 +369,18 @@ impl<S> tower::Layer<S> for ProblemLayer {
 #[derive(Debug, Clone)]
 struct Problems<S> {
     inner: S,
+    request_timeout: Duration,
 }
 
-impl<S, B> tower::Service<Request> for Problems<S>
+impl<S, E> tower::Service<Request> for Problems<S>
 where
-    S: tower::Service<Request, Response = http::Response<B>>,
-    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
-    B::Error: Into<axum::BoxError>,
+    S: tower::Service<Request, Response = Response, Error = E>,
 {
     type Response = Response;
-    type Error = S::Error;
+    type Error = E;
     type Future = ProblemsFuture<S::Future>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), E>> {
         self.inner.poll_ready(cx)
     }
 
@@ -400,7 +388,7 @@ where
         if let Some(query) = req.uri().query()
             && !decodes_to_utf8(query)
         {
-            return ProblemsFuture::Refused {
+            return ProblemsFuture::Answered {
                 response: Some(axum::response::IntoResponse::into_response(
                     ApiError::invalid_request(
                         "invalid-query",
@@ -426,11 +414,19 @@ where
                 progress: body.clone(),
             })
         });
-        ProblemsFuture::Running {
-            inner: self.inner.call(req),
-            body,
-            grpc,
-            http1,
+        let sleep = tokio::time::sleep(self.request_timeout);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.inner.call(req))) {
+            Ok(inner) => ProblemsFuture::Running {
+                inner,
+                sleep,
+                armed: false,
+                body,
+                grpc,
+                http1,
+            },
+            Err(panic) => ProblemsFuture::Answered {
+                response: Some(panic_response(panic)),
+            },
         }
     }
 }
@@ -439,12 +435,17 @@ pin_project_lite::pin_project! {
     /// The response future of [`Problems`].
     #[project = ProblemsProj]
     enum ProblemsFuture<F> {
-        Refused {
+        Answered {
             response: Option<Response>,
         },
         Running {
             #[pin]
             inner: F,
+            // Registered with the timer only once polled, when the
+            // handler did not answer at once (`armed`).
+            #[pin]
+            sleep: tokio::time::Sleep,
+            armed: bool,
             body: Arc<BodyProgress>,
             grpc: bool,
             http1: bool,
@@ -452,26 +453,44 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F, B, E> Future for ProblemsFuture<F>
+impl<F, E> Future for ProblemsFuture<F>
 where
-    F: Future<Output = Result<http::Response<B>, E>>,
-    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
-    B::Error: Into<axum::BoxError>,
+    F: Future<Output = Result<Response, E>>,
 {
     type Output = Result<Response, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
-            ProblemsProj::Refused { response } => Poll::Ready(Ok(response
+            ProblemsProj::Answered { response } => Poll::Ready(Ok(response
                 .take()
-                .unwrap_or_else(|| StatusCode::BAD_REQUEST.into_response()))),
+                .unwrap_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response()))),
             ProblemsProj::Running {
                 inner,
+                mut sleep,
+                armed,
                 body,
                 grpc,
                 http1,
             } => {
-                let response = ready!(inner.poll(cx))?.map(axum::body::Body::new);
+                // Once armed, the time limit is looked at first: a handler
+                // that would answer after it does not.
+                let timed_out = *armed && sleep.as_mut().poll(cx).is_ready();
+                let polled = (!timed_out).then(|| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx)))
+                });
+                let response = match polled {
+                    Some(Ok(Poll::Ready(Ok(response)))) => response,
+                    Some(Ok(Poll::Ready(Err(err)))) => return Poll::Ready(Err(err)),
+                    Some(Ok(Poll::Pending)) => {
+                        *armed = true;
+                        ready!(sleep.poll(cx));
+                        StatusCode::SERVICE_UNAVAILABLE.into_response()
+                    }
+                    // Out of time: the bare 503 that `timeout_as_problem`
+                    // explains (the handler is dropped with this future).
+                    None => StatusCode::SERVICE_UNAVAILABLE.into_response(),
+                    Some(Err(panic)) => panic_response(panic),
+                };
                 let response = if body.client_closed.load(Ordering::Relaxed) {
                     client_closed_response(*grpc)
                 } else {
@@ -481,6 +500,21 @@ where
             }
         }
     }
+}
+
+/// The 500 of a handler that panicked, logged with the panic's message.
+fn panic_response(panic: Box<dyn std::any::Any + Send>) -> Response {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!(panic = %message, "the handler panicked");
+    axum::response::IntoResponse::into_response(ApiError::new(
+        ErrorKind::Internal,
+        "internal",
+        "the referee failed on this request; it has been logged",
+    ))
 }
 
 /// The timeout layer answers a bare 503; say what happened in a problem
@@ -801,6 +835,7 @@ mod query_tests {
 
 #[cfg(test)]
 mod layer_tests {
+    use std::sync::Arc;
     use std::time::Duration;
 
     use axum::Router;
@@ -808,31 +843,53 @@ mod layer_tests {
     use axum::routing::{get, post};
     use http::{Request, StatusCode, Version};
     use http_body_util::BodyExt as _;
-    use tokio::sync::watch;
+    use tokio::sync::{Notify, watch};
     use tower::ServiceExt as _;
 
     use crate::config::Config;
     use crate::metrics::Metrics;
     use crate::streams::{SendDeadline, StreamGuard};
 
-    /// Routes behind every layer: `/slow` answers after 300 ms, `/body`
-    /// reads its body, `/fast` and `/healthz` answer at once.
-    fn app(config: &Config) -> Router {
+    /// `/hold` runs until the test lets it go.
+    #[derive(Clone, Default)]
+    struct Hold {
+        /// Notified when `/hold` is running.
+        running: Arc<Notify>,
+        /// Lets `/hold` answer.
+        release: Arc<Notify>,
+    }
+
+    /// Routes behind every layer: `/hold` answers when let go, `/never`
+    /// never, `/body` once it has read its body, `/fast` and `/healthz` at
+    /// once, `/panic` panics.
+    fn app(config: &Config, hold: &Hold) -> Router {
         let metrics = Metrics::new();
         let limit = super::ConcurrencyGate::new(config.max_concurrency, config.queue_timeout);
         let (_, stop) = watch::channel(false);
         let streams = StreamGuard::new(Duration::from_secs(60), stop);
         let deadline = SendDeadline::new(Duration::from_secs(60), metrics.clone());
+        let hold = hold.clone();
         let routes = Router::new()
             .route(
-                "/slow",
-                get(|| async {
-                    tokio::time::sleep(Duration::from_millis(300)).await;
-                    "slow"
+                "/hold",
+                get(|| async move {
+                    hold.running.notify_one();
+                    hold.release.notified().await;
+                    "held"
                 }),
             )
+            .route("/never", get(std::future::pending::<()>))
             .route("/fast", get(|| async { "fast" }))
             .route("/healthz", get(|| async { "ok" }))
+            .route(
+                "/panic",
+                get(|| async {
+                    if true {
+                        panic!("on purpose");
+                    }
+                    "never"
+                }),
+            )
             .route(
                 "/body",
                 post(|body: axum::body::Bytes| async move { body.len().to_string() }),
@@ -851,18 +908,32 @@ mod layer_tests {
         Request::get(path).body(Body::empty()).unwrap()
     }
 
-    /// `first` and, 20 ms later, `second`, at once.
-    async fn overlapping(
-        app: &Router,
-        first: &str,
+    /// `/hold`, and `second` once `/hold` is running; `/hold` is let go
+    /// after `second` has its answer, or `release_early` after 50 ms.
+    async fn while_held(
+        config: &Config,
         second: &str,
+        release_early: bool,
     ) -> (
         (http::response::Parts, String),
         (http::response::Parts, String),
     ) {
-        tokio::join!(send(app, get_(first)), async {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            send(app, get_(second)).await
+        let hold = Hold::default();
+        let app = app(config, &hold);
+        tokio::join!(send(&app, get_("/hold")), async {
+            hold.running.notified().await;
+            if release_early {
+                let release = hold.release.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    release.notify_one();
+                });
+                send(&app, get_(second)).await
+            } else {
+                let answer = send(&app, get_(second)).await;
+                hold.release.notify_one();
+                answer
+            }
         })
     }
 
@@ -870,9 +941,9 @@ mod layer_tests {
     async fn a_queued_request_runs_once_a_slot_frees() {
         let mut config = Config::defaults();
         config.max_concurrency = 1;
-        config.queue_timeout = Duration::from_secs(10);
-        let (first, second) = overlapping(&app(&config), "/slow", "/fast").await;
-        assert_eq!((first.0.status, first.1.as_str()), (StatusCode::OK, "slow"));
+        config.queue_timeout = Duration::from_secs(60);
+        let (first, second) = while_held(&config, "/fast", true).await;
+        assert_eq!((first.0.status, first.1.as_str()), (StatusCode::OK, "held"));
         assert_eq!(
             (second.0.status, second.1.as_str()),
             (StatusCode::OK, "fast")
@@ -884,13 +955,13 @@ mod layer_tests {
         let mut config = Config::defaults();
         config.max_concurrency = 1;
         config.queue_timeout = Duration::from_millis(50);
-        let app = app(&config);
-        let (first, second) = overlapping(&app, "/slow", "/fast").await;
+        let (first, second) = while_held(&config, "/fast", false).await;
         assert_eq!(first.0.status, StatusCode::OK);
         assert_eq!(second.0.status, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(second.0.headers["retry-after"], "1");
         assert!(second.1.contains(r#""type":"overloaded""#), "{}", second.1);
-        let (first, probe) = overlapping(&app, "/slow", "/healthz").await;
+        config.queue_timeout = Duration::from_secs(60);
+        let (first, probe) = while_held(&config, "/healthz", false).await;
         assert_eq!(first.0.status, StatusCode::OK);
         assert_eq!((probe.0.status, probe.1.as_str()), (StatusCode::OK, "ok"));
     }
@@ -899,8 +970,8 @@ mod layer_tests {
     async fn a_slow_answer_is_a_503_problem_and_a_slow_body_a_408_that_closes() {
         let mut config = Config::defaults();
         config.request_timeout = Duration::from_millis(100);
-        let app = app(&config);
-        let (parts, body) = send(&app, get_("/slow")).await;
+        let app = app(&config, &Hold::default());
+        let (parts, body) = send(&app, get_("/never")).await;
         assert_eq!(parts.status, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(parts.headers["content-type"], "application/problem+json");
         assert!(body.contains(r#""type":"timeout""#), "{body}");
@@ -928,10 +999,21 @@ mod layer_tests {
     }
 
     #[tokio::test]
+    async fn a_panic_is_a_500_problem_and_the_server_goes_on() {
+        let app = app(&Config::defaults(), &Hold::default());
+        let (parts, body) = send(&app, get_("/panic")).await;
+        assert_eq!(parts.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(parts.headers["content-type"], "application/problem+json");
+        assert!(body.contains(r#""type":"internal""#), "{body}");
+        let (parts, body) = send(&app, get_("/fast")).await;
+        assert_eq!((parts.status, body.as_str()), (StatusCode::OK, "fast"));
+    }
+
+    #[tokio::test]
     async fn a_refused_body_closes_an_http1_connection_only() {
         let mut config = Config::defaults();
         config.max_body_bytes = 16;
-        let app = app(&config);
+        let app = app(&config, &Hold::default());
         for (version, closes) in [(Version::HTTP_11, true), (Version::HTTP_2, false)] {
             let req = Request::post("/body")
                 .version(version)
@@ -955,7 +1037,7 @@ mod layer_tests {
 
     #[tokio::test]
     async fn a_query_that_is_not_utf8_is_refused() {
-        let app = app(&Config::defaults());
+        let app = app(&Config::defaults(), &Hold::default());
         let (parts, body) = send(&app, get_("/fast?a=%FF")).await;
         assert_eq!(parts.status, StatusCode::BAD_REQUEST);
         assert!(body.contains(r#""type":"invalid-query""#), "{body}");
@@ -967,7 +1049,7 @@ mod layer_tests {
 
     #[tokio::test]
     async fn a_valid_request_id_is_echoed_and_any_other_replaced() {
-        let app = app(&Config::defaults());
+        let app = app(&Config::defaults(), &Hold::default());
         let with = |ids: &[&str]| {
             let mut req = get_("/fast");
             for id in ids {

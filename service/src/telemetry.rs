@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use http::{HeaderMap, HeaderValue, Request};
+use http::{HeaderMap, HeaderName, HeaderValue, Request};
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
 use opentelemetry::trace::{TraceContextExt as _, TraceId, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
@@ -48,10 +48,11 @@ use crate::config::{LogFormat, TelemetryConfig};
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// The request id header, read or generated, and echoed in the response.
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// (A `HeaderName`, not a `&str`, which every lookup would parse.)
+pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The W3C trace context header.
-const TRACEPARENT_HEADER: &str = "traceparent";
+const TRACEPARENT_HEADER: HeaderName = HeaderName::from_static("traceparent");
 
 /// Longest accepted incoming request id; longer ones are replaced.
 const MAX_REQUEST_ID_LEN: usize = 128;
@@ -776,7 +777,7 @@ pub fn set_request_id<B>(req: &mut Request<B>, make: &MakeRequestId) -> HeaderVa
         let b = v.as_bytes();
         !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(|c| c.is_ascii_graphic())
     };
-    let mut incoming = req.headers().get_all(REQUEST_ID_HEADER).iter();
+    let mut incoming = req.headers().get_all(&REQUEST_ID_HEADER).iter();
     if let (Some(id), None) = (incoming.next(), incoming.next())
         && valid(id)
     {
@@ -858,17 +859,13 @@ macro_rules! request_span {
 
 /// The span of one request (HTTP or gRPC), of operation `op`.
 ///
-/// Carries the operation, the request id (set by [`set_request_id`]
-/// before this runs), the trace id, and later the outcome and latency. With
+/// Carries the operation, the request id (from [`set_request_id`]), the
+/// trace id, and later the outcome and latency. With
 /// OpenTelemetry on, a valid `traceparent` makes it a child of the caller's
 /// span; without, the caller's trace id is still logged.
-pub fn request_span<B>(req: &Request<B>, op: &Operation) -> Span {
+pub fn request_span<B>(req: &Request<B>, op: &Operation, request_id: &HeaderValue) -> Span {
     let name = op.span_name();
-    let request_id = req
-        .headers()
-        .get(REQUEST_ID_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
+    let request_id = request_id.to_str().unwrap_or_default();
     let path = log_safe(req.uri().path());
     let path = path.as_ref();
     let span = if op.probe {
@@ -880,7 +877,7 @@ pub fn request_span<B>(req: &Request<B>, op: &Operation) -> Span {
         return span;
     }
     let otel = OTEL_ENABLED.load(Ordering::Relaxed);
-    if !otel && !req.headers().contains_key(TRACEPARENT_HEADER) {
+    if !otel && !req.headers().contains_key(&TRACEPARENT_HEADER) {
         // Nothing to extract, nothing to export: no trace id.
         return span;
     }
