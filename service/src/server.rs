@@ -155,14 +155,8 @@ fn observed(
         .layer(
             ServiceBuilder::new()
                 .layer(ObserveLayer::new(metrics.clone()))
-                .layer(axum::middleware::from_fn_with_state(
-                    streams.clone(),
-                    StreamGuard::layer,
-                ))
-                .layer(axum::middleware::from_fn_with_state(
-                    deadline.clone(),
-                    SendDeadline::layer,
-                ))
+                .layer(streams.clone())
+                .layer(deadline.clone())
                 .layer(ProblemLayer {
                     request_timeout: config.request_timeout,
                 })
