@@ -303,8 +303,10 @@ where
     }
 
     /// Sets the request id, opens the request span, and calls the inner
-    /// service inside it (with the metrics in the request's extensions
-    /// for `GET /metrics`).
+    /// service (with the metrics in the request's extensions for
+    /// `GET /metrics`). The span is entered when the response future is
+    /// polled, not here: the services inside only build their futures in
+    /// `call`, and what they log, they log when polled.
     fn call(&mut self, mut req: Request<ReqB>) -> Self::Future {
         let request_id = telemetry::set_request_id(&mut req, &self.make_id);
         let operation = Operation::shared(&req);
@@ -314,7 +316,7 @@ where
             // request would grow the extension map).
             req.extensions_mut().insert(self.metrics.clone());
         }
-        let inner = span.in_scope(|| self.inner.call(req));
+        let inner = self.inner.call(req);
         ObservedFuture {
             inner,
             pending: Some(Pending::new(self.metrics.clone(), operation, span)),
@@ -453,15 +455,12 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let result = {
-            let _entered = this.pending.as_ref().map(|p| p.span.enter());
-            ready!(this.inner.poll(cx))
-        };
-        let Some(mut pending) = this.pending.take() else {
+        let Some(Pending { span, tally }) = this.pending.as_mut() else {
+            let result = ready!(this.inner.poll(cx));
             return Poll::Ready(result.map(|r| r.map(ObservedBody::done)));
         };
-        let Pending { span, tally } = &mut pending;
         let entered = span.enter();
+        let result = ready!(this.inner.poll(cx));
         let mut response = match result {
             Ok(response) => response,
             Err(err) => {
@@ -495,16 +494,17 @@ where
             tally.finish(span, outcome);
         }
         drop(entered);
+        let pending = this.pending.take();
         Poll::Ready(Ok(response.map(|body| ObservedBody {
             inner: body,
-            pending: Some(pending),
+            pending,
         })))
     }
 }
 
 pin_project_lite::pin_project! {
     /// A response body that completes its request's observation when it
-    /// ends (or is dropped), polled inside the request span.
+    /// ends (or is dropped); a gRPC body is polled inside the request span.
     pub struct ObservedBody<B> {
         #[pin]
         inner: B,
@@ -536,7 +536,9 @@ where
         let Some(Pending { span, tally }) = this.pending.as_mut() else {
             return this.inner.poll_frame(cx);
         };
-        let _entered = span.enter();
+        // A gRPC body runs the method's response stream; an HTTP body is
+        // the answer, polled without entering the span.
+        let _entered = (tally.operation.protocol == Protocol::Grpc).then(|| span.enter());
         let frame = ready!(this.inner.as_mut().poll_frame(cx));
         if tally.done {
             return Poll::Ready(frame);

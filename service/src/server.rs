@@ -383,12 +383,10 @@ where
             && !decodes_to_utf8(query)
         {
             return ProblemsFuture::Answered {
-                response: Some(axum::response::IntoResponse::into_response(
-                    ApiError::invalid_request(
-                        "invalid-query",
-                        "the query string is not UTF-8 once percent-decoded",
-                    ),
-                )),
+                answer: Some(Answer::Refused(ApiError::invalid_request(
+                    "invalid-query",
+                    "the query string is not UTF-8 once percent-decoded",
+                ))),
             };
         }
         let grpc = req
@@ -419,7 +417,7 @@ where
                 http1,
             },
             Err(panic) => ProblemsFuture::Answered {
-                response: Some(panic_response(panic)),
+                answer: Some(Answer::Panicked(panic)),
             },
         }
     }
@@ -429,8 +427,10 @@ pin_project_lite::pin_project! {
     /// The response future of [`Problems`].
     #[project = ProblemsProj]
     enum ProblemsFuture<F> {
+        // Answered without the handler: made into a response (and logged)
+        // when polled, inside the request span.
         Answered {
-            response: Option<Response>,
+            answer: Option<Answer>,
         },
         Running {
             #[pin]
@@ -455,9 +455,11 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match self.project() {
-            ProblemsProj::Answered { response } => Poll::Ready(Ok(response
-                .take()
-                .unwrap_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response()))),
+            ProblemsProj::Answered { answer } => Poll::Ready(Ok(match answer.take() {
+                Some(Answer::Refused(error)) => error.into_response(),
+                Some(Answer::Panicked(panic)) => panic_response(panic),
+                None => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            })),
             ProblemsProj::Running {
                 inner,
                 mut sleep,
@@ -494,6 +496,12 @@ where
             }
         }
     }
+}
+
+/// What [`Problems`] answers without the handler.
+enum Answer {
+    Refused(ApiError),
+    Panicked(Box<dyn std::any::Any + Send>),
 }
 
 /// The 500 of a handler that panicked, logged with the panic's message.

@@ -285,6 +285,7 @@ impl SendDeadline {
                 answered,
                 deadline: self.clone(),
                 closer,
+                span: tracing::Span::current(),
             })));
         }
         let shared = Arc::new(Mutex::new(Pending {
@@ -292,15 +293,17 @@ impl SendDeadline {
             rest: Bytes::new(),
             waker: None,
         }));
-        Body::new(self.watchdog(shared, answered, closer))
+        Body::new(self.watchdog(shared, answered, closer, tracing::Span::current()))
     }
 
-    /// Spawns the watchdog of `shared`, a body answered at `answered`.
+    /// Spawns the watchdog of `shared`, a body answered at `answered`, in
+    /// `span` (the request's).
     fn watchdog(
         &self,
         shared: Arc<Mutex<Pending>>,
         answered: tokio::time::Instant,
         closer: Option<ConnCloser>,
+        span: tracing::Span,
     ) -> Deadlined {
         let (dropped_tx, mut dropped) = oneshot::channel::<()>();
         let watchdog = {
@@ -345,7 +348,7 @@ impl SendDeadline {
                 }
             }
         };
-        tokio::spawn(watchdog.instrument(tracing::Span::current()));
+        tokio::spawn(watchdog.instrument(span));
         Deadlined::Watched {
             shared,
             _dropped: dropped_tx,
@@ -510,6 +513,8 @@ struct Unwatched {
     answered: tokio::time::Instant,
     deadline: SendDeadline,
     closer: Option<ConnCloser>,
+    /// The request's, for the watchdog (the body is not polled in it).
+    span: tracing::Span,
 }
 
 /// A response body under [`SendDeadline`]. Dropping it (the response
@@ -559,13 +564,14 @@ impl http_body::Body for Deadlined {
                 answered,
                 deadline,
                 closer,
+                span,
             } = *body;
             let shared = Arc::new(Mutex::new(Pending {
                 inner: Some(inner),
                 rest,
                 waker: Some(cx.waker().clone()),
             }));
-            *this = deadline.watchdog(shared, answered, closer);
+            *this = deadline.watchdog(shared, answered, closer, span);
         }
         poll
     }

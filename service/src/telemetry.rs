@@ -47,6 +47,12 @@ use crate::config::{LogFormat, TelemetryConfig};
 /// Whether spans go to an OpenTelemetry exporter (set once by [`init`]).
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
 
+/// Whether an event with an explicit parent span must also be emitted
+/// inside it (set once by [`init`]): the JSON format reads its `spans`
+/// list from the spans entered on the thread, not from the event's
+/// parent, as the text format and OpenTelemetry do.
+static ENTER_FOR_EVENTS: AtomicBool = AtomicBool::new(true);
+
 /// The request id header, read or generated, and echoed in the response.
 /// (A `HeaderName`, not a `&str`, which every lookup would parse.)
 pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
@@ -120,6 +126,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
         .with(otel)
         .init();
     OTEL_ENABLED.store(provider.is_some(), Ordering::Relaxed);
+    ENTER_FOR_EVENTS.store(config.log_format == LogFormat::Json, Ordering::Relaxed);
     if let Some(err) = filter_error {
         tracing::warn!(error = %err, "invalid log filter; using `info`");
     }
@@ -963,17 +970,23 @@ impl RequestOutcome {
             span.record("otel.status_code", "error");
         }
         // The message as a `&str` field (the same line in every format),
-        // which the text format copies instead of formatting.
+        // which the text format copies instead of formatting; the span as
+        // the explicit parent, which costs no entering and leaving.
         let message = "request completed";
-        span.in_scope(|| {
+        let log = || {
             if fault {
-                tracing::error!(message, status, latency_ms);
+                tracing::error!(parent: span, message, status, latency_ms);
             } else if probe {
-                tracing::debug!(message, status, latency_ms);
+                tracing::debug!(parent: span, message, status, latency_ms);
             } else {
-                tracing::info!(message, status, latency_ms);
+                tracing::info!(parent: span, message, status, latency_ms);
             }
-        });
+        };
+        if ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
+            span.in_scope(log);
+        } else {
+            log();
+        }
     }
 }
 
