@@ -164,8 +164,11 @@ impl<'writer> FormatFields<'writer> for TextFields {
             writer,
             empty: true,
             result: Ok(()),
+            pending: [0; PENDING],
+            pending_len: 0,
         };
         fields.record(&mut visitor);
+        visitor.flush();
         visitor.result
     }
 }
@@ -331,11 +334,19 @@ fn debug_f64(value: f64, buffer: &mut ryu::Buffer) -> Option<&str> {
     (significant <= 15 && !digits.contains('e')).then_some(digits)
 }
 
-/// [`TextFields`]' visitor: `empty` until a field is written.
+/// How many bytes [`TextVisitor`] gathers before handing them to the
+/// writer: a span's field string starts empty and grows by doubling, and
+/// a write per piece (five per field) would reallocate it several times.
+const PENDING: usize = 512;
+
+/// [`TextFields`]' visitor: `empty` until a field is written; what it
+/// writes itself waits in `pending` ([`TextVisitor::flush`]).
 struct TextVisitor<'writer> {
     writer: Writer<'writer>,
     empty: bool,
     result: std::fmt::Result,
+    pending: [u8; PENDING],
+    pending_len: usize,
 }
 
 impl TextVisitor<'_> {
@@ -351,24 +362,52 @@ impl TextVisitor<'_> {
 
     /// `name=` then `value`, after a space unless it is the first field.
     fn write(&mut self, field: &Field, value: &[&str]) {
-        let separator = if std::mem::take(&mut self.empty) {
-            ""
-        } else {
-            " "
-        };
-        self.result = (|| {
-            self.writer.write_str(separator)?;
-            self.writer.write_str(field.name())?;
-            self.writer.write_str("=")?;
-            value
-                .iter()
-                .try_for_each(|part| self.writer.write_str(part))
-        })();
+        self.separate();
+        self.put(field.name());
+        self.put("=");
+        for part in value {
+            self.put(part);
+        }
+    }
+
+    /// A space unless this is the first field.
+    fn separate(&mut self) {
+        if !std::mem::take(&mut self.empty) {
+            self.put(" ");
+        }
+    }
+
+    /// Appends `text` to what is pending.
+    fn put(&mut self, text: &str) {
+        if self.pending_len + text.len() > PENDING {
+            self.flush();
+            if text.len() > PENDING {
+                if self.result.is_ok() {
+                    self.result = self.writer.write_str(text);
+                }
+                return;
+            }
+        }
+        self.pending[self.pending_len..self.pending_len + text.len()]
+            .copy_from_slice(text.as_bytes());
+        self.pending_len += text.len();
+    }
+
+    /// Hands what is pending to the writer.
+    fn flush(&mut self) {
+        let pending = &self.pending[..std::mem::take(&mut self.pending_len)];
+        if self.result.is_ok() && !pending.is_empty() {
+            // Whole `&str`s, so UTF-8.
+            self.result = std::str::from_utf8(pending)
+                .map_err(|_| std::fmt::Error)
+                .and_then(|text| self.writer.write_str(text));
+        }
     }
 
     /// The field as `DefaultFields` writes it, by its own visitor (which
     /// writes nothing for `log.` metadata, so those leave `empty` as is).
     fn default(&mut self, field: &Field, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
+        self.flush();
         if self.result.is_ok() {
             let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.empty);
             record(&mut visitor);
@@ -407,15 +446,8 @@ impl Visit for TextVisitor<'_> {
         {
             // A message is written as it is, but for control characters
             // (escaped): printable ASCII has none.
-            let separator = if std::mem::take(&mut self.empty) {
-                ""
-            } else {
-                " "
-            };
-            self.result = self
-                .writer
-                .write_str(separator)
-                .and_then(|()| self.writer.write_str(value));
+            self.separate();
+            self.put(value);
         } else {
             self.default(field, |v| v.record_str(field, value));
         }
@@ -1105,6 +1137,9 @@ mod text_fields_tests {
             present = Some("yes"),
             later = tracing::field::Empty,
             r#type = "raw",
+            // Past the visitor's pending buffer, alone and together.
+            medium = "m".repeat(300).as_str(),
+            long = "l".repeat(600).as_str(),
         );
         span.record("later", 200i64);
         span.record("later", "twice");
