@@ -1,7 +1,8 @@
 //! Prometheus metrics for HTTP and gRPC alike, served at `GET /metrics`.
 //!
 //! [`ObserveLayer`] sits on the merged router (after routing, so the
-//! matched route is known) and, for every request, once its response is
+//! matched route is known), sets each request's id and opens its span
+//! ([`crate::telemetry::request_span`]) and, once its response is
 //! complete (for gRPC: when the `grpc-status` trailer has gone out):
 //! counts it and times it per protocol, operation and outcome, and records
 //! the outcome on the request span ([`RequestOutcome::record`]). A request
@@ -252,7 +253,8 @@ fn escape(value: &str) -> String {
 /// One layer instead of the five it replaces (request id sanitizing,
 /// classification, `SetRequestId`, `PropagateRequestId`, `TraceLayer`):
 /// the operation is classified once, the request id made once, and the
-/// span entered around the handler and the body without a wrapper each.
+/// span entered while the response future is polled (and a gRPC body,
+/// which runs the method's stream) without a wrapper of its own.
 #[derive(Debug, Clone)]
 pub struct ObserveLayer {
     metrics: Metrics,

@@ -1,7 +1,9 @@
 //! Logs, request spans and (with an OTLP endpoint set) trace export.
 //!
 //! - Logs: `tracing` with an `EnvFilter` (`--log-filter`, else `RUST_LOG`,
-//!   else `info`), text or JSON lines on stderr.
+//!   else `info`), text or JSON lines on stderr (one `write` per line,
+//!   unbuffered). The text line is tracing-subscriber's default format,
+//!   byte for byte, written by [`TextLine`] and [`TextFields`].
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
@@ -144,10 +146,12 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
 /// `Debug` escapes them; `name=value` for numbers), with a fast path for
 /// the common case: a string of printable ASCII with no quote or
 /// backslash (nothing to escape) is copied between quotes instead of
-/// going through `Debug` one character at a time, and integers are
-/// written by `itoa`, floats by `ryu` ([`debug_f64`]). Everything else (the message, errors, `Debug`
-/// values, escapes, colours on a terminal) is handed to `DefaultFields`'
-/// own visitor.
+/// going through `Debug` one character at a time, a printable ASCII
+/// message is copied as it is, integers are written by `itoa` and floats
+/// by `ryu` (where `Debug` writes the same digits), all gathered in a
+/// buffer and handed to the writer at once. Everything else (errors,
+/// `Debug` values, escapes, colours on a terminal) is handed to
+/// `DefaultFields`' own visitor.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TextFields;
 
@@ -181,7 +185,7 @@ impl<'writer> FormatFields<'writer> for TextFields {
 /// Cheaper than the default: each piece is copied in place instead of
 /// going through `write!` and `nu_ansi_term`'s styles (which run, with no
 /// style, even when colours are off), and the date and time of day are
-/// worked out once a second per thread ([`write_timestamp`]). With
+/// worked out once a second per thread. With
 /// colours (a terminal) the default format writes the line.
 #[derive(Debug, Default)]
 pub struct TextLine {
