@@ -13,7 +13,7 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use axum::Router;
@@ -222,26 +222,33 @@ impl<T> GuardedIo<T> {
         self.last_progress = Instant::now();
     }
 
+    /// The nearest deadline, and what passing it means.
+    fn deadline(&self) -> (Instant, &'static str) {
+        let idle = self.last_progress + self.idle;
+        match self.write_stuck_since {
+            Some(since) if since + self.send < idle => (since + self.send, "client does not read"),
+            _ => (idle, "idle connection"),
+        }
+    }
+
     /// Called when the inner socket is not ready: arms the timer for the
     /// nearest deadline, or fails if it has passed.
+    ///
+    /// The timer is moved only to an earlier deadline: armed for an
+    /// earlier one than needed (there has been progress since), it fires
+    /// early and is moved on then, instead of at every read and write.
     fn check(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
-        let mut deadline = self.last_progress + self.idle;
-        let mut what = "idle connection";
-        if let Some(since) = self.write_stuck_since
-            && since + self.send < deadline
-        {
-            deadline = since + self.send;
-            what = "client does not read";
-        }
-        if Instant::now() >= deadline {
-            return Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, what));
-        }
-        if self.timer.deadline() != deadline {
+        let (deadline, _) = self.deadline();
+        if self.timer.deadline() > deadline {
             self.timer.as_mut().reset(deadline);
         }
-        match self.timer.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, what)),
-            Poll::Pending => Poll::Pending,
+        loop {
+            ready!(self.timer.as_mut().poll(cx));
+            let (deadline, what) = self.deadline();
+            if Instant::now() >= deadline {
+                return Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, what));
+            }
+            self.timer.as_mut().reset(deadline);
         }
     }
 }
@@ -323,5 +330,52 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    use super::GuardedIo;
+
+    /// Progress keeps a connection open past its idle timeout (the timer,
+    /// armed for the first deadline, moves on when it fires); silence
+    /// then closes it, with the reason.
+    #[tokio::test]
+    async fn progress_keeps_a_connection_and_silence_ends_it() {
+        let (client, server) = tokio::io::duplex(1024);
+        let idle = Duration::from_secs(1);
+        let mut guarded = GuardedIo::new(server, idle, Duration::from_secs(60));
+        let mut client = client;
+        let writer = tokio::spawn(async move {
+            for _ in 0..10 {
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                client.write_all(b"x").await.unwrap();
+            }
+            client
+        });
+        let mut byte = [0u8; 1];
+        for _ in 0..10 {
+            guarded.read_exact(&mut byte).await.unwrap();
+        }
+        let _client = writer.await.unwrap();
+        let err = guarded.read_exact(&mut byte).await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
+        assert_eq!(err.to_string(), "idle connection");
+    }
+
+    /// A write that cannot go out (the peer does not read) fails after the
+    /// send timeout, before the idle timeout.
+    #[tokio::test]
+    async fn a_stuck_write_ends_the_connection() {
+        let (_client, server) = tokio::io::duplex(16);
+        let mut guarded =
+            GuardedIo::new(server, Duration::from_secs(60), Duration::from_millis(100));
+        let err = guarded.write_all(&[0u8; 64]).await.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
+        assert_eq!(err.to_string(), "client does not read");
     }
 }

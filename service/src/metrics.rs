@@ -1,7 +1,8 @@
 //! Prometheus metrics for HTTP and gRPC alike, served at `GET /metrics`.
 //!
 //! [`ObserveLayer`] sits on the merged router (after routing, so the
-//! matched route is known) and, for every request, once its response is
+//! matched route is known), sets each request's id and opens its span
+//! ([`crate::telemetry::request_span`]) and, once its response is
 //! complete (for gRPC: when the `grpc-status` trailer has gone out):
 //! counts it and times it per protocol, operation and outcome, and records
 //! the outcome on the request span ([`RequestOutcome::record`]). A request
@@ -24,11 +25,14 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use http::{HeaderMap, Request, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 use tracing::Span;
 
-use crate::telemetry::{Operation, Protocol, RequestOutcome};
+use crate::telemetry::{self, MakeRequestId, Operation, Protocol, RequestOutcome};
+
+/// The route that serves [`Metrics::render`] (`crate::http::ops::metrics`).
+const METRICS_ROUTE: &str = "/metrics";
 
 /// `Content-Type` of [`Metrics::render`]'s output.
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -244,16 +248,26 @@ fn escape(value: &str) -> String {
         .replace('\n', r"\n")
 }
 
-/// Counts, times and logs every request; see the module doc.
+/// Identifies, traces, counts and logs every request; see the module doc.
+///
+/// One layer instead of the five it replaces (request id sanitizing,
+/// classification, `SetRequestId`, `PropagateRequestId`, `TraceLayer`):
+/// the operation is classified once, the request id made once, and the
+/// span entered while the response future is polled (and a gRPC body,
+/// which runs the method's stream) without a wrapper of its own.
 #[derive(Debug, Clone)]
 pub struct ObserveLayer {
     metrics: Metrics,
+    make_id: MakeRequestId,
 }
 
 impl ObserveLayer {
-    /// A layer feeding `metrics`.
+    /// A layer feeding `metrics`, with its own request id prefix.
     pub fn new(metrics: Metrics) -> ObserveLayer {
-        ObserveLayer { metrics }
+        ObserveLayer {
+            metrics,
+            make_id: MakeRequestId::default(),
+        }
     }
 }
 
@@ -264,6 +278,7 @@ impl<S> tower::Layer<S> for ObserveLayer {
         Observe {
             inner,
             metrics: self.metrics.clone(),
+            make_id: self.make_id.clone(),
         }
     }
 }
@@ -273,6 +288,7 @@ impl<S> tower::Layer<S> for ObserveLayer {
 pub struct Observe<S> {
     inner: S,
     metrics: Metrics,
+    make_id: MakeRequestId,
 }
 
 impl<S, ReqB, ResB> tower::Service<Request<ReqB>> for Observe<S>
@@ -288,42 +304,80 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, req: Request<ReqB>) -> Self::Future {
-        let pending = Pending::new(self.metrics.clone(), Operation::shared(&req));
+    /// Sets the request id, opens the request span, and calls the inner
+    /// service (with the metrics in the request's extensions for
+    /// `GET /metrics`). The span is entered when the response future is
+    /// polled, not here: the services inside only build their futures in
+    /// `call`, and what they log, they log when polled.
+    fn call(&mut self, mut req: Request<ReqB>) -> Self::Future {
+        let request_id = telemetry::set_request_id(&mut req, &self.make_id);
+        let operation = Operation::shared(&req);
+        let span = telemetry::request_span(&req, &operation, &request_id);
+        if operation.route.as_deref() == Some(METRICS_ROUTE) {
+            // Only its handler reads it (another extension for every
+            // request would grow the extension map).
+            req.extensions_mut().insert(self.metrics.clone());
+        }
+        let inner = self.inner.call(req);
         ObservedFuture {
-            inner: self.inner.call(req),
-            pending: Some(pending),
+            inner,
+            pending: Some(Pending::new(self.metrics.clone(), operation, span)),
+            request_id: Some(request_id),
         }
     }
 }
 
-/// One request being observed; records itself exactly once, at the latest
-/// when dropped.
+/// One request being observed: its span, and its tally, which records
+/// itself exactly once, at the latest when dropped.
 #[derive(Debug)]
 struct Pending {
+    span: Span,
+    tally: Tally,
+}
+
+impl Pending {
+    fn new(metrics: Metrics, operation: Arc<Operation>, span: Span) -> Pending {
+        metrics.inner.in_flight.fetch_add(1, Ordering::Relaxed);
+        Pending {
+            span,
+            tally: Tally {
+                metrics,
+                operation,
+                start: Instant::now(),
+                status: None,
+                done: false,
+            },
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.tally.done {
+            // Dropped before the end: the client went away.
+            let outcome = match (self.tally.operation.protocol, self.tally.status) {
+                (Protocol::Http, Some(status)) => RequestOutcome::Http(status),
+                (protocol, _) => cancelled(protocol),
+            };
+            self.tally.finish(&self.span, outcome);
+        }
+    }
+}
+
+/// What [`Pending`] counts: apart from its span, so that the span can be
+/// entered while the tally changes.
+#[derive(Debug)]
+struct Tally {
     metrics: Metrics,
     operation: Arc<Operation>,
-    span: Span,
     start: Instant,
     /// The HTTP status, once the response head is out.
     status: Option<StatusCode>,
     done: bool,
 }
 
-impl Pending {
-    fn new(metrics: Metrics, operation: Arc<Operation>) -> Pending {
-        metrics.inner.in_flight.fetch_add(1, Ordering::Relaxed);
-        Pending {
-            metrics,
-            operation,
-            span: Span::current(),
-            start: Instant::now(),
-            status: None,
-            done: false,
-        }
-    }
-
-    fn finish(&mut self, outcome: RequestOutcome) {
+impl Tally {
+    fn finish(&mut self, span: &Span, outcome: RequestOutcome) {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
@@ -336,7 +390,7 @@ impl Pending {
         };
         self.metrics
             .observe(self.operation.protocol, label, &outcome.label(), latency);
-        outcome.record(&self.span, self.operation.probe, latency);
+        outcome.record(span, self.operation.probe, latency);
     }
 
     /// The outcome when the response ends without saying more: for HTTP the
@@ -349,19 +403,6 @@ impl Pending {
             }
             (Protocol::Grpc, Some(_)) => RequestOutcome::Grpc(tonic::Code::Unknown),
             (protocol, None) => cancelled(protocol),
-        }
-    }
-}
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        if !self.done {
-            // Dropped before the end: the client went away.
-            let outcome = match (self.operation.protocol, self.status) {
-                (Protocol::Http, Some(status)) => RequestOutcome::Http(status),
-                (protocol, _) => cancelled(protocol),
-            };
-            self.finish(outcome);
         }
     }
 }
@@ -402,6 +443,8 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: F,
         pending: Option<Pending>,
+        // Echoed in the response's `x-request-id` (unless it has one).
+        request_id: Option<HeaderValue>,
     }
 }
 
@@ -414,40 +457,56 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let result = ready!(this.inner.poll(cx));
-        let Some(mut pending) = this.pending.take() else {
+        let Some(Pending { span, tally }) = this.pending.as_mut() else {
+            let result = ready!(this.inner.poll(cx));
             return Poll::Ready(result.map(|r| r.map(ObservedBody::done)));
         };
-        let response = match result {
+        let entered = span.enter();
+        let result = ready!(this.inner.poll(cx));
+        let mut response = match result {
             Ok(response) => response,
             Err(err) => {
-                pending.finish(match pending.operation.protocol {
-                    Protocol::Http => RequestOutcome::Http(StatusCode::INTERNAL_SERVER_ERROR),
-                    Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
-                });
+                tally.finish(
+                    span,
+                    match tally.operation.protocol {
+                        Protocol::Http => RequestOutcome::Http(StatusCode::INTERNAL_SERVER_ERROR),
+                        Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
+                    },
+                );
                 return Poll::Ready(Err(err));
             }
         };
-        pending.status = Some(response.status());
-        if pending.operation.protocol == Protocol::Grpc
+        if let Some(id) = this.request_id.take()
+            && !response
+                .headers()
+                .contains_key(&telemetry::REQUEST_ID_HEADER)
+        {
+            response
+                .headers_mut()
+                .insert(telemetry::REQUEST_ID_HEADER, id);
+        }
+        tally.status = Some(response.status());
+        if tally.operation.protocol == Protocol::Grpc
             && let Some(code) = grpc_status(response.headers())
         {
             // Trailers-only response: the status is in the head.
-            pending.finish(RequestOutcome::Grpc(code));
+            tally.finish(span, RequestOutcome::Grpc(code));
         } else if response.body().is_end_stream() {
-            let outcome = pending.outcome_at_end();
-            pending.finish(outcome);
+            let outcome = tally.outcome_at_end();
+            tally.finish(span, outcome);
         }
+        drop(entered);
+        let pending = this.pending.take();
         Poll::Ready(Ok(response.map(|body| ObservedBody {
             inner: body,
-            pending: Some(pending),
+            pending,
         })))
     }
 }
 
 pin_project_lite::pin_project! {
     /// A response body that completes its request's observation when it
-    /// ends (or is dropped).
+    /// ends (or is dropped); a gRPC body is polled inside the request span.
     pub struct ObservedBody<B> {
         #[pin]
         inner: B,
@@ -476,36 +535,43 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let mut this = self.project();
+        let Some(Pending { span, tally }) = this.pending.as_mut() else {
+            return this.inner.poll_frame(cx);
+        };
+        // A gRPC body runs the method's response stream; an HTTP body is
+        // the answer, polled without entering the span.
+        let _entered = (tally.operation.protocol == Protocol::Grpc).then(|| span.enter());
         let frame = ready!(this.inner.as_mut().poll_frame(cx));
-        if let Some(pending) = this.pending.as_mut().filter(|p| !p.done) {
-            match &frame {
-                Some(Ok(frame)) => {
-                    if let Some(trailers) = frame.trailers_ref() {
-                        let outcome = match (pending.operation.protocol, grpc_status(trailers)) {
-                            (Protocol::Grpc, Some(code)) => RequestOutcome::Grpc(code),
-                            _ => pending.outcome_at_end(),
-                        };
-                        pending.finish(outcome);
-                    } else if this.inner.is_end_stream() {
-                        let outcome = pending.outcome_at_end();
-                        pending.finish(outcome);
-                    }
-                }
-                Some(Err(err)) => {
-                    let outcome = match pending.operation.protocol {
-                        Protocol::Http => pending.outcome_at_end(),
-                        // Not sent in time: the client's fault.
-                        Protocol::Grpc if crate::streams::ResponseAbandoned::is_cause_of(err) => {
-                            cancelled(Protocol::Grpc)
-                        }
-                        Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
+        if tally.done {
+            return Poll::Ready(frame);
+        }
+        match &frame {
+            Some(Ok(frame)) => {
+                if let Some(trailers) = frame.trailers_ref() {
+                    let outcome = match (tally.operation.protocol, grpc_status(trailers)) {
+                        (Protocol::Grpc, Some(code)) => RequestOutcome::Grpc(code),
+                        _ => tally.outcome_at_end(),
                     };
-                    pending.finish(outcome);
+                    tally.finish(span, outcome);
+                } else if this.inner.is_end_stream() {
+                    let outcome = tally.outcome_at_end();
+                    tally.finish(span, outcome);
                 }
-                None => {
-                    let outcome = pending.outcome_at_end();
-                    pending.finish(outcome);
-                }
+            }
+            Some(Err(err)) => {
+                let outcome = match tally.operation.protocol {
+                    Protocol::Http => tally.outcome_at_end(),
+                    // Not sent in time: the client's fault.
+                    Protocol::Grpc if crate::streams::ResponseAbandoned::is_cause_of(err) => {
+                        cancelled(Protocol::Grpc)
+                    }
+                    Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
+                };
+                tally.finish(span, outcome);
+            }
+            None => {
+                let outcome = tally.outcome_at_end();
+                tally.finish(span, outcome);
             }
         }
         Poll::Ready(frame)

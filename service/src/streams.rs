@@ -15,10 +15,12 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::response::Response;
 use http::{HeaderMap, HeaderValue};
 use http_body::Frame;
 use tokio::sync::{oneshot, watch};
@@ -40,33 +42,100 @@ impl StreamGuard {
     pub fn new(life: Duration, stop: watch::Receiver<bool>) -> StreamGuard {
         StreamGuard { life, stop }
     }
+}
 
-    /// The middleware: gRPC responses only.
-    pub async fn layer(
-        axum::extract::State(guard): axum::extract::State<StreamGuard>,
-        req: axum::extract::Request,
-        next: axum::middleware::Next,
-    ) -> axum::response::Response {
-        let grpc = req
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
-        let mut response = next.run(req).await;
-        if !grpc {
-            return response;
-        }
+impl OnAnswer for StreamGuard {
+    /// gRPC responses: the status fixed and the body guarded.
+    fn on_answer(self, mut response: Response) -> Response {
         fix_decode_status(response.headers_mut());
-        let mut stop = guard.stop.clone();
+        let mut stop = self.stop;
         response.map(|inner| {
             Body::new(Guarded {
                 inner,
-                deadline: Box::pin(tokio::time::sleep(guard.life)),
+                deadline: Box::pin(tokio::time::sleep(self.life)),
                 stop: Box::pin(async move {
                     let _ = stop.wait_for(|&s| s).await;
                 }),
                 done: false,
             })
         })
+    }
+}
+
+/// The layer: gRPC responses only (a hand-written service, not a `from_fn`
+/// middleware, which costs a boxed clone of the inner service and two
+/// boxed futures per request).
+impl<S> tower::Layer<S> for StreamGuard {
+    type Service = Guard<S>;
+
+    fn layer(&self, inner: S) -> Guard<S> {
+        Guard {
+            inner,
+            guard: self.clone(),
+        }
+    }
+}
+
+/// The service of [`StreamGuard`].
+#[derive(Debug, Clone)]
+pub struct Guard<S> {
+    inner: S,
+    guard: StreamGuard,
+}
+
+impl<S> tower::Service<Request> for Guard<S>
+where
+    S: tower::Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Then<S::Future, StreamGuard>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let grpc = req
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
+        Then {
+            inner: self.inner.call(req),
+            hook: grpc.then(|| self.guard.clone()),
+        }
+    }
+}
+
+/// What a layer of this module does to a handler's answer.
+pub trait OnAnswer {
+    /// The response as it goes out.
+    fn on_answer(self, response: Response) -> Response;
+}
+
+pin_project_lite::pin_project! {
+    /// A response future whose response goes through `hook`, if any.
+    pub struct Then<F, H> {
+        #[pin]
+        inner: F,
+        hook: Option<H>,
+    }
+}
+
+impl<F, H, E> Future for Then<F, H>
+where
+    F: Future<Output = Result<Response, E>>,
+    H: OnAnswer,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?;
+        Poll::Ready(Ok(match this.hook.take() {
+            Some(hook) => hook.on_answer(response),
+            None => response,
+        }))
     }
 }
 
@@ -176,7 +245,9 @@ const STREAMING_METHODS: [&str; 3] = [
 /// HTTP/2 flow control keeps an unsent answer inside the server without
 /// ever blocking the socket, so the connection's send timeout does not see
 /// a client that shuts its stream window and keeps the connection alive
-/// with PINGs. Hence a watchdog task per response: at the deadline it drops
+/// with PINGs. Hence a watchdog task per response (over HTTP/1 only for a
+/// response not handed over whole at hyper's first poll, which comes as
+/// soon as the head is written): at the deadline it drops
 /// what is left of the body (the memory is freed at once) and counts the
 /// response as abandoned (the client's fault). hyper resets the HTTP/2
 /// stream (or ends the HTTP/1 connection) when it next asks the body for a
@@ -200,26 +271,40 @@ impl SendDeadline {
         SendDeadline { limit, metrics }
     }
 
-    /// The middleware: every response but those of streaming gRPC methods.
-    pub async fn layer(
-        axum::extract::State(deadline): axum::extract::State<SendDeadline>,
-        req: axum::extract::Request,
-        next: axum::middleware::Next,
-    ) -> axum::response::Response {
-        if STREAMING_METHODS.contains(&req.uri().path()) {
-            return next.run(req).await;
+    /// The body of a response answered just now: watched from now on
+    /// (`http1`: from the first poll that leaves it unfinished).
+    fn watch(&self, inner: Body, closer: Option<ConnCloser>, http1: bool) -> Body {
+        let answered = tokio::time::Instant::now();
+        if http1 {
+            // hyper asks an HTTP/1 body for its first frame as soon as
+            // the head is written, and a body handed over whole then has
+            // nothing left to drop: no watchdog unless some remains.
+            return Body::new(Deadlined::Unwatched(Box::new(Unwatched {
+                inner,
+                rest: Bytes::new(),
+                answered,
+                deadline: self.clone(),
+                closer,
+                span: tracing::Span::current(),
+            })));
         }
-        let closer = req.extensions().get::<ConnCloser>().cloned();
-        let response = next.run(req).await;
-        response.map(|inner| deadline.watch(inner, closer))
-    }
-
-    fn watch(&self, inner: Body, closer: Option<ConnCloser>) -> Body {
         let shared = Arc::new(Mutex::new(Pending {
             inner: Some(inner),
             rest: Bytes::new(),
             waker: None,
         }));
+        Body::new(self.watchdog(shared, answered, closer, tracing::Span::current()))
+    }
+
+    /// Spawns the watchdog of `shared`, a body answered at `answered`, in
+    /// `span` (the request's).
+    fn watchdog(
+        &self,
+        shared: Arc<Mutex<Pending>>,
+        answered: tokio::time::Instant,
+        closer: Option<ConnCloser>,
+        span: tracing::Span,
+    ) -> Deadlined {
         let (dropped_tx, mut dropped) = oneshot::channel::<()>();
         let watchdog = {
             let shared = shared.clone();
@@ -227,7 +312,7 @@ impl SendDeadline {
             let metrics = self.metrics.clone();
             async move {
                 tokio::select! {
-                    () = tokio::time::sleep(limit) => {}
+                    () = tokio::time::sleep_until(answered + limit) => {}
                     _ = &mut dropped => return,
                 }
                 let (inner, rest, waker) = {
@@ -263,11 +348,70 @@ impl SendDeadline {
                 }
             }
         };
-        tokio::spawn(watchdog.instrument(tracing::Span::current()));
-        Body::new(Deadlined {
+        tokio::spawn(watchdog.instrument(span));
+        Deadlined::Watched {
             shared,
             _dropped: dropped_tx,
-        })
+        }
+    }
+}
+
+/// The layer: every response but those of streaming gRPC methods (a
+/// hand-written service, not a `from_fn` middleware).
+impl<S> tower::Layer<S> for SendDeadline {
+    type Service = Deadline<S>;
+
+    fn layer(&self, inner: S) -> Deadline<S> {
+        Deadline {
+            inner,
+            deadline: self.clone(),
+        }
+    }
+}
+
+/// The service of [`SendDeadline`].
+#[derive(Debug, Clone)]
+pub struct Deadline<S> {
+    inner: S,
+    deadline: SendDeadline,
+}
+
+impl<S> tower::Service<Request> for Deadline<S>
+where
+    S: tower::Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Then<S::Future, Watch>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let hook = (!STREAMING_METHODS.contains(&req.uri().path())).then(|| Watch {
+            deadline: self.deadline.clone(),
+            closer: req.extensions().get::<ConnCloser>().cloned(),
+            http1: req.version() <= http::Version::HTTP_11,
+        });
+        Then {
+            inner: self.inner.call(req),
+            hook,
+        }
+    }
+}
+
+/// A response to put under [`SendDeadline`] when it is answered.
+#[derive(Debug)]
+pub struct Watch {
+    deadline: SendDeadline,
+    closer: Option<ConnCloser>,
+    http1: bool,
+}
+
+impl OnAnswer for Watch {
+    fn on_answer(self, response: Response) -> Response {
+        response.map(|inner| self.deadline.watch(inner, self.closer, self.http1))
     }
 }
 
@@ -314,25 +458,77 @@ struct Pending {
     waker: Option<Waker>,
 }
 
-impl Pending {
-    fn piece(&mut self) -> Bytes {
-        let n = self.rest.len().min(PIECE);
-        let piece = Bytes::copy_from_slice(&self.rest[..n]);
-        // The last piece lets go of the whole allocation.
-        self.rest = if n == self.rest.len() {
-            Bytes::new()
-        } else {
-            self.rest.slice(n..)
-        };
-        piece
+/// The next piece of `rest` (at most [`PIECE`] bytes, copied).
+fn piece(rest: &mut Bytes) -> Bytes {
+    let n = rest.len().min(PIECE);
+    let piece = Bytes::copy_from_slice(&rest[..n]);
+    // The last piece lets go of the whole allocation.
+    *rest = if n == rest.len() {
+        Bytes::new()
+    } else {
+        rest.slice(n..)
+    };
+    piece
+}
+
+/// The next frame of `inner`, large data frames handed on in pieces
+/// (what is left waits in `rest`).
+fn next_frame(
+    inner: &mut Body,
+    rest: &mut Bytes,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+    if !rest.is_empty() {
+        return Poll::Ready(Some(Ok(Frame::data(piece(rest)))));
     }
+    match http_body::Body::poll_frame(Pin::new(inner), cx) {
+        Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+            Ok(data) if data.len() > PIECE => {
+                *rest = data;
+                Poll::Ready(Some(Ok(Frame::data(piece(rest)))))
+            }
+            Ok(data) => Poll::Ready(Some(Ok(Frame::data(data)))),
+            Err(frame) => Poll::Ready(Some(Ok(frame))),
+        },
+        other => other,
+    }
+}
+
+/// The size hint of `inner` with `rest` still to send.
+fn size_hint(inner: &Body, rest: &Bytes) -> http_body::SizeHint {
+    let hint = http_body::Body::size_hint(inner);
+    let rest = rest.len() as u64;
+    let mut sum = http_body::SizeHint::new();
+    sum.set_lower(hint.lower().saturating_add(rest));
+    if let Some(upper) = hint.upper() {
+        sum.set_upper(upper.saturating_add(rest));
+    }
+    sum
+}
+
+/// An HTTP/1 body not watched yet ([`SendDeadline::watch`]).
+struct Unwatched {
+    inner: Body,
+    rest: Bytes,
+    answered: tokio::time::Instant,
+    deadline: SendDeadline,
+    closer: Option<ConnCloser>,
+    /// The request's, for the watchdog (the body is not polled in it).
+    span: tracing::Span,
 }
 
 /// A response body under [`SendDeadline`]. Dropping it (the response
 /// went out, or the client went away) ends its watchdog.
-struct Deadlined {
-    shared: Arc<Mutex<Pending>>,
-    _dropped: oneshot::Sender<()>,
+enum Deadlined {
+    /// HTTP/1, until a poll leaves the body unfinished: then watched.
+    Unwatched(Box<Unwatched>),
+    /// Watched by a task.
+    Watched {
+        shared: Arc<Mutex<Pending>>,
+        _dropped: oneshot::Sender<()>,
+    },
+    /// Between the two, only while [`Deadlined::poll_frame`] runs.
+    Moving,
 }
 
 impl http_body::Body for Deadlined {
@@ -340,62 +536,150 @@ impl http_body::Body for Deadlined {
     type Error = axum::Error;
 
     fn poll_frame(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        let mut pending = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        if !pending.rest.is_empty() {
-            return Poll::Ready(Some(Ok(Frame::data(pending.piece()))));
-        }
-        if !pending
-            .waker
-            .as_ref()
-            .is_some_and(|w| w.will_wake(cx.waker()))
-        {
-            pending.waker = Some(cx.waker().clone());
-        }
-        let Some(inner) = pending.inner.as_mut() else {
-            // hyper resets the stream with the reason it finds in the
-            // error: CANCEL (the answer is no longer sent), not the
-            // INTERNAL_ERROR it would otherwise assume.
-            return Poll::Ready(Some(Err(axum::Error::new(ResponseAbandoned(
-                h2::Error::from(h2::Reason::CANCEL),
-            )))));
+        let this = &mut *self;
+        let Deadlined::Unwatched(body) = this else {
+            return match this {
+                Deadlined::Watched { shared, .. } => poll_watched(shared, cx),
+                _ => Poll::Ready(None),
+            };
         };
-        match Pin::new(inner).poll_frame(cx) {
-            Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
-                Ok(data) if data.len() > PIECE => {
-                    pending.rest = data;
-                    Poll::Ready(Some(Ok(Frame::data(pending.piece()))))
-                }
-                Ok(data) => Poll::Ready(Some(Ok(Frame::data(data)))),
-                Err(frame) => Poll::Ready(Some(Ok(frame))),
-            },
-            other => other,
+        let poll = next_frame(&mut body.inner, &mut body.rest, cx);
+        let finished = match &poll {
+            Poll::Ready(Some(Ok(_))) => {
+                body.rest.is_empty() && http_body::Body::is_end_stream(&body.inner)
+            }
+            Poll::Ready(_) => true,
+            Poll::Pending => false,
+        };
+        if !finished && let Deadlined::Unwatched(body) = std::mem::replace(this, Deadlined::Moving)
+        {
+            // Some is left: from now on under the watchdog, the
+            // deadline counted from the answer.
+            let Unwatched {
+                inner,
+                rest,
+                answered,
+                deadline,
+                closer,
+                span,
+            } = *body;
+            let shared = Arc::new(Mutex::new(Pending {
+                inner: Some(inner),
+                rest,
+                waker: Some(cx.waker().clone()),
+            }));
+            *this = deadline.watchdog(shared, answered, closer, span);
         }
+        poll
     }
 
     fn is_end_stream(&self) -> bool {
-        let pending = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        pending.rest.is_empty()
-            && pending
-                .inner
-                .as_ref()
-                .is_some_and(http_body::Body::is_end_stream)
+        match self {
+            Deadlined::Unwatched(body) => {
+                body.rest.is_empty() && http_body::Body::is_end_stream(&body.inner)
+            }
+            Deadlined::Watched { shared, .. } => {
+                let pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                pending.rest.is_empty()
+                    && pending
+                        .inner
+                        .as_ref()
+                        .is_some_and(http_body::Body::is_end_stream)
+            }
+            Deadlined::Moving => true,
+        }
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
-        let pending = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(inner) = pending.inner.as_ref() else {
-            return http_body::SizeHint::default();
-        };
-        let hint = inner.size_hint();
-        let rest = pending.rest.len() as u64;
-        let mut sum = http_body::SizeHint::new();
-        sum.set_lower(hint.lower().saturating_add(rest));
-        if let Some(upper) = hint.upper() {
-            sum.set_upper(upper.saturating_add(rest));
+        match self {
+            Deadlined::Unwatched(body) => size_hint(&body.inner, &body.rest),
+            Deadlined::Watched { shared, .. } => {
+                let pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                match pending.inner.as_ref() {
+                    Some(inner) => size_hint(inner, &pending.rest),
+                    None => http_body::SizeHint::default(),
+                }
+            }
+            Deadlined::Moving => http_body::SizeHint::with_exact(0),
         }
-        sum
+    }
+}
+
+/// [`Deadlined::poll_frame`] under the watchdog.
+fn poll_watched(
+    shared: &Mutex<Pending>,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+    let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
+    if !pending
+        .waker
+        .as_ref()
+        .is_some_and(|w| w.will_wake(cx.waker()))
+    {
+        pending.waker = Some(cx.waker().clone());
+    }
+    let Pending { inner, rest, .. } = &mut *pending;
+    let Some(inner) = inner.as_mut() else {
+        // hyper resets the stream with the reason it finds in the
+        // error: CANCEL (the answer is no longer sent), not the
+        // INTERNAL_ERROR it would otherwise assume.
+        return Poll::Ready(Some(Err(axum::Error::new(ResponseAbandoned(
+            h2::Error::from(h2::Reason::CANCEL),
+        )))));
+    };
+    next_frame(inner, rest, cx)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use axum::body::{Body, Bytes};
+    use http_body_util::BodyExt as _;
+
+    use super::{ResponseAbandoned, SendDeadline};
+    use crate::metrics::Metrics;
+
+    fn abandoned(metrics: &Metrics) -> String {
+        metrics
+            .render()
+            .lines()
+            .find(|l| l.starts_with("bgref_responses_abandoned_total "))
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Over HTTP/1 a body handed over whole at the first poll is left
+    /// alone; one that is not is dropped at the deadline, counted from the
+    /// answer, whichever the protocol. (Over HTTP/2 hyper drops a body as
+    /// soon as it ends.)
+    #[tokio::test]
+    async fn what_is_not_handed_over_in_time_is_abandoned() {
+        for http1 in [true, false] {
+            let metrics = Metrics::new();
+            let deadline = SendDeadline::new(Duration::from_millis(100), metrics.clone());
+
+            if http1 {
+                // Kept past the deadline: no watchdog drops it.
+                let mut small = deadline.watch(Body::from("small"), None, http1);
+                let frame = small.frame().await.unwrap().unwrap();
+                assert_eq!(frame.into_data().unwrap(), "small");
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                assert!(small.frame().await.is_none());
+                assert!(abandoned(&metrics).ends_with(" 0"));
+            }
+
+            let large = Bytes::from(vec![b'x'; 3 * super::PIECE]);
+            let mut body = deadline.watch(Body::from(large), None, http1);
+            let first = body.frame().await.unwrap().unwrap();
+            assert_eq!(first.into_data().unwrap().len(), super::PIECE);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let err = body.frame().await.unwrap().unwrap_err();
+            assert!(ResponseAbandoned::is_cause_of(&err), "{err}");
+            assert!(abandoned(&metrics).ends_with(" 1"), "http1: {http1}");
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Logs, request spans and (with an OTLP endpoint set) trace export.
 //!
 //! - Logs: `tracing` with an `EnvFilter` (`--log-filter`, else `RUST_LOG`,
-//!   else `info`), text or JSON lines on stderr.
+//!   else `info`), text or JSON lines on stderr (one `write` per line,
+//!   unbuffered). The text line is tracing-subscriber's default format,
+//!   byte for byte, written by [`TextLine`] and [`TextFields`].
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
@@ -23,21 +25,23 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use http::{HeaderMap, HeaderValue, Request};
+use http::{HeaderMap, HeaderName, HeaderValue, Request};
 use opentelemetry::propagation::{Extractor, TextMapPropagator as _};
 use opentelemetry::trace::{TraceContextExt as _, TraceId, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Span;
 use tracing::field::{Empty, Field, Visit};
+use tracing_log::NormalizeEvent as _;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::field::{RecordFields, VisitOutput as _};
 use tracing_subscriber::filter::{LevelFilter, Targets};
-use tracing_subscriber::fmt::FormatFields;
 use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, Writer};
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
 use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 use crate::config::{LogFormat, TelemetryConfig};
@@ -45,11 +49,18 @@ use crate::config::{LogFormat, TelemetryConfig};
 /// Whether spans go to an OpenTelemetry exporter (set once by [`init`]).
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
 
+/// Whether an event with an explicit parent span must also be emitted
+/// inside it (set once by [`init`]): the JSON format reads its `spans`
+/// list from the spans entered on the thread, not from the event's
+/// parent, as the text format and OpenTelemetry do.
+static ENTER_FOR_EVENTS: AtomicBool = AtomicBool::new(true);
+
 /// The request id header, read or generated, and echoed in the response.
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// (A `HeaderName`, not a `&str`, which every lookup would parse.)
+pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The W3C trace context header.
-const TRACEPARENT_HEADER: &str = "traceparent";
+const TRACEPARENT_HEADER: HeaderName = HeaderName::from_static("traceparent");
 
 /// Longest accepted incoming request id; longer ones are replaced.
 const MAX_REQUEST_ID_LEN: usize = 128;
@@ -93,6 +104,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
             .boxed(),
         LogFormat::Text => tracing_subscriber::fmt::layer()
             .fmt_fields(TextFields)
+            .event_format(TextLine::default())
             .with_ansi(std::io::stderr().is_terminal())
             .with_writer(std::io::stderr)
             .boxed(),
@@ -116,6 +128,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
         .with(otel)
         .init();
     OTEL_ENABLED.store(provider.is_some(), Ordering::Relaxed);
+    ENTER_FOR_EVENTS.store(config.log_format == LogFormat::Json, Ordering::Relaxed);
     if let Some(err) = filter_error {
         tracing::warn!(error = %err, "invalid log filter; using `info`");
     }
@@ -133,10 +146,12 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
 /// `Debug` escapes them; `name=value` for numbers), with a fast path for
 /// the common case: a string of printable ASCII with no quote or
 /// backslash (nothing to escape) is copied between quotes instead of
-/// going through `Debug` one character at a time, and integers are
-/// written by `itoa`. Everything else (the message, errors, `Debug`
-/// values, escapes, colours on a terminal) is handed to `DefaultFields`'
-/// own visitor.
+/// going through `Debug` one character at a time, a printable ASCII
+/// message is copied as it is, integers are written by `itoa` and floats
+/// by `ryu` (where `Debug` writes the same digits), all gathered in a
+/// buffer and handed to the writer at once. Everything else (errors,
+/// `Debug` values, escapes, colours on a terminal) is handed to
+/// `DefaultFields`' own visitor.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TextFields;
 
@@ -153,17 +168,189 @@ impl<'writer> FormatFields<'writer> for TextFields {
             writer,
             empty: true,
             result: Ok(()),
+            pending: [0; PENDING],
+            pending_len: 0,
         };
         fields.record(&mut visitor);
+        visitor.flush();
         visitor.result
     }
 }
 
-/// [`TextFields`]' visitor: `empty` until a field is written.
+/// The text log line, byte for byte as tracing-subscriber's default
+/// (`Full`) format writes it without colours: the time (RFC 3339, UTC,
+/// microseconds), the level, the spans from the root with their fields,
+/// the target, the event's fields.
+///
+/// Cheaper than the default: each piece is copied in place instead of
+/// going through `write!` and `nu_ansi_term`'s styles (which run, with no
+/// style, even when colours are off), and the date and time of day are
+/// worked out once a second per thread. With
+/// colours (a terminal) the default format writes the line.
+#[derive(Debug, Default)]
+pub struct TextLine {
+    /// What writes the line with colours.
+    coloured: tracing_subscriber::fmt::format::Format,
+    /// No time at the start of the line (tests compare lines).
+    without_time: bool,
+}
+
+impl<S, N> FormatEvent<S, N> for TextLine
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> std::fmt::Result {
+        if writer.has_ansi_escapes() {
+            return self.coloured.format_event(ctx, writer, event);
+        }
+        // Records of the `log` crate carry their own target and level.
+        let normalized = event.normalized_metadata();
+        let meta = normalized.as_ref().unwrap_or_else(|| event.metadata());
+        if !self.without_time {
+            write_timestamp(&mut writer)?;
+            writer.write_char(' ')?;
+        }
+        writer.write_str(match *meta.level() {
+            tracing::Level::TRACE => "TRACE ",
+            tracing::Level::DEBUG => "DEBUG ",
+            tracing::Level::INFO => " INFO ",
+            tracing::Level::WARN => " WARN ",
+            tracing::Level::ERROR => "ERROR ",
+        })?;
+        if let Some(scope) = ctx.event_scope() {
+            let mut seen = false;
+            for span in scope.from_root() {
+                writer.write_str(span.metadata().name())?;
+                seen = true;
+                if let Some(fields) = span.extensions().get::<FormattedFields<N>>()
+                    && !fields.is_empty()
+                {
+                    writer.write_char('{')?;
+                    writer.write_str(fields)?;
+                    writer.write_char('}')?;
+                }
+                writer.write_char(':')?;
+            }
+            if seen {
+                writer.write_char(' ')?;
+            }
+        }
+        writer.write_str(meta.target())?;
+        writer.write_str(": ")?;
+        ctx.format_fields(writer.by_ref(), event)?;
+        writer.write_char('\n')
+    }
+}
+
+/// Writes the time now as the default format does
+/// (`2026-12-01T13:03:03.062714Z`), the part up to the second computed
+/// once a second per thread.
+fn write_timestamp(writer: &mut Writer<'_>) -> std::fmt::Result {
+    use tracing_subscriber::fmt::time::FormatTime as _;
+    thread_local! {
+        /// The second last written, and its `YYYY-MM-DDTHH:MM:SS.`.
+        static SECOND: std::cell::Cell<(u64, [u8; 20])> = const { std::cell::Cell::new((u64::MAX, [0; 20])) };
+    }
+    let Ok(since_epoch) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
+        // Before 1970: the default format's own way.
+        return tracing_subscriber::fmt::time::SystemTime.format_time(writer);
+    };
+    let second = since_epoch.as_secs();
+    let (cached, mut prefix) = SECOND.get();
+    if cached != second {
+        match second_prefix(second) {
+            Some(computed) => {
+                prefix = computed;
+                SECOND.set((second, prefix));
+            }
+            // After the year 9999.
+            None => return tracing_subscriber::fmt::time::SystemTime.format_time(writer),
+        }
+    }
+    let mut micros = since_epoch.subsec_micros();
+    let mut tail = *b"000000Z";
+    for digit in tail[..6].iter_mut().rev() {
+        *digit = b'0' + (micros % 10) as u8;
+        micros /= 10;
+    }
+    writer.write_str(std::str::from_utf8(&prefix).map_err(|_| std::fmt::Error)?)?;
+    writer.write_str(std::str::from_utf8(&tail).map_err(|_| std::fmt::Error)?)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.` of `second` seconds after the Unix epoch (UTC,
+/// proleptic Gregorian calendar); `None` after the year 9999.
+fn second_prefix(second: u64) -> Option<[u8; 20]> {
+    let days = second / 86_400;
+    let of_day = second % 86_400;
+    // Howard Hinnant's `civil_from_days`, for days since 1970-01-01.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    if year > 9999 {
+        return None;
+    }
+    let mut out = *b"0000-00-00T00:00:00.";
+    let mut put = |at: usize, width: usize, mut value: u64| {
+        for digit in out[at..at + width].iter_mut().rev() {
+            *digit = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, of_day / 3600);
+    put(14, 2, of_day / 60 % 60);
+    put(17, 2, of_day % 60);
+    Some(out)
+}
+
+/// What `Debug` writes for `value` (`0.25`, `83.329043`, `1.0`), by
+/// `ryu`, where `Debug` writes decimal notation (magnitudes from 1e-4 to
+/// 1e16) and the digits are at most 15: both write the shortest digits
+/// that read back as `value`. With 16 or 17 digits two candidates can be
+/// equally close, and they break the tie differently (`ryu` to even,
+/// `Debug` up). `None` otherwise (exponents, long digits, infinities,
+/// NaN), left to `Debug`.
+fn debug_f64(value: f64, buffer: &mut ryu::Buffer) -> Option<&str> {
+    if !(1e-4..1e16).contains(&value.abs()) {
+        return None;
+    }
+    let digits = buffer.format_finite(value);
+    let significant = digits
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .skip_while(|&b| b == b'0')
+        .count();
+    (significant <= 15 && !digits.contains('e')).then_some(digits)
+}
+
+/// How many bytes [`TextVisitor`] gathers before handing them to the
+/// writer: a span's field string starts empty and grows by doubling, and
+/// a write per piece (five per field) would reallocate it several times.
+const PENDING: usize = 512;
+
+/// [`TextFields`]' visitor: `empty` until a field is written; what it
+/// writes itself waits in `pending` ([`TextVisitor::flush`]).
 struct TextVisitor<'writer> {
     writer: Writer<'writer>,
     empty: bool,
     result: std::fmt::Result,
+    pending: [u8; PENDING],
+    pending_len: usize,
 }
 
 impl TextVisitor<'_> {
@@ -179,24 +366,52 @@ impl TextVisitor<'_> {
 
     /// `name=` then `value`, after a space unless it is the first field.
     fn write(&mut self, field: &Field, value: &[&str]) {
-        let separator = if std::mem::take(&mut self.empty) {
-            ""
-        } else {
-            " "
-        };
-        self.result = (|| {
-            self.writer.write_str(separator)?;
-            self.writer.write_str(field.name())?;
-            self.writer.write_str("=")?;
-            value
-                .iter()
-                .try_for_each(|part| self.writer.write_str(part))
-        })();
+        self.separate();
+        self.put(field.name());
+        self.put("=");
+        for part in value {
+            self.put(part);
+        }
+    }
+
+    /// A space unless this is the first field.
+    fn separate(&mut self) {
+        if !std::mem::take(&mut self.empty) {
+            self.put(" ");
+        }
+    }
+
+    /// Appends `text` to what is pending.
+    fn put(&mut self, text: &str) {
+        if self.pending_len + text.len() > PENDING {
+            self.flush();
+            if text.len() > PENDING {
+                if self.result.is_ok() {
+                    self.result = self.writer.write_str(text);
+                }
+                return;
+            }
+        }
+        self.pending[self.pending_len..self.pending_len + text.len()]
+            .copy_from_slice(text.as_bytes());
+        self.pending_len += text.len();
+    }
+
+    /// Hands what is pending to the writer.
+    fn flush(&mut self) {
+        let pending = &self.pending[..std::mem::take(&mut self.pending_len)];
+        if self.result.is_ok() && !pending.is_empty() {
+            // Whole `&str`s, so UTF-8.
+            self.result = std::str::from_utf8(pending)
+                .map_err(|_| std::fmt::Error)
+                .and_then(|text| self.writer.write_str(text));
+        }
     }
 
     /// The field as `DefaultFields` writes it, by its own visitor (which
     /// writes nothing for `log.` metadata, so those leave `empty` as is).
     fn default(&mut self, field: &Field, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
+        self.flush();
         if self.result.is_ok() {
             let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.empty);
             record(&mut visitor);
@@ -205,8 +420,8 @@ impl TextVisitor<'_> {
         self.empty &= field.name().starts_with("log.");
     }
 
-    /// An integer field: `name=digits`, or `DefaultFields`' way.
-    fn integer(
+    /// A number field: `name=digits`, or `DefaultFields`' way.
+    fn number(
         &mut self,
         field: &Field,
         digits: &str,
@@ -229,21 +444,37 @@ impl Visit for TextVisitor<'_> {
         {
             // What `Debug` writes for such a string.
             self.write(field, &["\"", value, "\""]);
+        } else if field.name() == "message"
+            && self.result.is_ok()
+            && value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        {
+            // A message is written as it is, but for control characters
+            // (escaped): printable ASCII has none.
+            self.separate();
+            self.put(value);
         } else {
             self.default(field, |v| v.record_str(field, value));
         }
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        self.integer(field, itoa::Buffer::new().format(value), |v| {
+        self.number(field, itoa::Buffer::new().format(value), |v| {
             v.record_i64(field, value);
         });
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        self.integer(field, itoa::Buffer::new().format(value), |v| {
+        self.number(field, itoa::Buffer::new().format(value), |v| {
             v.record_u64(field, value);
         });
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        let mut buffer = ryu::Buffer::new();
+        match debug_f64(value, &mut buffer) {
+            Some(digits) => self.number(field, digits, |v| v.record_f64(field, value)),
+            None => self.default(field, |v| v.record_f64(field, value)),
+        }
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
@@ -361,10 +592,10 @@ impl Protocol {
 
 /// What a request asks for, with bounded names fit for metric labels.
 ///
-/// Classified once per request ([`classify`] stores it in the request's
-/// extensions for the span and the metrics layer) and shared: the names
-/// of each operation are made once and cached ([`Operation::shared`]), so
-/// a request allocates nothing for them.
+/// Classified once per request (by the metrics layer, for itself and the
+/// request span) and shared: the names of each operation are made once
+/// and cached ([`Operation::shared`]), so a request allocates nothing for
+/// them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operation {
     /// HTTP or gRPC.
@@ -473,12 +704,9 @@ impl Operation {
         }
     }
 
-    /// The operation of a request: the one [`classify`] stored, else
-    /// classified now, from the cache when it has been seen before.
+    /// The operation of a request, from the cache when it has been seen
+    /// before.
     pub fn shared<B>(req: &Request<B>) -> Arc<Operation> {
-        if let Some(op) = req.extensions().get::<Arc<Operation>>() {
-            return op.clone();
-        }
         let mut buf = [0u8; 320];
         let Some(key) = operation_key(req, &mut buf) else {
             return Arc::new(Operation::of(req));
@@ -513,15 +741,6 @@ impl Operation {
     pub fn label(&self) -> &str {
         &self.label
     }
-}
-
-/// Classifies a request once, for the request span and the metrics layer
-/// ([`Operation::shared`]); a `MapRequestLayer` function, applied after
-/// routing.
-pub fn classify<B>(mut req: Request<B>) -> Request<B> {
-    let op = Operation::shared(&req);
-    req.extensions_mut().insert(op);
-    req
 }
 
 fn standard_method(method: &http::Method) -> &'static str {
@@ -592,29 +811,24 @@ impl MakeRequestId {
     }
 }
 
-impl tower_http::request_id::MakeRequestId for MakeRequestId {
-    fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<tower_http::request_id::RequestId> {
-        Some(tower_http::request_id::RequestId::new(self.next_id()))
-    }
-}
-
-/// Drops an incoming `x-request-id` that is empty, longer than 128 bytes or
-/// not printable ASCII, so that a fresh one is generated instead.
-pub fn sanitize_request_id<B>(mut req: Request<B>) -> Request<B> {
+/// The request's id, also left in its `x-request-id` header (where
+/// handlers and gRPC methods find it): the incoming one if it is valid
+/// (a single value of 1 to 128 printable ASCII characters), otherwise a
+/// new one from `make`.
+pub fn set_request_id<B>(req: &mut Request<B>, make: &MakeRequestId) -> HeaderValue {
     let valid = |v: &HeaderValue| {
         let b = v.as_bytes();
         !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(|c| c.is_ascii_graphic())
     };
-    if req
-        .headers()
-        .get_all(REQUEST_ID_HEADER)
-        .iter()
-        .enumerate()
-        .any(|(i, v)| i > 0 || !valid(v))
+    let mut incoming = req.headers().get_all(&REQUEST_ID_HEADER).iter();
+    if let (Some(id), None) = (incoming.next(), incoming.next())
+        && valid(id)
     {
-        req.headers_mut().remove(REQUEST_ID_HEADER);
+        return id.clone();
     }
-    req
+    let id = make.next_id();
+    req.headers_mut().insert(REQUEST_ID_HEADER, id.clone());
+    id
 }
 
 /// Longest request-derived text written to a log field, in characters.
@@ -686,20 +900,15 @@ macro_rules! request_span {
     };
 }
 
-/// The span of one request (HTTP or gRPC): `TraceLayer`'s `make_span_with`.
+/// The span of one request (HTTP or gRPC), of operation `op`.
 ///
-/// Carries the operation, the request id (set by the request-id layer
-/// before this runs), the trace id, and later the outcome and latency. With
+/// Carries the operation, the request id (from [`set_request_id`]), the
+/// trace id, and later the outcome and latency. With
 /// OpenTelemetry on, a valid `traceparent` makes it a child of the caller's
 /// span; without, the caller's trace id is still logged.
-pub fn request_span<B>(req: &Request<B>) -> Span {
-    let op = Operation::shared(req);
+pub fn request_span<B>(req: &Request<B>, op: &Operation, request_id: &HeaderValue) -> Span {
     let name = op.span_name();
-    let request_id = req
-        .headers()
-        .get(REQUEST_ID_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
+    let request_id = request_id.to_str().unwrap_or_default();
     let path = log_safe(req.uri().path());
     let path = path.as_ref();
     let span = if op.probe {
@@ -711,7 +920,7 @@ pub fn request_span<B>(req: &Request<B>) -> Span {
         return span;
     }
     let otel = OTEL_ENABLED.load(Ordering::Relaxed);
-    if !otel && !req.headers().contains_key(TRACEPARENT_HEADER) {
+    if !otel && !req.headers().contains_key(&TRACEPARENT_HEADER) {
         // Nothing to extract, nothing to export: no trace id.
         return span;
     }
@@ -776,7 +985,12 @@ impl RequestOutcome {
     /// request, with its status and latency, inside it (`error` for faults, `debug` for probes,
     /// `info` otherwise).
     pub fn record(self, span: &Span, probe: bool, latency: Duration) {
-        let latency_ms = latency.as_secs_f64() * 1000.0;
+        // Nanoseconds over 1e6: the double nearest the exact decimal
+        // (`0.330189`), which the text format writes as it is
+        // ([`debug_f64`]); `as_secs_f64() * 1000.0` rounds twice and
+        // often ends in 17 digits (`44.413016999999996`).
+        let nanos = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+        let latency_ms = nanos as f64 / 1e6;
         match self {
             RequestOutcome::Http(status) => {
                 span.record("http.response.status_code", i64::from(status.as_u16()));
@@ -791,15 +1005,24 @@ impl RequestOutcome {
         if fault {
             span.record("otel.status_code", "error");
         }
-        span.in_scope(|| {
+        // The message as a `&str` field (the same line in every format),
+        // which the text format copies instead of formatting; the span as
+        // the explicit parent, which costs no entering and leaving.
+        let message = "request completed";
+        let log = || {
             if fault {
-                tracing::error!(status, latency_ms, "request completed");
+                tracing::error!(parent: span, message, status, latency_ms);
             } else if probe {
-                tracing::debug!(status, latency_ms, "request completed");
+                tracing::debug!(parent: span, message, status, latency_ms);
             } else {
-                tracing::info!(status, latency_ms, "request completed");
+                tracing::info!(parent: span, message, status, latency_ms);
             }
-        });
+        };
+        if ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
+            span.in_scope(log);
+        } else {
+            log();
+        }
     }
 }
 
@@ -881,7 +1104,7 @@ mod text_fields_tests {
 
     use tracing_subscriber::fmt::format::DefaultFields;
 
-    use super::TextFields;
+    use super::{TextFields, TextLine};
 
     /// Log lines written into a shared buffer.
     #[derive(Clone, Default)]
@@ -918,35 +1141,83 @@ mod text_fields_tests {
             present = Some("yes"),
             later = tracing::field::Empty,
             r#type = "raw",
+            // Past the visitor's pending buffer, alone and together.
+            medium = "m".repeat(300).as_str(),
+            long = "l".repeat(600).as_str(),
         );
         span.record("later", 200i64);
         span.record("later", "twice");
         span.in_scope(|| {
             tracing::info!(status = "200", latency_ms = 0.5, "request completed");
+            tracing::info!(message = "a str message", status = "200");
+            tracing::info!(message = "a str \u{1b}[31m message", tab = "\t");
             tracing::warn!(
                 error = &err as &(dyn std::error::Error + 'static),
                 code = 7u64,
                 "it \"failed\"\n"
             );
             tracing::info!(debug = ?vec!["a", "b"], text = %"shown", "");
+            tracing::info_span!("inner").in_scope(|| {
+                tracing::error!(target: "elsewhere", "nested, another target");
+                tracing::info_span!("with", n = 1).in_scope(|| tracing::debug!("three deep"));
+            });
         });
         tracing::info!(only = "fields");
+        tracing::trace!("the lowest level");
+        // A `log` record, as the `log` bridge hands it on: its own target
+        // and level, and no `log.*` fields in the line.
+        let _ = tracing_log::format_trace(
+            &log::Record::builder()
+                .args(format_args!("from the log crate"))
+                .level(log::Level::Warn)
+                .target("some::crate")
+                .module_path_static(Some("some::crate"))
+                .file_static(Some("src/lib.rs"))
+                .line(Some(7))
+                .build(),
+        );
     }
 
     fn lines(text: bool) -> String {
+        lines_with(text, false)
+    }
+
+    /// The lines of [`log_some`]: with our fields (`text`) or the default
+    /// ones, and with our line format (`line`) or the default one.
+    fn lines_with(text: bool, line: bool) -> String {
         let capture = Capture::default();
         let writer = capture.clone();
         let builder = tracing_subscriber::fmt()
             .with_writer(move || writer.clone())
             .with_ansi(false)
+            .with_max_level(tracing::Level::TRACE)
             .without_time();
-        if text {
-            tracing::subscriber::with_default(builder.fmt_fields(TextFields).finish(), log_some);
-        } else {
-            tracing::subscriber::with_default(
+        let ours = || TextLine {
+            without_time: true,
+            ..TextLine::default()
+        };
+        match (text, line) {
+            (true, true) => tracing::subscriber::with_default(
+                builder.fmt_fields(TextFields).event_format(ours()).finish(),
+                log_some,
+            ),
+            (true, false) => {
+                tracing::subscriber::with_default(
+                    builder.fmt_fields(TextFields).finish(),
+                    log_some,
+                );
+            }
+            (false, true) => tracing::subscriber::with_default(
+                builder
+                    .fmt_fields(DefaultFields::new())
+                    .event_format(ours())
+                    .finish(),
+                log_some,
+            ),
+            (false, false) => tracing::subscriber::with_default(
                 builder.fmt_fields(DefaultFields::new()).finish(),
                 log_some,
-            );
+            ),
         }
         String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
     }
@@ -954,15 +1225,128 @@ mod text_fields_tests {
     #[test]
     fn text_fields_write_what_default_fields_write() {
         let expected = lines(false);
-        // Four events (the message and error of the second write their
-        // line breaks as they are, in both).
+        // Ten events, seven of them at INFO or WARN (the message and
+        // error of the fourth write their line breaks as they are, in both).
         assert_eq!(
             expected.matches(" INFO ").count() + expected.matches(" WARN ").count(),
-            4,
+            7,
             "{expected}"
         );
         assert!(expected.contains(r#"quoted="say \"hi\"""#), "{expected}");
         assert!(expected.contains("plain=\"abc-123_x/y\""), "{expected}");
         assert_eq!(lines(true), expected);
+    }
+
+    #[test]
+    fn text_line_writes_what_the_default_format_writes() {
+        let expected = lines_with(false, false);
+        for needle in [
+            " WARN some::crate: from the log crate\n",
+            "ERROR request{",
+            ":inner: elsewhere: nested, another target\n",
+            ":inner:with{n=1}: bgref_service::telemetry::text_fields_tests: three deep\n",
+            "TRACE bgref_service::telemetry::text_fields_tests: the lowest level\n",
+        ] {
+            assert!(expected.contains(needle), "{needle:?} in {expected}");
+        }
+        assert_eq!(lines_with(false, true), expected);
+        assert_eq!(lines_with(true, true), expected);
+    }
+
+    /// The time as the default format writes it: the same up to the second
+    /// (the two clocks are read a moment apart), then six digits and `Z`.
+    #[test]
+    fn the_timestamp_is_the_default_formats() {
+        use tracing_subscriber::fmt::format::Writer;
+        use tracing_subscriber::fmt::time::{FormatTime as _, SystemTime};
+        for _ in 0..5 {
+            let (mut ours, mut theirs) = (String::new(), String::new());
+            SystemTime
+                .format_time(&mut Writer::new(&mut theirs))
+                .unwrap();
+            super::write_timestamp(&mut Writer::new(&mut ours)).unwrap();
+            assert_eq!(ours.len(), 27, "{ours}");
+            assert!(ours.ends_with('Z') && ours[20..26].bytes().all(|b| b.is_ascii_digit()));
+            if ours[..20] == theirs[..20] {
+                return;
+            }
+            // A second began between the two readings: again.
+        }
+        panic!("the timestamps never agreed to the second");
+    }
+
+    /// `debug_f64` writes what `Debug` writes, where it writes anything.
+    #[test]
+    fn floats_are_written_as_debug_writes_them() {
+        let mut buffer = ryu::Buffer::new();
+        let mut check = |value: f64| {
+            if let Some(digits) = super::debug_f64(value, &mut buffer) {
+                assert_eq!(digits, format!("{value:?}"), "{value:e}");
+                true
+            } else {
+                false
+            }
+        };
+        for value in [
+            0.25,
+            1.0,
+            0.1,
+            0.3,
+            0.1 + 0.2,
+            83.329043,
+            1e-4,
+            1e15,
+            9.999_999_999_999_998e15,
+            -2.5,
+            123_456.789,
+            5e-324,
+            1e16,
+            0.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            check(value);
+        }
+        // Random bit patterns and latencies: millisecond values with
+        // microsecond and nanosecond parts.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // Ties, where the two part ways.
+        for value in [1_690_060_720_831_323.2, 1e9 + 1.0 / 256.0] {
+            assert!(!check(value), "{value}");
+        }
+        let mut decimal = 0;
+        for _ in 0..200_000 {
+            decimal += usize::from(check(f64::from_bits(next())));
+            let nanos = next() % 10_000_000_000;
+            decimal += usize::from(check(nanos as f64 / 1e6));
+            decimal += usize::from(check(
+                std::time::Duration::from_nanos(nanos).as_secs_f64() * 1000.0,
+            ));
+        }
+        assert!(decimal > 300_000, "{decimal}");
+    }
+
+    #[test]
+    fn second_prefixes_follow_the_calendar() {
+        for (second, text) in [
+            (0, "1970-01-01T00:00:00."),
+            (951_782_400, "2000-02-29T00:00:00."),
+            (951_868_799, "2000-02-29T23:59:59."),
+            (951_868_800, "2000-03-01T00:00:00."),
+            (1_796_083_200, "2026-12-01T00:00:00."),
+            (4_107_542_399, "2100-02-28T23:59:59."),
+            (4_107_542_400, "2100-03-01T00:00:00."),
+            (253_402_300_799, "9999-12-31T23:59:59."),
+        ] {
+            let prefix = super::second_prefix(second).unwrap();
+            assert_eq!(std::str::from_utf8(&prefix).unwrap(), text, "{second}");
+        }
+        assert_eq!(super::second_prefix(253_402_300_800), None);
     }
 }
