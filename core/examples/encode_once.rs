@@ -21,8 +21,12 @@
 use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::{Dice, Play, Player, Position, Variant};
+use bgref_core::{Dice, Play, Player, Position};
 use std::hint::black_box;
+
+#[path = "support/positions.rs"]
+mod positions;
+use positions::class_positions;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -97,19 +101,4 @@ fn encode_pips(position: &Position, out: &mut Vec<u8>) {
 #[inline(never)]
 fn encode_notation(play: &Play, out: &mut Vec<u8>) {
     play.write_notation(out);
-}
-
-/// The positions of one class of `benches/data/positions.txt` (every
-/// position for `mix`).
-fn class_positions(class: &str) -> Vec<Position> {
-    let text = include_str!("../benches/data/positions.txt");
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once(' '))
-        .filter(|(c, _)| class == "mix" || *c == class)
-        .map(|(_, id)| {
-            let pid: PositionId = id.parse().expect("Position ID");
-            Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).expect("position")
-        })
-        .collect()
 }

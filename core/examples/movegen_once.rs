@@ -13,6 +13,10 @@ use std::io::{BufRead, BufReader};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::{Dice, Player, Position, Variant};
 
+#[path = "support/positions.rs"]
+mod positions;
+use positions::class_positions;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (positions, step, only) = if args.first().map(String::as_str) == Some("class") {
@@ -37,21 +41,6 @@ fn main() {
         }
     }
     println!("{pairs} (position, roll) pairs, {plays} plays");
-}
-
-/// The positions of one class of `benches/data/positions.txt` (every
-/// position for `mix`).
-fn class_positions(class: &str) -> Vec<Position> {
-    let text = include_str!("../benches/data/positions.txt");
-    text.lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once(' '))
-        .filter(|(c, _)| class == "mix" || *c == class)
-        .map(|(_, id)| {
-            let pid: PositionId = id.parse().expect("Position ID");
-            Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).expect("position")
-        })
-        .collect()
 }
 
 /// Every position of the gnubg corpus.

@@ -286,67 +286,6 @@ mod tests {
     /// to 1) on roll with 6-2 at the standard start of a 3-point match.
     const START: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
 
-    /// The writer as `format!` would write it, token by token.
-    fn plain(board: &FibsBoard) -> alloc::string::String {
-        use alloc::format;
-        let s = &board.setup;
-        let mut out = format!(
-            "board:x:o:{}:{}:{}",
-            board.match_length, board.score.x, board.score.o
-        );
-        let mut b = [0i32; 26];
-        b[25] = i32::from(s.bar.x);
-        b[0] = -i32::from(s.bar.o);
-        for k in 1..=24usize {
-            b[k] += i32::from(s.points.x[k - 1]);
-            b[25 - k] -= i32::from(s.points.o[k - 1]);
-        }
-        for n in b {
-            out += &format!(":{n}");
-        }
-        let turn = if s.turn == Player::X { 1 } else { -1 };
-        let off = s.off.unwrap_or_default();
-        out += &format!(
-            ":{turn}:0:0:0:0:{}:1:1:0:1:-1:0:25:{}:{}:{}:{}:0:0:0:0",
-            board.cube, off.x, off.o, s.bar.x, s.bar.o
-        );
-        out
-    }
-
-    #[test]
-    fn writes_what_plain_formatting_writes() {
-        let mut positions = alloc::vec![Position::start(Variant::Standard, Player::X)];
-        for dice in crate::Dice::ALL_21 {
-            let start = Position::start(Variant::Standard, Player::O);
-            for play in &start.legal_plays(dice) {
-                let after = start.after(play);
-                positions.push(after);
-                for reply in &after.legal_plays(crate::Dice::ALL_21[20]) {
-                    positions.push(after.after(reply));
-                }
-            }
-        }
-        let mut hits = 0;
-        for (i, position) in positions.iter().enumerate() {
-            let mut board = FibsBoard::from_position(position);
-            if i % 3 == 1 {
-                board.match_length = 4_294_967_295;
-                board.score = ByPlayer {
-                    x: 17,
-                    o: 4_000_000_000,
-                };
-                board.cube = 64;
-            }
-            hits += usize::from(board.setup.bar.x + board.setup.bar.o > 0);
-            assert_eq!(board.to_string(), plain(&board));
-        }
-        assert!(
-            positions.len() > 500 && hits > 10,
-            "{} {hits}",
-            positions.len()
-        );
-    }
-
     #[test]
     fn reads_the_start() {
         let board: FibsBoard = START.parse().unwrap();
