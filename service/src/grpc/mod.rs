@@ -105,7 +105,7 @@ async fn legal_moves_encoded(request: Request<proto::LegalMovesRequest>) -> Repl
 impl Referee for RefereeService {
     /// The prost message of the answer. The router does not call this:
     /// [`RefereeRoutes`] answers LegalMoves with the same bytes written
-    /// directly ([`legal_moves_encoded`]); the tests compare the two.
+    /// directly (`legal_moves_encoded`); the tests compare the two.
     #[tracing::instrument(name = "LegalMoves", skip_all)]
     async fn legal_moves(
         &self,
@@ -251,7 +251,7 @@ impl Referee for RefereeService {
 const LEGAL_MOVES_PATH: &str = "/bgref.v1.Referee/LegalMoves";
 
 /// The Referee service as served: LegalMoves with its answer written as
-/// protobuf directly ([`legal_moves_encoded`], [`wire::EncodedCodec`]),
+/// protobuf directly (`legal_moves_encoded`, [`wire::EncodedCodec`]),
 /// every other method by the generated server. Both paths decode requests
 /// with prost, under the same message size limit and with the same
 /// (tonic's default) compression settings: none accepted, none sent.
