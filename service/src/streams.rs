@@ -66,44 +66,25 @@ impl OnAnswer for StreamGuard {
 /// middleware, which costs a boxed clone of the inner service and two
 /// boxed futures per request).
 impl<S> tower::Layer<S> for StreamGuard {
-    type Service = Guard<S>;
+    type Service = Hooked<S, StreamGuard>;
 
-    fn layer(&self, inner: S) -> Guard<S> {
-        Guard {
+    fn layer(&self, inner: S) -> Hooked<S, StreamGuard> {
+        Hooked {
             inner,
-            guard: self.clone(),
+            hooks: self.clone(),
         }
     }
 }
 
-/// The service of [`StreamGuard`].
-#[derive(Debug, Clone)]
-pub struct Guard<S> {
-    inner: S,
-    guard: StreamGuard,
-}
+impl AnswerHooks for StreamGuard {
+    type Hook = StreamGuard;
 
-impl<S> tower::Service<Request> for Guard<S>
-where
-    S: tower::Service<Request, Response = Response>,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = Then<S::Future, StreamGuard>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: Request) -> Self::Future {
+    fn hook(&self, req: &Request) -> Option<StreamGuard> {
         let grpc = req
             .headers()
             .get(http::header::CONTENT_TYPE)
             .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
-        Then {
-            inner: self.inner.call(req),
-            hook: grpc.then(|| self.guard.clone()),
-        }
+        grpc.then(|| self.clone())
     }
 }
 
@@ -136,6 +117,45 @@ where
             Some(hook) => hook.on_answer(response),
             None => response,
         }))
+    }
+}
+
+/// What a layer of this module hooks onto a request's answer.
+pub trait AnswerHooks: Clone {
+    /// What the answer goes through.
+    type Hook: OnAnswer;
+
+    /// The hook for `req`'s answer; `None` leaves the answer as it is.
+    fn hook(&self, req: &Request) -> Option<Self::Hook>;
+}
+
+/// The service of the layers of this module ([`StreamGuard`],
+/// [`SendDeadline`]): `inner`'s answer through `hooks`' hook.
+#[derive(Debug, Clone)]
+pub struct Hooked<S, H> {
+    inner: S,
+    hooks: H,
+}
+
+impl<S, H> tower::Service<Request> for Hooked<S, H>
+where
+    S: tower::Service<Request, Response = Response>,
+    H: AnswerHooks,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Then<S::Future, H::Hook>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let hook = self.hooks.hook(&req);
+        Then {
+            inner: self.inner.call(req),
+            hook,
+        }
     }
 }
 
@@ -359,45 +379,25 @@ impl SendDeadline {
 /// The layer: every response but those of streaming gRPC methods (a
 /// hand-written service, not a `from_fn` middleware).
 impl<S> tower::Layer<S> for SendDeadline {
-    type Service = Deadline<S>;
+    type Service = Hooked<S, SendDeadline>;
 
-    fn layer(&self, inner: S) -> Deadline<S> {
-        Deadline {
+    fn layer(&self, inner: S) -> Hooked<S, SendDeadline> {
+        Hooked {
             inner,
-            deadline: self.clone(),
+            hooks: self.clone(),
         }
     }
 }
 
-/// The service of [`SendDeadline`].
-#[derive(Debug, Clone)]
-pub struct Deadline<S> {
-    inner: S,
-    deadline: SendDeadline,
-}
+impl AnswerHooks for SendDeadline {
+    type Hook = Watch;
 
-impl<S> tower::Service<Request> for Deadline<S>
-where
-    S: tower::Service<Request, Response = Response>,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = Then<S::Future, Watch>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: Request) -> Self::Future {
-        let hook = (!STREAMING_METHODS.contains(&req.uri().path())).then(|| Watch {
-            deadline: self.deadline.clone(),
+    fn hook(&self, req: &Request) -> Option<Watch> {
+        (!STREAMING_METHODS.contains(&req.uri().path())).then(|| Watch {
+            deadline: self.clone(),
             closer: req.extensions().get::<ConnCloser>().cloned(),
             http1: req.version() <= http::Version::HTTP_11,
-        });
-        Then {
-            inner: self.inner.call(req),
-            hook,
-        }
+        })
     }
 }
 

@@ -140,6 +140,13 @@ pub struct TablesLegalMoves {
     pub dice: Dice,
 }
 
+impl TablesLegalMoves {
+    /// Exactly one legal play.
+    pub fn forced(&self) -> bool {
+        self.plays.len() == 1
+    }
+}
+
 /// A play applied to a Plakoto, Fevga or Long Nardy position.
 #[derive(Debug, Clone)]
 pub struct TablesApplied {

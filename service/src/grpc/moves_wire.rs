@@ -52,38 +52,53 @@ fn per_play(fields: Fields) -> usize {
 }
 
 fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
-    let per_play = per_play(fields);
-    out.reserve(16 + answer.plays.len() * per_play);
-    // The bytes each nested length took last time: the guess for the next.
-    let (mut play_len, mut position_len) = (1, 1);
-    for view in &answer.plays {
-        out.reserve(per_play);
-        play_len = wire::message(out, 1, play_len, |out| {
-            write_play_head(out, &view.play, fields);
-            if fields.any(Fields::POSITION) {
-                position_len = wire::message(out, 3, position_len, |out| {
-                    write_position(out, &view.position, fields);
-                });
-            }
-        });
-    }
-    write_tail(out, answer.dice.values(), answer.plays.len());
+    write_plays(
+        out,
+        &answer.plays,
+        fields,
+        |view| &view.play,
+        |out, view| {
+            write_position(out, &view.position, fields);
+        },
+    );
+    write_tail(out, answer.dice.values(), answer.forced());
 }
 
 fn write_tables(out: &mut Vec<u8>, answer: &TablesLegalMoves) {
-    let per_play = per_play(Fields::ALL);
-    out.reserve(16 + answer.plays.len() * per_play);
+    write_plays(
+        out,
+        &answer.plays,
+        Fields::ALL,
+        |view| &view.play,
+        |out, view| {
+            write_tables_position(out, &view.position);
+        },
+    );
+    write_tail(out, answer.dice.values(), answer.forced());
+}
+
+/// The `plays` field: each play's head, then (when `fields` has any of
+/// the position's encodings) its `Position` as `position` writes it.
+fn write_plays<V>(
+    out: &mut Vec<u8>,
+    plays: &[V],
+    fields: Fields,
+    play: impl Fn(&V) -> &Play,
+    position: impl Fn(&mut Vec<u8>, &V),
+) {
+    let per_play = per_play(fields);
+    out.reserve(16 + plays.len() * per_play);
+    // The bytes each nested length took last time: the guess for the next.
     let (mut play_len, mut position_len) = (1, 1);
-    for view in &answer.plays {
+    for view in plays {
         out.reserve(per_play);
         play_len = wire::message(out, 1, play_len, |out| {
-            write_play_head(out, &view.play, Fields::ALL);
-            position_len = wire::message(out, 3, position_len, |out| {
-                write_tables_position(out, &view.position);
-            });
+            write_play_head(out, play(view), fields);
+            if fields.any(Fields::POSITION) {
+                position_len = wire::message(out, 3, position_len, |out| position(out, view));
+            }
         });
     }
-    write_tail(out, answer.dice.values(), answer.plays.len());
 }
 
 /// A `Play`'s notation and, when `fields` has them, its moves.
@@ -113,9 +128,9 @@ fn write_play_head(out: &mut Vec<u8>, play: &Play, fields: Fields) {
 }
 
 /// The `dice` and `forced` fields of the response.
-fn write_tail(out: &mut Vec<u8>, dice: [u8; 2], plays: usize) {
+fn write_tail(out: &mut Vec<u8>, dice: [u8; 2], forced: bool) {
     wire::packed_uint32(out, 2, &dice);
-    wire::uint32(out, 3, u32::from(plays == 1));
+    wire::uint32(out, 3, u32::from(forced));
 }
 
 /// A backgammon `Position`'s content: the encodings `fields` names (all

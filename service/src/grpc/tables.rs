@@ -82,7 +82,7 @@ impl From<&LegalMovesAnswer> for proto::LegalMovesResponse {
                     })
                     .collect(),
                 dice: a.dice.values().map(u32::from).to_vec(),
-                forced: a.plays.len() == 1,
+                forced: a.forced(),
             },
         }
     }

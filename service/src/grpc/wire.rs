@@ -16,6 +16,7 @@
 use std::marker::PhantomData;
 
 use prost::bytes::BufMut as _;
+use prost::encoding::{encode_varint, encoded_len_varint};
 use tonic::Status;
 use tonic::codec::{Codec, EncodeBuf, Encoder};
 
@@ -30,28 +31,12 @@ const fn key(number: u8, wire: u8) -> u8 {
     number << 3 | wire
 }
 
-/// The bytes `value` takes as a varint (prost's formula).
-#[inline]
-pub fn varint_len(value: u64) -> usize {
-    (((value | 1).leading_zeros() ^ 63) * 9 + 73) as usize / 64
-}
-
-/// Appends `value` as a varint.
-#[inline]
-pub fn varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value & 0x7f) as u8 | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
 /// A `uint32` field (or a `bool`, as 0 or 1); left out at 0.
 #[inline]
 pub fn uint32(out: &mut Vec<u8>, number: u8, value: u32) {
     if value != 0 {
         out.push(key(number, VARINT));
-        varint(out, u64::from(value));
+        encode_varint(u64::from(value), out);
     }
 }
 
@@ -61,7 +46,7 @@ pub fn uint32_len(value: u32) -> usize {
     if value == 0 {
         0
     } else {
-        1 + varint_len(u64::from(value))
+        1 + encoded_len_varint(u64::from(value))
     }
 }
 
@@ -71,7 +56,7 @@ pub fn uint32_len(value: u32) -> usize {
 pub fn int32(out: &mut Vec<u8>, number: u8, value: i32) {
     if value != 0 {
         out.push(key(number, VARINT));
-        varint(out, i64::from(value) as u64);
+        encode_varint(i64::from(value) as u64, out);
     }
 }
 
@@ -80,7 +65,7 @@ pub fn int32(out: &mut Vec<u8>, number: u8, value: i32) {
 pub fn bytes(out: &mut Vec<u8>, number: u8, value: &[u8]) {
     if !value.is_empty() {
         out.push(key(number, LEN));
-        varint(out, value.len() as u64);
+        encode_varint(value.len() as u64, out);
         out.extend_from_slice(value);
     }
 }
@@ -137,7 +122,7 @@ fn delimited(
     write(out);
     let end = out.len();
     let len = end - at - reserved;
-    let used = varint_len(len as u64);
+    let used = encoded_len_varint(len as u64);
     if used > reserved {
         out.resize(end + used - reserved, 0);
         out.copy_within(at + reserved..end, at + used);
@@ -158,7 +143,7 @@ fn delimited(
 #[inline]
 pub fn per_player(out: &mut Vec<u8>, number: u8, x: u32, o: u32) {
     out.push(key(number, LEN));
-    varint(out, (uint32_len(x) + uint32_len(o)) as u64);
+    encode_varint((uint32_len(x) + uint32_len(o)) as u64, out);
     uint32(out, 1, x);
     uint32(out, 2, o);
 }
@@ -169,11 +154,14 @@ pub fn packed_uint32(out: &mut Vec<u8>, number: u8, values: &[u8]) {
     if values.is_empty() {
         return;
     }
-    let len: usize = values.iter().map(|&v| varint_len(u64::from(v))).sum();
+    let len: usize = values
+        .iter()
+        .map(|&v| encoded_len_varint(u64::from(v)))
+        .sum();
     out.push(key(number, LEN));
-    varint(out, len as u64);
+    encode_varint(len as u64, out);
     for &v in values {
-        varint(out, u64::from(v));
+        encode_varint(u64::from(v), out);
     }
 }
 
@@ -201,11 +189,11 @@ pub fn packed_sint32(out: &mut Vec<u8>, number: u8, values: &[i8]) {
         }
     }
     let zigzag = |v: i8| u64::from(((i32::from(v) << 1) ^ (i32::from(v) >> 31)) as u32);
-    let len: usize = values.iter().map(|&v| varint_len(zigzag(v))).sum();
+    let len: usize = values.iter().map(|&v| encoded_len_varint(zigzag(v))).sum();
     out.push(key(number, LEN));
-    varint(out, len as u64);
+    encode_varint(len as u64, out);
     for &v in values {
-        varint(out, zigzag(v));
+        encode_varint(zigzag(v), out);
     }
 }
 

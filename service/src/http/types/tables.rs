@@ -216,7 +216,7 @@ impl From<&TablesLegalMoves> for TablesLegalMovesResponse {
                 })
                 .collect(),
             dice: answer.dice.values(),
-            forced: answer.plays.len() == 1,
+            forced: answer.forced(),
         }
     }
 }
