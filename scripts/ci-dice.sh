@@ -58,6 +58,9 @@ fi
 # --- 2. Two instances, one configuration -------------------------------------
 SECRET=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["master_secret_hex"])' "$VECTORS")
 SIGNING_KEY=$("$PYTHON" -c 'import secrets; print(secrets.token_hex(32))')
+# Tokens may begin with "-" (token_urlsafe's alphabet has it), so the
+# verifier gets them as --name=value: argparse reads a separate "-..." word
+# as an option and stops (two tokens: about 1 run in 32; CI failed so once).
 TOKEN=$("$PYTHON" -c 'import secrets; print(secrets.token_urlsafe(32))')
 ROLL_TOKEN=$("$PYTHON" -c 'import secrets; print(secrets.token_urlsafe(32))')
 
@@ -106,7 +109,7 @@ status=0
 run() {
     "$PYTHON" "$VERIFIER" \
         --base-url "http://$A" --base-url "http://$B" \
-        --reveal-token "$TOKEN" --roll-token "$ROLL_TOKEN" --master-secret-hex "$SECRET" \
+        --reveal-token="$TOKEN" --roll-token="$ROLL_TOKEN" --master-secret-hex="$SECRET" \
         --require-signatures "$@" || status=1
 }
 run --match-id "ci-dice-match" --client-seed "alice:bob" --games 3 --turns 20

@@ -20,8 +20,8 @@ Usage::
 
     python3 tests/python/verify_dice.py                  # vectors only
     python3 tests/python/verify_dice.py --base-url http://127.0.0.1:8080 \\
-        --roll-token "$BGREF_DICE_ROLL_TOKEN" \\
-        --reveal-token "$BGREF_REVEAL_TOKEN" --require-signatures
+        --roll-token="$BGREF_DICE_ROLL_TOKEN" \\
+        --reveal-token="$BGREF_REVEAL_TOKEN" --require-signatures
 
 Signature checks need ``cryptography`` or ``PyNaCl`` (optional imports); the
 vector check needs the standard library only. The last line printed is
