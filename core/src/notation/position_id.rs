@@ -164,6 +164,18 @@ fn side_key(side: &[u8; 25]) -> Option<(u64, u32)> {
     (len <= 64).then(|| (!zeros & ((1u64 << (len - 1)) - 1), len))
 }
 
+/// Base64 of every 12-bit group: the two characters of its two 6-bit
+/// halves, high half first. Seven lookups write an ID.
+const BASE64_PAIRS: [[u8; 2]; 4096] = {
+    let mut table = [[0u8; 2]; 4096];
+    let mut i = 0;
+    while i < 4096 {
+        table[i] = [ALPHABET[i >> 6], ALPHABET[i & 63]];
+        i += 1;
+    }
+    table
+};
+
 impl PositionId {
     /// The 14 characters of the ID, as [`Display`](fmt::Display) writes
     /// them, without the formatting machinery (legal-moves answers write
@@ -172,11 +184,13 @@ impl PositionId {
     pub fn encode(&self) -> [u8; 14] {
         // Base64 of the 10 key bytes without padding: 14 six-bit groups,
         // most significant first, of the bytes in order (the key's first
-        // byte at the top of the byte-swapped number).
+        // byte at the top of the byte-swapped number), two groups a
+        // lookup.
         let bytes = self.key().swap_bytes();
         let mut out = [0u8; 14];
-        for (i, c) in out.iter_mut().enumerate() {
-            *c = ALPHABET[((bytes >> (122 - 6 * i)) & 63) as usize];
+        for (i, pair) in out.chunks_exact_mut(2).enumerate() {
+            let group = ((bytes >> (116 - 12 * i)) & 0xFFF) as usize;
+            pair.copy_from_slice(&BASE64_PAIRS[group]);
         }
         out
     }
