@@ -143,20 +143,23 @@ fn side_key(side: &[u8; 25]) -> Option<(u64, u32)> {
     // slot's closing bit, in its byte while the side has at most 39
     // checkers (all below 64). Past that the bytes are garbage and the
     // length refuses the result.
-    let mut zeros = 0u64;
+    let mut closing = [0u8; 32];
     let mut checkers = 0u64;
-    for (i, &w) in words.iter().enumerate() {
-        let slots = if i < 3 { 8 } else { 1 };
+    for (i, (&w, bytes)) in words.iter().zip(closing.chunks_exact_mut(8)).enumerate() {
         let first_slot = 8 * i as u64;
-        let closing = w
+        let sums = w
             .wrapping_mul(BYTES)
             .wrapping_add((first_slot + checkers).wrapping_mul(BYTES))
             .wrapping_add(0x0706_0504_0302_0100);
-        for k in 0..slots {
-            // The shift takes the low 6 bits of the byte's value.
-            zeros |= 1u64.wrapping_shl((closing >> (8 * k)) as u32);
-        }
+        bytes.copy_from_slice(&sums.to_le_bytes());
         checkers += w.wrapping_mul(BYTES) >> 56;
+    }
+    // Then each slot's closing bit set from its byte (gathered in one
+    // array, the 25 bit sets compile to fewer instructions than when
+    // taken from each word by its own shift).
+    let mut zeros = 0u64;
+    for &bit in &closing[..25] {
+        zeros |= 1u64 << (bit & 63);
     }
     let len = 25 + checkers as u32;
     // Below the last slot's zero (the key's top bit) every other bit is a
