@@ -132,7 +132,7 @@ fn side_key(side: &[u8; 25]) -> Option<(u64, u32)> {
     };
     // Eight slots at a time, slot k of a word in byte k.
     let words = [word(0), word(8), word(16), u64::from(side[24])];
-    if words.iter().any(|&w| w & (0xE0 * BYTES) != 0) {
+    if (words[0] | words[1] | words[2] | words[3]) & (0xE0 * BYTES) != 0 {
         // A count above 31: no position; the byte sums below could carry.
         return None;
     }
