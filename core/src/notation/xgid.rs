@@ -357,8 +357,8 @@ const O_LETTERS: [u8; 256] = letters(b'a');
 /// The buffer of the XGID writer. The longest XGID is 81 bytes: `XGID=`
 /// and the board (31), then nine colons and at most 41 characters (cube
 /// 2, owner 2, turn 2, dice 2, scores 10 each, rules 1, match length 10,
-/// maximum cube 2); [`Text::SLACK`] more, below 128 bytes for the
-/// compiler to clear it with a few vector stores.
+/// maximum cube 2); [`Text::SLACK`] more, rounded up to 16 bytes (the
+/// buffer is cleared for every XGID: the smaller, the fewer stores).
 const XGID_TEXT: usize = 96;
 const _: () = assert!(81 + Text::<'static, XGID_TEXT>::SLACK <= XGID_TEXT);
 
