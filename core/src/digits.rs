@@ -88,8 +88,8 @@ pub(crate) struct Text<'a, const N: usize> {
 
 impl<'a, const N: usize> Text<'a, N> {
     /// The bytes a token may write past its end (and then leave to the
-    /// next one).
-    pub(crate) const SLACK: usize = WIDE;
+    /// next one): a word.
+    pub(crate) const SLACK: usize = 8;
 
     /// Empty, writing into `buf`.
     #[inline]
@@ -113,10 +113,19 @@ impl<'a, const N: usize> Text<'a, N> {
         } else {
             // Out of line, and by value (passing `self` would put the
             // length back in memory).
+            // Only the token's own bytes: the slack stays one word.
             let (token, len) = wide_token(n);
-            self.buf[self.len..self.len + WIDE].copy_from_slice(&token);
+            self.buf[self.len..self.len + len].copy_from_slice(&token[..len]);
             self.len += len;
         }
+    }
+
+    /// Appends the first `len` bytes of `word` (little-endian), `len` at
+    /// most 8: a token from a writer's own table, one fixed-size store.
+    #[inline(always)]
+    pub(crate) fn word(&mut self, word: u64, len: usize) {
+        self.buf[self.len..self.len + 8].copy_from_slice(&word.to_le_bytes());
+        self.len += len;
     }
 
     /// Appends a [`SMALL`] entry's token.

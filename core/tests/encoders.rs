@@ -318,6 +318,11 @@ fn slots() -> impl Strategy<Value = [u8; 25]> {
     ]
 }
 
+/// A point number, mostly one of off and the lowest three.
+fn near() -> impl Strategy<Value = u8> {
+    prop_oneof![3 => 0u8..=3, 1 => 0u8..=25]
+}
+
 fn setup() -> impl Strategy<Value = Setup> {
     (
         points(),
@@ -382,6 +387,23 @@ proptest! {
         let text = reference_xgid(&xgid);
         prop_assert_eq!(xgid.to_string(), text.clone());
         prop_assert_eq!(appended(|out| xgid.write_to(out)), text);
+    }
+
+    #[test]
+    fn any_play_is_written_as_the_reference_writes_it(
+        moves in prop::collection::vec((near(), near()), 0..=4),
+    ) {
+        // Moves no roll makes too (backwards, from off, alike, chained;
+        // the points mostly few, so that they meet): the writer's paths
+        // for one or two moves and for more against the same reference.
+        let moves: Vec<bgref_core::Move> = moves
+            .iter()
+            .map(|&(from, to)| bgref_core::Move::new(Point::new(from), Point::new(to)))
+            .collect();
+        let play = Play::new(&moves).unwrap();
+        let text = reference_notation(&play);
+        prop_assert_eq!(play.to_string(), text.clone());
+        prop_assert_eq!(appended(|out| play.write_notation(out)), text);
     }
 
     #[test]

@@ -217,9 +217,80 @@ impl fmt::Display for FibsBoard {
 /// with their colons: up to 10 digits), 26 board counts (5 each: `:-255`
 /// where a setup names both players on one point), the turn (3), the dice
 /// (8), the flags, colour, direction, home and bar (17), four counts (4
-/// each) and the move tokens (8); [`Text::SLACK`] more.
-const FIBS_TEXT: usize = 264;
+/// each) and the move tokens (8); [`Text::SLACK`] more. (Below 256 bytes,
+/// the compiler clears it with a few vector stores rather than a `memset`
+/// call.)
+const FIBS_TEXT: usize = 248;
 const _: () = assert!(235 + Text::<'static, FIBS_TEXT>::SLACK <= FIBS_TEXT);
+
+/// `:a:b` for two counts `a` and `b` in -15..=15, at index
+/// `(a + 15) * 32 + (b + 15)`: the token's bytes in a word, little-endian
+/// (`:-15:-15`, the longest, fills it), and in [`PAIR_LENS`] its length.
+/// Two board tokens for one load: a board line from a position is 30 of
+/// them.
+const PAIRS: [u64; 1024] = {
+    let mut table = [0u64; 1024];
+    let mut i = 0;
+    while i < 1024 {
+        let (word, _) = pair_token(i);
+        table[i] = word;
+        i += 1;
+    }
+    table
+};
+
+/// The lengths of the [`PAIRS`] tokens.
+const PAIR_LENS: [u8; 1024] = {
+    let mut table = [0u8; 1024];
+    let mut i = 0;
+    while i < 1024 {
+        let (_, len) = pair_token(i);
+        table[i] = len as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The [`PAIRS`] entry at `index` and its length (indexes past 30 in
+/// either half, which no count has, give an empty token).
+const fn pair_token(index: usize) -> (u64, usize) {
+    let (a, b) = (index / 32, index % 32);
+    if a > 30 || b > 30 {
+        return (0, 0);
+    }
+    let mut bytes = [0u8; 8];
+    let mut len = 0;
+    let values = [a as i32 - 15, b as i32 - 15];
+    let mut k = 0;
+    while k < 2 {
+        let n = values[k];
+        bytes[len] = b':';
+        len += 1;
+        if n < 0 {
+            bytes[len] = b'-';
+            len += 1;
+        }
+        let abs = n.unsigned_abs();
+        if abs >= 10 {
+            bytes[len] = b'0' + (abs / 10) as u8;
+            len += 1;
+        }
+        bytes[len] = b'0' + (abs % 10) as u8;
+        len += 1;
+        k += 1;
+    }
+    (u64::from_le_bytes(bytes), len)
+}
+
+/// Appends the [`PAIRS`] token at `index` (masked to the table).
+#[inline(always)]
+fn pair<const N: usize>(out: &mut Text<'_, N>, index: u64) {
+    let i = (index & 1023) as usize;
+    out.word(PAIRS[i], usize::from(PAIR_LENS[i]));
+}
+
+/// The low byte of each 16-bit lane.
+const LOW_BYTES: u64 = 0x00FF_00FF_00FF_00FF;
 
 impl FibsBoard {
     /// Appends the board line (what `Display` writes) to `out`, without
@@ -232,28 +303,30 @@ impl FibsBoard {
     fn encode<'b>(&self, buf: &'b mut [u8; FIBS_TEXT]) -> &'b [u8] {
         let s = &self.setup;
         let mut out = Text::new(buf);
-        out.bytes(b"board:x:o");
-        if self.match_length == UNLIMITED {
-            // Money play, what every board from a position says.
-            out.bytes(b":9999");
+        if self.match_length == UNLIMITED && self.score.x == 0 && self.score.o == 0 {
+            // Money play from the start, what every board from a position
+            // says: one copy.
+            out.bytes(b"board:x:o:9999:0:0");
         } else {
+            out.bytes(b"board:x:o");
             out.colon_int(i64::from(self.match_length));
+            out.colon_int(i64::from(self.score.x));
+            out.colon_int(i64::from(self.score.o));
         }
-        out.colon_int(i64::from(self.score.x));
-        out.colon_int(i64::from(self.score.o));
         // The player is O (positive) moving 24 to 1: its point k is index
         // k, the opponent's point k index 25 - k; the bars are indexes 25
         // (player) and 0 (opponent).
         out.colon_int(-i64::from(s.bar.o));
         if let Some(words) = s.small_point_words() {
             // Every position: eight points at a time, each byte x's count
-            // minus o's plus 15 (0 to 30: no byte borrows from the next).
-            // Masked to 5 bits, the compiler knows the token is a small
-            // one (no branch to the long numbers' path).
+            // minus o's plus 15 (0 to 30: no byte borrows from the next);
+            // then each two neighbouring bytes as one [`PAIRS`] index
+            // (lane j of `pairs`: byte 2j times 32 plus byte 2j + 1).
             for (x, o) in words {
                 let biased = (x + 15 * BYTES) - o;
-                for k in 0..8 {
-                    out.colon_int(((biased >> (8 * k)) & 31) as i64 - 15);
+                let pairs = ((biased & LOW_BYTES) << 5) | ((biased >> 8) & LOW_BYTES);
+                for j in 0..4 {
+                    pair(&mut out, pairs >> (16 * j));
                 }
             }
         } else {
@@ -262,13 +335,32 @@ impl FibsBoard {
             }
         }
         out.colon_int(i64::from(s.bar.x));
-        out.bytes(if s.turn == Player::X { b":1" } else { b":-1" });
-        out.bytes(b":0:0:0:0");
-        out.colon_int(i64::from(self.cube));
-        out.bytes(b":1:1:0:1:-1:0:25");
+        match (self.cube, s.turn) {
+            // Cube 1 (every board from a position): turn, dice, cube,
+            // flags, colour, direction, home and bar in one copy.
+            (1, Player::X) => out.bytes(b":1:0:0:0:0:1:1:1:0:1:-1:0:25"),
+            (1, Player::O) => out.bytes(b":-1:0:0:0:0:1:1:1:0:1:-1:0:25"),
+            (cube, turn) => {
+                out.bytes(if turn == Player::X { b":1" } else { b":-1" });
+                out.bytes(b":0:0:0:0");
+                out.colon_int(i64::from(cube));
+                out.bytes(b":1:1:0:1:-1:0:25");
+            }
+        }
         let off = s.off.unwrap_or_default();
-        for n in [off.x, off.o, s.bar.x, s.bar.o] {
-            out.colon_int(i64::from(n));
+        let counts = [off.x, off.o, s.bar.x, s.bar.o];
+        if counts.iter().all(|&n| n <= 15) {
+            // Borne off and on the bar, two pairs (count + 15 is the
+            // pair's half).
+            pair(&mut out, u64::from(off.x + 15) << 5 | u64::from(off.o + 15));
+            pair(
+                &mut out,
+                u64::from(s.bar.x + 15) << 5 | u64::from(s.bar.o + 15),
+            );
+        } else {
+            for n in counts {
+                out.colon_int(i64::from(n));
+            }
         }
         out.bytes(b":0:0:0:0");
         out.finish()

@@ -619,6 +619,50 @@ fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
             len += (token >> 56) as usize;
         }
     };
+    // One or two moves (every play of a roll that is not a double, and
+    // most plays' count): the chains and folds decided directly, as
+    // `FoldedChains` would make them.
+    let moves = play.move_slots();
+    let step =
+        |point: Point, hit: bool| POINT_TOKENS[usize::from(point.get())][1 + usize::from(hit)];
+    let start = |point: Point| POINT_TOKENS[usize::from(point.get())][0];
+    match play.len() {
+        0 => return 0,
+        1 => {
+            let m = moves[0];
+            put(start(m.from()));
+            put(step(m.to(), m.is_hit()));
+            return len;
+        }
+        2 => {
+            // Highest start (then farthest end) first; alike moves stay
+            // in the order played.
+            let (a, b) = if (moves[0].from(), moves[0].to()) < (moves[1].from(), moves[1].to()) {
+                (moves[1], moves[0])
+            } else {
+                (moves[0], moves[1])
+            };
+            put(start(a.from()));
+            if b.from() == a.to() && !a.to().is_off() {
+                // One checker: the intermediate point only where it hit.
+                if a.is_hit() {
+                    put(step(a.to(), true));
+                }
+                put(step(b.to(), b.is_hit()));
+            } else if (a.from(), a.to()) == (b.from(), b.to()) {
+                // Two checkers alike: folded, a hit by either marks it.
+                put(step(a.to(), a.is_hit() || b.is_hit()));
+                put(FOLDS[2]);
+            } else {
+                put(step(a.to(), a.is_hit()));
+                put(SPACE);
+                put(start(b.from()));
+                put(step(b.to(), b.is_hit()));
+            }
+            return len;
+        }
+        _ => {}
+    }
     for (i, chain) in FoldedChains::of(play).chains().iter().enumerate() {
         if i > 0 {
             put(SPACE);

@@ -357,8 +357,9 @@ const O_LETTERS: [u8; 256] = letters(b'a');
 /// The buffer of the XGID writer. The longest XGID is 81 bytes: `XGID=`
 /// and the board (31), then nine colons and at most 41 characters (cube
 /// 2, owner 2, turn 2, dice 2, scores 10 each, rules 1, match length 10,
-/// maximum cube 2); [`Text::SLACK`] more.
-const XGID_TEXT: usize = 112;
+/// maximum cube 2); [`Text::SLACK`] more, rounded up to 16 bytes (the
+/// buffer is cleared for every XGID: the smaller, the fewer stores).
+const XGID_TEXT: usize = 96;
 const _: () = assert!(81 + Text::<'static, XGID_TEXT>::SLACK <= XGID_TEXT);
 
 impl Xgid {
@@ -376,6 +377,24 @@ impl Xgid {
         out.bytes(&[O_LETTERS[usize::from(setup.bar.o)]]);
         write_points(setup, &mut out);
         out.bytes(&[X_LETTERS[usize::from(setup.bar.x)]]);
+        if self.cube_value == CubeValue::ONE
+            && self.cube_owner == CubeOwner::Centre
+            && self.dice == XgidDice::NotRolled
+            && self.score.x == 0
+            && self.score.o == 0
+            && self.rules_field() == 0
+            && self.match_length == 0
+            && self.max_cube == Xgid::DEFAULT_MAX_CUBE
+        {
+            // What every XGID of a position says (a centred 1-cube, not
+            // rolled, money play at 0-0): the fields after the board in
+            // one copy.
+            match setup.turn {
+                Player::X => out.bytes(b":0:0:1:00:0:0:0:0:10"),
+                Player::O => out.bytes(b":0:0:-1:00:0:0:0:0:10"),
+            }
+            return out.finish();
+        }
         let owner: i64 = match self.cube_owner {
             CubeOwner::Centre => 0,
             CubeOwner::Player(Player::X) => 1,
