@@ -304,7 +304,6 @@ impl SendDeadline {
                 answered,
                 deadline: self.clone(),
                 closer,
-                span: tracing::Span::current(),
             })));
         }
         let shared = Arc::new(Mutex::new(Pending {
@@ -517,8 +516,6 @@ struct Unwatched {
     answered: tokio::time::Instant,
     deadline: SendDeadline,
     closer: Option<ConnCloser>,
-    /// The request's, for the watchdog (the body is not polled in it).
-    span: tracing::Span,
 }
 
 /// A response body under [`SendDeadline`]. Dropping it (the response
@@ -568,14 +565,16 @@ impl http_body::Body for Deadlined {
                 answered,
                 deadline,
                 closer,
-                span,
             } = *body;
             let shared = Arc::new(Mutex::new(Pending {
                 inner: Some(inner),
                 rest,
                 waker: Some(cx.waker().clone()),
             }));
-            *this = deadline.watchdog(shared, answered, closer, span);
+            // This is the body's first poll (a first poll either
+            // finishes it or leaves some), which `ObservedBody` makes in
+            // the request span: the watchdog logs in it.
+            *this = deadline.watchdog(shared, answered, closer, tracing::Span::current());
         }
         poll
     }

@@ -235,6 +235,12 @@ fn quotes_as_is(value: &str) -> bool {
         .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
 }
 
+/// Whether `DefaultFields` writes a field of this name as `name=` and the
+/// value (not the message, a raw identifier or `log` metadata).
+fn plain_name(name: &str) -> bool {
+    name != "message" && !name.starts_with("r#") && !name.starts_with("log.")
+}
+
 /// How many request spans [`DeferRequestFields`] layers have been made
 /// (zero: nothing takes [`HANDOFF`], so [`request_span`] leaves it alone).
 static DEFERRING: AtomicUsize = AtomicUsize::new(0);
@@ -351,12 +357,21 @@ impl RequestFields {
                 visitor.result?;
             }
         }
-        let mut recorded = self.recorded.iter().peekable();
-        while recorded.next().is_some() {
-            // A `Start`: one record's values.
+        // Each record's values (the list starts with a `Start`).
+        let records = self.recorded.split(|r| matches!(r, Recorded::Start));
+        for record in records.skip(1) {
             writer.write_char(' ')?;
+            if let [Recorded::I64(field, value)] = record
+                && plain_name(field.name())
+            {
+                // The usual record, a status code, as `TextVisitor` writes it.
+                writer.write_str(field.name())?;
+                writer.write_char('=')?;
+                writer.write_str(itoa::Buffer::new().format(*value))?;
+                continue;
+            }
             let mut visitor = TextVisitor::new(writer.by_ref());
-            while let Some(value) = recorded.next_if(|r| !matches!(r, Recorded::Start)) {
+            for value in record {
                 value.replay(&mut visitor);
             }
             visitor.flush();
@@ -735,11 +750,7 @@ impl<'writer> TextVisitor<'writer> {
     /// Whether `DefaultFields` writes the field as `name=` and the value
     /// (not the message, a raw identifier or `log` metadata).
     fn plain(&self, field: &Field) -> bool {
-        let name = field.name();
-        self.result.is_ok()
-            && name != "message"
-            && !name.starts_with("r#")
-            && !name.starts_with("log.")
+        self.result.is_ok() && plain_name(field.name())
     }
 
     /// `name=` then `value`, after a space unless it is the first field.
