@@ -7,7 +7,13 @@
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
-//!   metrics layer).
+//!   metrics layer). In the text format without colours the request
+//!   span's fields are not formatted when it opens: [`TextLine`] writes
+//!   them from what the request holds ([`DeferRequestFields`]), the same
+//!   bytes, when a line is written in the span.
+//! - Handler spans (`#[instrument(target = "bgref_service::handler")]`)
+//!   that carry no field are on only while OpenTelemetry exports spans
+//!   ([`HANDLER_TARGET`]).
 //! - OpenTelemetry: only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 //!   `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, spans are exported over
 //!   OTLP/gRPC in batches; the standard `OTEL_*` variables apply
