@@ -500,6 +500,7 @@ where
         Poll::Ready(Ok(response.map(|body| ObservedBody {
             inner: body,
             pending,
+            polled: false,
         })))
     }
 }
@@ -511,6 +512,8 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: B,
         pending: Option<Pending>,
+        // Whether it has been polled.
+        polled: bool,
     }
 }
 
@@ -519,6 +522,7 @@ impl<B> ObservedBody<B> {
         ObservedBody {
             inner,
             pending: None,
+            polled: false,
         }
     }
 }
@@ -539,8 +543,12 @@ where
             return this.inner.poll_frame(cx);
         };
         // A gRPC body runs the method's response stream; an HTTP body is
-        // the answer, polled without entering the span.
-        let _entered = (tally.operation.protocol == Protocol::Grpc).then(|| span.enter());
+        // the answer, polled in the span only the first time (when the
+        // send deadline decides whether it needs a watchdog, which logs
+        // in the span: `crate::streams::SendDeadline`).
+        let first = !std::mem::replace(this.polled, true);
+        let enter = first || tally.operation.protocol == Protocol::Grpc;
+        let _entered = enter.then(|| span.enter());
         let frame = ready!(this.inner.as_mut().poll_frame(cx));
         if tally.done {
             return Poll::Ready(frame);

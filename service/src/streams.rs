@@ -25,7 +25,6 @@ use http::{HeaderMap, HeaderValue};
 use http_body::Frame;
 use tokio::sync::{oneshot, watch};
 use tokio::time::Sleep;
-use tracing::Instrument as _;
 
 use crate::conn::ConnCloser;
 use crate::metrics::Metrics;
@@ -305,7 +304,6 @@ impl SendDeadline {
                 answered,
                 deadline: self.clone(),
                 closer,
-                span: tracing::Span::current(),
             })));
         }
         let shared = Arc::new(Mutex::new(Pending {
@@ -316,8 +314,8 @@ impl SendDeadline {
         Body::new(self.watchdog(shared, answered, closer, tracing::Span::current()))
     }
 
-    /// Spawns the watchdog of `shared`, a body answered at `answered`, in
-    /// `span` (the request's).
+    /// Spawns the watchdog of `shared`, a body answered at `answered`; it
+    /// logs in `span` (the request's).
     fn watchdog(
         &self,
         shared: Arc<Mutex<Pending>>,
@@ -349,12 +347,14 @@ impl SendDeadline {
                 // Freed here, whatever hyper does next.
                 drop((inner, rest));
                 metrics.response_abandoned();
-                tracing::warn!(
-                    slug = "client-stalled",
-                    limit_secs = limit.as_secs_f64(),
-                    "response abandoned: the client did not read it within \
-                     BGREF_RESPONSE_SEND_TIMEOUT"
-                );
+                span.in_scope(|| {
+                    tracing::warn!(
+                        slug = "client-stalled",
+                        limit_secs = limit.as_secs_f64(),
+                        "response abandoned: the client did not read it within \
+                         BGREF_RESPONSE_SEND_TIMEOUT"
+                    );
+                });
                 if let Some(waker) = waker {
                     waker.wake();
                 }
@@ -368,7 +368,10 @@ impl SendDeadline {
                 }
             }
         };
-        tokio::spawn(watchdog.instrument(span));
+        // Not `instrument(span)`: that enters the span at each poll and
+        // when the task is dropped, and the watchdog only logs in it once,
+        // if ever.
+        tokio::spawn(watchdog);
         Deadlined::Watched {
             shared,
             _dropped: dropped_tx,
@@ -513,8 +516,6 @@ struct Unwatched {
     answered: tokio::time::Instant,
     deadline: SendDeadline,
     closer: Option<ConnCloser>,
-    /// The request's, for the watchdog (the body is not polled in it).
-    span: tracing::Span,
 }
 
 /// A response body under [`SendDeadline`]. Dropping it (the response
@@ -564,14 +565,16 @@ impl http_body::Body for Deadlined {
                 answered,
                 deadline,
                 closer,
-                span,
             } = *body;
             let shared = Arc::new(Mutex::new(Pending {
                 inner: Some(inner),
                 rest,
                 waker: Some(cx.waker().clone()),
             }));
-            *this = deadline.watchdog(shared, answered, closer, span);
+            // This is the body's first poll (a first poll either
+            // finishes it or leaves some), which `ObservedBody` makes in
+            // the request span: the watchdog logs in it.
+            *this = deadline.watchdog(shared, answered, closer, tracing::Span::current());
         }
         poll
     }

@@ -7,7 +7,13 @@
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
-//!   metrics layer).
+//!   metrics layer). In the text format without colours the request
+//!   span's fields are not formatted when it opens: [`TextLine`] writes
+//!   them from what the request holds ([`DeferRequestFields`]), the same
+//!   bytes, when a line is written in the span.
+//! - Handler spans (`#[instrument(target = "bgref_service::handler")]`)
+//!   that carry no field are on only while OpenTelemetry exports spans
+//!   ([`HANDLER_TARGET`]).
 //! - OpenTelemetry: only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 //!   `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, spans are exported over
 //!   OTLP/gRPC in batches; the standard `OTEL_*` variables apply
@@ -20,9 +26,10 @@
 //!   [`TelemetryGuard`] flushes the pending spans when dropped.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::io::IsTerminal as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, Request};
@@ -31,7 +38,8 @@ use opentelemetry::trace::{TraceContextExt as _, TraceId, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Span;
-use tracing::field::{Empty, Field, Visit};
+use tracing::field::{Empty, Field, FieldSet, Visit};
+use tracing::span::{Attributes, Id, Record};
 use tracing_log::NormalizeEvent as _;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::EnvFilter;
@@ -40,6 +48,7 @@ use tracing_subscriber::field::{RecordFields, VisitOutput as _};
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
+use tracing_subscriber::layer::Context;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
@@ -102,12 +111,20 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
             .json()
             .with_writer(std::io::stderr)
             .boxed(),
-        LogFormat::Text => tracing_subscriber::fmt::layer()
-            .fmt_fields(TextFields)
-            .event_format(TextLine::default())
-            .with_ansi(std::io::stderr().is_terminal())
-            .with_writer(std::io::stderr)
-            .boxed(),
+        LogFormat::Text => {
+            let ansi = std::io::stderr().is_terminal();
+            let layer = tracing_subscriber::fmt::layer()
+                .fmt_fields(TextFields)
+                .event_format(TextLine::default())
+                .with_ansi(ansi)
+                .with_writer(std::io::stderr);
+            if ansi {
+                // Colours: the default format writes the lines.
+                layer.boxed()
+            } else {
+                DeferRequestFields::new(layer).boxed()
+            }
+        }
     };
     let (provider, otel_error) = if otlp_configured() {
         match tracer_provider() {
@@ -124,6 +141,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
     });
     tracing_subscriber::registry()
         .with(filter)
+        .with(handler_spans(provider.is_some()))
         .with(fmt)
         .with(otel)
         .init();
@@ -139,6 +157,22 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
         tracing::info!("exporting traces over OTLP/gRPC");
     }
     TelemetryGuard { provider }
+}
+
+/// The target of the handlers' own spans (`#[instrument(target = ...)]`
+/// on each HTTP handler and gRPC method).
+pub const HANDLER_TARGET: &str = "bgref_service::handler";
+
+/// Turns off the handlers' spans that carry no field but their name,
+/// unless spans are exported: a line logged in a handler is in its
+/// request's span, whose `otel.name` names the operation already
+/// (`POST /legal-moves`, `bgref.v1.Referee/LegalMoves`), and a span costs
+/// a few thousand instructions per request to open, enter and close.
+/// Handler spans with fields (a match id, a game number) are kept.
+fn handler_spans<S: tracing::Subscriber>(exported: bool) -> impl tracing_subscriber::Layer<S> {
+    tracing_subscriber::filter::filter_fn(move |meta| {
+        exported || !(meta.is_span() && meta.target() == HANDLER_TARGET && meta.fields().is_empty())
+    })
 }
 
 /// The text log format's fields, byte for byte as tracing-subscriber's
@@ -164,16 +198,324 @@ impl<'writer> FormatFields<'writer> for TextFields {
         if writer.has_ansi_escapes() {
             return DefaultFields::new().format_fields(writer, fields);
         }
-        let mut visitor = TextVisitor {
-            writer,
-            empty: true,
-            result: Ok(()),
-            pending: [0; PENDING],
-            pending_len: 0,
-        };
+        let mut visitor = TextVisitor::new(writer);
         fields.record(&mut visitor);
         visitor.flush();
         visitor.result
+    }
+}
+
+/// Whether `DefaultFields` writes `value` as it is between quotes (its
+/// `Debug` form): printable ASCII with no quote or backslash.
+///
+/// Eight bytes at a time: a request id and a path are checked for every
+/// request.
+fn quotes_as_is(value: &str) -> bool {
+    /// A byte of `1`s, and each byte's top bit.
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const TOPS: u64 = ONES * 0x80;
+    /// Whether a byte of `word` is zero (exact as a whole: a borrow only
+    /// runs on past a zero byte).
+    fn any_zero(word: u64) -> bool {
+        word.wrapping_sub(ONES) & !word & TOPS != 0
+    }
+    let bytes = value.as_bytes();
+    let mut words = bytes.chunks_exact(8);
+    for chunk in &mut words {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        // Top bit set (not ASCII), below 0x20, or 0x7f, `"`, `\`.
+        if word & TOPS != 0
+            || word.wrapping_sub(ONES * 0x20) & !word & TOPS != 0
+            || any_zero(word ^ (ONES * 0x7f))
+            || any_zero(word ^ (ONES * u64::from(b'"')))
+            || any_zero(word ^ (ONES * u64::from(b'\\')))
+        {
+            return false;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// Whether `DefaultFields` writes a field of this name as `name=` and the
+/// value (not the message, a raw identifier or `log` metadata).
+fn plain_name(name: &str) -> bool {
+    name != "message" && !name.starts_with("r#") && !name.starts_with("log.")
+}
+
+/// How many request spans [`DeferRequestFields`] layers have been made
+/// (zero: nothing takes [`HANDOFF`], so [`request_span`] leaves it alone).
+static DEFERRING: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// What [`request_span`] hands to [`DeferRequestFields::on_new_span`]
+    /// for the span it is opening, on the same thread.
+    static HANDOFF: RefCell<Option<RequestFields>> = const { RefCell::new(None) };
+}
+
+/// A request span's fields as the request holds them, kept in the span in
+/// place of their formatted text when the text format runs without
+/// colours ([`DeferRequestFields`]). [`TextLine`] writes them when a line
+/// is written inside the span (the request's completion line, and what
+/// its handler logs): byte for byte what [`TextFields`] would have written
+/// when the span opened and at each later record, but without formatting
+/// seven fields into a string per request first, then copying it.
+#[derive(Debug)]
+pub struct RequestFields {
+    operation: Arc<Operation>,
+    request_id: HeaderValue,
+    path: Box<str>,
+    /// The fields recorded since, in order; each record starts with
+    /// [`Recorded::Start`].
+    recorded: Vec<Recorded>,
+}
+
+/// A value recorded on a request span after it opened, kept to be written
+/// as [`TextFields`] writes it.
+#[derive(Debug)]
+enum Recorded {
+    /// The start of one `record` call.
+    Start,
+    I64(Field, i64),
+    U64(Field, u64),
+    F64(Field, f64),
+    Str(Field, Box<str>),
+    /// What `Debug` wrote for the value (which `DefaultFields` writes as
+    /// it is): the values with no visitor method of their own.
+    Debug(Field, String),
+}
+
+impl Recorded {
+    /// Hands the value to `visitor` as it was recorded.
+    fn replay(&self, visitor: &mut TextVisitor<'_>) {
+        match self {
+            Recorded::Start => {}
+            Recorded::I64(field, value) => visitor.record_i64(field, *value),
+            Recorded::U64(field, value) => visitor.record_u64(field, *value),
+            Recorded::F64(field, value) => visitor.record_f64(field, *value),
+            Recorded::Str(field, value) => visitor.record_str(field, value),
+            Recorded::Debug(field, text) => {
+                visitor.record_debug(field, &tracing::field::display(text));
+            }
+        }
+    }
+}
+
+/// Keeps a record's values ([`Recorded`]); `exact` turns false for a
+/// value it cannot keep as it was (an error, with its sources).
+struct Capture<'a> {
+    into: &'a mut Vec<Recorded>,
+    exact: bool,
+}
+
+impl Visit for Capture<'_> {
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.into.push(Recorded::I64(field.clone(), value));
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.into.push(Recorded::U64(field.clone(), value));
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.into.push(Recorded::F64(field.clone(), value));
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.into.push(Recorded::Str(field.clone(), value.into()));
+    }
+
+    fn record_error(&mut self, _: &Field, _: &(dyn std::error::Error + 'static)) {
+        self.exact = false;
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.into
+            .push(Recorded::Debug(field.clone(), format!("{value:?}")));
+    }
+}
+
+impl RequestFields {
+    /// The span's fields as [`TextFields`] writes them: those given when
+    /// it opened, then each record after a space (as `add_fields` does).
+    fn write_text(&self, fields: &FieldSet, writer: &mut Writer<'_>) -> std::fmt::Result {
+        let request_id = self.request_id.to_str().unwrap_or_default();
+        match &self.operation.span_text {
+            Some(text) if quotes_as_is(request_id) && quotes_as_is(&self.path) => {
+                writer.write_str(&text.head)?;
+                writer.write_str(request_id)?;
+                writer.write_str(&text.middle)?;
+                writer.write_str(&self.path)?;
+                writer.write_str(&text.tail)?;
+            }
+            _ => {
+                let mut visitor = TextVisitor::new(writer.by_ref());
+                for (name, value) in self.operation.span_values(request_id, &self.path) {
+                    if let (Some(value), Some(field)) = (value, fields.field(name)) {
+                        visitor.record_str(&field, value);
+                    }
+                }
+                visitor.flush();
+                visitor.result?;
+            }
+        }
+        // Each record's values (the list starts with a `Start`).
+        let records = self.recorded.split(|r| matches!(r, Recorded::Start));
+        for record in records.skip(1) {
+            writer.write_char(' ')?;
+            if let [Recorded::I64(field, value)] = record
+                && plain_name(field.name())
+            {
+                // The usual record, a status code, as `TextVisitor` writes it.
+                writer.write_str(field.name())?;
+                writer.write_char('=')?;
+                writer.write_str(itoa::Buffer::new().format(*value))?;
+                continue;
+            }
+            let mut visitor = TextVisitor::new(writer.by_ref());
+            for value in record {
+                value.replay(&mut visitor);
+            }
+            visitor.flush();
+            visitor.result?;
+        }
+        Ok(())
+    }
+
+    /// The text `TextFields` would have kept for the span (for a record
+    /// [`Capture`] cannot keep: the usual way from then on).
+    fn formatted(&self, fields: &FieldSet) -> FormattedFields<TextFields> {
+        let mut text = String::new();
+        // Writing into a `String` does not fail.
+        let _ = self.write_text(fields, &mut Writer::new(&mut text));
+        FormattedFields::new(text)
+    }
+}
+
+/// Whether `meta` is the request span's ([`request_span`]).
+fn is_request_span(meta: &tracing::Metadata<'_>) -> bool {
+    meta.name() == "request" && meta.target() == module_path!()
+}
+
+/// The text format's layer (without colours), with request spans kept
+/// unformatted ([`RequestFields`]): the layer formats every other span's
+/// fields when it opens, as usual, and writes every line; request spans'
+/// fields are written by [`TextLine`] from what the request holds, only
+/// when a line is written in the span.
+#[derive(Debug)]
+pub struct DeferRequestFields<L> {
+    inner: L,
+}
+
+impl<L> DeferRequestFields<L> {
+    /// Wraps `inner`, a text-format layer with [`TextFields`] and
+    /// [`TextLine`] and no colours.
+    pub fn new(inner: L) -> DeferRequestFields<L> {
+        DEFERRING.fetch_add(1, Ordering::Relaxed);
+        DeferRequestFields { inner }
+    }
+}
+
+impl<S, L> tracing_subscriber::Layer<S> for DeferRequestFields<L>
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    L: tracing_subscriber::Layer<S>,
+{
+    fn on_register_dispatch(&self, subscriber: &tracing::Dispatch) {
+        self.inner.on_register_dispatch(subscriber);
+    }
+
+    fn on_layer(&mut self, subscriber: &mut S) {
+        self.inner.on_layer(subscriber);
+    }
+
+    fn register_callsite(
+        &self,
+        metadata: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        self.inner.register_callsite(metadata)
+    }
+
+    fn enabled(&self, metadata: &tracing::Metadata<'_>, ctx: Context<'_, S>) -> bool {
+        self.inner.enabled(metadata, ctx)
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        self.inner.max_level_hint()
+    }
+
+    fn event_enabled(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) -> bool {
+        self.inner.event_enabled(event, ctx)
+    }
+
+    /// A request span keeps what [`request_span`] handed over; any other
+    /// span is formatted by the inner layer.
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if is_request_span(attrs.metadata())
+            && let Some(span) = ctx.span(id)
+            && let Some(fields) = HANDOFF.with(|handoff| handoff.borrow_mut().take())
+        {
+            span.extensions_mut().insert(fields);
+            return;
+        }
+        self.inner.on_new_span(attrs, id, ctx);
+    }
+
+    /// A record on a kept request span is kept with it; one that cannot be
+    /// kept as it was turns the span's fields into text, and the inner layer
+    /// adds the record to it as to any span.
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        if let Some(span) = ctx.span(id) {
+            let mut extensions = span.extensions_mut();
+            if extensions
+                .get_mut::<FormattedFields<TextFields>>()
+                .is_none()
+                && let Some(fields) = extensions.get_mut::<RequestFields>()
+            {
+                let before = fields.recorded.len();
+                fields.recorded.push(Recorded::Start);
+                let mut capture = Capture {
+                    into: &mut fields.recorded,
+                    exact: true,
+                };
+                values.record(&mut capture);
+                if capture.exact {
+                    return;
+                }
+                fields.recorded.truncate(before);
+                let formatted = fields.formatted(span.metadata().fields());
+                extensions.insert(formatted);
+            }
+        }
+        self.inner.on_record(id, values, ctx);
+    }
+
+    fn on_follows_from(&self, span: &Id, follows: &Id, ctx: Context<'_, S>) {
+        self.inner.on_follows_from(span, follows, ctx);
+    }
+
+    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
+        self.inner.on_event(event, ctx);
+    }
+
+    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
+        self.inner.on_enter(id, ctx);
+    }
+
+    fn on_exit(&self, id: &Id, ctx: Context<'_, S>) {
+        self.inner.on_exit(id, ctx);
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        self.inner.on_close(id, ctx);
+    }
+
+    fn on_id_change(&self, old: &Id, new: &Id, ctx: Context<'_, S>) {
+        self.inner.on_id_change(old, new, ctx);
     }
 }
 
@@ -228,11 +570,18 @@ where
             for span in scope.from_root() {
                 writer.write_str(span.metadata().name())?;
                 seen = true;
-                if let Some(fields) = span.extensions().get::<FormattedFields<N>>()
-                    && !fields.is_empty()
-                {
+                let extensions = span.extensions();
+                if let Some(fields) = extensions.get::<FormattedFields<N>>() {
+                    if !fields.is_empty() {
+                        writer.write_char('{')?;
+                        writer.write_str(fields)?;
+                        writer.write_char('}')?;
+                    }
+                } else if let Some(fields) = extensions.get::<RequestFields>() {
+                    // A request span whose fields were not formatted when
+                    // it opened ([`DeferRequestFields`]): never empty.
                     writer.write_char('{')?;
-                    writer.write_str(fields)?;
+                    fields.write_text(span.metadata().fields(), &mut writer)?;
                     writer.write_char('}')?;
                 }
                 writer.write_char(':')?;
@@ -318,6 +667,45 @@ fn second_prefix(second: u64) -> Option<[u8; 20]> {
     Some(out)
 }
 
+/// What `Debug` writes for `value` when it is a whole number of
+/// millionths, `n / 1e6` for an integer `n` from 100 to 10^15 (a latency in
+/// milliseconds from nanoseconds): the decimal of `n / 1e6` with its
+/// trailing zeros dropped (`0.317182`, `12.5`, `3.0`), worked out without
+/// `ryu`. `Debug` writes the shortest decimal that reads back as `value`;
+/// this one does, and has at most 15 significant digits, so no shorter one
+/// can (two decimals of 15 digits or fewer never read back as the same
+/// double). `None` for any other value.
+fn debug_millionths(value: f64, out: &mut [u8; 24]) -> Option<&str> {
+    const MILLION: u64 = 1_000_000;
+    let scaled = value * 1e6;
+    if !(100.0..1e15).contains(&scaled) {
+        return None;
+    }
+    let n = scaled.round() as u64;
+    if !(100..1_000_000_000_000_000).contains(&n) || n as f64 / 1e6 != value {
+        return None;
+    }
+    let mut itoa = itoa::Buffer::new();
+    let whole = itoa.format(n / MILLION).as_bytes();
+    out[..whole.len()].copy_from_slice(whole);
+    let mut len = whole.len();
+    out[len] = b'.';
+    len += 1;
+    let mut fraction = n % MILLION;
+    let mut digits = [b'0'; 6];
+    for digit in digits.iter_mut().rev() {
+        *digit = b'0' + (fraction % 10) as u8;
+        fraction /= 10;
+    }
+    let kept = digits
+        .iter()
+        .rposition(|&d| d != b'0')
+        .map_or(1, |last| last + 1);
+    out[len..len + kept].copy_from_slice(&digits[..kept]);
+    len += kept;
+    std::str::from_utf8(&out[..len]).ok()
+}
+
 /// What `Debug` writes for `value` (`0.25`, `83.329043`, `1.0`), by
 /// `ryu`, where `Debug` writes decimal notation (magnitudes from 1e-4 to
 /// 1e16) and the digits are at most 15: both write the shortest digits
@@ -353,15 +741,22 @@ struct TextVisitor<'writer> {
     pending_len: usize,
 }
 
-impl TextVisitor<'_> {
+impl<'writer> TextVisitor<'writer> {
+    /// A visitor writing the first field to `writer`.
+    fn new(writer: Writer<'writer>) -> TextVisitor<'writer> {
+        TextVisitor {
+            writer,
+            empty: true,
+            result: Ok(()),
+            pending: [0; PENDING],
+            pending_len: 0,
+        }
+    }
+
     /// Whether `DefaultFields` writes the field as `name=` and the value
     /// (not the message, a raw identifier or `log` metadata).
     fn plain(&self, field: &Field) -> bool {
-        let name = field.name();
-        self.result.is_ok()
-            && name != "message"
-            && !name.starts_with("r#")
-            && !name.starts_with("log.")
+        self.result.is_ok() && plain_name(field.name())
     }
 
     /// `name=` then `value`, after a space unless it is the first field.
@@ -437,11 +832,7 @@ impl TextVisitor<'_> {
 
 impl Visit for TextVisitor<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        if self.plain(field)
-            && value
-                .bytes()
-                .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-        {
+        if self.plain(field) && quotes_as_is(value) {
             // What `Debug` writes for such a string.
             self.write(field, &["\"", value, "\""]);
         } else if field.name() == "message"
@@ -470,6 +861,10 @@ impl Visit for TextVisitor<'_> {
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
+        let mut decimal = [0; 24];
+        if let Some(digits) = debug_millionths(value, &mut decimal) {
+            return self.number(field, digits, |v| v.record_f64(field, value));
+        }
         let mut buffer = ryu::Buffer::new();
         match debug_f64(value, &mut buffer) {
             Some(digits) => self.number(field, digits, |v| v.record_f64(field, value)),
@@ -487,17 +882,81 @@ impl Visit for TextVisitor<'_> {
 }
 
 /// `--log-filter`, else `RUST_LOG`, else `info`.
-fn log_filter(flag: Option<&str>) -> (EnvFilter, Option<String>) {
+fn log_filter(flag: Option<&str>) -> (LogFilter, Option<String>) {
     let spec = flag
         .map(str::to_owned)
         .or_else(|| std::env::var("RUST_LOG").ok())
         .filter(|s| !s.trim().is_empty());
-    match spec {
-        None => (EnvFilter::new("info"), None),
+    let (filter, spans, error) = match spec {
+        None => (EnvFilter::new("info"), false, None),
         Some(spec) => match EnvFilter::try_new(&spec) {
-            Ok(filter) => (filter, None),
-            Err(err) => (EnvFilter::new("info"), Some(format!("{spec:?}: {err}"))),
+            // Span and field filters are written in brackets.
+            Ok(filter) => (filter, spec.contains('['), None),
+            Err(err) => (
+                EnvFilter::new("info"),
+                false,
+                Some(format!("{spec:?}: {err}")),
+            ),
         },
+    };
+    (LogFilter { filter, spans }, error)
+}
+
+/// The log filter, and whether a directive of it names a span or a field
+/// (`target[span{field=value}]=level`). Without one, `EnvFilter` has
+/// nothing to track as spans open, are entered and left, record and
+/// close, but each of those calls still takes a lock and looks the span
+/// up in a map: they are not made.
+#[derive(Debug)]
+struct LogFilter {
+    filter: EnvFilter,
+    spans: bool,
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for LogFilter {
+    fn register_callsite(
+        &self,
+        metadata: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing_subscriber::Layer::<S>::register_callsite(&self.filter, metadata)
+    }
+
+    fn max_level_hint(&self) -> Option<LevelFilter> {
+        tracing_subscriber::Layer::<S>::max_level_hint(&self.filter)
+    }
+
+    fn enabled(&self, metadata: &tracing::Metadata<'_>, ctx: Context<'_, S>) -> bool {
+        tracing_subscriber::Layer::<S>::enabled(&self.filter, metadata, ctx)
+    }
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        if self.spans {
+            tracing_subscriber::Layer::<S>::on_new_span(&self.filter, attrs, id, ctx);
+        }
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        if self.spans {
+            tracing_subscriber::Layer::<S>::on_record(&self.filter, id, values, ctx);
+        }
+    }
+
+    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
+        if self.spans {
+            tracing_subscriber::Layer::<S>::on_enter(&self.filter, id, ctx);
+        }
+    }
+
+    fn on_exit(&self, id: &Id, ctx: Context<'_, S>) {
+        if self.spans {
+            tracing_subscriber::Layer::<S>::on_exit(&self.filter, id, ctx);
+        }
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        if self.spans {
+            tracing_subscriber::Layer::<S>::on_close(&self.filter, id, ctx);
+        }
     }
 }
 
@@ -612,6 +1071,21 @@ pub struct Operation {
     span_name: String,
     /// [`Operation::label`].
     label: String,
+    /// The request span's fixed fields as the text format writes them
+    /// ([`RequestFields`]); `None` when one needs escaping.
+    span_text: Option<SpanText>,
+}
+
+/// An operation's request span fields that do not change from request to
+/// request, as [`TextFields`] writes them, around the two that do: `head`
+/// (`otel.name` to `protocol`, then `request_id="`), the request id,
+/// `middle` (`"`, the method and route, then `url.path="`), the path, and
+/// `tail` (`"`, then the gRPC service and method).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SpanText {
+    head: String,
+    middle: String,
+    tail: String,
 }
 
 /// Most operations cached by [`Operation::shared`]: the routes and served
@@ -681,6 +1155,17 @@ impl Operation {
             || path.starts_with("/grpc.health.v1.Health/");
         let protocol = if grpc { Protocol::Grpc } else { Protocol::Http };
         let method = standard_method(req.method());
+        Operation::new(protocol, method, route, rpc, probe)
+    }
+
+    /// An operation, with its names worked out.
+    fn new(
+        protocol: Protocol,
+        method: &'static str,
+        route: Option<String>,
+        rpc: Option<(String, String)>,
+        probe: bool,
+    ) -> Operation {
         let span_name = match (protocol, &rpc, &route) {
             (Protocol::Grpc, Some((service, method)), _) => format!("{service}/{method}"),
             (Protocol::Grpc, None, _) => "grpc unknown".to_owned(),
@@ -693,7 +1178,7 @@ impl Operation {
             (Protocol::Http, _, Some(route)) => format!("{method} {route}"),
             (Protocol::Http, _, None) => format!("{method} unmatched"),
         };
-        Operation {
+        let mut operation = Operation {
             protocol,
             method,
             route,
@@ -701,7 +1186,63 @@ impl Operation {
             probe,
             span_name,
             label,
+            span_text: None,
+        };
+        operation.span_text = operation.text_of_fixed_fields();
+        operation
+    }
+
+    /// The request span's fields given when it opens, in the order of
+    /// [`request_span`]'s field list (`None`: not written).
+    fn span_values<'a>(
+        &'a self,
+        request_id: &'a str,
+        path: &'a str,
+    ) -> [(&'static str, Option<&'a str>); 10] {
+        let rpc = self.rpc.as_ref();
+        [
+            ("otel.name", Some(self.span_name())),
+            ("otel.kind", Some("server")),
+            ("protocol", Some(self.protocol.as_str())),
+            ("request_id", Some(request_id)),
+            ("http.request.method", Some(self.method)),
+            (
+                "http.route",
+                self.route
+                    .as_deref()
+                    .filter(|_| self.protocol == Protocol::Http),
+            ),
+            ("url.path", Some(path)),
+            ("rpc.system", rpc.map(|_| "grpc")),
+            ("rpc.service", rpc.map(|r| r.0.as_str())),
+            ("rpc.method", rpc.map(|r| r.1.as_str())),
+        ]
+    }
+
+    /// [`SpanText`]: `name="value"` for each field, as `TextFields` writes
+    /// a string with nothing to escape; `None` if one has something.
+    fn text_of_fixed_fields(&self) -> Option<SpanText> {
+        let values = self.span_values("", "");
+        if !values
+            .iter()
+            .all(|(_, value)| value.is_none_or(quotes_as_is))
+        {
+            return None;
         }
+        let text = |fields: &[(&str, Option<&str>)]| {
+            fields
+                .iter()
+                .filter_map(|(name, value)| value.map(|value| format!(" {name}=\"{value}\"")))
+                .collect::<String>()
+        };
+        let head = text(&values[..3]);
+        // The first field has no space before it.
+        let head = head.strip_prefix(' ').unwrap_or(&head);
+        Some(SpanText {
+            head: format!("{head} request_id=\""),
+            middle: format!("\"{} url.path=\"", text(&values[4..6])),
+            tail: format!("\"{}", text(&values[7..])),
+        })
     }
 
     /// The operation of a request, from the cache when it has been seen
@@ -906,16 +1447,38 @@ macro_rules! request_span {
 /// trace id, and later the outcome and latency. With
 /// OpenTelemetry on, a valid `traceparent` makes it a child of the caller's
 /// span; without, the caller's trace id is still logged.
-pub fn request_span<B>(req: &Request<B>, op: &Operation, request_id: &HeaderValue) -> Span {
+pub fn request_span<B>(req: &Request<B>, op: &Arc<Operation>, request_id: &HeaderValue) -> Span {
     let name = op.span_name();
+    let request_id_value = request_id;
     let request_id = request_id.to_str().unwrap_or_default();
     let path = log_safe(req.uri().path());
     let path = path.as_ref();
+    // Nothing to hand over when no layer takes it, or when no span at the
+    // level can be enabled (logs off).
+    let deferring = DEFERRING.load(Ordering::Relaxed) > 0
+        && if op.probe {
+            tracing::level_enabled!(tracing::Level::DEBUG)
+        } else {
+            tracing::level_enabled!(tracing::Level::INFO)
+        };
+    if deferring {
+        let fields = RequestFields {
+            operation: op.clone(),
+            request_id: request_id_value.clone(),
+            path: path.into(),
+            recorded: Vec::new(),
+        };
+        HANDOFF.with(|handoff| *handoff.borrow_mut() = Some(fields));
+    }
     let span = if op.probe {
         request_span!(tracing::Level::DEBUG, name, op, request_id, path)
     } else {
         request_span!(tracing::Level::INFO, name, op, request_id, path)
     };
+    if deferring {
+        // Not taken when the span is disabled.
+        HANDOFF.with(|handoff| handoff.borrow_mut().take());
+    }
     if span.is_disabled() {
         return span;
     }
@@ -1332,6 +1895,80 @@ mod text_fields_tests {
         assert!(decimal > 300_000, "{decimal}");
     }
 
+    /// `quotes_as_is` agrees with the plain check, byte by byte, for
+    /// every length and position of every byte.
+    #[test]
+    fn quotes_as_is_checks_every_byte() {
+        let plain = |text: &[u8]| {
+            text.iter()
+                .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+        };
+        let mut text = Vec::new();
+        for len in 0..20 {
+            text.clear();
+            text.resize(len, b'a');
+            assert!(super::quotes_as_is(std::str::from_utf8(&text).unwrap()));
+            for at in 0..len {
+                for byte in 0..0x80u8 {
+                    text[at] = byte;
+                    let s = std::str::from_utf8(&text).unwrap();
+                    assert_eq!(super::quotes_as_is(s), plain(&text), "{s:?}");
+                }
+                text[at] = b'a';
+            }
+        }
+        for s in [
+            "caf\u{e9} latte, plain and long",
+            "0123456789abcdef\u{2026}",
+        ] {
+            assert!(!super::quotes_as_is(s), "{s}");
+        }
+    }
+
+    /// `debug_millionths` writes what `Debug` writes, for every whole
+    /// number of millionths it takes, and takes latencies.
+    #[test]
+    fn millionths_are_written_as_debug_writes_them() {
+        let mut out = [0; 24];
+        let mut check = |value: f64| {
+            let written = super::debug_millionths(value, &mut out).map(str::to_owned);
+            if let Some(digits) = &written {
+                assert_eq!(digits, &format!("{value:?}"), "{value:e}");
+            }
+            written.is_some()
+        };
+        for (nanos, taken) in [
+            (317_182_u64, true),
+            (100, true),
+            (99, false),
+            (1_000_000, true),
+            (12_500_000, true),
+            (999_999_999_999_999, true),
+            (1_000_000_000_000_000, false),
+        ] {
+            assert_eq!(check(nanos as f64 / 1e6), taken, "{nanos}");
+        }
+        for value in [0.1 + 0.2, -1.5, 1.0 / 3.0, f64::NAN, f64::INFINITY, 5e-324] {
+            assert!(!check(value), "{value}");
+        }
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut taken = 0;
+        for _ in 0..300_000 {
+            // Latencies of every magnitude, and random doubles.
+            let nanos = next() % 10u64.pow(1 + (next() % 15) as u32);
+            taken += usize::from(check(nanos as f64 / 1e6));
+            check(f64::from_bits(next()));
+            check((next() % 1_000_000_000) as f64 / 1e3);
+        }
+        assert!(taken > 250_000, "{taken}");
+    }
+
     #[test]
     fn second_prefixes_follow_the_calendar() {
         for (second, text) in [
@@ -1348,5 +1985,219 @@ mod text_fields_tests {
             assert_eq!(std::str::from_utf8(&prefix).unwrap(), text, "{second}");
         }
         assert_eq!(super::second_prefix(253_402_300_800), None);
+    }
+}
+
+#[cfg(test)]
+mod deferred_fields_tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use http::{HeaderValue, Request};
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    use super::{
+        DeferRequestFields, Operation, Protocol, RequestFields, RequestOutcome, TextFields,
+        TextLine, request_span,
+    };
+
+    /// Log lines written into a shared buffer.
+    #[derive(Clone, Default)]
+    struct Capture(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Capture {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().write(buf)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn operations() -> Vec<Arc<Operation>> {
+        let rpc = Some(("bgref.v1.Referee".to_owned(), "LegalMoves".to_owned()));
+        vec![
+            Operation::new(
+                Protocol::Http,
+                "POST",
+                Some("/legal-moves".into()),
+                None,
+                false,
+            ),
+            Operation::new(
+                Protocol::Grpc,
+                "POST",
+                Some("/bgref.v1.Referee/{*rest}".into()),
+                rpc,
+                false,
+            ),
+            Operation::new(Protocol::Grpc, "POST", None, None, false),
+            // A probe: its span is at `debug`.
+            Operation::new(Protocol::Http, "GET", Some("/healthz".into()), None, true),
+            Operation::new(Protocol::Http, "_OTHER", None, None, false),
+            // A route with something to escape: no fixed text.
+            Operation::new(
+                Protocol::Http,
+                "POST",
+                Some("/odd\"route\\x".into()),
+                None,
+                false,
+            ),
+        ]
+        .into_iter()
+        .map(Arc::new)
+        .collect()
+    }
+
+    /// Requests, each with an id: plain, with quotes and a backslash,
+    /// not UTF-8 (logged as empty), and with a caller's trace context.
+    fn requests() -> Vec<(Request<()>, HeaderValue)> {
+        let request = |path: &str, traceparent: Option<&str>| {
+            let mut builder = Request::builder().method("POST").uri(path);
+            if let Some(tp) = traceparent {
+                builder = builder.header("traceparent", tp);
+            }
+            builder.body(()).unwrap()
+        };
+        vec![
+            (
+                request("/legal-moves", None),
+                HeaderValue::from_static("d695134e-eb9e-89ee-8000-00000000015d"),
+            ),
+            (
+                request("/a%22b/caf%C3%A9?q=1", None),
+                HeaderValue::from_static("id \"quoted\" and \\ back"),
+            ),
+            (
+                request("/legal-moves", None),
+                HeaderValue::from_bytes(b"caf\xe9").unwrap(),
+            ),
+            (
+                request(
+                    "/games/act",
+                    Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+                ),
+                HeaderValue::from_static("with-trace"),
+            ),
+        ]
+    }
+
+    /// Requests of every operation, with lines logged in them and in a
+    /// handler's span, records of every kind, and their completion lines;
+    /// returns how many request spans kept their fields unformatted.
+    fn log_requests() -> usize {
+        let mut deferred = 0;
+        let err = std::io::Error::other("disk \"full\"");
+        for (i, op) in operations().into_iter().enumerate() {
+            for (j, (req, id)) in requests().into_iter().enumerate() {
+                let span = request_span(&req, &op, &id);
+                span.with_subscriber(|(id, dispatch)| {
+                    use tracing_subscriber::registry::{LookupSpan as _, SpanData as _};
+                    let registry = dispatch.downcast_ref::<tracing_subscriber::Registry>();
+                    if let Some(data) = registry.and_then(|r| r.span_data(id))
+                        && data.extensions().get::<RequestFields>().is_some()
+                    {
+                        deferred += 1;
+                    }
+                });
+                span.in_scope(|| {
+                    tracing::warn!(slug = "bad", detail = "x\ny", "request refused");
+                    let handler =
+                        tracing::info_span!("legal_moves", match_id = tracing::field::Empty);
+                    handler.in_scope(|| {
+                        tracing::Span::current().record("match_id", "m-1");
+                        tracing::info!(n = 3, "in the handler");
+                    });
+                });
+                match (i + j) % 4 {
+                    0 => {}
+                    1 => {
+                        // Each kind of value, and a record that writes nothing.
+                        span.record("http.response.status_code", 7u64);
+                        span.record("rpc.grpc.status_code", 2.5f64);
+                        span.record("otel.status_code", true);
+                        span.record("trace_id", None::<&str>);
+                        tracing::info!(parent: &span, "after records");
+                    }
+                    2 => {
+                        // An error: the fields are formatted from here on.
+                        span.record(
+                            "otel.status_code",
+                            &err as &(dyn std::error::Error + 'static),
+                        );
+                        tracing::info!(parent: &span, "after an error");
+                    }
+                    _ => {
+                        span.record("otel.status_code", "quoted \"text\"");
+                    }
+                }
+                let outcome = match j {
+                    0 => RequestOutcome::Http(http::StatusCode::OK),
+                    1 => RequestOutcome::Grpc(tonic::Code::Internal),
+                    2 => RequestOutcome::Http(http::StatusCode::SERVICE_UNAVAILABLE),
+                    _ => RequestOutcome::Grpc(tonic::Code::Ok),
+                };
+                outcome.record(
+                    &span,
+                    op.probe,
+                    Duration::from_nanos(317_182 * (j as u64 + 1)),
+                );
+            }
+        }
+        deferred
+    }
+
+    /// The lines of [`log_requests`], with request spans formatted when
+    /// they open (`defer` false) or kept ([`DeferRequestFields`]), and how
+    /// many were kept.
+    fn lines(defer: bool) -> (String, usize) {
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let layer = tracing_subscriber::fmt::layer()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .fmt_fields(TextFields)
+            .event_format(TextLine {
+                without_time: true,
+                ..TextLine::default()
+            });
+        let deferred = if defer {
+            let subscriber = tracing_subscriber::registry().with(DeferRequestFields::new(layer));
+            tracing::subscriber::with_default(subscriber, log_requests)
+        } else {
+            let subscriber = tracing_subscriber::registry().with(layer);
+            tracing::subscriber::with_default(subscriber, log_requests)
+        };
+        let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+        (text, deferred)
+    }
+
+    #[test]
+    fn kept_request_fields_are_written_as_formatted_ones() {
+        let (expected, none) = lines(false);
+        assert_eq!(none, 0);
+        let requests = operations().len() * requests().len();
+        assert_eq!(expected.matches("request completed").count(), requests);
+        for needle in [
+            "request{otel.name=\"POST /legal-moves\" otel.kind=\"server\" protocol=\"http\" \
+             request_id=\"d695134e-eb9e-89ee-8000-00000000015d\" http.request.method=\"POST\" \
+             http.route=\"/legal-moves\" url.path=\"/legal-moves\" http.response.status_code=200}: \
+             bgref_service::telemetry: request completed status=\"200\" latency_ms=0.317182\n",
+            "rpc.system=\"grpc\" rpc.service=\"bgref.v1.Referee\" rpc.method=\"LegalMoves\"",
+            r#"request_id="id \"quoted\" and \\ back""#,
+            "request_id=\"\"",
+            "trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+            "http.route=\"/odd\\\"route\\\\x\"",
+            "http.response.status_code=7 rpc.grpc.status_code=2.5 otel.status_code=true }",
+            "otel.status_code=disk \"full\"",
+            "otel.status_code=\"quoted \\\"text\\\"\"",
+            ":legal_moves{match_id=\"m-1\"}: bgref_service::telemetry::deferred_fields_tests: in the handler n=3\n",
+            "DEBUG request{otel.name=\"GET /healthz\"",
+        ] {
+            assert!(expected.contains(needle), "{needle:?} in {expected}");
+        }
+        let (kept, deferred) = lines(true);
+        assert_eq!(deferred, requests);
+        assert_eq!(kept, expected);
     }
 }

@@ -96,7 +96,7 @@ async fn legal_moves<R: Send + 'static>(
 
 /// LegalMoves as served: the answer written as protobuf directly
 /// ([`moves_wire`]), the same bytes as [`Referee::legal_moves`]'s message.
-#[tracing::instrument(name = "LegalMoves", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "LegalMoves", skip_all)]
 async fn legal_moves_encoded(request: Request<proto::LegalMovesRequest>) -> Reply<wire::Encoded> {
     legal_moves(request, moves_wire::encode).await
 }
@@ -106,7 +106,7 @@ impl Referee for RefereeService {
     /// The prost message of the answer. The router does not call this:
     /// [`RefereeRoutes`] answers LegalMoves with the same bytes written
     /// directly (`legal_moves_encoded`); the tests compare the two.
-    #[tracing::instrument(name = "LegalMoves", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "LegalMoves", skip_all)]
     async fn legal_moves(
         &self,
         request: Request<proto::LegalMovesRequest>,
@@ -114,7 +114,7 @@ impl Referee for RefereeService {
         legal_moves(request, |reply| reply.into()).await
     }
 
-    #[tracing::instrument(name = "ApplyMove", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "ApplyMove", skip_all)]
     async fn apply_move(
         &self,
         request: Request<proto::ApplyMoveRequest>,
@@ -122,7 +122,7 @@ impl Referee for RefereeService {
         call(request, api::tables::apply_move)
     }
 
-    #[tracing::instrument(name = "ListVariants", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "ListVariants", skip_all)]
     async fn list_variants(
         &self,
         request: Request<proto::ListVariantsRequest>,
@@ -132,7 +132,7 @@ impl Referee for RefereeService {
         })
     }
 
-    #[tracing::instrument(name = "RollDice", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "RollDice", skip_all)]
     async fn roll_dice(
         &self,
         request: Request<proto::RollDiceRequest>,
@@ -143,7 +143,7 @@ impl Referee for RefereeService {
         })
     }
 
-    #[tracing::instrument(name = "OpeningRoll", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "OpeningRoll", skip_all)]
     async fn opening_roll(
         &self,
         request: Request<proto::OpeningRollRequest>,
@@ -156,7 +156,7 @@ impl Referee for RefereeService {
         })
     }
 
-    #[tracing::instrument(name = "GetCommitment", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "GetCommitment", skip_all)]
     async fn get_commitment(
         &self,
         request: Request<proto::GetCommitmentRequest>,
@@ -166,7 +166,7 @@ impl Referee for RefereeService {
         })
     }
 
-    #[tracing::instrument(name = "RevealSeed", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "RevealSeed", skip_all)]
     async fn reveal_seed(
         &self,
         request: Request<proto::RevealSeedRequest>,
@@ -177,7 +177,7 @@ impl Referee for RefereeService {
         })
     }
 
-    #[tracing::instrument(name = "VerifyDice", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "VerifyDice", skip_all)]
     async fn verify_dice(
         &self,
         request: Request<proto::VerifyDiceRequest>,
@@ -185,7 +185,7 @@ impl Referee for RefereeService {
         call(request, api::dice::verify)
     }
 
-    #[tracing::instrument(name = "GetKeys", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "GetKeys", skip_all)]
     async fn get_keys(
         &self,
         request: Request<proto::GetKeysRequest>,
@@ -195,7 +195,7 @@ impl Referee for RefereeService {
         })
     }
 
-    #[tracing::instrument(name = "ScoreGame", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "ScoreGame", skip_all)]
     async fn score_game(
         &self,
         request: Request<proto::ScoreGameRequest>,
@@ -203,7 +203,7 @@ impl Referee for RefereeService {
         call(request, api::tables::score_game)
     }
 
-    #[tracing::instrument(name = "NewGame", skip_all, fields(match_id = tracing::field::Empty))]
+    #[tracing::instrument(target = "bgref_service::handler", name = "NewGame", skip_all, fields(match_id = tracing::field::Empty))]
     async fn new_game(
         &self,
         request: Request<proto::NewGameRequest>,
@@ -214,13 +214,13 @@ impl Referee for RefereeService {
         })
     }
 
-    #[tracing::instrument(name = "Act", skip_all, fields(match_id = tracing::field::Empty))]
+    #[tracing::instrument(target = "bgref_service::handler", name = "Act", skip_all, fields(match_id = tracing::field::Empty))]
     async fn act(&self, request: Request<proto::ActRequest>) -> Reply<proto::ActResponse> {
         self.check_game_access(&request)?;
         call(request, |input| api::games::act(&self.state.dice, input))
     }
 
-    #[tracing::instrument(name = "VerifyGame", skip_all, fields(match_id = tracing::field::Empty))]
+    #[tracing::instrument(target = "bgref_service::handler", name = "VerifyGame", skip_all, fields(match_id = tracing::field::Empty))]
     async fn verify_game(
         &self,
         request: Request<proto::VerifyGameRequest>,
@@ -229,7 +229,7 @@ impl Referee for RefereeService {
         call(request, |input| api::games::verify(&self.state.dice, input))
     }
 
-    #[tracing::instrument(name = "ExportGame", skip_all, fields(match_id = tracing::field::Empty))]
+    #[tracing::instrument(target = "bgref_service::handler", name = "ExportGame", skip_all, fields(match_id = tracing::field::Empty))]
     async fn export_game(
         &self,
         request: Request<proto::ExportGameRequest>,
@@ -238,7 +238,7 @@ impl Referee for RefereeService {
         call(request, |input| api::games::export(&self.state.dice, input))
     }
 
-    #[tracing::instrument(name = "ResolveCube", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "ResolveCube", skip_all)]
     async fn resolve_cube(
         &self,
         request: Request<proto::ResolveCubeRequest>,

@@ -74,7 +74,7 @@ impl From<&Rendered> for proto::RenderTextResponse {
 
 #[tonic::async_trait]
 impl Render for RenderService {
-    #[tracing::instrument(name = "RenderSvg", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "RenderSvg", skip_all)]
     async fn render_svg(
         &self,
         request: Request<proto::RenderSvgRequest>,
@@ -82,7 +82,7 @@ impl Render for RenderService {
         call(request, api::render::svg)
     }
 
-    #[tracing::instrument(name = "RenderText", skip_all)]
+    #[tracing::instrument(target = "bgref_service::handler", name = "RenderText", skip_all)]
     async fn render_text(
         &self,
         request: Request<proto::RenderTextRequest>,

@@ -70,7 +70,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
                 "detail": "the game is not over: neither player has borne off every checker (x has 15 left, o 15)",
                 "field": "position"})),
     ))]
-#[tracing::instrument(name = "score_game", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "score_game", skip_all)]
 pub async fn score_game(
     ApiJson(req): ApiJson<ScoreGameRequest>,
 ) -> Result<Json<ScoreAnswerOutput>, ApiError> {
@@ -139,7 +139,7 @@ pub async fn score_game(
                 "detail": "there is no crawford game in money play", "field": "match.crawford"})),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "resolve_cube", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "resolve_cube", skip_all)]
 pub async fn resolve_cube(
     ApiJson(req): ApiJson<ResolveCubeRequest>,
 ) -> Result<Json<ResolveCubeResponse>, ApiError> {

@@ -83,7 +83,7 @@ fn authorization(headers: &HeaderMap) -> Option<&str> {
         (status = 403, description = "No roll token is configured: rolling on demand is disabled, play through POST /games (`roll-disabled`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "roll_dice", skip_all, fields(match_id = tracing::field::Empty, game = req.game, turn = req.turn))]
+#[tracing::instrument(target = "bgref_service::handler", name = "roll_dice", skip_all, fields(match_id = tracing::field::Empty, game = req.game, turn = req.turn))]
 pub async fn roll(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -111,7 +111,7 @@ pub async fn roll(
         (status = 403, description = "No roll token is configured: rolling on demand is disabled, play through POST /games (`roll-disabled`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "opening_roll", skip_all, fields(match_id = tracing::field::Empty, game = req.game))]
+#[tracing::instrument(target = "bgref_service::handler", name = "opening_roll", skip_all, fields(match_id = tracing::field::Empty, game = req.game))]
 pub async fn opening(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -136,7 +136,7 @@ pub async fn opening(
         (status = 200, description = "The commitment", body = CommitmentResponse),
         (status = 400, description = "Missing or malformed match_id", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "get_commitment", skip_all, fields(match_id = tracing::field::Empty))]
+#[tracing::instrument(target = "bgref_service::handler", name = "get_commitment", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn commitment(
     State(state): State<AppState>,
     query: Result<Query<CommitmentQuery>, QueryRejection>,
@@ -163,7 +163,7 @@ pub async fn commitment(
         (status = 401, description = "Missing or wrong bearer token (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "No reveal token is configured: reveal is disabled (`reveal-disabled`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "reveal_seed", skip_all, fields(match_id = tracing::field::Empty))]
+#[tracing::instrument(target = "bgref_service::handler", name = "reveal_seed", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn reveal(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -185,7 +185,7 @@ pub async fn reveal(
         (status = 400, description = "Malformed request, seed, commitment or roll", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "verify_dice", skip_all, fields(match_id = tracing::field::Empty, rolls = req.rolls.len()))]
+#[tracing::instrument(target = "bgref_service::handler", name = "verify_dice", skip_all, fields(match_id = tracing::field::Empty, rolls = req.rolls.len()))]
 pub async fn verify(
     ApiJson(req): ApiJson<VerifyRequest>,
 ) -> Result<Json<VerifyResponse>, ApiError> {
@@ -198,7 +198,7 @@ pub async fn verify(
 /// verify. A key id is the first 16 hex digits of SHA-256(public key).
 #[utoipa::path(get, path = "/dice/keys", tag = "dice", operation_id = "get_keys",
     responses((status = 200, description = "The published keys", body = KeysResponse)))]
-#[tracing::instrument(name = "get_keys", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "get_keys", skip_all)]
 pub async fn keys(State(state): State<AppState>) -> Json<KeysResponse> {
     Json((&api::dice::keys(&state.dice)).into())
 }

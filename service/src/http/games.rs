@@ -87,7 +87,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "new_game", skip_all, fields(match_id = tracing::field::Empty))]
+#[tracing::instrument(target = "bgref_service::handler", name = "new_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn new_game(
     State(state): State<AppState>,
     _access: GameAccess,
@@ -117,7 +117,7 @@ pub async fn new_game(
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The rules refuse the action", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "act", skip_all, fields(match_id = tracing::field::Empty))]
+#[tracing::instrument(target = "bgref_service::handler", name = "act", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn act(
     State(state): State<AppState>,
     _access: GameAccess,
@@ -139,7 +139,7 @@ pub async fn act(
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "verify_game", skip_all, fields(match_id = tracing::field::Empty))]
+#[tracing::instrument(target = "bgref_service::handler", name = "verify_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn verify(
     State(state): State<AppState>,
     _access: GameAccess,
@@ -167,7 +167,7 @@ pub async fn verify(
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An action is refused (`illegal-transcript`), or the format cannot say it (`not-exportable`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "export_game", skip_all, fields(match_id = tracing::field::Empty))]
+#[tracing::instrument(target = "bgref_service::handler", name = "export_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn export(
     State(state): State<AppState>,
     _access: GameAccess,

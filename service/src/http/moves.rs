@@ -27,7 +27,7 @@ use crate::offload;
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The game is already over", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "legal_moves", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "legal_moves", skip_all)]
 pub async fn legal_moves(ApiJson(req): ApiJson<LegalMovesRequest>) -> Result<Response, ApiError> {
     let input = req.into_input()?;
     if offload::legal_moves_may_be_heavy(&input.turn) {
@@ -74,7 +74,7 @@ fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Illegal or ambiguous play, or the game is over", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "apply_move", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "apply_move", skip_all)]
 pub async fn apply_move(
     ApiJson(req): ApiJson<ApplyMoveRequest>,
 ) -> Result<Json<ApplyMoveAnswerOutput>, ApiError> {

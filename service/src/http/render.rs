@@ -46,7 +46,7 @@ const CACHE: &str = "public, max-age=86400";
         (status = 200, description = "The picture", body = String, content_type = "image/svg+xml"),
         (status = 400, description = "Malformed, missing or inconsistent position, cube, match or dice; an unknown parameter (`invalid-query`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "render_svg", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "render_svg", skip_all)]
 pub async fn render_svg(
     query: Result<Query<RenderQuery>, QueryRejection>,
 ) -> Result<impl IntoResponse, ApiError> {
@@ -73,7 +73,7 @@ pub async fn render_svg(
         (status = 200, description = "The text board", body = String, content_type = "text/plain; charset=utf-8"),
         (status = 400, description = "Malformed, missing or inconsistent position, cube, match or dice; an unknown parameter (`invalid-query`)", body = Problem, content_type = "application/problem+json"),
     ))]
-#[tracing::instrument(name = "render_text", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "render_text", skip_all)]
 pub async fn render_text(
     query: Result<Query<RenderQuery>, QueryRejection>,
 ) -> Result<impl IntoResponse, ApiError> {

@@ -11,7 +11,7 @@ use crate::api;
 /// three encodings, and which rules apply (cube, gammons, backgammons).
 #[utoipa::path(get, path = "/variants", tag = "moves", operation_id = "list_variants",
     responses((status = 200, description = "The variants", body = VariantsResponse)))]
-#[tracing::instrument(name = "list_variants", skip_all)]
+#[tracing::instrument(target = "bgref_service::handler", name = "list_variants", skip_all)]
 pub async fn variants() -> Json<VariantsResponse> {
     Json((&api::variants::list()).into())
 }
