@@ -21,13 +21,13 @@ use tonic::Status;
 use tonic::codec::{Codec, EncodeBuf, Encoder};
 
 /// Wire type of varints (integers, enums, bools).
-const VARINT: u8 = 0;
+pub const VARINT: u8 = 0;
 /// Wire type of length-delimited fields (strings, messages, packed
 /// repeated scalars).
-const LEN: u8 = 2;
+pub const LEN: u8 = 2;
 
 /// The key of field `number` (1 to 15: one byte) with wire type `wire`.
-const fn key(number: u8, wire: u8) -> u8 {
+pub const fn key(number: u8, wire: u8) -> u8 {
     number << 3 | wire
 }
 
@@ -115,11 +115,55 @@ fn delimited(
     write: impl FnOnce(&mut Vec<u8>),
 ) -> usize {
     out.push(key);
-    let at = out.len();
-    for _ in 0..reserved {
-        out.push(0);
-    }
+    let at = open(out, reserved);
     write(out);
+    close(out, at, reserved)
+}
+
+/// Holds `reserved` bytes (0 to 3) for a length at the end of `out` and
+/// returns where they are, for [`close`] once the content is written.
+#[inline]
+pub fn open(out: &mut Vec<u8>, reserved: usize) -> usize {
+    let at = out.len();
+    // Three bytes, then cut: a copy of known size is a store, one of
+    // the reserved size a `memcpy` call.
+    out.extend_from_slice(&[0; 3]);
+    out.truncate(at + reserved.min(3));
+    at
+}
+
+/// Writes the length of everything after the `reserved` bytes [`open`]
+/// held at `at` into them, as the shortest varint (the content moved when
+/// it needs another number of bytes, as in [`message`]); returns the
+/// bytes it took. The usual case (a guess that was right) is one store
+/// or two.
+#[inline(always)]
+pub fn close(out: &mut Vec<u8>, at: usize, reserved: usize) -> usize {
+    let len = out.len().wrapping_sub(at + reserved);
+    match (reserved, len) {
+        (1, 0..0x80) => {
+            if let Some(byte) = out.get_mut(at) {
+                *byte = len as u8;
+                return 1;
+            }
+        }
+        (2, 0x80..0x4000) => {
+            if let Some([low, high]) = out.get_mut(at..at + 2) {
+                *low = len as u8 | 0x80;
+                *high = (len >> 7) as u8;
+                return 2;
+            }
+        }
+        _ => {}
+    }
+    close_moving(out, at, reserved)
+}
+
+/// [`close`] when the length needs another number of bytes than held.
+#[cold]
+#[inline(never)]
+fn close_moving(out: &mut Vec<u8>, at: usize, reserved: usize) -> usize {
+    let reserved = reserved.min(3);
     let end = out.len();
     let len = end - at - reserved;
     let used = encoded_len_varint(len as u64);
@@ -137,6 +181,104 @@ fn delimited(
     }
     out[at + used - 1] &= 0x7f;
     used
+}
+
+/// Bytes gathered on the stack and appended to the answer in one copy:
+/// for the fixed-size parts of a message (a board, the moves of a play),
+/// which would otherwise be a dozen separate pushes, each checking the
+/// vector's capacity and storing its length.
+///
+/// `N` is the most its writer can put in (each writer says how it is
+/// bounded); writing past it is a bug, not an input error.
+#[derive(Debug, Clone, Copy)]
+pub struct Chunk<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> Chunk<N> {
+    /// An empty chunk.
+    #[inline]
+    pub fn new() -> Chunk<N> {
+        Chunk {
+            bytes: [0; N],
+            len: 0,
+        }
+    }
+
+    /// Appends one byte.
+    #[inline(always)]
+    pub fn push(&mut self, byte: u8) {
+        self.bytes[self.len] = byte;
+        self.len += 1;
+    }
+
+    /// Appends `bytes` (a copy of known size when `M` is a constant).
+    #[inline(always)]
+    pub fn array<const M: usize>(&mut self, bytes: [u8; M]) {
+        self.bytes[self.len..self.len + M].copy_from_slice(&bytes);
+        self.len += M;
+    }
+
+    /// Appends two bytes (a one-byte key and a one-byte value or length).
+    #[inline(always)]
+    pub fn pair(&mut self, first: u8, second: u8) {
+        self.bytes[self.len] = first;
+        self.bytes[self.len + 1] = second;
+        self.len += 2;
+    }
+
+    /// A `uint32` field below 2^14 (pip counts, checker counts: one or
+    /// two varint bytes); left out at 0, as [`uint32`] does.
+    #[inline(always)]
+    pub fn small_uint32(&mut self, number: u8, value: u16) {
+        debug_assert!(value < 0x4000);
+        match value {
+            0 => {}
+            1..0x80 => self.pair(key(number, VARINT), value as u8),
+            _ => {
+                self.pair(key(number, VARINT), value as u8 | 0x80);
+                self.push((value >> 7) as u8);
+            }
+        }
+    }
+
+    /// A `PerPlayer` message field of two values below 2^14, present,
+    /// as [`per_player`] writes it.
+    #[inline(always)]
+    pub fn small_per_player(&mut self, number: u8, x: u16, o: u16) {
+        let len = |v: u16| match v {
+            0 => 0,
+            1..0x80 => 2,
+            _ => 3,
+        };
+        self.pair(key(number, LEN), len(x) + len(o));
+        self.small_uint32(1, x);
+        self.small_uint32(2, o);
+    }
+
+    /// The bytes gathered.
+    #[inline]
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// Appends the bytes gathered to `out`: all `N`, then cut to those
+    /// gathered (a copy of known size is a few vector stores, one of the
+    /// gathered length a `memcpy` call), so `out` needs `N` bytes of
+    /// spare capacity not to grow.
+    #[inline]
+    pub fn append_to(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&self.bytes);
+        out.truncate(start + self.len);
+    }
+}
+
+impl<const N: usize> Default for Chunk<N> {
+    fn default() -> Self {
+        Chunk::new()
+    }
 }
 
 /// A `PerPlayer` message field (`x` = 1, `o` = 2), present.
