@@ -53,13 +53,16 @@ fn per_play(fields: Fields) -> usize {
 }
 
 fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
+    // The bytes the FIBS board's length took last time (its text is
+    // about 128 bytes, one side or the other): the guess for the next.
+    let mut fibs_len = 2;
     write_plays(
         out,
         &answer.plays,
         fields,
         |view| &view.play,
         |out, view| {
-            write_position(out, &view.position, fields);
+            write_position(out, &view.position, fields, &mut fibs_len);
         },
     );
     write_tail(out, answer.dice.values(), answer.forced());
@@ -87,13 +90,15 @@ fn write_plays<V>(
     plays: &[V],
     fields: Fields,
     play: impl Fn(&V) -> &Play,
-    position: impl Fn(&mut Vec<u8>, &V),
+    mut position: impl FnMut(&mut Vec<u8>, &V),
 ) {
     let per_play = per_play(fields);
     out.reserve(16 + plays.len() * per_play);
     // The bytes each nested length took last time: the guess for the
-    // next (two for an answer with every field, one with a few).
-    let (mut play_len, mut position_len) = (1, 1);
+    // next (two for an answer with every field, one with a few); the
+    // first guess from the size of a play with `fields`.
+    let first_guess = if per_play > 0x100 { 2 } else { 1 };
+    let (mut play_len, mut position_len) = (first_guess, first_guess);
     let with_position = fields.any(Fields::POSITION);
     for view in plays {
         out.reserve(per_play);
@@ -110,9 +115,9 @@ fn write_plays<V>(
     }
 }
 
-/// The bytes of four `Move` messages at most: 8 each (key, length and
-/// three one-byte fields: points are 0 to 25).
-const MOVES_CHUNK: usize = 4 * 8;
+/// The bytes of four `Move` messages at most (8 each: key, length and
+/// three one-byte fields, points being 0 to 25), and the 8 a word stores.
+const MOVES_CHUNK: usize = 4 * 8 + 8;
 
 /// A `Play`'s notation and, when `fields` has them, its moves.
 fn write_play_head(out: &mut Vec<u8>, play: &Play, fields: Fields) {
@@ -122,18 +127,28 @@ fn write_play_head(out: &mut Vec<u8>, play: &Play, fields: Fields) {
         for moves in play.moves().chunks(4) {
             let mut chunk = Chunk::<MOVES_CHUNK>::new();
             for m in moves {
-                let (from, to, hit) = (m.from().get(), m.to().get(), u8::from(m.is_hit()));
-                let len = 2 * (u8::from(from != 0) + u8::from(to != 0) + hit);
-                chunk.pair(wire::key(2, wire::LEN), len);
-                for (number, value) in [(1, from), (2, to), (3, hit)] {
-                    if value != 0 {
-                        chunk.pair(wire::key(number, wire::VARINT), value);
-                    }
-                }
+                chunk_move(&mut chunk, m.from().get(), m.to().get(), m.is_hit());
             }
             chunk.append_to(out);
         }
     }
+}
+
+/// A `Move` message field (2) of points 0 to 25: at most 8 bytes, made in
+/// a register and stored at once.
+#[inline(always)]
+fn chunk_move<const N: usize>(chunk: &mut Chunk<N>, from: u8, to: u8, hit: bool) {
+    let mut word = u64::from(wire::key(2, wire::LEN));
+    let mut shift = 16;
+    for (number, value) in [(1, from), (2, to), (3, u8::from(hit))] {
+        if value != 0 {
+            word |= (u64::from(wire::key(number, wire::VARINT)) | u64::from(value) << 8) << shift;
+            shift += 16;
+        }
+    }
+    let len = shift / 8;
+    word |= ((len - 2) as u64) << 8;
+    chunk.word(word, len);
 }
 
 /// A `string` field whose text `write` appends, usually shorter than 128
@@ -158,28 +173,14 @@ fn write_tail(out: &mut Vec<u8>, dice: [u8; 2], forced: bool) {
 }
 
 /// A backgammon `Position`'s content: the encodings `fields` names (all
-/// of them: `position_out`'s message).
-fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
+/// of them: `position_out`'s message). `fibs_len`: the bytes to hold for
+/// the FIBS board's length, updated to those it took.
+fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields, fibs_len: &mut usize) {
     if fields.has(Fields::POSITION_ID) {
         // Key, length and the 14 characters in one copy of known size.
-        let mut field = [
-            wire::key(1, wire::LEN),
-            14,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-        ];
+        let mut field = [0; 16];
+        field[0] = wire::key(1, wire::LEN);
+        field[1] = 14;
         field[2..].copy_from_slice(&view.position_id_value().encode());
         out.extend_from_slice(&field);
     }
@@ -192,21 +193,22 @@ fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
         write_board_and_pips(out, board.as_ref(), pips);
     }
     if fields.has(Fields::FIBS) {
-        // A FIBS board string is 128 bytes or more: two length bytes.
-        out.extend_from_slice(&[wire::key(5, wire::LEN), 0, 0]);
-        let at = out.len() - 2;
+        out.push(wire::key(5, wire::LEN));
+        let at = wire::open(out, *fibs_len);
         view.fibs_value().write_to(out);
-        if out.len() == at + 2 {
+        if out.len() == at + *fibs_len {
+            // No text: the field is left out.
             out.truncate(at - 1);
         } else {
-            wire::close(out, at, 2);
+            *fibs_len = wire::close(out, at, *fibs_len);
         }
     }
 }
 
 /// The most [`write_board_and_pips`] gathers: the board message (key and
 /// length 2, points 2 + 24, bar and off 2 + 2 × 3 each, turn 2) and the
-/// pips (2 + 2 × 3), with values below 2^14.
+/// pips (2 + 2 × 3), with values below 2^14: 54, each `PerPlayer` stored
+/// as 8 bytes whatever its length.
 const BOARD_CHUNK: usize = 64;
 
 /// The `board` (3) and `pips` (4) fields of a backgammon `Position`, next
@@ -215,8 +217,14 @@ const BOARD_CHUNK: usize = 64;
 /// to 15, pips up to 375) always fit; others take the general writers.
 fn write_board_and_pips(out: &mut Vec<u8>, board: Option<&BoardView>, pips: Option<ByPlayer<u32>>) {
     let small = |v: u32| u16::try_from(v).ok().filter(|&v| v < 0x4000);
+    // Every count in -64..=63 (one zigzag byte): `count + 64` below 128
+    // for all, or-ed without a branch per count.
     let board_fits = board.is_none_or(|b| {
-        b.points.iter().all(|p| (-64..64).contains(p)) && (0..0x80).contains(&player_out(b.turn))
+        b.points
+            .iter()
+            .fold(0, |bits, &p| bits | (p as u8).wrapping_add(64))
+            < 0x80
+            && (0..0x80).contains(&player_out(b.turn))
     });
     let pips_small = match pips {
         Some(p) => match (small(p.x), small(p.o)) {
@@ -236,19 +244,12 @@ fn write_board_and_pips(out: &mut Vec<u8>, board: Option<&BoardView>, pips: Opti
     };
     let mut chunk = Chunk::<BOARD_CHUNK>::new();
     if let Some(board) = board {
-        let per_player_len = |x: u8, o: u8| {
-            2 + 2 * (u8::from(x != 0) + u8::from(o != 0))
-                + u8::from(x >= 0x80)
-                + u8::from(o >= 0x80)
-        };
+        let (_, bar_len) = wire::small_per_player(2, board.bar.x.into(), board.bar.o.into());
+        let (_, off_len) = wire::small_per_player(3, board.off.x.into(), board.off.o.into());
         // An enum value below 128 (checked above): one byte.
         let turn = player_out(board.turn);
         let turn_len = if turn == 0 { 0 } else { 2 };
-        let len = 2
-            + 24
-            + per_player_len(board.bar.x, board.bar.o)
-            + per_player_len(board.off.x, board.off.o)
-            + turn_len;
+        let len = (2 + 24 + bar_len + off_len + turn_len) as u8;
         chunk.array([wire::key(3, wire::LEN), len, wire::key(1, wire::LEN), 24]);
         // The zigzag of -64..=63 in 8 bits is its 32-bit zigzag; the 24
         // counts at once, then one copy.

@@ -228,33 +228,21 @@ impl<const N: usize> Chunk<N> {
         self.len += 2;
     }
 
-    /// A `uint32` field below 2^14 (pip counts, checker counts: one or
-    /// two varint bytes); left out at 0, as [`uint32`] does.
-    #[inline(always)]
-    pub fn small_uint32(&mut self, number: u8, value: u16) {
-        debug_assert!(value < 0x4000);
-        match value {
-            0 => {}
-            1..0x80 => self.pair(key(number, VARINT), value as u8),
-            _ => {
-                self.pair(key(number, VARINT), value as u8 | 0x80);
-                self.push((value >> 7) as u8);
-            }
-        }
-    }
-
     /// A `PerPlayer` message field of two values below 2^14, present,
-    /// as [`per_player`] writes it.
+    /// as [`per_player`] writes it: the (at most 8) bytes made in a
+    /// register by [`small_per_player`], stored at once.
     #[inline(always)]
     pub fn small_per_player(&mut self, number: u8, x: u16, o: u16) {
-        let len = |v: u16| match v {
-            0 => 0,
-            1..0x80 => 2,
-            _ => 3,
-        };
-        self.pair(key(number, LEN), len(x) + len(o));
-        self.small_uint32(1, x);
-        self.small_uint32(2, o);
+        let (word, len) = small_per_player(number, x, o);
+        self.word(word, len);
+    }
+
+    /// Appends the low `len` bytes (at most 8) of `word`: all 8 stored,
+    /// `len` kept, so it needs 8 bytes of room.
+    #[inline(always)]
+    pub fn word(&mut self, word: u64, len: usize) {
+        self.bytes[self.len..self.len + 8].copy_from_slice(&word.to_le_bytes());
+        self.len += len.min(8);
     }
 
     /// The bytes gathered.
@@ -339,6 +327,34 @@ pub fn packed_sint32(out: &mut Vec<u8>, number: u8, values: &[i8]) {
     }
 }
 
+/// A `uint32` field below 2^14 (one or two varint bytes; left out at 0,
+/// as [`uint32`] does) as the low bytes of a word, and their count.
+#[inline(always)]
+const fn small_uint32(number: u8, value: u16) -> (u64, usize) {
+    let key = key(number, VARINT) as u64;
+    match value {
+        0 => (0, 0),
+        1..0x80 => (key | (value as u64) << 8, 2),
+        _ => (
+            key | ((value as u64 & 0x7f) | 0x80) << 8 | (value as u64 >> 7 & 0x7f) << 16,
+            3,
+        ),
+    }
+}
+
+/// A `PerPlayer` message field (`x` = 1, `o` = 2) of two values below
+/// 2^14, present, as [`per_player`] writes it: at most 8 bytes (key,
+/// length and two fields of 3), as the low bytes of a word, and their
+/// count.
+#[inline(always)]
+pub const fn small_per_player(number: u8, x: u16, o: u16) -> (u64, usize) {
+    let (x, x_len) = small_uint32(1, x);
+    let (o, o_len) = small_uint32(2, o);
+    let word =
+        key(number, LEN) as u64 | ((x_len + o_len) as u64) << 8 | x << 16 | o << (16 + 8 * x_len);
+    (word, 2 + x_len + o_len)
+}
+
 /// A message already encoded as protobuf, as a method's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Encoded(pub Vec<u8>);
@@ -419,6 +435,20 @@ mod tests {
             let mut expected = Vec::new();
             encoding::message::encode(2, &crate::proto::PerPlayer { x, o }, &mut expected);
             assert_eq!(written(|out| super::per_player(out, 2, x, o)), expected);
+        }
+        let small = [0u16, 1, 127, 128, 300, 0x3fff];
+        for (x, o) in small
+            .iter()
+            .flat_map(|&x| small.iter().map(move |&o| (x, o)))
+        {
+            let mut expected = Vec::new();
+            let message = crate::proto::PerPlayer {
+                x: x.into(),
+                o: o.into(),
+            };
+            encoding::message::encode(3, &message, &mut expected);
+            let (word, len) = super::small_per_player(3, x, o);
+            assert_eq!(&word.to_le_bytes()[..len], &expected[..], "{x} {o}");
         }
         let signed: Vec<i8> = (-128..=127).collect();
         for values in [

@@ -806,6 +806,29 @@ mod tests {
         assert!(plays > 1000, "{plays} plays compared");
     }
 
+    /// The chunk's numbers and board counts are what serde_json writes,
+    /// on every value a table holds and past them; a chunk filled past
+    /// its size goes out in pieces.
+    #[test]
+    fn the_chunk_writes_numbers_and_counts_as_serde_json_does() {
+        let mut out = Vec::new();
+        let mut chunk = super::JsonChunk::new();
+        let mut expected = String::new();
+        for n in (0..2000).chain([9_999, 10_000, 123_456, u32::MAX]) {
+            chunk.room(&mut out, 18);
+            chunk.int(n);
+            chunk.put(b" ");
+            expected.push_str(&format!("{} ", serde_json::to_string(&n).unwrap()));
+        }
+        for n in i8::MIN..=i8::MAX {
+            chunk.room(&mut out, 8);
+            chunk.word(super::POINT_TOKENS[usize::from(n as u8)]);
+            expected.push_str(&format!(",{}", serde_json::to_string(&n).unwrap()));
+        }
+        chunk.append_to(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+
     #[test]
     fn fields_leave_parts_out() {
         let req: LegalMovesRequest = serde_json::from_value(json!({
