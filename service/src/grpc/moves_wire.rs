@@ -39,7 +39,7 @@ pub fn encode(reply: &LegalMovesReply) -> Encoded {
 }
 
 /// The most one play takes with `fields` (an opening position's play with
-/// every field is about 270 bytes), with the slack the stack chunks need
+/// every field is about 300 bytes), with the slack the stack chunks need
 /// ([`Chunk::append_to`]): reserved before each play, so that a play's
 /// writes do not grow the buffer.
 fn per_play(fields: Fields) -> usize {

@@ -206,13 +206,6 @@ impl<const N: usize> Chunk<N> {
         }
     }
 
-    /// Appends one byte.
-    #[inline(always)]
-    pub fn push(&mut self, byte: u8) {
-        self.bytes[self.len] = byte;
-        self.len += 1;
-    }
-
     /// Appends `bytes` (a copy of known size when `M` is a constant).
     #[inline(always)]
     pub fn array<const M: usize>(&mut self, bytes: [u8; M]) {
@@ -243,12 +236,6 @@ impl<const N: usize> Chunk<N> {
     pub fn word(&mut self, word: u64, len: usize) {
         self.bytes[self.len..self.len + 8].copy_from_slice(&word.to_le_bytes());
         self.len += len.min(8);
-    }
-
-    /// The bytes gathered.
-    #[inline]
-    pub fn as_slice(&self) -> &[u8] {
-        &self.bytes[..self.len]
     }
 
     /// Appends the bytes gathered to `out`: all `N`, then cut to those
