@@ -441,7 +441,7 @@ impl LegalMovesJson<'_> {
     /// Appends the body to `out`.
     ///
     /// Between the notation writers' texts, everything of a play (keys,
-    /// numbers, the moves, the board) is gathered in a [`JsonChunk`] on
+    /// numbers, the moves, the board) is gathered in a `JsonChunk` on
     /// the stack and appended in one copy.
     pub fn write(&self, out: &mut Vec<u8>) {
         let fields = self.fields;
