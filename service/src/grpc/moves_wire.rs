@@ -22,10 +22,10 @@
 use bgref_core::{ByPlayer, Play, Player};
 
 use super::common::player_out;
-use super::wire::{self, Encoded};
+use super::wire::{self, Chunk, Encoded};
 use crate::api::moves::{LegalMoves, LegalMovesReply};
 use crate::api::tables::{LegalMovesAnswer, TablesLegalMoves, TablesView};
-use crate::api::view::{Fields, PositionView};
+use crate::api::view::{BoardView, Fields, PositionView};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
 pub fn encode(reply: &LegalMovesReply) -> Encoded {
@@ -39,26 +39,30 @@ pub fn encode(reply: &LegalMovesReply) -> Encoded {
 }
 
 /// The most one play takes with `fields` (an opening position's play with
-/// every field is about 330 bytes): reserved before each play, so that a
-/// play's writes do not grow the buffer.
+/// every field is about 300 bytes), with the slack the stack chunks need
+/// ([`Chunk::append_to`]): reserved before each play, so that a play's
+/// writes do not grow the buffer.
 fn per_play(fields: Fields) -> usize {
     let part = |field: Fields, bytes: usize| if fields.has(field) { bytes } else { 0 };
-    40 + part(Fields::MOVES, 4 * 8)
+    40 + part(Fields::MOVES, MOVES_CHUNK)
         + part(Fields::POSITION_ID, 16)
         + part(Fields::XGID, 72)
-        + part(Fields::BOARD, 24 * 2 + 20)
+        + part(Fields::BOARD, BOARD_CHUNK + 8)
         + part(Fields::FIBS, 240)
         + part(Fields::PIPS, 12)
 }
 
 fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
+    // The bytes the FIBS board's length took last time (its text is
+    // about 128 bytes, one side or the other): the guess for the next.
+    let mut fibs_len = 2;
     write_plays(
         out,
         &answer.plays,
         fields,
         |view| &view.play,
         |out, view| {
-            write_position(out, &view.position, fields);
+            write_position(out, &view.position, fields, &mut fibs_len);
         },
     );
     write_tail(out, answer.dice.values(), answer.forced());
@@ -79,51 +83,86 @@ fn write_tables(out: &mut Vec<u8>, answer: &TablesLegalMoves) {
 
 /// The `plays` field: each play's head, then (when `fields` has any of
 /// the position's encodings) its `Position` as `position` writes it.
+/// One reservation per play; each nested length is written once, after
+/// its content, in the bytes held for it ([`wire::open`], [`wire::close`]).
 fn write_plays<V>(
     out: &mut Vec<u8>,
     plays: &[V],
     fields: Fields,
     play: impl Fn(&V) -> &Play,
-    position: impl Fn(&mut Vec<u8>, &V),
+    mut position: impl FnMut(&mut Vec<u8>, &V),
 ) {
     let per_play = per_play(fields);
     out.reserve(16 + plays.len() * per_play);
-    // The bytes each nested length took last time: the guess for the next.
-    let (mut play_len, mut position_len) = (1, 1);
+    // The bytes each nested length took last time: the guess for the
+    // next (two for an answer with every field, one with a few); the
+    // first guess from the size of a play with `fields`.
+    let first_guess = if per_play > 0x100 { 2 } else { 1 };
+    let (mut play_len, mut position_len) = (first_guess, first_guess);
+    let with_position = fields.any(Fields::POSITION);
     for view in plays {
         out.reserve(per_play);
-        play_len = wire::message(out, 1, play_len, |out| {
-            write_play_head(out, play(view), fields);
-            if fields.any(Fields::POSITION) {
-                position_len = wire::message(out, 3, position_len, |out| position(out, view));
-            }
-        });
+        out.push(wire::key(1, wire::LEN));
+        let play_at = wire::open(out, play_len);
+        write_play_head(out, play(view), fields);
+        if with_position {
+            out.push(wire::key(3, wire::LEN));
+            let position_at = wire::open(out, position_len);
+            position(out, view);
+            position_len = wire::close(out, position_at, position_len);
+        }
+        play_len = wire::close(out, play_at, play_len);
     }
 }
 
+/// The bytes of four `Move` messages at most (8 each: key, length and
+/// three one-byte fields, points being 0 to 25), and the 8 a word stores.
+const MOVES_CHUNK: usize = 4 * 8 + 8;
+
 /// A `Play`'s notation and, when `fields` has them, its moves.
 fn write_play_head(out: &mut Vec<u8>, play: &Play, fields: Fields) {
-    wire::string_with(out, 1, 1, |out| play.write_notation(out));
+    short_string(out, 1, |out| play.write_notation(out));
     if fields.has(Fields::MOVES) {
-        for m in play.moves() {
-            // A `Move` message (field 2) in at most 8 bytes: points are 0
-            // to 25, one-byte varints.
-            let mut bytes = [2 << 3 | 2, 0, 0, 0, 0, 0, 0, 0];
-            let mut len = 2;
-            for (key, value) in [
-                (1 << 3, m.from().get()),
-                (2 << 3, m.to().get()),
-                (3 << 3, u8::from(m.is_hit())),
-            ] {
-                if value != 0 {
-                    bytes[len] = key;
-                    bytes[len + 1] = value;
-                    len += 2;
-                }
+        // Four moves (a whole backgammon play) per chunk.
+        for moves in play.moves().chunks(4) {
+            let mut chunk = Chunk::<MOVES_CHUNK>::new();
+            for m in moves {
+                chunk_move(&mut chunk, m.from().get(), m.to().get(), m.is_hit());
             }
-            bytes[1] = (len - 2) as u8;
-            out.extend_from_slice(&bytes[..len]);
+            chunk.append_to(out);
         }
+    }
+}
+
+/// A `Move` message field (2) of points 0 to 25: at most 8 bytes, made in
+/// a register and stored at once.
+#[inline(always)]
+fn chunk_move<const N: usize>(chunk: &mut Chunk<N>, from: u8, to: u8, hit: bool) {
+    let mut word = u64::from(wire::key(2, wire::LEN));
+    let mut shift = 16;
+    for (number, value) in [(1, from), (2, to), (3, u8::from(hit))] {
+        if value != 0 {
+            word |= (u64::from(wire::key(number, wire::VARINT)) | u64::from(value) << 8) << shift;
+            shift += 16;
+        }
+    }
+    let len = shift / 8;
+    word |= ((len - 2) as u64) << 8;
+    chunk.word(word, len);
+}
+
+/// A `string` field whose text `write` appends, usually shorter than 128
+/// bytes (a notation, an XGID): its length held in one byte, moved over
+/// when longer; left out when empty.
+#[inline]
+fn short_string(out: &mut Vec<u8>, number: u8, write: impl FnOnce(&mut Vec<u8>)) {
+    out.extend_from_slice(&[wire::key(number, wire::LEN), 0]);
+    let at = out.len() - 1;
+    write(out);
+    if out.len() == at + 1 {
+        out.truncate(at - 1);
+    } else {
+        wire::close(out, at, 1);
     }
 }
 
@@ -134,25 +173,97 @@ fn write_tail(out: &mut Vec<u8>, dice: [u8; 2], forced: bool) {
 }
 
 /// A backgammon `Position`'s content: the encodings `fields` names (all
-/// of them: `position_out`'s message).
-fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
+/// of them: `position_out`'s message). `fibs_len`: the bytes to hold for
+/// the FIBS board's length, updated to those it took.
+fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields, fibs_len: &mut usize) {
     if fields.has(Fields::POSITION_ID) {
-        wire::bytes(out, 1, &view.position_id_value().encode());
+        // Key, length and the 14 characters in one copy of known size.
+        let mut field = [0; 16];
+        field[0] = wire::key(1, wire::LEN);
+        field[1] = 14;
+        field[2..].copy_from_slice(&view.position_id_value().encode());
+        out.extend_from_slice(&field);
     }
     if fields.has(Fields::XGID) {
-        wire::string_with(out, 2, 1, |out| view.xgid_value().write_to(out));
+        short_string(out, 2, |out| view.xgid_value().write_to(out));
     }
-    if fields.has(Fields::BOARD) {
-        let board = view.board();
-        write_board(out, &board.points, board.bar, board.off, board.turn, &[]);
-    }
-    if fields.has(Fields::PIPS) {
-        let pips = view.pips();
-        wire::per_player(out, 4, pips.x, pips.o);
+    let board = fields.has(Fields::BOARD).then(|| view.board());
+    let pips = fields.has(Fields::PIPS).then(|| view.pips());
+    if board.is_some() || pips.is_some() {
+        write_board_and_pips(out, board.as_ref(), pips);
     }
     if fields.has(Fields::FIBS) {
-        wire::string_with(out, 5, 2, |out| view.fibs_value().write_to(out));
+        out.push(wire::key(5, wire::LEN));
+        let at = wire::open(out, *fibs_len);
+        view.fibs_value().write_to(out);
+        if out.len() == at + *fibs_len {
+            // No text: the field is left out.
+            out.truncate(at - 1);
+        } else {
+            *fibs_len = wire::close(out, at, *fibs_len);
+        }
     }
+}
+
+/// The most [`write_board_and_pips`] gathers: the board message (key and
+/// length 2, points 2 + 24, bar and off 2 + 2 × 3 each, turn 2) and the
+/// pips (2 + 2 × 3), with values below 2^14: 54, each `PerPlayer` stored
+/// as 8 bytes whatever its length.
+const BOARD_CHUNK: usize = 64;
+
+/// The `board` (3) and `pips` (4) fields of a backgammon `Position`, next
+/// to each other in field order: gathered in one chunk, every length
+/// known before it is written. The values of a real position (counts up
+/// to 15, pips up to 375) always fit; others take the general writers.
+fn write_board_and_pips(out: &mut Vec<u8>, board: Option<&BoardView>, pips: Option<ByPlayer<u32>>) {
+    let small = |v: u32| u16::try_from(v).ok().filter(|&v| v < 0x4000);
+    // Every count in -64..=63 (one zigzag byte): `count + 64` below 128
+    // for all, or-ed without a branch per count.
+    let board_fits = board.is_none_or(|b| {
+        b.points
+            .iter()
+            .fold(0, |bits, &p| bits | (p as u8).wrapping_add(64))
+            < 0x80
+            && (0..0x80).contains(&player_out(b.turn))
+    });
+    let pips_small = match pips {
+        Some(p) => match (small(p.x), small(p.o)) {
+            (Some(x), Some(o)) => Some(Some((x, o))),
+            _ => None,
+        },
+        None => Some(None),
+    };
+    let (true, Some(pips_small)) = (board_fits, pips_small) else {
+        if let Some(board) = board {
+            write_board(out, &board.points, board.bar, board.off, board.turn, &[]);
+        }
+        if let Some(pips) = pips {
+            wire::per_player(out, 4, pips.x, pips.o);
+        }
+        return;
+    };
+    let mut chunk = Chunk::<BOARD_CHUNK>::new();
+    if let Some(board) = board {
+        let (_, bar_len) = wire::small_per_player(2, board.bar.x.into(), board.bar.o.into());
+        let (_, off_len) = wire::small_per_player(3, board.off.x.into(), board.off.o.into());
+        // An enum value below 128 (checked above): one byte.
+        let turn = player_out(board.turn);
+        let turn_len = if turn == 0 { 0 } else { 2 };
+        let len = (2 + 24 + bar_len + off_len + turn_len) as u8;
+        chunk.array([wire::key(3, wire::LEN), len, wire::key(1, wire::LEN), 24]);
+        // The zigzag of -64..=63 in 8 bits is its 32-bit zigzag; the 24
+        // counts at once, then one copy.
+        chunk.array(board.points.map(|v| ((v << 1) ^ (v >> 7)) as u8));
+        chunk.small_per_player(2, board.bar.x.into(), board.bar.o.into());
+        chunk.small_per_player(3, board.off.x.into(), board.off.o.into());
+        if turn_len != 0 {
+            chunk.pair(wire::key(4, wire::VARINT), turn as u8);
+        }
+    }
+    if let Some((x, o)) = pips_small {
+        chunk.small_per_player(4, x, o);
+    }
+    chunk.append_to(out);
 }
 
 /// A Plakoto, Fevga or Long Nardy `Position`'s content

@@ -21,13 +21,13 @@ use tonic::Status;
 use tonic::codec::{Codec, EncodeBuf, Encoder};
 
 /// Wire type of varints (integers, enums, bools).
-const VARINT: u8 = 0;
+pub const VARINT: u8 = 0;
 /// Wire type of length-delimited fields (strings, messages, packed
 /// repeated scalars).
-const LEN: u8 = 2;
+pub const LEN: u8 = 2;
 
 /// The key of field `number` (1 to 15: one byte) with wire type `wire`.
-const fn key(number: u8, wire: u8) -> u8 {
+pub const fn key(number: u8, wire: u8) -> u8 {
     number << 3 | wire
 }
 
@@ -115,11 +115,55 @@ fn delimited(
     write: impl FnOnce(&mut Vec<u8>),
 ) -> usize {
     out.push(key);
-    let at = out.len();
-    for _ in 0..reserved {
-        out.push(0);
-    }
+    let at = open(out, reserved);
     write(out);
+    close(out, at, reserved)
+}
+
+/// Holds `reserved` bytes (0 to 3) for a length at the end of `out` and
+/// returns where they are, for [`close`] once the content is written.
+#[inline]
+pub fn open(out: &mut Vec<u8>, reserved: usize) -> usize {
+    let at = out.len();
+    // Three bytes, then cut: a copy of known size is a store, one of
+    // the reserved size a `memcpy` call.
+    out.extend_from_slice(&[0; 3]);
+    out.truncate(at + reserved.min(3));
+    at
+}
+
+/// Writes the length of everything after the `reserved` bytes [`open`]
+/// held at `at` into them, as the shortest varint (the content moved when
+/// it needs another number of bytes, as in [`message`]); returns the
+/// bytes it took. The usual case (a guess that was right) is one store
+/// or two.
+#[inline(always)]
+pub fn close(out: &mut Vec<u8>, at: usize, reserved: usize) -> usize {
+    let len = out.len().wrapping_sub(at + reserved);
+    match (reserved, len) {
+        (1, 0..0x80) => {
+            if let Some(byte) = out.get_mut(at) {
+                *byte = len as u8;
+                return 1;
+            }
+        }
+        (2, 0x80..0x4000) => {
+            if let Some([low, high]) = out.get_mut(at..at + 2) {
+                *low = len as u8 | 0x80;
+                *high = (len >> 7) as u8;
+                return 2;
+            }
+        }
+        _ => {}
+    }
+    close_moving(out, at, reserved)
+}
+
+/// [`close`] when the length needs another number of bytes than held.
+#[cold]
+#[inline(never)]
+fn close_moving(out: &mut Vec<u8>, at: usize, reserved: usize) -> usize {
+    let reserved = reserved.min(3);
     let end = out.len();
     let len = end - at - reserved;
     let used = encoded_len_varint(len as u64);
@@ -137,6 +181,79 @@ fn delimited(
     }
     out[at + used - 1] &= 0x7f;
     used
+}
+
+/// Bytes gathered on the stack and appended to the answer in one copy:
+/// for the fixed-size parts of a message (a board, the moves of a play),
+/// which would otherwise be a dozen separate pushes, each checking the
+/// vector's capacity and storing its length.
+///
+/// `N` is the most its writer can put in (each writer says how it is
+/// bounded); writing past it is a bug, not an input error.
+#[derive(Debug, Clone, Copy)]
+pub struct Chunk<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> Chunk<N> {
+    /// An empty chunk.
+    #[inline]
+    pub fn new() -> Chunk<N> {
+        Chunk {
+            bytes: [0; N],
+            len: 0,
+        }
+    }
+
+    /// Appends `bytes` (a copy of known size when `M` is a constant).
+    #[inline(always)]
+    pub fn array<const M: usize>(&mut self, bytes: [u8; M]) {
+        self.bytes[self.len..self.len + M].copy_from_slice(&bytes);
+        self.len += M;
+    }
+
+    /// Appends two bytes (a one-byte key and a one-byte value or length).
+    #[inline(always)]
+    pub fn pair(&mut self, first: u8, second: u8) {
+        self.bytes[self.len] = first;
+        self.bytes[self.len + 1] = second;
+        self.len += 2;
+    }
+
+    /// A `PerPlayer` message field of two values below 2^14, present,
+    /// as [`per_player`] writes it: the (at most 8) bytes made in a
+    /// register by [`small_per_player`], stored at once.
+    #[inline(always)]
+    pub fn small_per_player(&mut self, number: u8, x: u16, o: u16) {
+        let (word, len) = small_per_player(number, x, o);
+        self.word(word, len);
+    }
+
+    /// Appends the low `len` bytes (at most 8) of `word`: all 8 stored,
+    /// `len` kept, so it needs 8 bytes of room.
+    #[inline(always)]
+    pub fn word(&mut self, word: u64, len: usize) {
+        self.bytes[self.len..self.len + 8].copy_from_slice(&word.to_le_bytes());
+        self.len += len.min(8);
+    }
+
+    /// Appends the bytes gathered to `out`: all `N`, then cut to those
+    /// gathered (a copy of known size is a few vector stores, one of the
+    /// gathered length a `memcpy` call), so `out` needs `N` bytes of
+    /// spare capacity not to grow.
+    #[inline]
+    pub fn append_to(&self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&self.bytes);
+        out.truncate(start + self.len);
+    }
+}
+
+impl<const N: usize> Default for Chunk<N> {
+    fn default() -> Self {
+        Chunk::new()
+    }
 }
 
 /// A `PerPlayer` message field (`x` = 1, `o` = 2), present.
@@ -195,6 +312,34 @@ pub fn packed_sint32(out: &mut Vec<u8>, number: u8, values: &[i8]) {
     for &v in values {
         encode_varint(zigzag(v), out);
     }
+}
+
+/// A `uint32` field below 2^14 (one or two varint bytes; left out at 0,
+/// as [`uint32`] does) as the low bytes of a word, and their count.
+#[inline(always)]
+const fn small_uint32(number: u8, value: u16) -> (u64, usize) {
+    let key = key(number, VARINT) as u64;
+    match value {
+        0 => (0, 0),
+        1..0x80 => (key | (value as u64) << 8, 2),
+        _ => (
+            key | ((value as u64 & 0x7f) | 0x80) << 8 | (value as u64 >> 7 & 0x7f) << 16,
+            3,
+        ),
+    }
+}
+
+/// A `PerPlayer` message field (`x` = 1, `o` = 2) of two values below
+/// 2^14, present, as [`per_player`] writes it: at most 8 bytes (key,
+/// length and two fields of 3), as the low bytes of a word, and their
+/// count.
+#[inline(always)]
+pub const fn small_per_player(number: u8, x: u16, o: u16) -> (u64, usize) {
+    let (x, x_len) = small_uint32(1, x);
+    let (o, o_len) = small_uint32(2, o);
+    let word =
+        key(number, LEN) as u64 | ((x_len + o_len) as u64) << 8 | x << 16 | o << (16 + 8 * x_len);
+    (word, 2 + x_len + o_len)
 }
 
 /// A message already encoded as protobuf, as a method's answer.
@@ -277,6 +422,20 @@ mod tests {
             let mut expected = Vec::new();
             encoding::message::encode(2, &crate::proto::PerPlayer { x, o }, &mut expected);
             assert_eq!(written(|out| super::per_player(out, 2, x, o)), expected);
+        }
+        let small = [0u16, 1, 127, 128, 300, 0x3fff];
+        for (x, o) in small
+            .iter()
+            .flat_map(|&x| small.iter().map(move |&o| (x, o)))
+        {
+            let mut expected = Vec::new();
+            let message = crate::proto::PerPlayer {
+                x: x.into(),
+                o: o.into(),
+            };
+            encoding::message::encode(3, &message, &mut expected);
+            let (word, len) = super::small_per_player(3, x, o);
+            assert_eq!(&word.to_le_bytes()[..len], &expected[..], "{x} {o}");
         }
         let signed: Vec<i8> = (-128..=127).collect();
         for values in [

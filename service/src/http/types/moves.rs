@@ -418,12 +418,14 @@ pub struct LegalMovesJson<'a> {
 
 impl LegalMovesJson<'_> {
     /// The most one play takes with `fields` (an opening position's play
-    /// with every field is about 480 bytes): reserved before each play, so
-    /// a play's writes never grow the buffer.
+    /// with every field is about 480 bytes), with the slack of the stack
+    /// chunk ([`JsonChunk::append_to`]): reserved before each play, so a
+    /// play's writes never grow the buffer.
     fn per_play(&self) -> usize {
         let f = self.fields;
         let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
-        64 + part(Fields::MOVES, 4 * 40)
+        64 + CHUNK
+            + part(Fields::MOVES, 4 * 40)
             + part(Fields::POSITION_ID, 32)
             + part(Fields::XGID, 96)
             + part(Fields::BOARD, 24 * 4 + 80)
@@ -437,9 +439,14 @@ impl LegalMovesJson<'_> {
     }
 
     /// Appends the body to `out`.
+    ///
+    /// Between the notation writers' texts, everything of a play (keys,
+    /// numbers, the moves, the board) is gathered in a `JsonChunk` on
+    /// the stack and appended in one copy.
     pub fn write(&self, out: &mut Vec<u8>) {
         let fields = self.fields;
         let per_play = self.per_play();
+        let mut chunk = JsonChunk::new();
         out.extend_from_slice(b"{\"plays\":[");
         for (i, view) in self.answer.plays.iter().enumerate() {
             out.reserve(per_play);
@@ -448,139 +455,265 @@ impl LegalMovesJson<'_> {
             }
             out.extend_from_slice(b"{\"notation\":\"");
             view.play.write_notation(out);
-            out.push(b'"');
+            chunk.put(b"\"");
             if fields.has(Fields::MOVES) {
-                out.extend_from_slice(b",\"moves\":[");
+                chunk.put(b",\"moves\":[");
                 for (j, m) in view.play.moves().iter().enumerate() {
+                    // `,{"from":25,"to":25,"hit":false}`, and the 7 bytes
+                    // a word stores past.
+                    chunk.room(out, 40);
                     if j > 0 {
-                        out.push(b',');
+                        chunk.put(b",");
                     }
-                    out.extend_from_slice(b"{\"from\":");
-                    write_int(out, i64::from(m.from().get()));
-                    out.extend_from_slice(b",\"to\":");
-                    write_int(out, i64::from(m.to().get()));
-                    out.extend_from_slice(if m.is_hit() {
-                        b",\"hit\":true}"
+                    chunk.put(b"{\"from\":");
+                    chunk.int(m.from().get().into());
+                    chunk.put(b",\"to\":");
+                    chunk.int(m.to().get().into());
+                    if m.is_hit() {
+                        chunk.put(b",\"hit\":true}");
                     } else {
-                        b",\"hit\":false}"
-                    });
+                        chunk.put(b",\"hit\":false}");
+                    }
                 }
-                out.push(b']');
+                chunk.room(out, 1);
+                chunk.put(b"]");
             }
             if fields.any(Fields::POSITION) {
-                write_position(out, &view.position, fields);
+                write_position(out, &mut chunk, &view.position, fields);
             }
-            out.push(b'}');
+            chunk.room(out, 1);
+            chunk.put(b"}");
+            chunk.append_to(out);
         }
         let [a, b] = self.answer.dice.values();
-        out.extend_from_slice(b"],\"dice\":[");
-        write_int(out, i64::from(a));
-        out.push(b',');
-        write_int(out, i64::from(b));
-        out.extend_from_slice(if self.answer.forced() {
-            b"],\"forced\":true}"
+        chunk.put(b"],\"dice\":[");
+        chunk.int(a.into());
+        chunk.put(b",");
+        chunk.int(b.into());
+        if self.answer.forced() {
+            chunk.put(b"],\"forced\":true}");
         } else {
-            b"],\"forced\":false}"
-        });
+            chunk.put(b"],\"forced\":false}");
+        }
+        chunk.append_to(out);
     }
 }
 
 /// `,"position":{...}` with the encodings `fields` names, in
-/// `PlayPositionOutput`'s order.
-fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields) {
-    out.extend_from_slice(b",\"position\":{");
+/// `PlayPositionOutput`'s order: the fixed parts gathered in `chunk`,
+/// the XGID and FIBS texts written into `out` by their writers.
+fn write_position(out: &mut Vec<u8>, chunk: &mut JsonChunk, view: &PositionView, fields: Fields) {
+    // `,"position":{"position_id":"` and the 14 characters and `"`.
+    chunk.room(out, 48);
+    chunk.put(b",\"position\":{");
     let mut first = true;
-    let mut key = |out: &mut Vec<u8>, name: &[u8]| {
+    let mut key = |chunk: &mut JsonChunk, name: &[u8]| {
         if !std::mem::take(&mut first) {
-            out.push(b',');
+            chunk.put(b",");
         }
-        out.extend_from_slice(name);
+        chunk.put(name);
     };
     if fields.has(Fields::POSITION_ID) {
-        key(out, b"\"position_id\":\"");
-        out.extend_from_slice(&view.position_id_value().encode());
-        out.push(b'"');
+        key(chunk, b"\"position_id\":\"");
+        chunk.put(&view.position_id_value().encode());
+        chunk.put(b"\"");
     }
     if fields.has(Fields::XGID) {
-        key(out, b"\"xgid\":\"");
+        chunk.room(out, 10);
+        key(chunk, b"\"xgid\":\"");
+        chunk.append_to(out);
         view.xgid_value().write_to(out);
-        out.push(b'"');
+        chunk.put(b"\"");
     }
     if fields.has(Fields::BOARD) {
-        key(out, b"\"board\":{\"points\":[");
         let board = view.board();
-        // The 24 counts written on the stack, then copied in one piece.
-        let mut points = [0u8; 24 * 5];
-        let mut len = 0;
-        for (i, &n) in board.points.iter().enumerate() {
-            if i > 0 {
-                points[len] = b',';
-                len += 1;
-            }
-            if n < 0 {
-                points[len] = b'-';
-                len += 1;
-            }
-            let v = n.unsigned_abs();
-            if v >= 100 {
-                points[len] = b'0' + v / 100;
-                len += 1;
-            }
-            if v >= 10 {
-                points[len] = b'0' + v / 10 % 10;
-                len += 1;
-            }
-            points[len] = b'0' + v % 10;
-            len += 1;
+        // `,"board":{"points":[` (21), 24 counts of at most 4 bytes and 23
+        // commas, the bar and off (`],"bar":` and `,"off":`, 15, and two
+        // `{"x":255,"o":255}`, 34) and `,"turn":"x"}` (12): 201.
+        // The words ([`JsonChunk::word`]) store up to 7 bytes past.
+        chunk.room(out, 201 + 7);
+        key(chunk, b"\"board\":{\"points\":");
+        // Each count with the comma before it, the first one's comma
+        // turned into the `[`.
+        let first = chunk.len;
+        for &n in &board.points {
+            chunk.word(POINT_TOKENS[usize::from(n as u8)]);
         }
-        out.extend_from_slice(&points[..len]);
-        out.extend_from_slice(b"],\"bar\":");
-        write_counts(out, board.bar.map(u32::from));
-        out.extend_from_slice(b",\"off\":");
-        write_counts(out, board.off.map(u32::from));
-        out.extend_from_slice(if board.turn == bgref_core::Player::X {
-            b",\"turn\":\"x\"}"
+        chunk.bytes[first] = b'[';
+        chunk.put(b"],\"bar\":");
+        chunk.counts(board.bar.x.into(), board.bar.o.into());
+        chunk.put(b",\"off\":");
+        chunk.counts(board.off.x.into(), board.off.o.into());
+        if board.turn == bgref_core::Player::X {
+            chunk.put(b",\"turn\":\"x\"}");
         } else {
-            b",\"turn\":\"o\"}"
-        });
+            chunk.put(b",\"turn\":\"o\"}");
+        }
     }
     if fields.has(Fields::FIBS) {
-        key(out, b"\"fibs\":\"");
+        chunk.room(out, 10);
+        key(chunk, b"\"fibs\":\"");
+        chunk.append_to(out);
         view.fibs_value().write_to(out);
-        out.push(b'"');
+        chunk.put(b"\"");
     }
     if fields.has(Fields::PIPS) {
-        key(out, b"\"pips\":");
-        write_counts(out, view.pips());
+        // `,"pips":` and two counts of at most 10 digits (39 bytes), and
+        // the 7 bytes a word stores past.
+        chunk.room(out, 48);
+        key(chunk, b"\"pips\":");
+        let pips = view.pips();
+        chunk.counts(pips.x, pips.o);
     }
-    out.push(b'}');
+    chunk.room(out, 1);
+    chunk.put(b"}");
 }
 
-/// `{"x":..,"o":..}`, as `PerPlayer` writes it.
-fn write_counts(out: &mut Vec<u8>, counts: bgref_core::ByPlayer<u32>) {
-    out.extend_from_slice(b"{\"x\":");
-    write_int(out, i64::from(counts.x));
-    out.extend_from_slice(b",\"o\":");
-    write_int(out, i64::from(counts.o));
-    out.push(b'}');
+/// A number's decimal text as one word: `prefix` (unless 0) and the
+/// digits (with `-` when negative) in its first bytes, their count in the
+/// top byte; at most 5 bytes (`,-128`). Written by one 8-byte store and
+/// one addition ([`JsonChunk::word`]) instead of a branch and a store per
+/// character.
+const fn decimal_token(prefix: u8, n: i32) -> u64 {
+    let mut bytes = [0u8; 8];
+    let mut len = 0;
+    if prefix != 0 {
+        bytes[0] = prefix;
+        len = 1;
+    }
+    let mut v = if n < 0 {
+        bytes[len] = b'-';
+        len += 1;
+        -n
+    } else {
+        n
+    };
+    let digits = if v >= 100 {
+        3
+    } else if v >= 10 {
+        2
+    } else {
+        1
+    };
+    let mut i = digits;
+    while i > 0 {
+        bytes[len + i - 1] = b'0' + (v % 10) as u8;
+        v /= 10;
+        i -= 1;
+    }
+    bytes[7] = (len + digits) as u8;
+    u64::from_le_bytes(bytes)
 }
 
-/// An integer in decimal, as serde_json writes it: one or two bytes
-/// pushed for the small numbers a board is made of, else `itoa` (what
-/// serde_json itself uses).
-#[inline]
-fn write_int(out: &mut Vec<u8>, n: i64) {
-    match n {
-        0..=9 => out.push(b'0' + n as u8),
-        10..=99 => {
-            out.push(b'0' + (n / 10) as u8);
-            out.push(b'0' + (n % 10) as u8);
+/// The tokens of 0 to 255.
+const NUMBER_TOKENS: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut n = 0;
+    while n < 256 {
+        table[n] = decimal_token(0, n as i32);
+        n += 1;
+    }
+    table
+};
+
+/// The tokens of a board's signed counts with the comma before them
+/// (`,-2`), by the count's byte (`n as u8`).
+const POINT_TOKENS: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut n = 0;
+    while n < 256 {
+        table[n] = decimal_token(b',', n as u8 as i8 as i32);
+        n += 1;
+    }
+    table
+};
+
+/// The size of a [`JsonChunk`]: room for the longest group its writers
+/// put in at once (a board, 201 bytes) after other bytes.
+const CHUNK: usize = 256;
+
+/// Bytes of the JSON body gathered on the stack and appended to it in one
+/// copy: the keys, numbers and punctuation between the notation writers'
+/// texts, which written one by one into the body would each check its
+/// capacity and store its length.
+///
+/// Each group of writes first makes sure of its room ([`JsonChunk::room`],
+/// with the most the group can write), so a write never runs past the end.
+struct JsonChunk {
+    bytes: [u8; CHUNK],
+    len: usize,
+}
+
+impl JsonChunk {
+    fn new() -> JsonChunk {
+        JsonChunk {
+            bytes: [0; CHUNK],
+            len: 0,
         }
-        -9..=-1 => {
-            out.push(b'-');
-            out.push(b'0' + (-n) as u8);
+    }
+
+    /// Makes room for `bytes` more (at most [`CHUNK`]): appends what is
+    /// gathered to `out` first when they would not fit.
+    #[inline]
+    fn room(&mut self, out: &mut Vec<u8>, bytes: usize) {
+        if self.len + bytes > CHUNK {
+            self.append_to(out);
         }
-        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+    }
+
+    /// Appends `text` (room made for it).
+    #[inline(always)]
+    fn put(&mut self, text: &[u8]) {
+        self.bytes[self.len..self.len + text.len()].copy_from_slice(text);
+        self.len += text.len();
+    }
+
+    /// A number in decimal, as serde_json writes it: below 256 from a
+    /// table, below 1000 by hand, others by `itoa` (what serde_json
+    /// itself uses). At most 10 bytes, and (as a word) stores up to 7
+    /// past the text.
+    #[inline(always)]
+    fn int(&mut self, n: u32) {
+        match n {
+            0..256 => self.word(NUMBER_TOKENS[n as usize]),
+            256..1000 => self.put(&[
+                b'0' + (n / 100) as u8,
+                b'0' + (n / 10 % 10) as u8,
+                b'0' + (n % 10) as u8,
+            ]),
+            _ => self.put(itoa::Buffer::new().format(n).as_bytes()),
+        }
+    }
+
+    /// Appends a token ([`decimal_token`]): all 8 bytes stored, the
+    /// length kept. Needs 8 bytes of room.
+    #[inline(always)]
+    fn word(&mut self, token: u64) {
+        self.bytes[self.len..self.len + 8].copy_from_slice(&token.to_le_bytes());
+        self.len += (token >> 56) as usize;
+    }
+
+    /// `{"x":..,"o":..}`, as `PerPlayer` writes it: at most 31 bytes, and
+    /// stores up to 7 past.
+    #[inline(always)]
+    fn counts(&mut self, x: u32, o: u32) {
+        self.put(b"{\"x\":");
+        self.int(x);
+        self.put(b",\"o\":");
+        self.int(o);
+        self.put(b"}");
+    }
+
+    /// Appends the bytes gathered to `out` and empties the chunk. The
+    /// whole chunk is copied, then cut (a copy of known size is a few
+    /// vector stores, one of the gathered length a `memcpy` call): `out`
+    /// needs [`CHUNK`] bytes of spare capacity not to grow.
+    #[inline]
+    fn append_to(&mut self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&self.bytes);
+        out.truncate(start + self.len);
+        self.len = 0;
     }
 }
 
@@ -671,6 +804,29 @@ mod tests {
             }
         }
         assert!(plays > 1000, "{plays} plays compared");
+    }
+
+    /// The chunk's numbers and board counts are what serde_json writes,
+    /// on every value a table holds and past them; a chunk filled past
+    /// its size goes out in pieces.
+    #[test]
+    fn the_chunk_writes_numbers_and_counts_as_serde_json_does() {
+        let mut out = Vec::new();
+        let mut chunk = super::JsonChunk::new();
+        let mut expected = String::new();
+        for n in (0..2000).chain([9_999, 10_000, 123_456, u32::MAX]) {
+            chunk.room(&mut out, 18);
+            chunk.int(n);
+            chunk.put(b" ");
+            expected.push_str(&format!("{} ", serde_json::to_string(&n).unwrap()));
+        }
+        for n in i8::MIN..=i8::MAX {
+            chunk.room(&mut out, 8);
+            chunk.word(super::POINT_TOKENS[usize::from(n as u8)]);
+            expected.push_str(&format!(",{}", serde_json::to_string(&n).unwrap()));
+        }
+        chunk.append_to(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
     }
 
     #[test]
