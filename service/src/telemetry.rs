@@ -424,7 +424,7 @@ pub trait DeferredFormat: for<'writer> FormatFields<'writer> + Sized + 'static {
     const KEEPS_FLOATS: bool;
 
     /// What the format would have kept for the span by now (for a record
-    /// [`Capture`] cannot keep: the usual way from then on).
+    /// the layer cannot keep as it was: the usual way from then on).
     fn formatted(fields: &RequestFields, set: &FieldSet) -> FormattedFields<Self>;
 }
 
