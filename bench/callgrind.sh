@@ -20,7 +20,8 @@
 #                HTTP, 4 171 over gRPC by default), no work to make it
 #
 # Usage: bench/callgrind.sh [CASE...]   (default: http http-fields grpc grpc-fields)
-# Needs valgrind (Debian package `valgrind`) and python3; BENCH_BUILD=0
+# BENCH_LOG_FORMAT=json (or text) starts bgref with that BGREF_LOG_FORMAT
+# (the default: the server's own default, text). Needs valgrind (Debian package `valgrind`) and python3; BENCH_BUILD=0
 # uses the binaries already built; BENCH_BGREF names another bgref binary
 # (e.g. one built from main); BENCH_KEEP=1 keeps the callgrind
 # output (for callgrind_annotate).
@@ -47,6 +48,10 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
+
+if [[ -n "${BENCH_LOG_FORMAT:-}" ]]; then
+  export BGREF_LOG_FORMAT="$BENCH_LOG_FORMAT"
+fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 

@@ -3,14 +3,16 @@
 //! - Logs: `tracing` with an `EnvFilter` (`--log-filter`, else `RUST_LOG`,
 //!   else `info`), text or JSON lines on stderr (one `write` per line,
 //!   unbuffered). The text line is tracing-subscriber's default format,
-//!   byte for byte, written by [`TextLine`] and [`TextFields`].
+//!   byte for byte, written by [`TextLine`] and [`TextFields`]; the JSON
+//!   line is its JSON format, byte for byte, written by [`JsonLine`].
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
-//!   metrics layer). In the text format without colours the request
-//!   span's fields are not formatted when it opens: [`TextLine`] writes
-//!   them from what the request holds ([`DeferRequestFields`]), the same
-//!   bytes, when a line is written in the span.
+//!   metrics layer). In JSON and in text without colours the request
+//!   span's fields are not formatted when it opens: [`TextLine`] or
+//!   [`JsonLine`] writes them from what the request holds
+//!   ([`DeferRequestFields`]), the same bytes, when a line is written in
+//!   the span.
 //! - Handler spans (`#[instrument(target = "bgref_service::handler")]`)
 //!   that carry no field are on only while OpenTelemetry exports spans
 //!   ([`HANDLER_TARGET`]).
@@ -46,7 +48,7 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::field::{RecordFields, VisitOutput as _};
 use tracing_subscriber::filter::{LevelFilter, Targets};
-use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, Writer};
+use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, JsonFields, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::layer::SubscriberExt as _;
@@ -54,6 +56,10 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 use crate::config::{LogFormat, TelemetryConfig};
+
+mod json;
+
+pub use json::JsonLine;
 
 /// Whether spans go to an OpenTelemetry exporter (set once by [`init`]).
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
@@ -107,10 +113,14 @@ impl Drop for TelemetryGuard {
 pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
     let (filter, filter_error) = log_filter(config.log_filter.as_deref());
     let fmt = match config.log_format {
-        LogFormat::Json => tracing_subscriber::fmt::layer()
-            .json()
-            .with_writer(std::io::stderr)
-            .boxed(),
+        LogFormat::Json => DeferRequestFields::<_, JsonFields>::new(
+            tracing_subscriber::fmt::layer()
+                .fmt_fields(JsonFields::new())
+                .event_format(JsonLine::default())
+                .with_ansi(false)
+                .with_writer(std::io::stderr),
+        )
+        .boxed(),
         LogFormat::Text => {
             let ansi = std::io::stderr().is_terminal();
             let layer = tracing_subscriber::fmt::layer()
@@ -122,7 +132,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
                 // Colours: the default format writes the lines.
                 layer.boxed()
             } else {
-                DeferRequestFields::new(layer).boxed()
+                DeferRequestFields::<_, TextFields>::new(layer).boxed()
             }
         }
     };
@@ -259,11 +269,13 @@ thread_local! {
 
 /// A request span's fields as the request holds them, kept in the span in
 /// place of their formatted text when the text format runs without
-/// colours ([`DeferRequestFields`]). [`TextLine`] writes them when a line
-/// is written inside the span (the request's completion line, and what
-/// its handler logs): byte for byte what [`TextFields`] would have written
-/// when the span opened and at each later record, but without formatting
-/// seven fields into a string per request first, then copying it.
+/// colours, or the JSON format ([`DeferRequestFields`]). [`TextLine`] or
+/// [`JsonLine`] writes them when a line is written inside the span (the
+/// request's completion line, and what its handler logs): byte for byte
+/// what [`TextFields`] or `JsonFields` would have kept when the span
+/// opened and at each later record, but without formatting seven fields
+/// into a string per request first, then copying it (JSON: parsing it
+/// back at each record and line, and writing it again).
 #[derive(Debug)]
 pub struct RequestFields {
     operation: Arc<Operation>,
@@ -282,6 +294,7 @@ enum Recorded {
     Start,
     I64(Field, i64),
     U64(Field, u64),
+    Bool(Field, bool),
     F64(Field, f64),
     Str(Field, Box<str>),
     /// What `Debug` wrote for the value (which `DefaultFields` writes as
@@ -296,6 +309,7 @@ impl Recorded {
             Recorded::Start => {}
             Recorded::I64(field, value) => visitor.record_i64(field, *value),
             Recorded::U64(field, value) => visitor.record_u64(field, *value),
+            Recorded::Bool(field, value) => visitor.record_bool(field, *value),
             Recorded::F64(field, value) => visitor.record_f64(field, *value),
             Recorded::Str(field, value) => visitor.record_str(field, value),
             Recorded::Debug(field, text) => {
@@ -306,10 +320,12 @@ impl Recorded {
 }
 
 /// Keeps a record's values ([`Recorded`]); `exact` turns false for a
-/// value it cannot keep as it was (an error, with its sources).
+/// value it cannot keep as it was (an error, with its sources; bytes; a
+/// float unless `floats`).
 struct Capture<'a> {
     into: &'a mut Vec<Recorded>,
     exact: bool,
+    floats: bool,
 }
 
 impl Visit for Capture<'_> {
@@ -322,11 +338,23 @@ impl Visit for Capture<'_> {
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.into.push(Recorded::F64(field.clone(), value));
+        if self.floats {
+            self.into.push(Recorded::F64(field.clone(), value));
+        } else {
+            self.exact = false;
+        }
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.into.push(Recorded::Bool(field.clone(), value));
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
         self.into.push(Recorded::Str(field.clone(), value.into()));
+    }
+
+    fn record_bytes(&mut self, _: &Field, _: &[u8]) {
+        self.exact = false;
     }
 
     fn record_error(&mut self, _: &Field, _: &(dyn std::error::Error + 'static)) {
@@ -385,13 +413,28 @@ impl RequestFields {
         }
         Ok(())
     }
+}
 
-    /// The text `TextFields` would have kept for the span (for a record
-    /// [`Capture`] cannot keep: the usual way from then on).
-    fn formatted(&self, fields: &FieldSet) -> FormattedFields<TextFields> {
+/// A log format whose request span fields [`DeferRequestFields`] can keep
+/// unformatted: text ([`TextFields`], lines by [`TextLine`]) and JSON
+/// (`JsonFields`, lines by [`JsonLine`]).
+pub trait DeferredFormat: for<'writer> FormatFields<'writer> + Sized + 'static {
+    /// Whether a float recorded on the span is kept (or the span's fields
+    /// formatted from then on).
+    const KEEPS_FLOATS: bool;
+
+    /// What the format would have kept for the span by now (for a record
+    /// the layer cannot keep as it was: the usual way from then on).
+    fn formatted(fields: &RequestFields, set: &FieldSet) -> FormattedFields<Self>;
+}
+
+impl DeferredFormat for TextFields {
+    const KEEPS_FLOATS: bool = true;
+
+    fn formatted(fields: &RequestFields, set: &FieldSet) -> FormattedFields<TextFields> {
         let mut text = String::new();
         // Writing into a `String` does not fail.
-        let _ = self.write_text(fields, &mut Writer::new(&mut text));
+        let _ = fields.write_text(set, &mut Writer::new(&mut text));
         FormattedFields::new(text)
     }
 }
@@ -401,29 +444,35 @@ fn is_request_span(meta: &tracing::Metadata<'_>) -> bool {
     meta.name() == "request" && meta.target() == module_path!()
 }
 
-/// The text format's layer (without colours), with request spans kept
+/// A log layer (text without colours, or JSON), with request spans kept
 /// unformatted ([`RequestFields`]): the layer formats every other span's
 /// fields when it opens, as usual, and writes every line; request spans'
-/// fields are written by [`TextLine`] from what the request holds, only
-/// when a line is written in the span.
+/// fields are written by [`TextLine`] or [`JsonLine`] from what the
+/// request holds, only when a line is written in the span.
 #[derive(Debug)]
-pub struct DeferRequestFields<L> {
+pub struct DeferRequestFields<L, N> {
     inner: L,
+    format: std::marker::PhantomData<fn() -> N>,
 }
 
-impl<L> DeferRequestFields<L> {
-    /// Wraps `inner`, a text-format layer with [`TextFields`] and
-    /// [`TextLine`] and no colours.
-    pub fn new(inner: L) -> DeferRequestFields<L> {
+impl<L, N> DeferRequestFields<L, N> {
+    /// Wraps `inner`, a layer with the fields `N` and the line that goes
+    /// with them: [`TextFields`] and [`TextLine`] without colours, or
+    /// `JsonFields` and [`JsonLine`].
+    pub fn new(inner: L) -> DeferRequestFields<L, N> {
         DEFERRING.fetch_add(1, Ordering::Relaxed);
-        DeferRequestFields { inner }
+        DeferRequestFields {
+            inner,
+            format: std::marker::PhantomData,
+        }
     }
 }
 
-impl<S, L> tracing_subscriber::Layer<S> for DeferRequestFields<L>
+impl<S, L, N> tracing_subscriber::Layer<S> for DeferRequestFields<L, N>
 where
     S: tracing::Subscriber + for<'a> LookupSpan<'a>,
     L: tracing_subscriber::Layer<S>,
+    N: DeferredFormat,
 {
     fn on_register_dispatch(&self, subscriber: &tracing::Dispatch) {
         self.inner.on_register_dispatch(subscriber);
@@ -471,9 +520,7 @@ where
     fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
         if let Some(span) = ctx.span(id) {
             let mut extensions = span.extensions_mut();
-            if extensions
-                .get_mut::<FormattedFields<TextFields>>()
-                .is_none()
+            if extensions.get_mut::<FormattedFields<N>>().is_none()
                 && let Some(fields) = extensions.get_mut::<RequestFields>()
             {
                 let before = fields.recorded.len();
@@ -481,13 +528,14 @@ where
                 let mut capture = Capture {
                     into: &mut fields.recorded,
                     exact: true,
+                    floats: N::KEEPS_FLOATS,
                 };
                 values.record(&mut capture);
                 if capture.exact {
                     return;
                 }
                 fields.recorded.truncate(before);
-                let formatted = fields.formatted(span.metadata().fields());
+                let formatted = N::formatted(fields, span.metadata().fields());
                 extensions.insert(formatted);
             }
         }
@@ -1800,6 +1848,47 @@ mod text_fields_tests {
         assert_eq!(lines(true), expected);
     }
 
+    /// The JSON lines of [`log_some`]: by tracing-subscriber's JSON format
+    /// or (`ours`) by [`JsonLine`](super::JsonLine).
+    fn json_lines(ours: bool) -> String {
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let builder = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_max_level(tracing::Level::TRACE)
+            .json()
+            .without_time();
+        if ours {
+            let line = super::JsonLine { without_time: true };
+            tracing::subscriber::with_default(builder.event_format(line).finish(), log_some);
+        } else {
+            tracing::subscriber::with_default(builder.finish(), log_some);
+        }
+        String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn json_line_writes_what_the_json_format_writes() {
+        let expected = json_lines(false);
+        for needle in [
+            "\"quoted\":\"say \\\"hi\\\"\"",
+            "\"escape\":\"\\u001b[31mred\"",
+            "\"unicode\":\"caf\u{e9} \u{2026}\"",
+            "\"later\":\"twice\"",
+            "\"error\":\"disk \\\"full\\\"\\n\"",
+            "\"debug\":\"[\\\"a\\\", \\\"b\\\"]\"",
+            "\"ratio\":0.25",
+            "{\"level\":\"WARN\",\"fields\":{\"message\":\"from the log crate\",\"log.target\":\"some::crate\"",
+            "\"target\":\"some::crate\"}\n",
+            "{\"level\":\"TRACE\",\"fields\":{\"message\":\"the lowest level\"},\
+             \"target\":\"bgref_service::telemetry::text_fields_tests\"}\n",
+            "{\"n\":1,\"name\":\"with\"}]}\n",
+        ] {
+            assert!(expected.contains(needle), "{needle:?} in {expected}");
+        }
+        assert_eq!(json_lines(true), expected);
+    }
+
     #[test]
     fn text_line_writes_what_the_default_format_writes() {
         let expected = lines_with(false, false);
@@ -1996,9 +2085,11 @@ mod deferred_fields_tests {
     use http::{HeaderValue, Request};
     use tracing_subscriber::layer::SubscriberExt as _;
 
+    use tracing_subscriber::fmt::format::JsonFields;
+
     use super::{
-        DeferRequestFields, Operation, Protocol, RequestFields, RequestOutcome, TextFields,
-        TextLine, request_span,
+        DeferRequestFields, JsonLine, Operation, Protocol, RequestFields, RequestOutcome,
+        TextFields, TextLine, request_span,
     };
 
     /// Log lines written into a shared buffer.
@@ -2162,7 +2253,8 @@ mod deferred_fields_tests {
                 ..TextLine::default()
             });
         let deferred = if defer {
-            let subscriber = tracing_subscriber::registry().with(DeferRequestFields::new(layer));
+            let subscriber = tracing_subscriber::registry()
+                .with(DeferRequestFields::<_, TextFields>::new(layer));
             tracing::subscriber::with_default(subscriber, log_requests)
         } else {
             let subscriber = tracing_subscriber::registry().with(layer);
@@ -2199,5 +2291,101 @@ mod deferred_fields_tests {
         let (kept, deferred) = lines(true);
         assert_eq!(deferred, requests);
         assert_eq!(kept, expected);
+    }
+
+    /// The JSON lines of [`log_requests`]: by tracing-subscriber's JSON
+    /// format (`ours` false), or by [`JsonLine`] with request spans kept
+    /// ([`DeferRequestFields`]); and how many were kept. With `time`, the
+    /// lines have their timestamps.
+    fn json_lines(ours: bool, time: bool) -> (String, usize) {
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let deferred = if ours {
+            let layer = tracing_subscriber::fmt::layer()
+                .with_writer(move || writer.clone())
+                .with_ansi(false)
+                .fmt_fields(JsonFields::new())
+                .event_format(JsonLine {
+                    without_time: !time,
+                });
+            let subscriber = tracing_subscriber::registry()
+                .with(DeferRequestFields::<_, JsonFields>::new(layer));
+            tracing::subscriber::with_default(subscriber, log_requests)
+        } else if time {
+            let layer = tracing_subscriber::fmt::layer()
+                .json()
+                .with_writer(move || writer.clone());
+            let subscriber = tracing_subscriber::registry().with(layer);
+            tracing::subscriber::with_default(subscriber, log_requests)
+        } else {
+            let layer = tracing_subscriber::fmt::layer()
+                .json()
+                .without_time()
+                .with_writer(move || writer.clone());
+            let subscriber = tracing_subscriber::registry().with(layer);
+            tracing::subscriber::with_default(subscriber, log_requests)
+        };
+        let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+        (text, deferred)
+    }
+
+    #[test]
+    fn json_lines_are_written_as_the_json_format_writes_them() {
+        let (expected, none) = json_lines(false, false);
+        assert_eq!(none, 0);
+        let requests = operations().len() * requests().len();
+        assert_eq!(expected.matches("request completed").count(), requests);
+        for needle in [
+            "{\"level\":\"INFO\",\"fields\":{\"message\":\"request completed\",\"status\":\"200\",\
+             \"latency_ms\":0.317182},\"target\":\"bgref_service::telemetry\",\"span\":{\
+             \"http.request.method\":\"POST\",\"http.response.status_code\":200,\
+             \"http.route\":\"/legal-moves\",\"otel.kind\":\"server\",\"otel.name\":\
+             \"POST /legal-moves\",\"protocol\":\"http\",\"request_id\":\
+             \"d695134e-eb9e-89ee-8000-00000000015d\",\"url.path\":\"/legal-moves\",\
+             \"name\":\"request\"},\"spans\":[{\"http.request.method\":\"POST\",",
+            "\"rpc.method\":\"LegalMoves\",\"rpc.service\":\"bgref.v1.Referee\",\"rpc.system\":\"grpc\"",
+            r#""request_id":"id \"quoted\" and \\ back""#,
+            "\"request_id\":\"\"",
+            "\"trace_id\":\"4bf92f3577b34da6a3ce929d0e0e4736\"",
+            "\"http.route\":\"/odd\\\"route\\\\x\"",
+            "\"otel.status_code\":true,\"protocol\"",
+            "\"rpc.grpc.status_code\":2.5",
+            "\"otel.status_code\":\"disk \\\"full\\\"\"",
+            "\"otel.status_code\":\"quoted \\\"text\\\"\"",
+            "{\"match_id\":\"m-1\",\"name\":\"legal_moves\"}]}\n",
+            "\"fields\":{\"message\":\"after records\"},\"target\":\
+             \"bgref_service::telemetry::deferred_fields_tests\",\"span\":{",
+            "\"name\":\"request\"},\"spans\":[]}\n",
+            "{\"level\":\"DEBUG\",\"fields\":{\"message\":\"request completed\"",
+        ] {
+            assert!(expected.contains(needle), "{needle:?} in {expected}");
+        }
+        let (kept, deferred) = json_lines(true, false);
+        assert_eq!(deferred, requests);
+        assert_eq!(kept, expected);
+    }
+
+    /// With timestamps: the same lines but for the time, which is written
+    /// as the JSON format writes it.
+    #[test]
+    fn json_lines_have_the_json_formats_timestamps() {
+        let untimed = |lines: &str| {
+            lines
+                .lines()
+                .map(|line| {
+                    let rest = line
+                        .strip_prefix("{\"timestamp\":\"")
+                        .unwrap_or_else(|| panic!("{line}"));
+                    let (time, rest) = rest.split_at(27);
+                    assert!(time.ends_with('Z') && time.as_bytes()[10] == b'T', "{line}");
+                    assert!(rest.starts_with("\",\"level\":"), "{line}");
+                    format!("{{{}", &rest[2..])
+                })
+                .collect::<Vec<_>>()
+        };
+        let (expected, _) = json_lines(false, true);
+        let (ours, _) = json_lines(true, true);
+        assert_eq!(untimed(&ours), untimed(&expected));
+        assert_eq!(untimed(&ours).join("\n") + "\n", json_lines(false, false).0);
     }
 }
