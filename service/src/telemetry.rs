@@ -1710,16 +1710,13 @@ mod log_safe_tests {
 }
 
 #[cfg(test)]
-mod text_fields_tests {
+mod capture {
     use std::sync::{Arc, Mutex};
 
-    use tracing_subscriber::fmt::format::DefaultFields;
-
-    use super::{TextFields, TextLine};
-
-    /// Log lines written into a shared buffer.
+    /// Log lines written into a shared buffer, for the tests that compare
+    /// our line writers with tracing-subscriber's.
     #[derive(Clone, Default)]
-    struct Capture(Arc<Mutex<Vec<u8>>>);
+    pub(super) struct Capture(pub(super) Arc<Mutex<Vec<u8>>>);
 
     impl std::io::Write for Capture {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -1729,6 +1726,14 @@ mod text_fields_tests {
             Ok(())
         }
     }
+}
+
+#[cfg(test)]
+mod text_fields_tests {
+    use tracing_subscriber::fmt::format::DefaultFields;
+
+    use super::capture::Capture;
+    use super::{TextFields, TextLine};
 
     /// Spans and events with every kind of field, some needing escapes.
     fn log_some() {
@@ -2079,7 +2084,7 @@ mod text_fields_tests {
 
 #[cfg(test)]
 mod deferred_fields_tests {
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
     use std::time::Duration;
 
     use http::{HeaderValue, Request};
@@ -2087,23 +2092,11 @@ mod deferred_fields_tests {
 
     use tracing_subscriber::fmt::format::JsonFields;
 
+    use super::capture::Capture;
     use super::{
         DeferRequestFields, JsonLine, Operation, Protocol, RequestFields, RequestOutcome,
         TextFields, TextLine, request_span,
     };
-
-    /// Log lines written into a shared buffer.
-    #[derive(Clone, Default)]
-    struct Capture(Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Capture {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().write(buf)
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     fn operations() -> Vec<Arc<Operation>> {
         let rpc = Some(("bgref.v1.Referee".to_owned(), "LegalMoves".to_owned()));
