@@ -518,6 +518,13 @@ struct Unwatched {
     closer: Option<ConnCloser>,
 }
 
+impl Unwatched {
+    /// Whether all of it has been handed on.
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_empty() && http_body::Body::is_end_stream(&self.inner)
+    }
+}
+
 /// A response body under [`SendDeadline`]. Dropping it (the response
 /// went out, or the client went away) ends its watchdog.
 enum Deadlined {
@@ -528,7 +535,7 @@ enum Deadlined {
         shared: Arc<Mutex<Pending>>,
         _dropped: oneshot::Sender<()>,
     },
-    /// Between the two, only while [`Deadlined::poll_frame`] runs.
+    /// Between the two, only while `Deadlined`'s `poll_frame` runs.
     Moving,
 }
 
@@ -541,17 +548,14 @@ impl http_body::Body for Deadlined {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
         let this = &mut *self;
-        let Deadlined::Unwatched(body) = this else {
-            return match this {
-                Deadlined::Watched { shared, .. } => poll_watched(shared, cx),
-                _ => Poll::Ready(None),
-            };
+        let body = match this {
+            Deadlined::Unwatched(body) => body,
+            Deadlined::Watched { shared, .. } => return poll_watched(shared, cx),
+            Deadlined::Moving => return Poll::Ready(None),
         };
         let poll = next_frame(&mut body.inner, &mut body.rest, cx);
         let finished = match &poll {
-            Poll::Ready(Some(Ok(_))) => {
-                body.rest.is_empty() && http_body::Body::is_end_stream(&body.inner)
-            }
+            Poll::Ready(Some(Ok(_))) => body.is_end_stream(),
             Poll::Ready(_) => true,
             Poll::Pending => false,
         };
@@ -581,9 +585,7 @@ impl http_body::Body for Deadlined {
 
     fn is_end_stream(&self) -> bool {
         match self {
-            Deadlined::Unwatched(body) => {
-                body.rest.is_empty() && http_body::Body::is_end_stream(&body.inner)
-            }
+            Deadlined::Unwatched(body) => body.is_end_stream(),
             Deadlined::Watched { shared, .. } => {
                 let pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
                 pending.rest.is_empty()
@@ -611,7 +613,7 @@ impl http_body::Body for Deadlined {
     }
 }
 
-/// [`Deadlined::poll_frame`] under the watchdog.
+/// `Deadlined`'s `poll_frame` under the watchdog.
 fn poll_watched(
     shared: &Mutex<Pending>,
     cx: &mut Context<'_>,
