@@ -121,7 +121,8 @@ const MOVES_CHUNK: usize = 4 * 8 + 8;
 
 /// A `Play`'s notation and, when `fields` has them, its moves.
 fn write_play_head(out: &mut Vec<u8>, play: &Play, fields: Fields) {
-    short_string(out, 1, |out| play.write_notation(out));
+    // A notation is shorter than 128 bytes: its length takes one byte.
+    wire::string_with(out, 1, 1, |out| play.write_notation(out));
     if fields.has(Fields::MOVES) {
         // Four moves (a whole backgammon play) per chunk.
         for moves in play.moves().chunks(4) {
@@ -151,21 +152,6 @@ fn chunk_move<const N: usize>(chunk: &mut Chunk<N>, from: u8, to: u8, hit: bool)
     chunk.word(word, len);
 }
 
-/// A `string` field whose text `write` appends, usually shorter than 128
-/// bytes (a notation, an XGID): its length held in one byte, moved over
-/// when longer; left out when empty.
-#[inline]
-fn short_string(out: &mut Vec<u8>, number: u8, write: impl FnOnce(&mut Vec<u8>)) {
-    out.extend_from_slice(&[wire::key(number, wire::LEN), 0]);
-    let at = out.len() - 1;
-    write(out);
-    if out.len() == at + 1 {
-        out.truncate(at - 1);
-    } else {
-        wire::close(out, at, 1);
-    }
-}
-
 /// The `dice` and `forced` fields of the response.
 fn write_tail(out: &mut Vec<u8>, dice: [u8; 2], forced: bool) {
     wire::packed_uint32(out, 2, &dice);
@@ -185,7 +171,8 @@ fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields, fibs_l
         out.extend_from_slice(&field);
     }
     if fields.has(Fields::XGID) {
-        short_string(out, 2, |out| view.xgid_value().write_to(out));
+        // An XGID is shorter than 128 bytes: its length takes one byte.
+        wire::string_with(out, 2, 1, |out| view.xgid_value().write_to(out));
     }
     let board = fields.has(Fields::BOARD).then(|| view.board());
     let pips = fields.has(Fields::PIPS).then(|| view.pips());
@@ -193,15 +180,7 @@ fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields, fibs_l
         write_board_and_pips(out, board.as_ref(), pips);
     }
     if fields.has(Fields::FIBS) {
-        out.push(wire::key(5, wire::LEN));
-        let at = wire::open(out, *fibs_len);
-        view.fibs_value().write_to(out);
-        if out.len() == at + *fibs_len {
-            // No text: the field is left out.
-            out.truncate(at - 1);
-        } else {
-            *fibs_len = wire::close(out, at, *fibs_len);
-        }
+        *fibs_len = wire::string_with(out, 5, *fibs_len, |out| view.fibs_value().write_to(out));
     }
 }
 

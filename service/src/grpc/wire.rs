@@ -80,7 +80,7 @@ pub fn string_with(
     write: impl FnOnce(&mut Vec<u8>),
 ) -> usize {
     let start = out.len();
-    let used = delimited(out, key(number, LEN), reserved, write);
+    let used = message(out, number, reserved, write);
     // Only an empty text leaves the key and a zero length.
     if out.len() == start + 2 {
         out.truncate(start);
@@ -102,19 +102,7 @@ pub fn message(
     reserved: usize,
     write: impl FnOnce(&mut Vec<u8>),
 ) -> usize {
-    delimited(out, key(number, LEN), reserved, write)
-}
-
-/// `key`, then the length of what `write` appends, then that (see
-/// [`message`]).
-#[inline]
-fn delimited(
-    out: &mut Vec<u8>,
-    key: u8,
-    reserved: usize,
-    write: impl FnOnce(&mut Vec<u8>),
-) -> usize {
-    out.push(key);
+    out.push(key(number, LEN));
     let at = open(out, reserved);
     write(out);
     close(out, at, reserved)
