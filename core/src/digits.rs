@@ -137,8 +137,7 @@ impl<'a, const N: usize> Text<'a, N> {
     /// Appends a [`SMALL`] entry's token.
     #[inline(always)]
     fn small_token(&mut self, entry: u64) {
-        self.buf[self.len..self.len + 8].copy_from_slice(&entry.to_le_bytes());
-        self.len += (entry >> 56) as usize;
+        self.word(entry, (entry >> 56) as usize);
     }
 
     /// The text written.
