@@ -44,28 +44,34 @@ const SMALL: [u64; (SMALL_MAX - SMALL_MIN + 1) as usize] = {
     let mut table = [0u64; (SMALL_MAX - SMALL_MIN + 1) as usize];
     let mut i = 0;
     while i < table.len() {
-        let n = i as i64 + SMALL_MIN;
-        let abs = n.unsigned_abs();
-        let mut token = [0u8; 8];
-        let mut len = 0;
-        token[len] = b':';
-        len += 1;
-        if n < 0 {
-            token[len] = b'-';
-            len += 1;
-        }
-        if abs >= 10 {
-            token[len] = b'0' + (abs / 10) as u8;
-            len += 1;
-        }
-        token[len] = b'0' + (abs % 10) as u8;
-        len += 1;
+        let (mut token, len) = colon_token(i as i64 + SMALL_MIN);
         token[7] = len as u8;
         table[i] = u64::from_le_bytes(token);
         i += 1;
     }
     table
 };
+
+/// `:n` for `n` in -99..=99, at the start of 8 bytes (the rest zeros), and
+/// its length (at most 4): the tokens of the writers' constant tables.
+pub(crate) const fn colon_token(n: i64) -> ([u8; 8], usize) {
+    let abs = n.unsigned_abs();
+    let mut token = [0u8; 8];
+    let mut len = 0;
+    token[len] = b':';
+    len += 1;
+    if n < 0 {
+        token[len] = b'-';
+        len += 1;
+    }
+    if abs >= 10 {
+        token[len] = b'0' + (abs / 10) as u8;
+        len += 1;
+    }
+    token[len] = b'0' + (abs % 10) as u8;
+    len += 1;
+    (token, len)
+}
 
 /// ASCII text written into a stack buffer of `N` bytes and then copied to
 /// its destination in one piece: the XGID and FIBS writers run once per
@@ -131,8 +137,7 @@ impl<'a, const N: usize> Text<'a, N> {
     /// Appends a [`SMALL`] entry's token.
     #[inline(always)]
     fn small_token(&mut self, entry: u64) {
-        self.buf[self.len..self.len + 8].copy_from_slice(&entry.to_le_bytes());
-        self.len += (entry >> 56) as usize;
+        self.word(entry, (entry >> 56) as usize);
     }
 
     /// The text written.

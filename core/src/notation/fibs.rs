@@ -47,7 +47,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
-use crate::digits::Text;
+use crate::digits::{Text, colon_token};
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
 use crate::setup::{BYTES, Setup};
@@ -258,27 +258,15 @@ const fn pair_token(index: usize) -> (u64, usize) {
     if a > 30 || b > 30 {
         return (0, 0);
     }
-    let mut bytes = [0u8; 8];
-    let mut len = 0;
-    let values = [a as i32 - 15, b as i32 - 15];
+    let (first, first_len) = colon_token(a as i64 - 15);
+    let (second, second_len) = colon_token(b as i64 - 15);
+    let mut bytes = first;
     let mut k = 0;
-    while k < 2 {
-        let n = values[k];
-        bytes[len] = b':';
-        len += 1;
-        if n < 0 {
-            bytes[len] = b'-';
-            len += 1;
-        }
-        let abs = n.unsigned_abs();
-        if abs >= 10 {
-            bytes[len] = b'0' + (abs / 10) as u8;
-            len += 1;
-        }
-        bytes[len] = b'0' + (abs % 10) as u8;
-        len += 1;
+    while k < second_len {
+        bytes[first_len + k] = second[k];
         k += 1;
     }
+    let len = first_len + second_len;
     (u64::from_le_bytes(bytes), len)
 }
 
