@@ -221,34 +221,51 @@ impl<'writer> FormatFields<'writer> for TextFields {
 /// Eight bytes at a time: a request id and a path are checked for every
 /// request.
 fn quotes_as_is(value: &str) -> bool {
+    use words::{ONES, TOPS, any_below};
+    words::all(
+        value,
+        // No top bit (not ASCII), nothing below 0x20, no 0x7f, `"` or `\`.
+        |word| {
+            word & TOPS == 0
+                && !any_below(word, 0x20)
+                && !any_below(word ^ (ONES * 0x7f), 1)
+                && !any_below(word ^ (ONES * u64::from(b'"')), 1)
+                && !any_below(word ^ (ONES * u64::from(b'\\')), 1)
+        },
+        |b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\',
+    )
+}
+
+/// Checking the bytes of a text eight at a time, for [`quotes_as_is`] and
+/// the JSON writer's escape check.
+mod words {
     /// A byte of `1`s, and each byte's top bit.
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const TOPS: u64 = ONES * 0x80;
-    /// Whether a byte of `word` is zero (exact as a whole: a borrow only
-    /// runs on past a zero byte).
-    fn any_zero(word: u64) -> bool {
-        word.wrapping_sub(ONES) & !word & TOPS != 0
+    pub(super) const ONES: u64 = u64::from_le_bytes([1; 8]);
+    pub(super) const TOPS: u64 = ONES * 0x80;
+
+    /// Whether a byte of `word` is below `n` (at most 0x80; exact as a
+    /// whole, for any bytes: a borrow only runs on past such a byte).
+    pub(super) fn any_below(word: u64, n: u64) -> bool {
+        word.wrapping_sub(ONES * n) & !word & TOPS != 0
     }
-    let bytes = value.as_bytes();
-    let mut words = bytes.chunks_exact(8);
-    for chunk in &mut words {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        // Top bit set (not ASCII), below 0x20, or 0x7f, `"`, `\`.
-        if word & TOPS != 0
-            || word.wrapping_sub(ONES * 0x20) & !word & TOPS != 0
-            || any_zero(word ^ (ONES * 0x7f))
-            || any_zero(word ^ (ONES * u64::from(b'"')))
-            || any_zero(word ^ (ONES * u64::from(b'\\')))
-        {
-            return false;
+
+    /// Whether every eight bytes of `text` (little-endian) pass `word_ok`
+    /// and every byte left over passes `byte_ok`.
+    pub(super) fn all(
+        text: &str,
+        word_ok: impl Fn(u64) -> bool,
+        byte_ok: impl Fn(u8) -> bool,
+    ) -> bool {
+        let mut words = text.as_bytes().chunks_exact(8);
+        for chunk in &mut words {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            if !word_ok(u64::from_le_bytes(word)) {
+                return false;
+            }
         }
+        words.remainder().iter().all(|&b| byte_ok(b))
     }
-    words
-        .remainder()
-        .iter()
-        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
 }
 
 /// Whether `DefaultFields` writes a field of this name as `name=` and the
