@@ -1730,10 +1730,13 @@ mod log_safe_tests {
 mod capture {
     use std::sync::{Arc, Mutex};
 
+    use tracing::Dispatch;
+    use tracing_subscriber::fmt::MakeWriter;
+
     /// Log lines written into a shared buffer, for the tests that compare
     /// our line writers with tracing-subscriber's.
     #[derive(Clone, Default)]
-    pub(super) struct Capture(pub(super) Arc<Mutex<Vec<u8>>>);
+    pub(super) struct Capture(Arc<Mutex<Vec<u8>>>);
 
     impl std::io::Write for Capture {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -1743,13 +1746,34 @@ mod capture {
             Ok(())
         }
     }
+
+    impl MakeWriter<'_> for Capture {
+        type Writer = Capture;
+
+        fn make_writer(&self) -> Capture {
+            self.clone()
+        }
+    }
+
+    /// The lines `log` writes with the subscriber `subscribe` makes
+    /// around a capture, and what `log` returns.
+    pub(super) fn logged<T>(
+        subscribe: impl FnOnce(Capture) -> Dispatch,
+        log: impl FnOnce() -> T,
+    ) -> (String, T) {
+        let capture = Capture::default();
+        let returned = tracing::dispatcher::with_default(&subscribe(capture.clone()), log);
+        let lines = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+        (lines, returned)
+    }
 }
 
 #[cfg(test)]
 mod text_fields_tests {
+    use tracing::Dispatch;
     use tracing_subscriber::fmt::format::DefaultFields;
 
-    use super::capture::Capture;
+    use super::capture::logged;
     use super::{TextFields, TextLine};
 
     /// Spans and events with every kind of field, some needing escapes.
@@ -1818,41 +1842,31 @@ mod text_fields_tests {
     /// The lines of [`log_some`]: with our fields (`text`) or the default
     /// ones, and with our line format (`line`) or the default one.
     fn lines_with(text: bool, line: bool) -> String {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let builder = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::TRACE)
-            .without_time();
-        let ours = || TextLine {
-            without_time: true,
-            ..TextLine::default()
-        };
-        match (text, line) {
-            (true, true) => tracing::subscriber::with_default(
-                builder.fmt_fields(TextFields).event_format(ours()).finish(),
-                log_some,
-            ),
-            (true, false) => {
-                tracing::subscriber::with_default(
-                    builder.fmt_fields(TextFields).finish(),
-                    log_some,
-                );
+        let subscribe = |writer| {
+            let builder = tracing_subscriber::fmt()
+                .with_writer(writer)
+                .with_ansi(false)
+                .with_max_level(tracing::Level::TRACE)
+                .without_time();
+            let ours = TextLine {
+                without_time: true,
+                ..TextLine::default()
+            };
+            match (text, line) {
+                (true, true) => {
+                    Dispatch::new(builder.fmt_fields(TextFields).event_format(ours).finish())
+                }
+                (true, false) => Dispatch::new(builder.fmt_fields(TextFields).finish()),
+                (false, true) => Dispatch::new(
+                    builder
+                        .fmt_fields(DefaultFields::new())
+                        .event_format(ours)
+                        .finish(),
+                ),
+                (false, false) => Dispatch::new(builder.fmt_fields(DefaultFields::new()).finish()),
             }
-            (false, true) => tracing::subscriber::with_default(
-                builder
-                    .fmt_fields(DefaultFields::new())
-                    .event_format(ours())
-                    .finish(),
-                log_some,
-            ),
-            (false, false) => tracing::subscriber::with_default(
-                builder.fmt_fields(DefaultFields::new()).finish(),
-                log_some,
-            ),
-        }
-        String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
+        };
+        logged(subscribe, log_some).0
     }
 
     #[test]
@@ -1873,20 +1887,20 @@ mod text_fields_tests {
     /// The JSON lines of [`log_some`]: by tracing-subscriber's JSON format
     /// or (`ours`) by [`JsonLine`](super::JsonLine).
     fn json_lines(ours: bool) -> String {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let builder = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_max_level(tracing::Level::TRACE)
-            .json()
-            .without_time();
-        if ours {
-            let line = super::JsonLine { without_time: true };
-            tracing::subscriber::with_default(builder.event_format(line).finish(), log_some);
-        } else {
-            tracing::subscriber::with_default(builder.finish(), log_some);
-        }
-        String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
+        let subscribe = |writer| {
+            let builder = tracing_subscriber::fmt()
+                .with_writer(writer)
+                .with_max_level(tracing::Level::TRACE)
+                .json()
+                .without_time();
+            if ours {
+                let line = super::JsonLine { without_time: true };
+                Dispatch::new(builder.event_format(line).finish())
+            } else {
+                Dispatch::new(builder.finish())
+            }
+        };
+        logged(subscribe, log_some).0
     }
 
     #[test]
@@ -2105,11 +2119,12 @@ mod deferred_fields_tests {
     use std::time::Duration;
 
     use http::{HeaderValue, Request};
+    use tracing::Dispatch;
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use tracing_subscriber::fmt::format::JsonFields;
 
-    use super::capture::Capture;
+    use super::capture::logged;
     use super::{
         DeferRequestFields, JsonLine, Operation, Protocol, RequestFields, RequestOutcome,
         TextFields, TextLine, request_span,
@@ -2252,26 +2267,23 @@ mod deferred_fields_tests {
     /// they open (`defer` false) or kept ([`DeferRequestFields`]), and how
     /// many were kept.
     fn lines(defer: bool) -> (String, usize) {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let layer = tracing_subscriber::fmt::layer()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .fmt_fields(TextFields)
-            .event_format(TextLine {
-                without_time: true,
-                ..TextLine::default()
-            });
-        let deferred = if defer {
-            let subscriber = tracing_subscriber::registry()
-                .with(DeferRequestFields::<_, TextFields>::new(layer));
-            tracing::subscriber::with_default(subscriber, log_requests)
-        } else {
-            let subscriber = tracing_subscriber::registry().with(layer);
-            tracing::subscriber::with_default(subscriber, log_requests)
+        let subscribe = |writer| {
+            let layer = tracing_subscriber::fmt::layer()
+                .with_writer(writer)
+                .with_ansi(false)
+                .fmt_fields(TextFields)
+                .event_format(TextLine {
+                    without_time: true,
+                    ..TextLine::default()
+                });
+            let registry = tracing_subscriber::registry();
+            if defer {
+                Dispatch::new(registry.with(DeferRequestFields::<_, TextFields>::new(layer)))
+            } else {
+                Dispatch::new(registry.with(layer))
+            }
         };
-        let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-        (text, deferred)
+        logged(subscribe, log_requests)
     }
 
     #[test]
@@ -2308,35 +2320,29 @@ mod deferred_fields_tests {
     /// ([`DeferRequestFields`]); and how many were kept. With `time`, the
     /// lines have their timestamps.
     fn json_lines(ours: bool, time: bool) -> (String, usize) {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let deferred = if ours {
-            let layer = tracing_subscriber::fmt::layer()
-                .with_writer(move || writer.clone())
-                .with_ansi(false)
-                .fmt_fields(JsonFields::new())
-                .event_format(JsonLine {
-                    without_time: !time,
-                });
-            let subscriber = tracing_subscriber::registry()
-                .with(DeferRequestFields::<_, JsonFields>::new(layer));
-            tracing::subscriber::with_default(subscriber, log_requests)
-        } else if time {
-            let layer = tracing_subscriber::fmt::layer()
-                .json()
-                .with_writer(move || writer.clone());
-            let subscriber = tracing_subscriber::registry().with(layer);
-            tracing::subscriber::with_default(subscriber, log_requests)
-        } else {
-            let layer = tracing_subscriber::fmt::layer()
-                .json()
-                .without_time()
-                .with_writer(move || writer.clone());
-            let subscriber = tracing_subscriber::registry().with(layer);
-            tracing::subscriber::with_default(subscriber, log_requests)
+        let subscribe = |writer| {
+            let registry = tracing_subscriber::registry();
+            if ours {
+                let layer = tracing_subscriber::fmt::layer()
+                    .with_writer(writer)
+                    .with_ansi(false)
+                    .fmt_fields(JsonFields::new())
+                    .event_format(JsonLine {
+                        without_time: !time,
+                    });
+                Dispatch::new(registry.with(DeferRequestFields::<_, JsonFields>::new(layer)))
+            } else if time {
+                let layer = tracing_subscriber::fmt::layer().json().with_writer(writer);
+                Dispatch::new(registry.with(layer))
+            } else {
+                let layer = tracing_subscriber::fmt::layer()
+                    .json()
+                    .without_time()
+                    .with_writer(writer);
+                Dispatch::new(registry.with(layer))
+            }
         };
-        let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-        (text, deferred)
+        logged(subscribe, log_requests)
     }
 
     #[test]
