@@ -221,34 +221,51 @@ impl<'writer> FormatFields<'writer> for TextFields {
 /// Eight bytes at a time: a request id and a path are checked for every
 /// request.
 fn quotes_as_is(value: &str) -> bool {
+    use words::{ONES, TOPS, any_below};
+    words::all(
+        value,
+        // No top bit (not ASCII), nothing below 0x20, no 0x7f, `"` or `\`.
+        |word| {
+            word & TOPS == 0
+                && !any_below(word, 0x20)
+                && !any_below(word ^ (ONES * 0x7f), 1)
+                && !any_below(word ^ (ONES * u64::from(b'"')), 1)
+                && !any_below(word ^ (ONES * u64::from(b'\\')), 1)
+        },
+        |b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\',
+    )
+}
+
+/// Checking the bytes of a text eight at a time, for [`quotes_as_is`] and
+/// the JSON writer's escape check.
+mod words {
     /// A byte of `1`s, and each byte's top bit.
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const TOPS: u64 = ONES * 0x80;
-    /// Whether a byte of `word` is zero (exact as a whole: a borrow only
-    /// runs on past a zero byte).
-    fn any_zero(word: u64) -> bool {
-        word.wrapping_sub(ONES) & !word & TOPS != 0
+    pub(super) const ONES: u64 = u64::from_le_bytes([1; 8]);
+    pub(super) const TOPS: u64 = ONES * 0x80;
+
+    /// Whether a byte of `word` is below `n` (at most 0x80; exact as a
+    /// whole, for any bytes: a borrow only runs on past such a byte).
+    pub(super) fn any_below(word: u64, n: u64) -> bool {
+        word.wrapping_sub(ONES * n) & !word & TOPS != 0
     }
-    let bytes = value.as_bytes();
-    let mut words = bytes.chunks_exact(8);
-    for chunk in &mut words {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        // Top bit set (not ASCII), below 0x20, or 0x7f, `"`, `\`.
-        if word & TOPS != 0
-            || word.wrapping_sub(ONES * 0x20) & !word & TOPS != 0
-            || any_zero(word ^ (ONES * 0x7f))
-            || any_zero(word ^ (ONES * u64::from(b'"')))
-            || any_zero(word ^ (ONES * u64::from(b'\\')))
-        {
-            return false;
+
+    /// Whether every eight bytes of `text` (little-endian) pass `word_ok`
+    /// and every byte left over passes `byte_ok`.
+    pub(super) fn all(
+        text: &str,
+        word_ok: impl Fn(u64) -> bool,
+        byte_ok: impl Fn(u8) -> bool,
+    ) -> bool {
+        let mut words = text.as_bytes().chunks_exact(8);
+        for chunk in &mut words {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            if !word_ok(u64::from_le_bytes(word)) {
+                return false;
+            }
         }
+        words.remainder().iter().all(|&b| byte_ok(b))
     }
-    words
-        .remainder()
-        .iter()
-        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
 }
 
 /// Whether `DefaultFields` writes a field of this name as `name=` and the
@@ -1713,10 +1730,13 @@ mod log_safe_tests {
 mod capture {
     use std::sync::{Arc, Mutex};
 
+    use tracing::Dispatch;
+    use tracing_subscriber::fmt::MakeWriter;
+
     /// Log lines written into a shared buffer, for the tests that compare
     /// our line writers with tracing-subscriber's.
     #[derive(Clone, Default)]
-    pub(super) struct Capture(pub(super) Arc<Mutex<Vec<u8>>>);
+    pub(super) struct Capture(Arc<Mutex<Vec<u8>>>);
 
     impl std::io::Write for Capture {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -1726,13 +1746,34 @@ mod capture {
             Ok(())
         }
     }
+
+    impl MakeWriter<'_> for Capture {
+        type Writer = Capture;
+
+        fn make_writer(&self) -> Capture {
+            self.clone()
+        }
+    }
+
+    /// The lines `log` writes with the subscriber `subscribe` makes
+    /// around a capture, and what `log` returns.
+    pub(super) fn logged<T>(
+        subscribe: impl FnOnce(Capture) -> Dispatch,
+        log: impl FnOnce() -> T,
+    ) -> (String, T) {
+        let capture = Capture::default();
+        let returned = tracing::dispatcher::with_default(&subscribe(capture.clone()), log);
+        let lines = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+        (lines, returned)
+    }
 }
 
 #[cfg(test)]
 mod text_fields_tests {
+    use tracing::Dispatch;
     use tracing_subscriber::fmt::format::DefaultFields;
 
-    use super::capture::Capture;
+    use super::capture::logged;
     use super::{TextFields, TextLine};
 
     /// Spans and events with every kind of field, some needing escapes.
@@ -1801,41 +1842,31 @@ mod text_fields_tests {
     /// The lines of [`log_some`]: with our fields (`text`) or the default
     /// ones, and with our line format (`line`) or the default one.
     fn lines_with(text: bool, line: bool) -> String {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let builder = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::TRACE)
-            .without_time();
-        let ours = || TextLine {
-            without_time: true,
-            ..TextLine::default()
-        };
-        match (text, line) {
-            (true, true) => tracing::subscriber::with_default(
-                builder.fmt_fields(TextFields).event_format(ours()).finish(),
-                log_some,
-            ),
-            (true, false) => {
-                tracing::subscriber::with_default(
-                    builder.fmt_fields(TextFields).finish(),
-                    log_some,
-                );
+        let subscribe = |writer| {
+            let builder = tracing_subscriber::fmt()
+                .with_writer(writer)
+                .with_ansi(false)
+                .with_max_level(tracing::Level::TRACE)
+                .without_time();
+            let ours = TextLine {
+                without_time: true,
+                ..TextLine::default()
+            };
+            match (text, line) {
+                (true, true) => {
+                    Dispatch::new(builder.fmt_fields(TextFields).event_format(ours).finish())
+                }
+                (true, false) => Dispatch::new(builder.fmt_fields(TextFields).finish()),
+                (false, true) => Dispatch::new(
+                    builder
+                        .fmt_fields(DefaultFields::new())
+                        .event_format(ours)
+                        .finish(),
+                ),
+                (false, false) => Dispatch::new(builder.fmt_fields(DefaultFields::new()).finish()),
             }
-            (false, true) => tracing::subscriber::with_default(
-                builder
-                    .fmt_fields(DefaultFields::new())
-                    .event_format(ours())
-                    .finish(),
-                log_some,
-            ),
-            (false, false) => tracing::subscriber::with_default(
-                builder.fmt_fields(DefaultFields::new()).finish(),
-                log_some,
-            ),
-        }
-        String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
+        };
+        logged(subscribe, log_some).0
     }
 
     #[test]
@@ -1856,20 +1887,20 @@ mod text_fields_tests {
     /// The JSON lines of [`log_some`]: by tracing-subscriber's JSON format
     /// or (`ours`) by [`JsonLine`](super::JsonLine).
     fn json_lines(ours: bool) -> String {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let builder = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_max_level(tracing::Level::TRACE)
-            .json()
-            .without_time();
-        if ours {
-            let line = super::JsonLine { without_time: true };
-            tracing::subscriber::with_default(builder.event_format(line).finish(), log_some);
-        } else {
-            tracing::subscriber::with_default(builder.finish(), log_some);
-        }
-        String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
+        let subscribe = |writer| {
+            let builder = tracing_subscriber::fmt()
+                .with_writer(writer)
+                .with_max_level(tracing::Level::TRACE)
+                .json()
+                .without_time();
+            if ours {
+                let line = super::JsonLine { without_time: true };
+                Dispatch::new(builder.event_format(line).finish())
+            } else {
+                Dispatch::new(builder.finish())
+            }
+        };
+        logged(subscribe, log_some).0
     }
 
     #[test]
@@ -2088,11 +2119,12 @@ mod deferred_fields_tests {
     use std::time::Duration;
 
     use http::{HeaderValue, Request};
+    use tracing::Dispatch;
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use tracing_subscriber::fmt::format::JsonFields;
 
-    use super::capture::Capture;
+    use super::capture::logged;
     use super::{
         DeferRequestFields, JsonLine, Operation, Protocol, RequestFields, RequestOutcome,
         TextFields, TextLine, request_span,
@@ -2235,26 +2267,23 @@ mod deferred_fields_tests {
     /// they open (`defer` false) or kept ([`DeferRequestFields`]), and how
     /// many were kept.
     fn lines(defer: bool) -> (String, usize) {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let layer = tracing_subscriber::fmt::layer()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .fmt_fields(TextFields)
-            .event_format(TextLine {
-                without_time: true,
-                ..TextLine::default()
-            });
-        let deferred = if defer {
-            let subscriber = tracing_subscriber::registry()
-                .with(DeferRequestFields::<_, TextFields>::new(layer));
-            tracing::subscriber::with_default(subscriber, log_requests)
-        } else {
-            let subscriber = tracing_subscriber::registry().with(layer);
-            tracing::subscriber::with_default(subscriber, log_requests)
+        let subscribe = |writer| {
+            let layer = tracing_subscriber::fmt::layer()
+                .with_writer(writer)
+                .with_ansi(false)
+                .fmt_fields(TextFields)
+                .event_format(TextLine {
+                    without_time: true,
+                    ..TextLine::default()
+                });
+            let registry = tracing_subscriber::registry();
+            if defer {
+                Dispatch::new(registry.with(DeferRequestFields::<_, TextFields>::new(layer)))
+            } else {
+                Dispatch::new(registry.with(layer))
+            }
         };
-        let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-        (text, deferred)
+        logged(subscribe, log_requests)
     }
 
     #[test]
@@ -2291,35 +2320,29 @@ mod deferred_fields_tests {
     /// ([`DeferRequestFields`]); and how many were kept. With `time`, the
     /// lines have their timestamps.
     fn json_lines(ours: bool, time: bool) -> (String, usize) {
-        let capture = Capture::default();
-        let writer = capture.clone();
-        let deferred = if ours {
-            let layer = tracing_subscriber::fmt::layer()
-                .with_writer(move || writer.clone())
-                .with_ansi(false)
-                .fmt_fields(JsonFields::new())
-                .event_format(JsonLine {
-                    without_time: !time,
-                });
-            let subscriber = tracing_subscriber::registry()
-                .with(DeferRequestFields::<_, JsonFields>::new(layer));
-            tracing::subscriber::with_default(subscriber, log_requests)
-        } else if time {
-            let layer = tracing_subscriber::fmt::layer()
-                .json()
-                .with_writer(move || writer.clone());
-            let subscriber = tracing_subscriber::registry().with(layer);
-            tracing::subscriber::with_default(subscriber, log_requests)
-        } else {
-            let layer = tracing_subscriber::fmt::layer()
-                .json()
-                .without_time()
-                .with_writer(move || writer.clone());
-            let subscriber = tracing_subscriber::registry().with(layer);
-            tracing::subscriber::with_default(subscriber, log_requests)
+        let subscribe = |writer| {
+            let registry = tracing_subscriber::registry();
+            if ours {
+                let layer = tracing_subscriber::fmt::layer()
+                    .with_writer(writer)
+                    .with_ansi(false)
+                    .fmt_fields(JsonFields::new())
+                    .event_format(JsonLine {
+                        without_time: !time,
+                    });
+                Dispatch::new(registry.with(DeferRequestFields::<_, JsonFields>::new(layer)))
+            } else if time {
+                let layer = tracing_subscriber::fmt::layer().json().with_writer(writer);
+                Dispatch::new(registry.with(layer))
+            } else {
+                let layer = tracing_subscriber::fmt::layer()
+                    .json()
+                    .without_time()
+                    .with_writer(writer);
+                Dispatch::new(registry.with(layer))
+            }
         };
-        let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-        (text, deferred)
+        logged(subscribe, log_requests)
     }
 
     #[test]

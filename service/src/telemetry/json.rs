@@ -375,28 +375,16 @@ fn escaped(byte: u8) -> bool {
 /// Whether no byte of `text` is [`escaped`]; eight bytes at a time (a
 /// request id, a path and a dozen names per line).
 fn nothing_to_escape(text: &str) -> bool {
-    /// A byte of `1`s, and each byte's top bit.
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const TOPS: u64 = ONES * 0x80;
-    /// Whether a byte of `word` is below `n` (at most 0x80; exact as a
-    /// whole, for any bytes: a borrow only runs on past such a byte).
-    fn any_below(word: u64, n: u64) -> bool {
-        word.wrapping_sub(ONES * n) & !word & TOPS != 0
-    }
-    let bytes = text.as_bytes();
-    let mut words = bytes.chunks_exact(8);
-    for chunk in &mut words {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        if any_below(word, 0x20)
-            || any_below(word ^ (ONES * u64::from(b'"')), 1)
-            || any_below(word ^ (ONES * u64::from(b'\\')), 1)
-        {
-            return false;
-        }
-    }
-    !words.remainder().iter().any(|&b| escaped(b))
+    use super::words::{ONES, any_below};
+    super::words::all(
+        text,
+        |word| {
+            !any_below(word, 0x20)
+                && !any_below(word ^ (ONES * u64::from(b'"')), 1)
+                && !any_below(word ^ (ONES * u64::from(b'\\')), 1)
+        },
+        |b| !escaped(b),
+    )
 }
 
 /// `text` as serde_json writes it between quotes: `\"`, `\\`, `\b`, `\t`,
