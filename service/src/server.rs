@@ -227,7 +227,7 @@ where
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        if is_probe(req.uri().path()) {
+        if crate::telemetry::is_probe(req.uri().path()) {
             return AdmitFuture::Running {
                 inner: self.inner.call(req),
                 permit: None,
@@ -318,12 +318,6 @@ fn overloaded() -> Response {
         http::HeaderValue::from_static("1"),
     );
     response
-}
-
-/// Health checks and scrapes.
-fn is_probe(path: &str) -> bool {
-    matches!(path, "/healthz" | "/readyz" | "/metrics")
-        || path.starts_with("/grpc.health.v1.Health/")
 }
 
 /// The request's time limit, panics, and the checks before the handler,

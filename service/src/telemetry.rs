@@ -1216,8 +1216,7 @@ impl Operation {
                 (valid(service) && valid(method)).then(|| (service.to_owned(), method.to_owned()))
             })
             .flatten();
-        let probe = matches!(path, "/healthz" | "/readyz" | "/metrics")
-            || path.starts_with("/grpc.health.v1.Health/");
+        let probe = is_probe(path);
         let protocol = if grpc { Protocol::Grpc } else { Protocol::Http };
         let method = standard_method(req.method());
         Operation::new(protocol, method, route, rpc, probe)
@@ -1724,6 +1723,13 @@ mod log_safe_tests {
         assert!(safe.len() < 300, "{}", safe.len());
         assert!(safe.ends_with("(59744 more bytes)"), "{safe}");
     }
+}
+
+/// Health checks and scrapes: logged at debug, and let past the
+/// concurrency limit (`crate::server`).
+pub(crate) fn is_probe(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/metrics")
+        || path.starts_with("/grpc.health.v1.Health/")
 }
 
 #[cfg(test)]
