@@ -1381,8 +1381,22 @@ fn standard_method(method: &http::Method) -> &'static str {
 /// without a system call per request as a random (v4) UUID costs.
 #[derive(Debug, Clone)]
 pub struct MakeRequestId {
-    prefix: u64,
+    /// The first 64 bits as text, with the version: `xxxxxxxx-xxxx-8xxx-`
+    /// (written once, not for every id).
+    head: [u8; 19],
     counter: Arc<AtomicU64>,
+}
+
+/// Lower-case hexadecimal digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The 16 hexadecimal digits of `word`, most significant first.
+fn hex_digits(word: u64) -> [u8; 16] {
+    let mut digits = [0u8; 16];
+    for (i, digit) in digits.iter_mut().enumerate() {
+        *digit = HEX[((word >> (60 - 4 * i)) & 15) as usize];
+    }
+    digits
 }
 
 impl Default for MakeRequestId {
@@ -1395,34 +1409,30 @@ impl Default for MakeRequestId {
                 .map_or(0, |d| d.as_nanos());
             seed = (nanos as u64 ^ u64::from(std::process::id())).to_le_bytes();
         }
+        seed[6] = (seed[6] & 0x0f) | 0x80; // version 8
+        let digits = hex_digits(u64::from_be_bytes(seed));
+        let mut head = [b'-'; 19];
+        head[..8].copy_from_slice(&digits[..8]);
+        head[9..13].copy_from_slice(&digits[8..12]);
+        head[14..18].copy_from_slice(&digits[12..]);
         MakeRequestId {
-            prefix: u64::from_le_bytes(seed),
+            head,
             counter: Arc::new(AtomicU64::new(0)),
         }
     }
 }
 
 impl MakeRequestId {
-    /// The next id: `xxxxxxxx-xxxx-8xxx-yxxx-xxxxxxxxxxxx`.
+    /// The next id: `xxxxxxxx-xxxx-8xxx-yxxx-xxxxxxxxxxxx`, the counter in
+    /// the last 64 bits (with the variant).
     pub fn next_id(&self) -> HeaderValue {
         let count = self.counter.fetch_add(1, Ordering::Relaxed);
-        let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&self.prefix.to_be_bytes());
-        bytes[8..].copy_from_slice(&count.to_be_bytes());
-        bytes[6] = (bytes[6] & 0x0f) | 0x80; // version 8
-        bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut text = [0u8; 36];
-        let mut at = 0;
-        for (i, b) in bytes.iter().enumerate() {
-            if matches!(i, 4 | 6 | 8 | 10) {
-                text[at] = b'-';
-                at += 1;
-            }
-            text[at] = HEX[usize::from(b >> 4)];
-            text[at + 1] = HEX[usize::from(b & 15)];
-            at += 2;
-        }
+        // Variant 10 in the top two bits.
+        let digits = hex_digits((count & !(0b11 << 62)) | (0b10 << 62));
+        let mut text = [b'-'; 36];
+        text[..19].copy_from_slice(&self.head);
+        text[19..23].copy_from_slice(&digits[..4]);
+        text[24..].copy_from_slice(&digits[4..]);
         HeaderValue::from_bytes(&text).unwrap_or_else(|_| HeaderValue::from_static("-"))
     }
 }
@@ -1715,6 +1725,16 @@ mod request_id_tests {
             assert!(groups[2].starts_with('8'), "{id}");
             assert!(matches!(&groups[3][..1], "8" | "9" | "a" | "b"), "{id}");
             assert!(id.bytes().all(|c| c == b'-' || c.is_ascii_hexdigit()));
+        }
+        // The counter's bits, with the variant's two in place of its top two.
+        let make = MakeRequestId::default();
+        let head = String::from_utf8(make.head.to_vec()).unwrap();
+        for count in [0, 1, 0xabc, u64::MAX >> 2, u64::MAX - 1] {
+            make.counter
+                .store(count, std::sync::atomic::Ordering::Relaxed);
+            let low = (count & (u64::MAX >> 2)) | (1 << 63);
+            let expected = format!("{head}{:04x}-{:012x}", low >> 48, low & ((1 << 48) - 1));
+            assert_eq!(make.next_id().to_str().unwrap(), expected);
         }
         // Another process (another maker) draws another prefix.
         assert_ne!(
