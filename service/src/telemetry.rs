@@ -1170,10 +1170,16 @@ struct SpanText {
 /// cache.
 const MAX_CACHED_OPERATIONS: usize = 512;
 
-/// The cache of [`Operation::shared`], keyed by [`operation_key`].
-static OPERATIONS: std::sync::LazyLock<
-    std::sync::RwLock<std::collections::HashMap<Box<str>, Arc<Operation>>>,
-> = std::sync::LazyLock::new(Default::default);
+/// The cache of [`Operation::shared`], keyed by [`operation_key`]. Hashed
+/// by foldhash, seeded at random: a gRPC key holds the request's path, but
+/// the cache is small and bounded, so its weaker guard against chosen
+/// collisions than SipHash's is enough.
+static OPERATIONS: std::sync::LazyLock<std::sync::RwLock<OperationCache>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// [`OPERATIONS`]' map.
+type OperationCache =
+    std::collections::HashMap<Box<str>, Arc<Operation>, foldhash::fast::RandomState>;
 
 /// What classifies a request: protocol, method, route and, for gRPC, the
 /// path; written into `buf` (`None` when it does not fit: not cached).
