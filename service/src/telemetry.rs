@@ -1643,8 +1643,10 @@ impl RequestOutcome {
 
     /// Records the outcome on the request span and logs the completed
     /// request, with its status and latency, inside it (`error` for faults, `debug` for probes,
-    /// `info` otherwise).
-    pub fn record(self, span: &Span, probe: bool, latency: Duration) {
+    /// `info` otherwise). `entered`: whether the caller is inside `span`
+    /// (it is the current span), which spares the JSON format entering it
+    /// again for the line.
+    pub fn record(self, span: &Span, entered: bool, probe: bool, latency: Duration) {
         // Nanoseconds over 1e6: the double nearest the exact decimal
         // (`0.330189`), which the text format writes as it is
         // ([`debug_f64`]); `as_secs_f64() * 1000.0` rounds twice and
@@ -1678,7 +1680,7 @@ impl RequestOutcome {
                 tracing::info!(parent: span, message, status, latency_ms);
             }
         };
-        if ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
+        if !entered && ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
             span.in_scope(log);
         } else {
             log();
@@ -2327,11 +2329,13 @@ mod deferred_fields_tests {
                     2 => RequestOutcome::Http(http::StatusCode::SERVICE_UNAVAILABLE),
                     _ => RequestOutcome::Grpc(tonic::Code::Ok),
                 };
-                outcome.record(
-                    &span,
-                    op.probe,
-                    Duration::from_nanos(317_182 * (j as u64 + 1)),
-                );
+                let latency = Duration::from_nanos(317_182 * (j as u64 + 1));
+                if i % 2 == 0 {
+                    outcome.record(&span, false, op.probe, latency);
+                } else {
+                    // As the metrics layer does while it polls the request.
+                    span.in_scope(|| outcome.record(&span, true, op.probe, latency));
+                }
             }
         }
         deferred
