@@ -1150,6 +1150,11 @@ pub struct Operation {
     /// The request span's fixed fields as the text format writes them
     /// ([`RequestFields`]); `None` when one needs escaping.
     span_text: Option<SpanText>,
+    /// The request span's fields given when it opens that do not change
+    /// from request to request, as JSON strings (`"POST /legal-moves"`), in
+    /// [`Operation::span_values`]' order; `None` for the request id, the
+    /// path and fields not given ([`json::fixed_values`]).
+    span_json: [Option<Box<str>>; json::GIVEN],
 }
 
 /// An operation's request span fields that do not change from request to
@@ -1268,8 +1273,10 @@ impl Operation {
             span_name,
             label,
             span_text: None,
+            span_json: Default::default(),
         };
         operation.span_text = operation.text_of_fixed_fields();
+        operation.span_json = json::fixed_values(&operation);
         operation
     }
 
@@ -1279,7 +1286,7 @@ impl Operation {
         &'a self,
         request_id: &'a str,
         path: &'a str,
-    ) -> [(&'static str, Option<&'a str>); 10] {
+    ) -> [(&'static str, Option<&'a str>); json::GIVEN] {
         let rpc = self.rpc.as_ref();
         [
             ("otel.name", Some(self.span_name())),

@@ -25,7 +25,7 @@ use tracing_subscriber::fmt::format::{JsonFields, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormattedFields};
 use tracing_subscriber::registry::{LookupSpan, SpanRef};
 
-use super::{DeferredFormat, Recorded, RequestFields, write_timestamp};
+use super::{DeferredFormat, Operation, Recorded, RequestFields, write_timestamp};
 
 /// The JSON log line (see the module doc).
 #[derive(Debug, Default)]
@@ -162,6 +162,8 @@ fn write_formatted_span(data: &str, name: &str, out: &mut String) -> fmt::Result
 #[derive(Debug, Clone, Copy)]
 enum JsonValue<'a> {
     Str(&'a str),
+    /// JSON text, written as it is ([`fixed_values`]).
+    Raw(&'a str),
     I64(i64),
     U64(u64),
     Bool(bool),
@@ -174,6 +176,7 @@ impl JsonValue<'_> {
     fn write(self, out: &mut String) -> fmt::Result {
         match self {
             JsonValue::Str(text) => write_string(out, text)?,
+            JsonValue::Raw(text) => out.push_str(text),
             JsonValue::I64(n) => out.push_str(itoa::Buffer::new().format(n)),
             JsonValue::U64(n) => out.push_str(itoa::Buffer::new().format(n)),
             JsonValue::Bool(b) => out.push_str(if b { "true" } else { "false" }),
@@ -243,7 +246,21 @@ impl<'a> SortedFields<'a> {
 
 /// How many fields [`RequestFields`] holds from when its span opened
 /// (`Operation::span_values`).
-const GIVEN: usize = 10;
+pub(super) const GIVEN: usize = 10;
+
+/// The fields of [`Operation::span_values`] that each request gives.
+const PER_REQUEST: [&str; 2] = ["request_id", "url.path"];
+
+/// [`Operation`]'s fixed request span fields as JSON strings, written
+/// once per operation instead of escaped at every line.
+pub(super) fn fixed_values(operation: &Operation) -> [Option<Box<str>>; GIVEN] {
+    operation.span_values("", "").map(|(name, value)| {
+        let value = value.filter(|_| !PER_REQUEST.contains(&name))?;
+        let mut text = String::new();
+        write_string(&mut text, value).ok()?;
+        Some(text.into_boxed_str())
+    })
+}
 
 /// Where a request span's fields go in its JSON object, worked out once
 /// per callsite (the span's level makes two) instead of at every line:
@@ -353,9 +370,13 @@ impl RequestFields {
         let request_id = self.request_id.to_str().unwrap_or_default();
         let mut values: [Option<JsonValue<'_>>; MAX_FIELDS] = [None; MAX_FIELDS];
         let given = self.operation.span_values(request_id, &self.path);
-        for ((_, value), index) in given.into_iter().zip(layout.given) {
+        let fixed = &self.operation.span_json;
+        for (((_, value), index), fixed) in given.into_iter().zip(layout.given).zip(fixed) {
             if let (Some(value), Some(index)) = (value, index) {
-                values[index] = Some(JsonValue::Str(value));
+                values[index] = Some(match fixed {
+                    Some(json) => JsonValue::Raw(json),
+                    None => JsonValue::Str(value),
+                });
             }
         }
         for recorded in &self.recorded {
