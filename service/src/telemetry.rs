@@ -698,14 +698,15 @@ fn write_timestamp(writer: &mut Writer<'_>) -> std::fmt::Result {
             None => return tracing_subscriber::fmt::time::SystemTime.format_time(writer),
         }
     }
+    // One piece, checked and written once.
+    let mut stamp = [b'Z'; 27];
+    stamp[..20].copy_from_slice(&prefix);
     let mut micros = since_epoch.subsec_micros();
-    let mut tail = *b"000000Z";
-    for digit in tail[..6].iter_mut().rev() {
+    for digit in stamp[20..26].iter_mut().rev() {
         *digit = b'0' + (micros % 10) as u8;
         micros /= 10;
     }
-    writer.write_str(std::str::from_utf8(&prefix).map_err(|_| std::fmt::Error)?)?;
-    writer.write_str(std::str::from_utf8(&tail).map_err(|_| std::fmt::Error)?)
+    writer.write_str(std::str::from_utf8(&stamp).map_err(|_| std::fmt::Error)?)
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.` of `second` seconds after the Unix epoch (UTC,
