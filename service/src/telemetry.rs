@@ -1460,15 +1460,22 @@ pub fn set_request_id<B>(req: &mut Request<B>, make: &MakeRequestId) -> HeaderVa
         let b = v.as_bytes();
         !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(|c| c.is_ascii_graphic())
     };
-    let mut incoming = req.headers().get_all(&REQUEST_ID_HEADER).iter();
-    if let (Some(id), None) = (incoming.next(), incoming.next())
-        && valid(id)
-    {
-        return id.clone();
+    // One lookup for both the check and the insertion.
+    match req.headers_mut().entry(REQUEST_ID_HEADER) {
+        http::header::Entry::Occupied(mut entry) => {
+            let mut incoming = entry.iter();
+            if let (Some(id), None) = (incoming.next(), incoming.next())
+                && valid(id)
+            {
+                return id.clone();
+            }
+            let id = make.next_id();
+            // Replaces every value given.
+            entry.insert(id.clone());
+            id
+        }
+        http::header::Entry::Vacant(entry) => entry.insert(make.next_id()).clone(),
     }
-    let id = make.next_id();
-    req.headers_mut().insert(REQUEST_ID_HEADER, id.clone());
-    id
 }
 
 /// Longest request-derived text written to a log field, in characters.
@@ -1722,7 +1729,39 @@ pub fn grpc_code_name(code: tonic::Code) -> &'static str {
 
 #[cfg(test)]
 mod request_id_tests {
-    use super::MakeRequestId;
+    use super::{MakeRequestId, REQUEST_ID_HEADER, set_request_id};
+
+    #[test]
+    fn a_single_valid_incoming_id_is_kept_and_anything_else_replaced() {
+        let make = MakeRequestId::default();
+        let request = |ids: &[&[u8]]| {
+            let mut req = http::Request::new(());
+            for id in ids {
+                let value = http::HeaderValue::from_bytes(id).unwrap();
+                req.headers_mut().append(REQUEST_ID_HEADER, value);
+            }
+            req
+        };
+        let long = [b'a'; 129];
+        for (ids, kept) in [
+            (&[][..], false),
+            (&[&b"abc-123"[..]][..], true),
+            (&[&[b'a'; 128][..]][..], true),
+            (&[&long[..]][..], false),
+            (&[&b"a b"[..]][..], false),
+            (&[&b"one"[..], &b"two"[..]][..], false),
+        ] {
+            let mut req = request(ids);
+            let id = set_request_id(&mut req, &make);
+            let values: Vec<_> = req.headers().get_all(REQUEST_ID_HEADER).iter().collect();
+            assert_eq!(values, [&id], "{ids:?}");
+            if kept {
+                assert_eq!(id.as_bytes(), ids[0]);
+            } else {
+                assert_eq!(id.len(), 36, "{ids:?}: {id:?}");
+            }
+        }
+    }
 
     #[test]
     fn request_ids_are_distinct_version_8_uuids() {
