@@ -483,14 +483,12 @@ where
                 return Poll::Ready(Err(err));
             }
         };
-        if let Some(id) = this.request_id.take()
-            && !response
-                .headers()
-                .contains_key(&telemetry::REQUEST_ID_HEADER)
-        {
+        if let Some(id) = this.request_id.take() {
+            // Unless the response has one: one lookup for both.
             response
                 .headers_mut()
-                .insert(telemetry::REQUEST_ID_HEADER, id);
+                .entry(telemetry::REQUEST_ID_HEADER)
+                .or_insert(id);
         }
         tally.status = Some(response.status());
         if tally.operation.protocol == Protocol::Grpc
