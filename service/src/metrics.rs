@@ -25,7 +25,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 use tracing::Span;
 
@@ -359,7 +359,7 @@ impl Drop for Pending {
                 (Protocol::Http, Some(status)) => RequestOutcome::Http(status),
                 (protocol, _) => cancelled(protocol),
             };
-            self.tally.finish(&self.span, outcome);
+            self.tally.finish(&self.span, false, outcome);
         }
     }
 }
@@ -377,7 +377,9 @@ struct Tally {
 }
 
 impl Tally {
-    fn finish(&mut self, span: &Span, outcome: RequestOutcome) {
+    /// Counts the request and logs its completion, once; `entered`: whether
+    /// the caller is inside `span` ([`RequestOutcome::record`]).
+    fn finish(&mut self, span: &Span, entered: bool, outcome: RequestOutcome) {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
@@ -390,7 +392,7 @@ impl Tally {
         };
         self.metrics
             .observe(self.operation.protocol, label, &outcome.label(), latency);
-        outcome.record(span, self.operation.probe, latency);
+        outcome.record(span, entered, self.operation.probe, latency);
     }
 
     /// The outcome when the response ends without saying more: for HTTP the
@@ -431,9 +433,13 @@ fn grpc_code_of_http(status: StatusCode) -> tonic::Code {
     }
 }
 
+/// The gRPC status header. (A `HeaderName`, not a `&str`, which every
+/// lookup would parse: twice per gRPC call, head and trailers.)
+const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
+
 fn grpc_status(headers: &HeaderMap) -> Option<tonic::Code> {
     headers
-        .get("grpc-status")
+        .get(&GRPC_STATUS)
         .map(|v| tonic::Code::from_bytes(v.as_bytes()))
 }
 
@@ -468,6 +474,7 @@ where
             Err(err) => {
                 tally.finish(
                     span,
+                    true,
                     match tally.operation.protocol {
                         Protocol::Http => RequestOutcome::Http(StatusCode::INTERNAL_SERVER_ERROR),
                         Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
@@ -476,24 +483,22 @@ where
                 return Poll::Ready(Err(err));
             }
         };
-        if let Some(id) = this.request_id.take()
-            && !response
-                .headers()
-                .contains_key(&telemetry::REQUEST_ID_HEADER)
-        {
+        if let Some(id) = this.request_id.take() {
+            // Unless the response has one: one lookup for both.
             response
                 .headers_mut()
-                .insert(telemetry::REQUEST_ID_HEADER, id);
+                .entry(telemetry::REQUEST_ID_HEADER)
+                .or_insert(id);
         }
         tally.status = Some(response.status());
         if tally.operation.protocol == Protocol::Grpc
             && let Some(code) = grpc_status(response.headers())
         {
             // Trailers-only response: the status is in the head.
-            tally.finish(span, RequestOutcome::Grpc(code));
+            tally.finish(span, true, RequestOutcome::Grpc(code));
         } else if response.body().is_end_stream() {
             let outcome = tally.outcome_at_end();
-            tally.finish(span, outcome);
+            tally.finish(span, true, outcome);
         }
         drop(entered);
         let pending = this.pending.take();
@@ -560,10 +565,10 @@ where
                         (Protocol::Grpc, Some(code)) => RequestOutcome::Grpc(code),
                         _ => tally.outcome_at_end(),
                     };
-                    tally.finish(span, outcome);
+                    tally.finish(span, enter, outcome);
                 } else if this.inner.is_end_stream() {
                     let outcome = tally.outcome_at_end();
-                    tally.finish(span, outcome);
+                    tally.finish(span, enter, outcome);
                 }
             }
             Some(Err(err)) => {
@@ -575,11 +580,11 @@ where
                     }
                     Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
                 };
-                tally.finish(span, outcome);
+                tally.finish(span, enter, outcome);
             }
             None => {
                 let outcome = tally.outcome_at_end();
-                tally.finish(span, outcome);
+                tally.finish(span, enter, outcome);
             }
         }
         Poll::Ready(frame)

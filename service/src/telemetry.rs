@@ -236,6 +236,17 @@ fn quotes_as_is(value: &str) -> bool {
     )
 }
 
+/// Whether `value` is printable ASCII (`0x20` to `0x7e`), eight bytes at a
+/// time: it then has no control character, one byte per character.
+fn printable_ascii(value: &str) -> bool {
+    use words::{ONES, TOPS, any_below};
+    words::all(
+        value,
+        |word| word & TOPS == 0 && !any_below(word, 0x20) && !any_below(word ^ (ONES * 0x7f), 1),
+        |b| (0x20..0x7f).contains(&b),
+    )
+}
+
 /// Checking the bytes of a text eight at a time, for [`quotes_as_is`] and
 /// the JSON writer's escape check.
 mod words {
@@ -687,14 +698,15 @@ fn write_timestamp(writer: &mut Writer<'_>) -> std::fmt::Result {
             None => return tracing_subscriber::fmt::time::SystemTime.format_time(writer),
         }
     }
+    // One piece, checked and written once.
+    let mut stamp = [b'Z'; 27];
+    stamp[..20].copy_from_slice(&prefix);
     let mut micros = since_epoch.subsec_micros();
-    let mut tail = *b"000000Z";
-    for digit in tail[..6].iter_mut().rev() {
+    for digit in stamp[20..26].iter_mut().rev() {
         *digit = b'0' + (micros % 10) as u8;
         micros /= 10;
     }
-    writer.write_str(std::str::from_utf8(&prefix).map_err(|_| std::fmt::Error)?)?;
-    writer.write_str(std::str::from_utf8(&tail).map_err(|_| std::fmt::Error)?)
+    writer.write_str(std::str::from_utf8(&stamp).map_err(|_| std::fmt::Error)?)
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.` of `second` seconds after the Unix epoch (UTC,
@@ -1139,6 +1151,11 @@ pub struct Operation {
     /// The request span's fixed fields as the text format writes them
     /// ([`RequestFields`]); `None` when one needs escaping.
     span_text: Option<SpanText>,
+    /// The request span's fields given when it opens that do not change
+    /// from request to request, as JSON strings (`"POST /legal-moves"`), in
+    /// [`Operation::span_values`]' order; `None` for the request id, the
+    /// path and fields not given ([`json::fixed_values`]).
+    span_json: [Option<Box<str>>; json::GIVEN],
 }
 
 /// An operation's request span fields that do not change from request to
@@ -1159,10 +1176,16 @@ struct SpanText {
 /// cache.
 const MAX_CACHED_OPERATIONS: usize = 512;
 
-/// The cache of [`Operation::shared`], keyed by [`operation_key`].
-static OPERATIONS: std::sync::LazyLock<
-    std::sync::RwLock<std::collections::HashMap<Box<str>, Arc<Operation>>>,
-> = std::sync::LazyLock::new(Default::default);
+/// The cache of [`Operation::shared`], keyed by [`operation_key`]. Hashed
+/// by foldhash, seeded at random: a gRPC key holds the request's path, but
+/// the cache is small and bounded, so its weaker guard against chosen
+/// collisions than SipHash's is enough.
+static OPERATIONS: std::sync::LazyLock<std::sync::RwLock<OperationCache>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// [`OPERATIONS`]' map.
+type OperationCache =
+    std::collections::HashMap<Box<str>, Arc<Operation>, foldhash::fast::RandomState>;
 
 /// What classifies a request: protocol, method, route and, for gRPC, the
 /// path; written into `buf` (`None` when it does not fit: not cached).
@@ -1251,8 +1274,10 @@ impl Operation {
             span_name,
             label,
             span_text: None,
+            span_json: Default::default(),
         };
         operation.span_text = operation.text_of_fixed_fields();
+        operation.span_json = json::fixed_values(&operation);
         operation
     }
 
@@ -1262,7 +1287,7 @@ impl Operation {
         &'a self,
         request_id: &'a str,
         path: &'a str,
-    ) -> [(&'static str, Option<&'a str>); 10] {
+    ) -> [(&'static str, Option<&'a str>); json::GIVEN] {
         let rpc = self.rpc.as_ref();
         [
             ("otel.name", Some(self.span_name())),
@@ -1370,8 +1395,22 @@ fn standard_method(method: &http::Method) -> &'static str {
 /// without a system call per request as a random (v4) UUID costs.
 #[derive(Debug, Clone)]
 pub struct MakeRequestId {
-    prefix: u64,
+    /// The first 64 bits as text, with the version: `xxxxxxxx-xxxx-8xxx-`
+    /// (written once, not for every id).
+    head: [u8; 19],
     counter: Arc<AtomicU64>,
+}
+
+/// Lower-case hexadecimal digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The 16 hexadecimal digits of `word`, most significant first.
+fn hex_digits(word: u64) -> [u8; 16] {
+    let mut digits = [0u8; 16];
+    for (i, digit) in digits.iter_mut().enumerate() {
+        *digit = HEX[((word >> (60 - 4 * i)) & 15) as usize];
+    }
+    digits
 }
 
 impl Default for MakeRequestId {
@@ -1384,34 +1423,30 @@ impl Default for MakeRequestId {
                 .map_or(0, |d| d.as_nanos());
             seed = (nanos as u64 ^ u64::from(std::process::id())).to_le_bytes();
         }
+        seed[6] = (seed[6] & 0x0f) | 0x80; // version 8
+        let digits = hex_digits(u64::from_be_bytes(seed));
+        let mut head = [b'-'; 19];
+        head[..8].copy_from_slice(&digits[..8]);
+        head[9..13].copy_from_slice(&digits[8..12]);
+        head[14..18].copy_from_slice(&digits[12..]);
         MakeRequestId {
-            prefix: u64::from_le_bytes(seed),
+            head,
             counter: Arc::new(AtomicU64::new(0)),
         }
     }
 }
 
 impl MakeRequestId {
-    /// The next id: `xxxxxxxx-xxxx-8xxx-yxxx-xxxxxxxxxxxx`.
+    /// The next id: `xxxxxxxx-xxxx-8xxx-yxxx-xxxxxxxxxxxx`, the counter in
+    /// the last 64 bits (with the variant).
     pub fn next_id(&self) -> HeaderValue {
         let count = self.counter.fetch_add(1, Ordering::Relaxed);
-        let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&self.prefix.to_be_bytes());
-        bytes[8..].copy_from_slice(&count.to_be_bytes());
-        bytes[6] = (bytes[6] & 0x0f) | 0x80; // version 8
-        bytes[8] = (bytes[8] & 0x3f) | 0x80; // variant 10
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut text = [0u8; 36];
-        let mut at = 0;
-        for (i, b) in bytes.iter().enumerate() {
-            if matches!(i, 4 | 6 | 8 | 10) {
-                text[at] = b'-';
-                at += 1;
-            }
-            text[at] = HEX[usize::from(b >> 4)];
-            text[at + 1] = HEX[usize::from(b & 15)];
-            at += 2;
-        }
+        // Variant 10 in the top two bits.
+        let digits = hex_digits((count & !(0b11 << 62)) | (0b10 << 62));
+        let mut text = [b'-'; 36];
+        text[..19].copy_from_slice(&self.head);
+        text[19..23].copy_from_slice(&digits[..4]);
+        text[24..].copy_from_slice(&digits[4..]);
         HeaderValue::from_bytes(&text).unwrap_or_else(|_| HeaderValue::from_static("-"))
     }
 }
@@ -1425,15 +1460,22 @@ pub fn set_request_id<B>(req: &mut Request<B>, make: &MakeRequestId) -> HeaderVa
         let b = v.as_bytes();
         !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(|c| c.is_ascii_graphic())
     };
-    let mut incoming = req.headers().get_all(&REQUEST_ID_HEADER).iter();
-    if let (Some(id), None) = (incoming.next(), incoming.next())
-        && valid(id)
-    {
-        return id.clone();
+    // One lookup for both the check and the insertion.
+    match req.headers_mut().entry(REQUEST_ID_HEADER) {
+        http::header::Entry::Occupied(mut entry) => {
+            let mut incoming = entry.iter();
+            if let (Some(id), None) = (incoming.next(), incoming.next())
+                && valid(id)
+            {
+                return id.clone();
+            }
+            let id = make.next_id();
+            // Replaces every value given.
+            entry.insert(id.clone());
+            id
+        }
+        http::header::Entry::Vacant(entry) => entry.insert(make.next_id()).clone(),
     }
-    let id = make.next_id();
-    req.headers_mut().insert(REQUEST_ID_HEADER, id.clone());
-    id
 }
 
 /// Longest request-derived text written to a log field, in characters.
@@ -1445,6 +1487,12 @@ pub const MAX_LOGGED_CHARS: usize = 256;
 /// number of bytes left out). A forged log line or a 60 KB line cannot
 /// come from a request.
 pub fn log_safe(text: &str) -> Cow<'_, str> {
+    if text.len() <= MAX_LOGGED_CHARS && printable_ascii(text) {
+        // The usual path: nothing to escape or cut (checked a word at a
+        // time, where counting and classifying `char`s costs hundreds of
+        // instructions per request).
+        return Cow::Borrowed(text);
+    }
     let clean = text.chars().count() <= MAX_LOGGED_CHARS && !text.chars().any(char::is_control);
     if clean {
         return Cow::Borrowed(text);
@@ -1610,8 +1658,10 @@ impl RequestOutcome {
 
     /// Records the outcome on the request span and logs the completed
     /// request, with its status and latency, inside it (`error` for faults, `debug` for probes,
-    /// `info` otherwise).
-    pub fn record(self, span: &Span, probe: bool, latency: Duration) {
+    /// `info` otherwise). `entered`: whether the caller is inside `span`
+    /// (it is the current span), which spares the JSON format entering it
+    /// again for the line.
+    pub fn record(self, span: &Span, entered: bool, probe: bool, latency: Duration) {
         // Nanoseconds over 1e6: the double nearest the exact decimal
         // (`0.330189`), which the text format writes as it is
         // ([`debug_f64`]); `as_secs_f64() * 1000.0` rounds twice and
@@ -1645,7 +1695,7 @@ impl RequestOutcome {
                 tracing::info!(parent: span, message, status, latency_ms);
             }
         };
-        if ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
+        if !entered && ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
             span.in_scope(log);
         } else {
             log();
@@ -1679,7 +1729,39 @@ pub fn grpc_code_name(code: tonic::Code) -> &'static str {
 
 #[cfg(test)]
 mod request_id_tests {
-    use super::MakeRequestId;
+    use super::{MakeRequestId, REQUEST_ID_HEADER, set_request_id};
+
+    #[test]
+    fn a_single_valid_incoming_id_is_kept_and_anything_else_replaced() {
+        let make = MakeRequestId::default();
+        let request = |ids: &[&[u8]]| {
+            let mut req = http::Request::new(());
+            for id in ids {
+                let value = http::HeaderValue::from_bytes(id).unwrap();
+                req.headers_mut().append(REQUEST_ID_HEADER, value);
+            }
+            req
+        };
+        let long = [b'a'; 129];
+        for (ids, kept) in [
+            (&[][..], false),
+            (&[&b"abc-123"[..]][..], true),
+            (&[&[b'a'; 128][..]][..], true),
+            (&[&long[..]][..], false),
+            (&[&b"a b"[..]][..], false),
+            (&[&b"one"[..], &b"two"[..]][..], false),
+        ] {
+            let mut req = request(ids);
+            let id = set_request_id(&mut req, &make);
+            let values: Vec<_> = req.headers().get_all(REQUEST_ID_HEADER).iter().collect();
+            assert_eq!(values, [&id], "{ids:?}");
+            if kept {
+                assert_eq!(id.as_bytes(), ids[0]);
+            } else {
+                assert_eq!(id.len(), 36, "{ids:?}: {id:?}");
+            }
+        }
+    }
 
     #[test]
     fn request_ids_are_distinct_version_8_uuids() {
@@ -1699,6 +1781,16 @@ mod request_id_tests {
             assert!(matches!(&groups[3][..1], "8" | "9" | "a" | "b"), "{id}");
             assert!(id.bytes().all(|c| c == b'-' || c.is_ascii_hexdigit()));
         }
+        // The counter's bits, with the variant's two in place of its top two.
+        let make = MakeRequestId::default();
+        let head = String::from_utf8(make.head.to_vec()).unwrap();
+        for count in [0, 1, 0xabc, u64::MAX >> 2, u64::MAX - 1] {
+            make.counter
+                .store(count, std::sync::atomic::Ordering::Relaxed);
+            let low = (count & (u64::MAX >> 2)) | (1 << 63);
+            let expected = format!("{head}{:04x}-{:012x}", low >> 48, low & ((1 << 48) - 1));
+            assert_eq!(make.next_id().to_str().unwrap(), expected);
+        }
         // Another process (another maker) draws another prefix.
         assert_ne!(
             MakeRequestId::default().next_id().to_str().unwrap()[..18],
@@ -1709,7 +1801,32 @@ mod request_id_tests {
 
 #[cfg(test)]
 mod log_safe_tests {
-    use super::log_safe;
+    use super::{log_safe, printable_ascii};
+
+    #[test]
+    fn printable_ascii_checks_every_byte_at_every_place_in_a_word() {
+        for c in (0..=0x100).filter_map(char::from_u32) {
+            for len in 1..=17 {
+                for at in 0..len {
+                    let text: String = (0..len).map(|i| if i == at { c } else { 'a' }).collect();
+                    let expected = text.bytes().all(|b| (0x20..0x7f).contains(&b));
+                    assert_eq!(printable_ascii(&text), expected, "{text:?}");
+                }
+            }
+        }
+        assert!(printable_ascii(""));
+    }
+
+    #[test]
+    fn text_at_the_length_limit_is_kept_and_past_it_cut() {
+        let most = "/".repeat(super::MAX_LOGGED_CHARS);
+        assert_eq!(log_safe(&most), most.as_str());
+        let over = format!("{most}/");
+        assert!(log_safe(&over).ends_with("(1 more bytes)"));
+        // Characters, not bytes, are counted.
+        let wide = "é".repeat(super::MAX_LOGGED_CHARS);
+        assert_eq!(log_safe(&wide), wide.as_str());
+    }
 
     #[test]
     fn control_characters_are_escaped_and_long_text_cut() {
@@ -2259,11 +2376,13 @@ mod deferred_fields_tests {
                     2 => RequestOutcome::Http(http::StatusCode::SERVICE_UNAVAILABLE),
                     _ => RequestOutcome::Grpc(tonic::Code::Ok),
                 };
-                outcome.record(
-                    &span,
-                    op.probe,
-                    Duration::from_nanos(317_182 * (j as u64 + 1)),
-                );
+                let latency = Duration::from_nanos(317_182 * (j as u64 + 1));
+                if i % 2 == 0 {
+                    outcome.record(&span, false, op.probe, latency);
+                } else {
+                    // As the metrics layer does while it polls the request.
+                    span.in_scope(|| outcome.record(&span, true, op.probe, latency));
+                }
             }
         }
         deferred

@@ -25,7 +25,7 @@ use tracing_subscriber::fmt::format::{JsonFields, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormattedFields};
 use tracing_subscriber::registry::{LookupSpan, SpanRef};
 
-use super::{DeferredFormat, Recorded, RequestFields, write_timestamp};
+use super::{DeferredFormat, Operation, Recorded, RequestFields, write_timestamp};
 
 /// The JSON log line (see the module doc).
 #[derive(Debug, Default)]
@@ -162,11 +162,28 @@ fn write_formatted_span(data: &str, name: &str, out: &mut String) -> fmt::Result
 #[derive(Debug, Clone, Copy)]
 enum JsonValue<'a> {
     Str(&'a str),
+    /// JSON text, written as it is ([`fixed_values`]).
+    Raw(&'a str),
     I64(i64),
     U64(u64),
     Bool(bool),
     /// Only in the text format ([`DeferredFormat::KEEPS_FLOATS`]).
     F64(f64),
+}
+
+impl JsonValue<'_> {
+    /// The value as `JsonFields` writes it.
+    fn write(self, out: &mut String) -> fmt::Result {
+        match self {
+            JsonValue::Str(text) => write_string(out, text)?,
+            JsonValue::Raw(text) => out.push_str(text),
+            JsonValue::I64(n) => out.push_str(itoa::Buffer::new().format(n)),
+            JsonValue::U64(n) => out.push_str(itoa::Buffer::new().format(n)),
+            JsonValue::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+            JsonValue::F64(x) => write_f64(out, x)?,
+        }
+        Ok(())
+    }
 }
 
 /// Most fields a span can have (tracing's limit for one callsite).
@@ -213,13 +230,7 @@ impl<'a> SortedFields<'a> {
             }
             write_string(out, key)?;
             out.push(':');
-            match *value {
-                JsonValue::Str(text) => write_string(out, text)?,
-                JsonValue::I64(n) => out.push_str(itoa::Buffer::new().format(n)),
-                JsonValue::U64(n) => out.push_str(itoa::Buffer::new().format(n)),
-                JsonValue::Bool(b) => out.push_str(if b { "true" } else { "false" }),
-                JsonValue::F64(x) => write_f64(out, x)?,
-            }
+            value.write(out)?;
         }
         if let Some(name) = name {
             if self.len > 0 {
@@ -233,12 +244,184 @@ impl<'a> SortedFields<'a> {
     }
 }
 
+/// How many fields [`RequestFields`] holds from when its span opened
+/// (`Operation::span_values`).
+pub(super) const GIVEN: usize = 10;
+
+/// The fields of [`Operation::span_values`] that each request gives.
+const PER_REQUEST: [&str; 2] = ["request_id", "url.path"];
+
+/// [`Operation`]'s fixed request span fields as JSON strings, written
+/// once per operation instead of escaped at every line.
+pub(super) fn fixed_values(operation: &Operation) -> [Option<Box<str>>; GIVEN] {
+    operation.span_values("", "").map(|(name, value)| {
+        let value = value.filter(|_| !PER_REQUEST.contains(&name))?;
+        let mut text = String::new();
+        write_string(&mut text, value).ok()?;
+        Some(text.into_boxed_str())
+    })
+}
+
+/// Where a request span's fields go in its JSON object, worked out once
+/// per callsite (the span's level makes two) instead of at every line:
+/// each given field's index in the span's field set, and the fields in
+/// name order with their keys written out. Only for a field set whose
+/// names are written as they are and are all different (the request
+/// span's): `JsonFields` leaves `log.` names out and cuts a raw
+/// identifier's `r#`.
+#[derive(Debug)]
+struct Layout {
+    /// The field index of each given field, in `span_values`' order.
+    given: [Option<usize>; GIVEN],
+    /// Each field's index, and its key: `"name":`.
+    order: Vec<(usize, Box<str>)>,
+}
+
+impl Layout {
+    /// The layout of `set`, given `names` (the given fields' names);
+    /// `None` when the set does not qualify.
+    fn of(set: &FieldSet, names: [&str; GIVEN]) -> Option<Layout> {
+        let mut fields: Vec<Field> = set.iter().collect();
+        if fields.len() > MAX_FIELDS
+            || fields
+                .iter()
+                .any(|f| f.name().starts_with("log.") || f.name().starts_with("r#"))
+        {
+            return None;
+        }
+        fields.sort_by(|a, b| a.name().cmp(b.name()));
+        if fields.windows(2).any(|w| w[0].name() == w[1].name()) {
+            return None;
+        }
+        let mut order = Vec::with_capacity(fields.len());
+        for field in &fields {
+            let mut key = String::new();
+            write_string(&mut key, field.name()).ok()?;
+            key.push(':');
+            order.push((field.index(), key.into_boxed_str()));
+        }
+        Some(Layout {
+            given: names.map(|name| set.field(name).map(|f| f.index())),
+            order,
+        })
+    }
+}
+
+/// Most callsites whose [`Layout`] a thread keeps (two are used).
+const MAX_LAYOUTS: usize = 8;
+
+thread_local! {
+    /// The layouts worked out on this thread, by callsite (`None`: the
+    /// callsite does not qualify).
+    static LAYOUTS: std::cell::RefCell<Vec<(tracing::callsite::Identifier, Option<Layout>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl RequestFields {
     /// The span's fields as `JsonFields` keeps them (those given when it
     /// opened, then each record's, a later value replacing an earlier
     /// one), in name order, and `name` last if given: the span's object in
     /// a line, or (without a name) what `JsonFields` would have kept.
     pub(super) fn write_json(
+        &self,
+        set: &FieldSet,
+        name: Option<&str>,
+        out: &mut String,
+    ) -> fmt::Result {
+        let names = || self.operation.span_values("", "").map(|(name, _)| name);
+        // A request span's set has fields; an empty one has nothing to lay out.
+        let Some(callsite) = set.iter().next().map(|field| field.callsite()) else {
+            return self.write_json_sorted(set, name, out);
+        };
+        let written = LAYOUTS.with(|layouts| {
+            if let Ok(layouts) = layouts.try_borrow()
+                && let Some((_, layout)) = layouts.iter().find(|(id, _)| *id == callsite)
+            {
+                return layout
+                    .as_ref()
+                    .map(|layout| self.write_json_laid_out(layout, name, out));
+            }
+            let layout = Layout::of(set, names());
+            let written = layout
+                .as_ref()
+                .map(|layout| self.write_json_laid_out(layout, name, out));
+            if let Ok(mut layouts) = layouts.try_borrow_mut()
+                && layouts.len() < MAX_LAYOUTS
+            {
+                layouts.push((callsite, layout));
+            }
+            written
+        });
+        match written {
+            Some(Some(result)) => result,
+            // Not laid out, or a record of another callsite's field.
+            _ => self.write_json_sorted(set, name, out),
+        }
+    }
+
+    /// [`RequestFields::write_json`] by `layout`: `None` (nothing written)
+    /// for a record of a field not in the layout's set.
+    fn write_json_laid_out(
+        &self,
+        layout: &Layout,
+        name: Option<&str>,
+        out: &mut String,
+    ) -> Option<fmt::Result> {
+        let request_id = self.request_id.to_str().unwrap_or_default();
+        let mut values: [Option<JsonValue<'_>>; MAX_FIELDS] = [None; MAX_FIELDS];
+        let given = self.operation.span_values(request_id, &self.path);
+        let fixed = &self.operation.span_json;
+        for (((_, value), index), fixed) in given.into_iter().zip(layout.given).zip(fixed) {
+            if let (Some(value), Some(index)) = (value, index) {
+                values[index] = Some(match fixed {
+                    Some(json) => JsonValue::Raw(json),
+                    None => JsonValue::Str(value),
+                });
+            }
+        }
+        for recorded in &self.recorded {
+            let (field, value) = match recorded {
+                Recorded::Start => continue,
+                Recorded::I64(field, n) => (field, JsonValue::I64(*n)),
+                Recorded::U64(field, n) => (field, JsonValue::U64(*n)),
+                Recorded::Bool(field, b) => (field, JsonValue::Bool(*b)),
+                Recorded::F64(field, x) => (field, JsonValue::F64(*x)),
+                Recorded::Str(field, text) => (field, JsonValue::Str(text)),
+                Recorded::Debug(field, text) => (field, JsonValue::Str(text)),
+            };
+            if !layout.order.iter().any(|(i, _)| *i == field.index()) {
+                return None;
+            }
+            *values.get_mut(field.index())? = Some(value);
+        }
+        let mut write = || {
+            out.push('{');
+            let mut first = true;
+            for (index, key) in &layout.order {
+                if let Some(value) = values[*index] {
+                    if !std::mem::take(&mut first) {
+                        out.push(',');
+                    }
+                    out.push_str(key);
+                    value.write(out)?;
+                }
+            }
+            if let Some(name) = name {
+                if !first {
+                    out.push(',');
+                }
+                out.push_str("\"name\":");
+                write_string(out, name)?;
+            }
+            out.push('}');
+            Ok(())
+        };
+        Some(write())
+    }
+
+    /// [`RequestFields::write_json`] for any field set: the fields sorted
+    /// by name for each line.
+    fn write_json_sorted(
         &self,
         set: &FieldSet,
         name: Option<&str>,
