@@ -23,7 +23,7 @@ use crate::error::{ApiError, ErrorKind};
 use crate::metrics::{Metrics, ObserveLayer};
 use crate::proto::referee_server::RefereeServer;
 use crate::state::AppState;
-use crate::streams::{SendDeadline, StreamGuard};
+use crate::streams::{AnswerLimits, SendDeadline, StreamGuard};
 
 /// The service's routers and what they share.
 #[derive(Debug)]
@@ -85,9 +85,10 @@ pub fn build(state: AppState, config: &Config) -> App {
 ///    request span ([`crate::telemetry::request_span`]), metrics, outcome
 ///    and completion log, which see what the client sees, panics and
 ///    timeouts included;
-/// 2. gRPC streams have a bounded life, and undecodable messages are
-///    INVALID_ARGUMENT ([`StreamGuard`]); every other response must be
-///    sent within `BGREF_RESPONSE_SEND_TIMEOUT` ([`SendDeadline`]);
+/// 2. gRPC streams have a bounded life ([`StreamGuard`]); every other
+///    response must be sent within `BGREF_RESPONSE_SEND_TIMEOUT`
+///    ([`SendDeadline`]); undecodable gRPC messages are INVALID_ARGUMENT
+///    ([`AnswerLimits`]);
 /// 3. a query that is not UTF-8 is refused, panics become a 500 problem,
 ///    slow requests a 503 problem (408 when the body had not arrived), a
 ///    client gone mid-body a 499, and a 413 closes the HTTP/1 connection
@@ -155,8 +156,7 @@ fn observed(
         .layer(
             ServiceBuilder::new()
                 .layer(ObserveLayer::new(metrics.clone()))
-                .layer(streams.clone())
-                .layer(deadline.clone())
+                .layer(AnswerLimits::new(streams.clone(), deadline.clone()))
                 .layer(ProblemLayer {
                     request_timeout: config.request_timeout,
                 })

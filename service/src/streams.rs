@@ -4,8 +4,8 @@
 //!   connection within `BGREF_RESPONSE_SEND_TIMEOUT` of its handler's
 //!   answer ([`SendDeadline`]); otherwise it is dropped, freeing its
 //!   memory, and counted in `bgref_responses_abandoned_total`.
-//! - A gRPC response body (a reflection or health Watch stream, say) that
-//!   is still open after `BGREF_STREAM_TIMEOUT` ends with
+//! - A gRPC streaming response (reflection, health Watch) that is
+//!   still open after `BGREF_STREAM_TIMEOUT` ends with
 //!   `DEADLINE_EXCEEDED`; once the server stops accepting (shutdown), one
 //!   that is waiting for its next message ends at once with `UNAVAILABLE`,
 //!   so an open stream does not hold the exit for the whole grace period.
@@ -45,7 +45,7 @@ impl StreamGuard {
 }
 
 impl OnAnswer for StreamGuard {
-    /// gRPC responses: the status fixed and the body guarded.
+    /// gRPC streams: the status fixed and the body guarded.
     fn on_answer(self, mut response: Response) -> Response {
         fix_decode_status(response.headers_mut());
         let mut stop = self.stop;
@@ -59,32 +59,6 @@ impl OnAnswer for StreamGuard {
                 done: false,
             })
         })
-    }
-}
-
-/// The layer: gRPC responses only (a hand-written service, not a `from_fn`
-/// middleware, which costs a boxed clone of the inner service and two
-/// boxed futures per request).
-impl<S> tower::Layer<S> for StreamGuard {
-    type Service = Hooked<S, StreamGuard>;
-
-    fn layer(&self, inner: S) -> Hooked<S, StreamGuard> {
-        Hooked {
-            inner,
-            hooks: self.clone(),
-        }
-    }
-}
-
-impl AnswerHooks for StreamGuard {
-    type Hook = StreamGuard;
-
-    fn hook(&self, req: &Request) -> Option<StreamGuard> {
-        let grpc = req
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
-        grpc.then(|| self.clone())
     }
 }
 
@@ -667,12 +641,37 @@ impl Drop for Ticket {
     }
 }
 
-/// The layer: every response but those of streaming gRPC methods (a
-/// hand-written service, not a `from_fn` middleware).
-impl<S> tower::Layer<S> for SendDeadline {
-    type Service = Hooked<S, SendDeadline>;
+/// The layer of both limits on a response, with one hook per request: a
+/// gRPC streaming method's response has a bounded life ([`StreamGuard`]),
+/// every other response must be sent within its deadline
+/// ([`SendDeadline`]), and a gRPC response's undecodable-message status is
+/// fixed either way.
+///
+/// Only streaming responses need [`StreamGuard`]'s body: a unary gRPC
+/// body never waits (its one message is ready when the handler answers,
+/// so neither its time limit nor the shutdown could end it), and a message
+/// tonic cannot decode ends a unary call before it answers, with the
+/// status in the head. One layer, not one per limit: one future and one
+/// body wrapper fewer per request.
+#[derive(Debug, Clone)]
+pub struct AnswerLimits {
+    streams: StreamGuard,
+    deadline: SendDeadline,
+}
 
-    fn layer(&self, inner: S) -> Hooked<S, SendDeadline> {
+impl AnswerLimits {
+    /// Streaming responses under `streams`, the others under `deadline`.
+    pub fn new(streams: StreamGuard, deadline: SendDeadline) -> AnswerLimits {
+        AnswerLimits { streams, deadline }
+    }
+}
+
+/// A hand-written service, not a `from_fn` middleware (which costs a
+/// boxed clone of the inner service and two boxed futures per request).
+impl<S> tower::Layer<S> for AnswerLimits {
+    type Service = Hooked<S, AnswerLimits>;
+
+    fn layer(&self, inner: S) -> Hooked<S, AnswerLimits> {
         Hooked {
             inner,
             hooks: self.clone(),
@@ -680,15 +679,48 @@ impl<S> tower::Layer<S> for SendDeadline {
     }
 }
 
-impl AnswerHooks for SendDeadline {
-    type Hook = Watch;
+impl AnswerHooks for AnswerLimits {
+    type Hook = Limit;
 
-    fn hook(&self, req: &Request) -> Option<Watch> {
-        (!STREAMING_METHODS.contains(&req.uri().path())).then(|| Watch {
-            deadline: self.clone(),
-            closer: req.extensions().get::<ConnCloser>().cloned(),
-            http1: req.version() <= http::Version::HTTP_11,
+    fn hook(&self, req: &Request) -> Option<Limit> {
+        let grpc = req
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
+        if STREAMING_METHODS.contains(&req.uri().path()) {
+            return grpc.then(|| Limit::Stream(self.streams.clone()));
+        }
+        Some(Limit::Send {
+            watch: Watch {
+                deadline: self.deadline.clone(),
+                closer: req.extensions().get::<ConnCloser>().cloned(),
+                http1: req.version() <= http::Version::HTTP_11,
+            },
+            grpc,
         })
+    }
+}
+
+/// What [`AnswerLimits`] does to one answer.
+#[derive(Debug)]
+pub enum Limit {
+    /// A gRPC stream: guarded.
+    Stream(StreamGuard),
+    /// Anything else: under the send deadline (`grpc`: its status fixed).
+    Send { watch: Watch, grpc: bool },
+}
+
+impl OnAnswer for Limit {
+    fn on_answer(self, mut response: Response) -> Response {
+        match self {
+            Limit::Stream(guard) => guard.on_answer(response),
+            Limit::Send { watch, grpc } => {
+                if grpc {
+                    fix_decode_status(response.headers_mut());
+                }
+                watch.on_answer(response)
+            }
+        }
     }
 }
 
