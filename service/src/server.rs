@@ -94,7 +94,9 @@ pub fn build(state: AppState, config: &Config) -> App {
 ///    client gone mid-body a 499, and a 413 closes the HTTP/1 connection
 ///    (its body was not read) ([`ProblemLayer`]);
 /// 4. at most `max_concurrency` requests run at once (HTTP and gRPC
-///    together; [`ConcurrencyGate`]).
+///    together; [`ConcurrencyGate`]);
+/// 5. request bodies are limited to `max_body_bytes` (axum's
+///    `DefaultBodyLimit`, which the extractors read).
 fn layers(
     router: Router,
     config: &Config,
@@ -151,17 +153,20 @@ fn observed(
     limit: &ConcurrencyGate,
     (streams, deadline): (&StreamGuard, &SendDeadline),
 ) -> Router {
-    router
-        .layer(DefaultBodyLimit::max(config.max_body_bytes))
-        .layer(
-            ServiceBuilder::new()
-                .layer(ObserveLayer::new(metrics.clone()))
-                .layer(AnswerLimits::new(streams.clone(), deadline.clone()))
-                .layer(ProblemLayer {
-                    request_timeout: config.request_timeout,
-                })
-                .layer(limit.clone()),
-        )
+    // One `Router::layer` call: each wraps every route in a `Route` of
+    // its own (a boxed service cloned per request and a future around the
+    // next), so the body limit is the innermost layer of the one stack,
+    // not a layer of its own.
+    router.layer(
+        ServiceBuilder::new()
+            .layer(ObserveLayer::new(metrics.clone()))
+            .layer(AnswerLimits::new(streams.clone(), deadline.clone()))
+            .layer(ProblemLayer {
+                request_timeout: config.request_timeout,
+            })
+            .layer(limit.clone())
+            .layer(DefaultBodyLimit::max(config.max_body_bytes)),
+    )
 }
 
 /// At most `max` requests at once, HTTP and gRPC together. A request waits
