@@ -405,12 +405,12 @@ where
                 progress: body.clone(),
             })
         });
-        let sleep = tokio::time::sleep(self.request_timeout);
+        let deadline = tokio::time::Instant::now() + self.request_timeout;
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.inner.call(req))) {
             Ok(inner) => ProblemsFuture::Running {
                 inner,
-                sleep,
-                armed: false,
+                deadline,
+                sleep: None,
                 body,
                 grpc,
                 http1,
@@ -434,11 +434,12 @@ pin_project_lite::pin_project! {
         Running {
             #[pin]
             inner: F,
-            // Registered with the timer only once polled, when the
-            // handler did not answer at once (`armed`).
-            #[pin]
-            sleep: tokio::time::Sleep,
-            armed: bool,
+            // The time limit, counted from the call.
+            deadline: tokio::time::Instant,
+            // Its timer, made only when the handler does not answer at
+            // its first poll (most answer at once: no timer, and a
+            // smaller future to move).
+            sleep: Option<Pin<Box<tokio::time::Sleep>>>,
             body: Arc<BodyProgress>,
             grpc: bool,
             http1: bool,
@@ -461,15 +462,17 @@ where
             })),
             ProblemsProj::Running {
                 inner,
-                mut sleep,
-                armed,
+                deadline,
+                sleep,
                 body,
                 grpc,
                 http1,
             } => {
                 // Once armed, the time limit is looked at first: a handler
                 // that would answer after it does not.
-                let timed_out = *armed && sleep.as_mut().poll(cx).is_ready();
+                let timed_out = sleep
+                    .as_mut()
+                    .is_some_and(|sleep| sleep.as_mut().poll(cx).is_ready());
                 let polled = (!timed_out).then(|| {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx)))
                 });
@@ -477,8 +480,9 @@ where
                     Some(Ok(Poll::Ready(Ok(response)))) => response,
                     Some(Ok(Poll::Ready(Err(err)))) => return Poll::Ready(Err(err)),
                     Some(Ok(Poll::Pending)) => {
-                        *armed = true;
-                        ready!(sleep.poll(cx));
+                        let sleep = sleep
+                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(*deadline)));
+                        ready!(sleep.as_mut().poll(cx));
                         StatusCode::SERVICE_UNAVAILABLE.into_response()
                     }
                     // Out of time: the bare 503 that `timeout_as_problem`

@@ -300,13 +300,13 @@ impl SendDeadline {
             // hyper asks an HTTP/1 body for its first frame as soon as
             // the head is written, and a body handed over whole then has
             // nothing left to drop: not watched unless some remains.
-            return Body::new(Deadlined::Unwatched(Box::new(Unwatched {
+            return Body::new(Deadlined::Unwatched(Unwatched {
                 inner,
                 rest: Bytes::new(),
                 answered,
                 deadline: self.clone(),
                 closer,
-            })));
+            }));
         }
         let shared = Arc::new(Mutex::new(Pending {
             inner: Some(inner),
@@ -850,7 +850,8 @@ impl Unwatched {
 /// went out, or the client went away) takes it off the list.
 enum Deadlined {
     /// HTTP/1, until a poll leaves the body unfinished: then watched.
-    Unwatched(Box<Unwatched>),
+    /// (Not boxed: `Body::new` boxes the whole.)
+    Unwatched(Unwatched),
     /// On the list.
     Watched {
         shared: Arc<Mutex<Pending>>,
@@ -890,7 +891,7 @@ impl http_body::Body for Deadlined {
                 answered,
                 deadline,
                 closer,
-            } = *body;
+            } = body;
             let shared = Arc::new(Mutex::new(Pending {
                 inner: Some(inner),
                 rest,
