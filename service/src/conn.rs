@@ -73,7 +73,7 @@ impl ConnCloser {
         self.0.notify_one();
     }
 
-    async fn closed(&self) {
+    pub(crate) async fn closed(&self) {
         self.0.notified().await;
     }
 }

@@ -23,7 +23,7 @@ use crate::error::{ApiError, ErrorKind};
 use crate::metrics::{Metrics, ObserveLayer};
 use crate::proto::referee_server::RefereeServer;
 use crate::state::AppState;
-use crate::streams::{SendDeadline, StreamGuard};
+use crate::streams::{AnswerLimits, SendDeadline, StreamGuard};
 
 /// The service's routers and what they share.
 #[derive(Debug)]
@@ -85,15 +85,18 @@ pub fn build(state: AppState, config: &Config) -> App {
 ///    request span ([`crate::telemetry::request_span`]), metrics, outcome
 ///    and completion log, which see what the client sees, panics and
 ///    timeouts included;
-/// 2. gRPC streams have a bounded life, and undecodable messages are
-///    INVALID_ARGUMENT ([`StreamGuard`]); every other response must be
-///    sent within `BGREF_RESPONSE_SEND_TIMEOUT` ([`SendDeadline`]);
+/// 2. gRPC streams have a bounded life ([`StreamGuard`]); every other
+///    response must be sent within `BGREF_RESPONSE_SEND_TIMEOUT`
+///    ([`SendDeadline`]); undecodable gRPC messages are INVALID_ARGUMENT
+///    ([`AnswerLimits`]);
 /// 3. a query that is not UTF-8 is refused, panics become a 500 problem,
 ///    slow requests a 503 problem (408 when the body had not arrived), a
 ///    client gone mid-body a 499, and a 413 closes the HTTP/1 connection
 ///    (its body was not read) ([`ProblemLayer`]);
 /// 4. at most `max_concurrency` requests run at once (HTTP and gRPC
-///    together; [`ConcurrencyGate`]).
+///    together; [`ConcurrencyGate`]);
+/// 5. request bodies are limited to `max_body_bytes` (axum's
+///    `DefaultBodyLimit`, which the extractors read).
 fn layers(
     router: Router,
     config: &Config,
@@ -150,18 +153,20 @@ fn observed(
     limit: &ConcurrencyGate,
     (streams, deadline): (&StreamGuard, &SendDeadline),
 ) -> Router {
-    router
-        .layer(DefaultBodyLimit::max(config.max_body_bytes))
-        .layer(
-            ServiceBuilder::new()
-                .layer(ObserveLayer::new(metrics.clone()))
-                .layer(streams.clone())
-                .layer(deadline.clone())
-                .layer(ProblemLayer {
-                    request_timeout: config.request_timeout,
-                })
-                .layer(limit.clone()),
-        )
+    // One `Router::layer` call: each wraps every route in a `Route` of
+    // its own (a boxed service cloned per request and a future around the
+    // next), so the body limit is the innermost layer of the one stack,
+    // not a layer of its own.
+    router.layer(
+        ServiceBuilder::new()
+            .layer(ObserveLayer::new(metrics.clone()))
+            .layer(AnswerLimits::new(streams.clone(), deadline.clone()))
+            .layer(ProblemLayer {
+                request_timeout: config.request_timeout,
+            })
+            .layer(limit.clone())
+            .layer(DefaultBodyLimit::max(config.max_body_bytes)),
+    )
 }
 
 /// At most `max` requests at once, HTTP and gRPC together. A request waits
@@ -400,12 +405,12 @@ where
                 progress: body.clone(),
             })
         });
-        let sleep = tokio::time::sleep(self.request_timeout);
+        let deadline = tokio::time::Instant::now() + self.request_timeout;
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.inner.call(req))) {
             Ok(inner) => ProblemsFuture::Running {
                 inner,
-                sleep,
-                armed: false,
+                deadline,
+                sleep: None,
                 body,
                 grpc,
                 http1,
@@ -429,11 +434,12 @@ pin_project_lite::pin_project! {
         Running {
             #[pin]
             inner: F,
-            // Registered with the timer only once polled, when the
-            // handler did not answer at once (`armed`).
-            #[pin]
-            sleep: tokio::time::Sleep,
-            armed: bool,
+            // The time limit, counted from the call.
+            deadline: tokio::time::Instant,
+            // Its timer, made only when the handler does not answer at
+            // its first poll (most answer at once: no timer, and a
+            // smaller future to move).
+            sleep: Option<Pin<Box<tokio::time::Sleep>>>,
             body: Arc<BodyProgress>,
             grpc: bool,
             http1: bool,
@@ -456,15 +462,17 @@ where
             })),
             ProblemsProj::Running {
                 inner,
-                mut sleep,
-                armed,
+                deadline,
+                sleep,
                 body,
                 grpc,
                 http1,
             } => {
                 // Once armed, the time limit is looked at first: a handler
                 // that would answer after it does not.
-                let timed_out = *armed && sleep.as_mut().poll(cx).is_ready();
+                let timed_out = sleep
+                    .as_mut()
+                    .is_some_and(|sleep| sleep.as_mut().poll(cx).is_ready());
                 let polled = (!timed_out).then(|| {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx)))
                 });
@@ -472,8 +480,9 @@ where
                     Some(Ok(Poll::Ready(Ok(response)))) => response,
                     Some(Ok(Poll::Ready(Err(err)))) => return Poll::Ready(Err(err)),
                     Some(Ok(Poll::Pending)) => {
-                        *armed = true;
-                        ready!(sleep.poll(cx));
+                        let sleep = sleep
+                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(*deadline)));
+                        ready!(sleep.as_mut().poll(cx));
                         StatusCode::SERVICE_UNAVAILABLE.into_response()
                     }
                     // Out of time: the bare 503 that `timeout_as_problem`

@@ -4,8 +4,8 @@
 //!   connection within `BGREF_RESPONSE_SEND_TIMEOUT` of its handler's
 //!   answer ([`SendDeadline`]); otherwise it is dropped, freeing its
 //!   memory, and counted in `bgref_responses_abandoned_total`.
-//! - A gRPC response body (a reflection or health Watch stream, say) that
-//!   is still open after `BGREF_STREAM_TIMEOUT` ends with
+//! - A gRPC streaming response (reflection, health Watch) that is
+//!   still open after `BGREF_STREAM_TIMEOUT` ends with
 //!   `DEADLINE_EXCEEDED`; once the server stops accepting (shutdown), one
 //!   that is waiting for its next message ends at once with `UNAVAILABLE`,
 //!   so an open stream does not hold the exit for the whole grace period.
@@ -14,6 +14,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker, ready};
 use std::time::Duration;
@@ -23,7 +24,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use http::{HeaderMap, HeaderValue};
 use http_body::Frame;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{Notify, watch};
 use tokio::time::Sleep;
 
 use crate::conn::ConnCloser;
@@ -44,7 +45,7 @@ impl StreamGuard {
 }
 
 impl OnAnswer for StreamGuard {
-    /// gRPC responses: the status fixed and the body guarded.
+    /// gRPC streams: the status fixed and the body guarded.
     fn on_answer(self, mut response: Response) -> Response {
         fix_decode_status(response.headers_mut());
         let mut stop = self.stop;
@@ -58,32 +59,6 @@ impl OnAnswer for StreamGuard {
                 done: false,
             })
         })
-    }
-}
-
-/// The layer: gRPC responses only (a hand-written service, not a `from_fn`
-/// middleware, which costs a boxed clone of the inner service and two
-/// boxed futures per request).
-impl<S> tower::Layer<S> for StreamGuard {
-    type Service = Hooked<S, StreamGuard>;
-
-    fn layer(&self, inner: S) -> Hooked<S, StreamGuard> {
-        Hooked {
-            inner,
-            hooks: self.clone(),
-        }
-    }
-}
-
-impl AnswerHooks for StreamGuard {
-    type Hook = StreamGuard;
-
-    fn hook(&self, req: &Request) -> Option<StreamGuard> {
-        let grpc = req
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
-        grpc.then(|| self.clone())
     }
 }
 
@@ -264,14 +239,23 @@ const STREAMING_METHODS: [&str; 3] = [
 /// HTTP/2 flow control keeps an unsent answer inside the server without
 /// ever blocking the socket, so the connection's send timeout does not see
 /// a client that shuts its stream window and keeps the connection alive
-/// with PINGs. Hence a watchdog task per response (over HTTP/1 only for a
-/// response not handed over whole at hyper's first poll, which comes as
-/// soon as the head is written): at the deadline it drops
-/// what is left of the body (the memory is freed at once) and counts the
-/// response as abandoned (the client's fault). hyper resets the HTTP/2
-/// stream (or ends the HTTP/1 connection) when it next asks the body for a
-/// frame; if it does not within a second (it waits for window the
-/// client never grants), the connection is closed ([`ConnCloser`]).
+/// with PINGs. Hence every response body being sent is registered, with
+/// its deadline, in a list that one task (the sweeper) goes through at the
+/// earliest deadline (over HTTP/1 only a response not handed over whole at
+/// hyper's first poll, which comes as soon as the head is written): at the
+/// deadline it drops what is left of the body (the memory is freed at
+/// once) and counts the response as abandoned (the client's fault). hyper
+/// resets the HTTP/2 stream (or ends the HTTP/1 connection) when it next
+/// asks the body for a frame; if it does not within a second (it waits for
+/// window the client never grants), the connection is closed
+/// ([`ConnCloser`]). A body that is dropped (sent, or its client gone)
+/// leaves the list at once.
+///
+/// One list and one task for every response, not a task with a timer per
+/// response: a registration is a lock and a few writes, where a task cost
+/// a spawn, a timer, a channel and two polls (the list saves about 2 900
+/// of the 124 000 instructions of a gRPC LegalMoves call, under callgrind:
+/// `bench/callgrind.sh grpc`).
 ///
 /// What is out of reach: the last piece of a body (at most `PIECE`
 /// bytes, so a whole answer of that size or less) once hyper has handed it
@@ -279,15 +263,33 @@ const STREAMING_METHODS: [&str; 3] = [
 /// and then stopped can keep there: at most one piece per stream
 /// (`BGREF_MAX_STREAMS_PER_CONNECTION` x 8 KiB per connection).
 #[derive(Debug, Clone)]
-pub struct SendDeadline {
+pub struct SendDeadline(Arc<Deadlines>);
+
+/// What the clones of a [`SendDeadline`] share.
+#[derive(Debug)]
+struct Deadlines {
     limit: Duration,
     metrics: Metrics,
+    /// The bodies being sent, in deadline order.
+    watched: Mutex<Watchlist>,
+    /// Wakes the sweeper for a deadline earlier than the one it sleeps
+    /// until.
+    wake: Notify,
+    /// Whether the sweeper runs (it is started by the first body watched,
+    /// and again if its runtime ended).
+    sweeping: AtomicBool,
 }
 
 impl SendDeadline {
     /// Responses are abandoned `limit` after their handler answered.
     pub fn new(limit: Duration, metrics: Metrics) -> SendDeadline {
-        SendDeadline { limit, metrics }
+        SendDeadline(Arc::new(Deadlines {
+            limit,
+            metrics,
+            watched: Mutex::new(Watchlist::default()),
+            wake: Notify::new(),
+            sweeping: AtomicBool::new(false),
+        }))
     }
 
     /// The body of a response answered just now: watched from now on
@@ -297,94 +299,379 @@ impl SendDeadline {
         if http1 {
             // hyper asks an HTTP/1 body for its first frame as soon as
             // the head is written, and a body handed over whole then has
-            // nothing left to drop: no watchdog unless some remains.
-            return Body::new(Deadlined::Unwatched(Box::new(Unwatched {
+            // nothing left to drop: not watched unless some remains.
+            return Body::new(Deadlined::Unwatched(Unwatched {
                 inner,
                 rest: Bytes::new(),
                 answered,
                 deadline: self.clone(),
                 closer,
-            })));
+            }));
         }
         let shared = Arc::new(Mutex::new(Pending {
             inner: Some(inner),
             rest: Bytes::new(),
             waker: None,
         }));
-        Body::new(self.watchdog(shared, answered, closer, tracing::Span::current()))
+        Body::new(self.register(shared, answered, closer, tracing::Span::current()))
     }
 
-    /// Spawns the watchdog of `shared`, a body answered at `answered`; it
-    /// logs in `span` (the request's).
-    fn watchdog(
+    /// Puts `shared`, a body answered at `answered`, on the list; its
+    /// abandonment is logged in `span` (the request's).
+    fn register(
         &self,
         shared: Arc<Mutex<Pending>>,
         answered: tokio::time::Instant,
         closer: Option<ConnCloser>,
         span: tracing::Span,
     ) -> Deadlined {
-        let (dropped_tx, mut dropped) = oneshot::channel::<()>();
-        let watchdog = {
-            let shared = shared.clone();
-            let limit = self.limit;
-            let metrics = self.metrics.clone();
-            async move {
-                tokio::select! {
-                    () = tokio::time::sleep_until(answered + limit) => {}
-                    _ = &mut dropped => return,
-                }
-                let (inner, rest, waker) = {
-                    let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                    let Some(inner) = pending.inner.take() else {
-                        return;
-                    };
-                    (
-                        inner,
-                        std::mem::take(&mut pending.rest),
-                        pending.waker.take(),
-                    )
-                };
-                // Freed here, whatever hyper does next.
-                drop((inner, rest));
-                metrics.response_abandoned();
-                span.in_scope(|| {
-                    tracing::warn!(
-                        slug = "client-stalled",
-                        limit_secs = limit.as_secs_f64(),
-                        "response abandoned: the client did not read it within \
-                         BGREF_RESPONSE_SEND_TIMEOUT"
-                    );
-                });
-                if let Some(waker) = waker {
-                    waker.wake();
-                }
-                tokio::select! {
-                    () = tokio::time::sleep(RESET_GRACE) => {
-                        if let Some(closer) = closer {
-                            closer.close();
-                        }
-                    }
-                    _ = dropped => {}
-                }
-            }
-        };
-        // Not `instrument(span)`: that enters the span at each poll and
-        // when the task is dropped, and the watchdog only logs in it once,
-        // if ever.
-        tokio::spawn(watchdog);
+        let deadlines = &*self.0;
+        if !deadlines.sweeping.load(Ordering::Acquire)
+            && !deadlines.sweeping.swap(true, Ordering::AcqRel)
+        {
+            tokio::spawn(sweep(self.clone()));
+        }
+        let deadline = answered + deadlines.limit;
+        let (ticket, wake) = deadlines.lock().insert(Watched {
+            deadline,
+            shared: shared.clone(),
+            closer,
+            span,
+            abandoned: false,
+        });
+        if wake {
+            deadlines.wake.notify_one();
+        }
         Deadlined::Watched {
             shared,
-            _dropped: dropped_tx,
+            _ticket: Ticket {
+                deadline: self.clone(),
+                ticket,
+            },
         }
     }
 }
 
-/// The layer: every response but those of streaming gRPC methods (a
-/// hand-written service, not a `from_fn` middleware).
-impl<S> tower::Layer<S> for SendDeadline {
-    type Service = Hooked<S, SendDeadline>;
+impl Deadlines {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Watchlist> {
+        self.watched.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 
-    fn layer(&self, inner: S) -> Hooked<S, SendDeadline> {
+    /// Abandons the bodies past their deadline, closes the connections of
+    /// those abandoned more than [`RESET_GRACE`] ago, and says when to
+    /// look again (`None`: when woken).
+    fn sweep_due(&self, now: tokio::time::Instant) -> Option<tokio::time::Instant> {
+        loop {
+            let mut list = self.lock();
+            let Some(index) = list.due(now) else {
+                list.wakes_at = list.next_deadline();
+                return list.wakes_at;
+            };
+            let (shared, span) = match list.nodes[index].watched.as_mut() {
+                Some(watched) if !watched.abandoned => {
+                    watched.abandoned = true;
+                    watched.deadline = now + RESET_GRACE;
+                    (watched.shared.clone(), watched.span.clone())
+                }
+                _ => {
+                    // Abandoned, and hyper has still not let go of the
+                    // body: it waits for window the client never grants.
+                    let watched = list.remove_at(index);
+                    drop(list);
+                    if let Some(closer) = watched.and_then(|w| w.closer) {
+                        closer.close();
+                    }
+                    continue;
+                }
+            };
+            list.link(index);
+            drop(list);
+            self.abandon(&shared, &span);
+        }
+    }
+
+    /// Drops what is left of `shared` (freed here, whatever hyper does
+    /// next), counts and logs it, and wakes the task sending it.
+    fn abandon(&self, shared: &Mutex<Pending>, span: &tracing::Span) {
+        let (inner, rest, waker) = {
+            let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            (
+                pending.inner.take(),
+                std::mem::take(&mut pending.rest),
+                pending.waker.take(),
+            )
+        };
+        if inner.is_none() {
+            return;
+        }
+        drop((inner, rest));
+        self.metrics.response_abandoned();
+        span.in_scope(|| {
+            tracing::warn!(
+                slug = "client-stalled",
+                limit_secs = self.limit.as_secs_f64(),
+                "response abandoned: the client did not read it within \
+                 BGREF_RESPONSE_SEND_TIMEOUT"
+            );
+        });
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+/// The sweeper of `deadline`'s list: sleeps until the earliest deadline
+/// (or until woken for an earlier one), then deals with what is due.
+async fn sweep(deadline: SendDeadline) {
+    /// Says the sweeper stopped (its runtime ended): the next body watched
+    /// starts another.
+    struct Sweeping(SendDeadline);
+    impl Drop for Sweeping {
+        fn drop(&mut self) {
+            self.0.0.sweeping.store(false, Ordering::Release);
+        }
+    }
+    let sweeping = Sweeping(deadline);
+    let deadlines = &*sweeping.0.0;
+    loop {
+        match deadlines.sweep_due(tokio::time::Instant::now()) {
+            Some(at) => tokio::select! {
+                () = tokio::time::sleep_until(at) => {}
+                () = deadlines.wake.notified() => {}
+            },
+            None => deadlines.wake.notified().await,
+        }
+    }
+}
+
+/// No node.
+const NIL: u32 = u32::MAX;
+
+/// The bodies being sent: a doubly linked list in deadline order, its
+/// nodes in a vector whose free slots are reused (so it never holds more
+/// than the bodies being sent at once).
+#[derive(Debug)]
+struct Watchlist {
+    nodes: Vec<Node>,
+    free: Vec<u32>,
+    head: u32,
+    tail: u32,
+    /// When the sweeper looks next (`None`: it waits to be woken).
+    wakes_at: Option<tokio::time::Instant>,
+}
+
+impl Default for Watchlist {
+    fn default() -> Watchlist {
+        Watchlist {
+            nodes: Vec::new(),
+            free: Vec::new(),
+            head: NIL,
+            tail: NIL,
+            wakes_at: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Node {
+    /// Counts the uses of this slot: a [`Ticket`] of an earlier use
+    /// leaves the current one alone.
+    generation: u32,
+    prev: u32,
+    next: u32,
+    /// `None`: a free slot.
+    watched: Option<Watched>,
+}
+
+/// A body on the list.
+#[derive(Debug)]
+struct Watched {
+    /// When it is abandoned; once abandoned, when its connection is closed
+    /// if the body is still held.
+    deadline: tokio::time::Instant,
+    shared: Arc<Mutex<Pending>>,
+    closer: Option<ConnCloser>,
+    /// The request's, to log the abandonment in.
+    span: tracing::Span,
+    abandoned: bool,
+}
+
+/// Where a body is on the list.
+#[derive(Debug, Clone, Copy)]
+struct Place {
+    index: u32,
+    generation: u32,
+}
+
+impl Watchlist {
+    /// Adds `watched`; says whether the sweeper must be woken (it sleeps
+    /// past the new deadline, or waits to be woken).
+    fn insert(&mut self, watched: Watched) -> (Place, bool) {
+        let wake = self.wakes_at.is_none_or(|at| watched.deadline < at);
+        if wake {
+            self.wakes_at = Some(watched.deadline);
+        }
+        let index = match self.free.pop() {
+            Some(index) => index,
+            None => {
+                self.nodes.push(Node {
+                    generation: 0,
+                    prev: NIL,
+                    next: NIL,
+                    watched: None,
+                });
+                u32::try_from(self.nodes.len() - 1).unwrap_or(NIL)
+            }
+        };
+        let node = &mut self.nodes[index as usize];
+        node.watched = Some(watched);
+        let place = Place {
+            index,
+            generation: node.generation,
+        };
+        self.link(index as usize);
+        (place, wake)
+    }
+
+    /// Links the node at `index` in deadline order: from the tail, as
+    /// deadlines come mostly in order.
+    fn link(&mut self, index: usize) {
+        let Some(deadline) = self.nodes[index].watched.as_ref().map(|w| w.deadline) else {
+            return;
+        };
+        let mut after = self.tail;
+        while after != NIL && self.deadline_of(after).is_some_and(|d| d > deadline) {
+            after = self.nodes[after as usize].prev;
+        }
+        let before = if after == NIL {
+            self.head
+        } else {
+            self.nodes[after as usize].next
+        };
+        let this = u32::try_from(index).unwrap_or(NIL);
+        self.nodes[index].prev = after;
+        self.nodes[index].next = before;
+        match after {
+            NIL => self.head = this,
+            after => self.nodes[after as usize].next = this,
+        }
+        match before {
+            NIL => self.tail = this,
+            before => self.nodes[before as usize].prev = this,
+        }
+    }
+
+    /// Unlinks the node at `index` (it keeps its body).
+    fn unlink(&mut self, index: usize) {
+        let Node { prev, next, .. } = self.nodes[index];
+        match prev {
+            NIL => self.head = next,
+            prev => self.nodes[prev as usize].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            next => self.nodes[next as usize].prev = prev,
+        }
+        self.nodes[index].prev = NIL;
+        self.nodes[index].next = NIL;
+    }
+
+    fn deadline_of(&self, index: u32) -> Option<tokio::time::Instant> {
+        self.nodes[index as usize]
+            .watched
+            .as_ref()
+            .map(|w| w.deadline)
+    }
+
+    /// The earliest deadline.
+    fn next_deadline(&self) -> Option<tokio::time::Instant> {
+        if self.head == NIL {
+            return None;
+        }
+        self.deadline_of(self.head)
+    }
+
+    /// The first node whose deadline is `now` or past, unlinked.
+    fn due(&mut self, now: tokio::time::Instant) -> Option<usize> {
+        if self.next_deadline()? > now {
+            return None;
+        }
+        let index = self.head as usize;
+        self.unlink(index);
+        Some(index)
+    }
+
+    /// Frees the node at `index` (unlinked or not), giving its body back.
+    fn remove_at(&mut self, index: usize) -> Option<Watched> {
+        if self.nodes[index].prev != NIL || self.head == u32::try_from(index).unwrap_or(NIL) {
+            self.unlink(index);
+        }
+        let node = &mut self.nodes[index];
+        let watched = node.watched.take()?;
+        node.generation = node.generation.wrapping_add(1);
+        self.free.push(u32::try_from(index).unwrap_or(NIL));
+        Some(watched)
+    }
+
+    /// Takes the body at `place` off the list, unless the sweeper already
+    /// did.
+    fn remove(&mut self, place: Place) -> Option<Watched> {
+        let index = place.index as usize;
+        let node = self.nodes.get(index)?;
+        if node.generation != place.generation || node.watched.is_none() {
+            return None;
+        }
+        self.remove_at(index)
+    }
+}
+
+/// A body's place on its [`SendDeadline`]'s list: dropping it (the body
+/// went out, or its client went away) takes the body off.
+#[derive(Debug)]
+struct Ticket {
+    deadline: SendDeadline,
+    ticket: Place,
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let removed = self.deadline.0.lock().remove(self.ticket);
+        // The request span's clone and the body, dropped unlocked.
+        drop(removed);
+    }
+}
+
+/// The layer of both limits on a response, with one hook per request: a
+/// gRPC streaming method's response has a bounded life ([`StreamGuard`]),
+/// every other response must be sent within its deadline
+/// ([`SendDeadline`]), and a gRPC response's undecodable-message status is
+/// fixed either way.
+///
+/// Only streaming responses need [`StreamGuard`]'s body: a unary gRPC
+/// body never waits (its one message is ready when the handler answers,
+/// so neither its time limit nor the shutdown could end it), and a message
+/// tonic cannot decode ends a unary call before it answers, with the
+/// status in the head. One layer, not one per limit: one future and one
+/// body wrapper fewer per request.
+#[derive(Debug, Clone)]
+pub struct AnswerLimits {
+    streams: StreamGuard,
+    deadline: SendDeadline,
+}
+
+impl AnswerLimits {
+    /// Streaming responses under `streams`, the others under `deadline`.
+    pub fn new(streams: StreamGuard, deadline: SendDeadline) -> AnswerLimits {
+        AnswerLimits { streams, deadline }
+    }
+}
+
+/// A hand-written service, not a `from_fn` middleware (which costs a
+/// boxed clone of the inner service and two boxed futures per request).
+impl<S> tower::Layer<S> for AnswerLimits {
+    type Service = Hooked<S, AnswerLimits>;
+
+    fn layer(&self, inner: S) -> Hooked<S, AnswerLimits> {
         Hooked {
             inner,
             hooks: self.clone(),
@@ -392,15 +679,48 @@ impl<S> tower::Layer<S> for SendDeadline {
     }
 }
 
-impl AnswerHooks for SendDeadline {
-    type Hook = Watch;
+impl AnswerHooks for AnswerLimits {
+    type Hook = Limit;
 
-    fn hook(&self, req: &Request) -> Option<Watch> {
-        (!STREAMING_METHODS.contains(&req.uri().path())).then(|| Watch {
-            deadline: self.clone(),
-            closer: req.extensions().get::<ConnCloser>().cloned(),
-            http1: req.version() <= http::Version::HTTP_11,
+    fn hook(&self, req: &Request) -> Option<Limit> {
+        let grpc = req
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
+        if STREAMING_METHODS.contains(&req.uri().path()) {
+            return grpc.then(|| Limit::Stream(self.streams.clone()));
+        }
+        Some(Limit::Send {
+            watch: Watch {
+                deadline: self.deadline.clone(),
+                closer: req.extensions().get::<ConnCloser>().cloned(),
+                http1: req.version() <= http::Version::HTTP_11,
+            },
+            grpc,
         })
+    }
+}
+
+/// What [`AnswerLimits`] does to one answer.
+#[derive(Debug)]
+pub enum Limit {
+    /// A gRPC stream: guarded.
+    Stream(StreamGuard),
+    /// Anything else: under the send deadline (`grpc`: its status fixed).
+    Send { watch: Watch, grpc: bool },
+}
+
+impl OnAnswer for Limit {
+    fn on_answer(self, mut response: Response) -> Response {
+        match self {
+            Limit::Stream(guard) => guard.on_answer(response),
+            Limit::Send { watch, grpc } => {
+                if grpc {
+                    fix_decode_status(response.headers_mut());
+                }
+                watch.on_answer(response)
+            }
+        }
     }
 }
 
@@ -451,7 +771,8 @@ impl ResponseAbandoned {
     }
 }
 
-/// What a [`Deadlined`] body shares with its watchdog.
+/// What a [`Deadlined`] body shares with the sweeper.
+#[derive(Debug)]
 struct Pending {
     /// The body; `None` once abandoned.
     inner: Option<Body>,
@@ -526,14 +847,15 @@ impl Unwatched {
 }
 
 /// A response body under [`SendDeadline`]. Dropping it (the response
-/// went out, or the client went away) ends its watchdog.
+/// went out, or the client went away) takes it off the list.
 enum Deadlined {
     /// HTTP/1, until a poll leaves the body unfinished: then watched.
-    Unwatched(Box<Unwatched>),
-    /// Watched by a task.
+    /// (Not boxed: `Body::new` boxes the whole.)
+    Unwatched(Unwatched),
+    /// On the list.
     Watched {
         shared: Arc<Mutex<Pending>>,
-        _dropped: oneshot::Sender<()>,
+        _ticket: Ticket,
     },
     /// Between the two, only while `Deadlined`'s `poll_frame` runs.
     Moving,
@@ -561,15 +883,15 @@ impl http_body::Body for Deadlined {
         };
         if !finished && let Deadlined::Unwatched(body) = std::mem::replace(this, Deadlined::Moving)
         {
-            // Some is left: from now on under the watchdog, the
-            // deadline counted from the answer.
+            // Some is left: from now on on the list, the deadline
+            // counted from the answer.
             let Unwatched {
                 inner,
                 rest,
                 answered,
                 deadline,
                 closer,
-            } = *body;
+            } = body;
             let shared = Arc::new(Mutex::new(Pending {
                 inner: Some(inner),
                 rest,
@@ -577,8 +899,8 @@ impl http_body::Body for Deadlined {
             }));
             // This is the body's first poll (a first poll either
             // finishes it or leaves some), which `ObservedBody` makes in
-            // the request span: the watchdog logs in it.
-            *this = deadline.watchdog(shared, answered, closer, tracing::Span::current());
+            // the request span: the abandonment is logged in it.
+            *this = deadline.register(shared, answered, closer, tracing::Span::current());
         }
         poll
     }
@@ -613,7 +935,7 @@ impl http_body::Body for Deadlined {
     }
 }
 
-/// `Deadlined`'s `poll_frame` under the watchdog.
+/// `Deadlined`'s `poll_frame` once on the list.
 fn poll_watched(
     shared: &Mutex<Pending>,
     cx: &mut Context<'_>,
@@ -646,6 +968,7 @@ mod tests {
     use http_body_util::BodyExt as _;
 
     use super::{ResponseAbandoned, SendDeadline};
+    use crate::conn::ConnCloser;
     use crate::metrics::Metrics;
 
     fn abandoned(metrics: &Metrics) -> String {
@@ -668,7 +991,7 @@ mod tests {
             let deadline = SendDeadline::new(Duration::from_millis(100), metrics.clone());
 
             if http1 {
-                // Kept past the deadline: no watchdog drops it.
+                // Kept past the deadline: not on the list, not dropped.
                 let mut small = deadline.watch(Body::from("small"), None, http1);
                 let frame = small.frame().await.unwrap().unwrap();
                 assert_eq!(frame.into_data().unwrap(), "small");
@@ -686,5 +1009,64 @@ mod tests {
             assert!(ResponseAbandoned::is_cause_of(&err), "{err}");
             assert!(abandoned(&metrics).ends_with(" 1"), "http1: {http1}");
         }
+    }
+
+    /// How many bodies are on `deadline`'s list.
+    fn listed(deadline: &SendDeadline) -> usize {
+        let list = deadline.0.lock();
+        list.nodes.iter().filter(|n| n.watched.is_some()).count()
+    }
+
+    /// A body dropped before its deadline leaves the list at once and is
+    /// not counted; those still held at their deadline are abandoned, in
+    /// deadline order whatever the order they were listed in; one whose
+    /// holder still has not let go a second later has its connection
+    /// closed.
+    #[tokio::test]
+    async fn the_list_holds_the_bodies_being_sent_until_their_deadline() {
+        let metrics = Metrics::new();
+        let deadline = SendDeadline::new(Duration::from_millis(200), metrics.clone());
+        let closer = ConnCloser::default();
+        let held = deadline.watch(Body::from("held"), Some(closer.clone()), false);
+        let sent = deadline.watch(Body::from("sent"), None, false);
+        assert_eq!(listed(&deadline), 2);
+        drop(sent);
+        assert_eq!(listed(&deadline), 1);
+
+        // Listed after `held`, due 100 ms before it.
+        let earlier = SendDeadline::register(
+            &deadline,
+            std::sync::Arc::new(std::sync::Mutex::new(super::Pending {
+                inner: Some(Body::from("earlier")),
+                rest: Bytes::new(),
+                waker: None,
+            })),
+            tokio::time::Instant::now() - Duration::from_millis(100),
+            None,
+            tracing::Span::none(),
+        );
+        assert_eq!(listed(&deadline), 2);
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(
+            abandoned(&metrics).ends_with(" 1"),
+            "{}",
+            abandoned(&metrics)
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        assert!(
+            abandoned(&metrics).ends_with(" 2"),
+            "{}",
+            abandoned(&metrics)
+        );
+        drop(earlier);
+        assert_eq!(listed(&deadline), 1);
+
+        // `held` is never polled again: its connection is closed.
+        tokio::time::timeout(2 * super::RESET_GRACE, closer.closed())
+            .await
+            .expect("the connection of a body held past the grace was not closed");
+        assert_eq!(listed(&deadline), 0);
+        drop(held);
+        assert!(abandoned(&metrics).ends_with(" 2"));
     }
 }
