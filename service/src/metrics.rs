@@ -25,7 +25,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use http::{HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 use tracing::Span;
 
@@ -433,13 +433,9 @@ fn grpc_code_of_http(status: StatusCode) -> tonic::Code {
     }
 }
 
-/// The gRPC status header. (A `HeaderName`, not a `&str`, which every
-/// lookup would parse: twice per gRPC call, head and trailers.)
-const GRPC_STATUS: HeaderName = HeaderName::from_static("grpc-status");
-
 fn grpc_status(headers: &HeaderMap) -> Option<tonic::Code> {
     headers
-        .get(&GRPC_STATUS)
+        .get(&crate::grpc::GRPC_STATUS)
         .map(|v| tonic::Code::from_bytes(v.as_bytes()))
 }
 

@@ -620,9 +620,12 @@ fn client_closed_response(grpc: bool) -> axum::response::Response {
             http::header::CONTENT_TYPE,
             http::HeaderValue::from_static("application/grpc"),
         );
-        headers.insert("grpc-status", http::HeaderValue::from_static("1"));
         headers.insert(
-            "grpc-message",
+            crate::grpc::GRPC_STATUS,
+            http::HeaderValue::from_static("1"),
+        );
+        headers.insert(
+            crate::grpc::GRPC_MESSAGE,
             http::HeaderValue::from_static("client%20closed%20the%20request"),
         );
         return response;

@@ -28,6 +28,7 @@ use tokio::sync::{Notify, watch};
 use tokio::time::Sleep;
 
 use crate::conn::ConnCloser;
+use crate::grpc::{GRPC_MESSAGE, GRPC_STATUS};
 use crate::metrics::Metrics;
 
 /// What a response stream is told when the server stops.
@@ -135,21 +136,21 @@ where
 
 /// `grpc-status: 13` for a message tonic could not decode becomes 3.
 fn fix_decode_status(headers: &mut HeaderMap) {
-    let undecodable = headers.get("grpc-status").is_some_and(|s| s == "13")
-        && headers.get("grpc-message").is_some_and(|m| {
+    let undecodable = headers.get(&GRPC_STATUS).is_some_and(|s| s == "13")
+        && headers.get(&GRPC_MESSAGE).is_some_and(|m| {
             let m = m.as_bytes();
             m.starts_with(b"failed to decode Protobuf message")
                 || m.starts_with(b"failed%20to%20decode%20Protobuf%20message")
         });
     if undecodable {
-        headers.insert("grpc-status", HeaderValue::from_static("3"));
+        headers.insert(GRPC_STATUS, HeaderValue::from_static("3"));
     }
 }
 
 fn end(status: &'static str, message: &'static str) -> Frame<Bytes> {
     let mut trailers = HeaderMap::new();
-    trailers.insert("grpc-status", HeaderValue::from_static(status));
-    trailers.insert("grpc-message", HeaderValue::from_static(message));
+    trailers.insert(GRPC_STATUS, HeaderValue::from_static(status));
+    trailers.insert(GRPC_MESSAGE, HeaderValue::from_static(message));
     Frame::trailers(trailers)
 }
 

@@ -248,6 +248,14 @@ impl Referee for RefereeService {
 }
 
 /// The path of LegalMoves, which [`RefereeRoutes`] answers itself.
+/// The gRPC status header. A `HeaderName`, not a `&str`, which every lookup
+/// or insert would parse again (the unary hot path reads it in the response
+/// head and in the trailers).
+pub(crate) const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");
+
+/// The gRPC status message header (see [`GRPC_STATUS`]).
+pub(crate) const GRPC_MESSAGE: http::HeaderName = http::HeaderName::from_static("grpc-message");
+
 const LEGAL_MOVES_PATH: &str = "/bgref.v1.Referee/LegalMoves";
 
 /// The Referee service as served: LegalMoves with its answer written as
