@@ -185,18 +185,51 @@ impl PositionId {
     /// one per play).
     #[must_use]
     pub fn encode(&self) -> [u8; 14] {
-        // Base64 of the 10 key bytes without padding: 14 six-bit groups,
-        // most significant first, of the bytes in order (the key's first
-        // byte at the top of the byte-swapped number), two groups a
-        // lookup.
-        let bytes = self.key().swap_bytes();
-        let mut out = [0u8; 14];
-        for (i, pair) in out.chunks_exact_mut(2).enumerate() {
-            let group = ((bytes >> (116 - 12 * i)) & 0xFFF) as usize;
-            pair.copy_from_slice(&BASE64_PAIRS[group]);
-        }
-        out
+        key_text(self.key())
     }
+}
+
+/// The 14 characters of an 80-bit key: base64 of the 10 key bytes without
+/// padding, 14 six-bit groups, most significant first, of the bytes in
+/// order (the key's first byte at the top of the byte-swapped number),
+/// two groups a lookup.
+#[inline]
+pub(crate) fn key_text(key: u128) -> [u8; 14] {
+    let bytes = key.swap_bytes();
+    let mut out = [0u8; 14];
+    for (i, pair) in out.chunks_exact_mut(2).enumerate() {
+        let group = ((bytes >> (116 - 12 * i)) & 0xFFF) as usize;
+        pair.copy_from_slice(&BASE64_PAIRS[group]);
+    }
+    out
+}
+
+/// One side's part of the key of a position's side and its length in
+/// bits: [`side_key`] without its checks, for the counts a [`Position`]
+/// guarantees (at most 15 checkers a side, so every slot's closing bit is
+/// below 40). Byte `k` of `words[i]` is the count of slot `8 i + k`
+/// (the side's point `8 i + k + 1`); `bar` is slot 24's.
+#[inline(always)]
+pub(crate) fn position_side_key(words: [u64; 3], bar: u8) -> (u64, u32) {
+    // As in `side_key`: each slot's closing bit is its number plus the
+    // checkers up to and including it, summed eight slots at a time by
+    // multiplying by `BYTES` (no byte carries: the sums are below 40).
+    let mut zeros = 0u64;
+    let mut before = 0u64;
+    for (i, w) in words.into_iter().enumerate() {
+        let sums = w.wrapping_mul(BYTES);
+        let closing = sums
+            .wrapping_add((8 * i as u64 + before).wrapping_mul(BYTES))
+            .wrapping_add(0x0706_0504_0302_0100);
+        for k in 0..8 {
+            zeros |= 1u64 << ((closing >> (8 * k)) & 63);
+        }
+        before += sums >> 56;
+    }
+    // The bar's closing bit, 24 plus every checker, is the side's last:
+    // below it every bit that closes no slot is a checker.
+    let last = 24 + (before + u64::from(bar)) as u32;
+    (!zeros & ((1u64 << last) - 1), last + 1)
 }
 
 impl fmt::Display for PositionId {
