@@ -28,6 +28,7 @@
 //! [`Setup`]: crate::Setup
 
 use alloc::vec::Vec;
+use core::cell::Cell;
 
 use super::fibs::{self, UNLIMITED};
 use super::position_id;
@@ -71,7 +72,8 @@ impl Block {
 /// The fields of every position of an answer that do not depend on its
 /// checkers, written once: the XGID's cube, dice, score, rules and match
 /// fields, and the FIBS board's match length, scores and cube, for each
-/// player on roll.
+/// player on roll. It also keeps the Position ID part of the last side on
+/// roll it keyed (so it is not `Sync`: one encoder per answer).
 #[derive(Debug, Clone)]
 pub struct Encoder {
     /// The XGID after the board (50 bytes at most: nine colons and 41
@@ -82,6 +84,29 @@ pub struct Encoder {
     /// The FIBS board between the bars and the borne-off counts (39 bytes
     /// at most), by the player on roll.
     fibs_middle: ByPlayer<Block>,
+    /// The Position ID part of the last side on roll keyed: in the
+    /// positions after each legal play of one position, the side on roll
+    /// (the mover's opponent) is the same unless the play hits, so its
+    /// part is made once for most of an answer's plays.
+    on_roll_key: Cell<SideKey>,
+}
+
+/// A side's counts (own view, slots 0 to 23 eight a word, and the bar)
+/// and its part of a Position ID key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SideKey {
+    words: [u64; 3],
+    bar: u8,
+    bits: u64,
+}
+
+impl SideKey {
+    /// The part of the side with `words` and `bar`.
+    #[inline(always)]
+    fn of(words: [u64; 3], bar: u8) -> SideKey {
+        let (bits, _) = position_id::position_side_key(words, bar);
+        SideKey { words, bar, bits }
+    }
 }
 
 impl Encoder {
@@ -105,6 +130,7 @@ impl Encoder {
             fibs_middle: ByPlayer::new_with(|turn| {
                 Block::written(|text| fibs::write_middle(game.cube_value.get(), turn, text))
             }),
+            on_roll_key: Cell::new(SideKey::of([0; 3], 0)),
         }
     }
 
@@ -235,9 +261,16 @@ impl Encodings<'_> {
         let (on_roll, opponent) = (self.turn, !self.turn);
         let (opponent_bits, opponent_len) =
             position_id::position_side_key(own[opponent], self.bar[opponent]);
-        let (on_roll_bits, _) = position_id::position_side_key(own[on_roll], self.bar[on_roll]);
+        let cached = &self.encoder.on_roll_key;
+        let mut on_roll_key = cached.get();
+        if (on_roll_key.words, on_roll_key.bar) != (own[on_roll], self.bar[on_roll]) {
+            on_roll_key = SideKey::of(own[on_roll], self.bar[on_roll]);
+            cached.set(on_roll_key);
+        }
         // 80 bits at most: each side's part is 40 bits at most.
-        position_id::key_text(u128::from(opponent_bits) | u128::from(on_roll_bits) << opponent_len)
+        position_id::key_text(
+            u128::from(opponent_bits) | u128::from(on_roll_key.bits) << opponent_len,
+        )
     }
 
     /// The signed board, as [`Setup::to_signed`](crate::Setup::to_signed)
