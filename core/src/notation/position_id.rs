@@ -240,6 +240,20 @@ impl fmt::Display for PositionId {
     }
 }
 
+/// The value of each base64 character, [`NOT_BASE64`] for the others.
+const BASE64_VALUES: [u8; 256] = {
+    let mut table = [NOT_BASE64; 256];
+    let mut i = 0;
+    while i < 64 {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The [`BASE64_VALUES`] entry of a character outside the alphabet.
+const NOT_BASE64: u8 = 0xFF;
+
 impl FromStr for PositionId {
     type Err = ParsePositionIdError;
     fn from_str(s: &str) -> Result<PositionId, ParsePositionIdError> {
@@ -248,39 +262,44 @@ impl FromStr for PositionId {
         if s.len() != 14 {
             return Err(ParsePositionIdError::Length);
         }
-        let mut bits = [false; 84];
-        for (i, c) in s.bytes().enumerate() {
-            let v = ALPHABET
-                .iter()
-                .position(|&a| a == c)
-                .ok_or(ParsePositionIdError::Character)?;
-            for k in 0..6 {
-                bits[i * 6 + k] = v & (0x20 >> k) != 0;
+        // The 84 bits of the 14 characters, the first at the top.
+        let mut stream = 0u128;
+        for c in s.bytes() {
+            let v = BASE64_VALUES[usize::from(c)];
+            if v == NOT_BASE64 {
+                return Err(ParsePositionIdError::Character);
             }
+            stream = stream << 6 | u128::from(v);
         }
-        // Bytes are stored least significant bit first.
-        let bit_at = |n: usize| bits[(n / 8) * 8 + 7 - n % 8];
+        // The last four bits are past the 10 key bytes.
+        if stream & 0xF != 0 {
+            return Err(ParsePositionIdError::Bits);
+        }
+        // The 10 bytes in order, the first at the top of the 80 bits;
+        // byte-swapped, bit `k` of the key is bit `k` of the stream of
+        // slots (each byte least significant bit first).
+        let mut key = ((stream >> 4) << 48).swap_bytes();
         let mut id = PositionId {
             on_roll: [0; 25],
             opponent: [0; 25],
         };
-        let mut n = 0usize;
+        // Each slot: its checkers as ones, then the zero that closes it,
+        // which must be one of the 80 bits.
+        let mut read = 0u32;
         for side in [&mut id.opponent, &mut id.on_roll] {
             for slot in side.iter_mut() {
-                loop {
-                    if n >= 80 {
-                        return Err(ParsePositionIdError::Bits);
-                    }
-                    let one = bit_at(n);
-                    n += 1;
-                    if !one {
-                        break;
-                    }
-                    *slot += 1;
+                let ones = key.trailing_ones();
+                read += ones + 1;
+                if read > 80 {
+                    return Err(ParsePositionIdError::Bits);
                 }
+                // At most 79 ones.
+                *slot = ones as u8;
+                key >>= ones + 1;
             }
         }
-        if (n..80).any(bit_at) || bits[80..].iter().any(|&b| b) {
+        // Only zeros after the 50 slots.
+        if key != 0 {
             return Err(ParsePositionIdError::Bits);
         }
         Ok(id)
@@ -335,5 +354,95 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 4000);
+    }
+
+    /// The parser read bit by bit, as gnubg describes the ID: the
+    /// reference for [`PositionId::from_str`].
+    fn reference_parse(s: &str) -> Result<PositionId, ParsePositionIdError> {
+        let s = s.trim();
+        let s = s.strip_suffix("==").unwrap_or(s);
+        if s.len() != 14 {
+            return Err(ParsePositionIdError::Length);
+        }
+        let mut bits = [false; 84];
+        for (i, c) in s.bytes().enumerate() {
+            let v = ALPHABET
+                .iter()
+                .position(|&a| a == c)
+                .ok_or(ParsePositionIdError::Character)?;
+            for k in 0..6 {
+                bits[i * 6 + k] = v & (0x20 >> k) != 0;
+            }
+        }
+        // Bytes are stored least significant bit first.
+        let bit_at = |n: usize| bits[(n / 8) * 8 + 7 - n % 8];
+        let mut id = PositionId {
+            on_roll: [0; 25],
+            opponent: [0; 25],
+        };
+        let mut n = 0usize;
+        for side in [&mut id.opponent, &mut id.on_roll] {
+            for slot in side.iter_mut() {
+                loop {
+                    if n >= 80 {
+                        return Err(ParsePositionIdError::Bits);
+                    }
+                    let one = bit_at(n);
+                    n += 1;
+                    if !one {
+                        break;
+                    }
+                    *slot += 1;
+                }
+            }
+        }
+        if (n..80).any(bit_at) || bits[80..].iter().any(|&b| b) {
+            return Err(ParsePositionIdError::Bits);
+        }
+        Ok(id)
+    }
+
+    use proptest::prelude::*;
+
+    /// A character, mostly of the alphabet (`A` and `/` often: zero and
+    /// all-ones sextets).
+    fn character() -> impl Strategy<Value = char> {
+        prop_oneof![
+            8 => (0usize..64).prop_map(|i| char::from(ALPHABET[i])),
+            2 => Just('A'),
+            2 => Just('/'),
+            1 => any::<char>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn any_text_parses_as_the_bit_by_bit_reference(
+            chars in prop::collection::vec(character(), 12..=16),
+            padded in any::<bool>(),
+        ) {
+            let mut text: alloc::string::String = chars.into_iter().collect();
+            if padded {
+                text.push_str("==");
+            }
+            prop_assert_eq!(text.parse::<PositionId>(), reference_parse(&text));
+        }
+
+        #[test]
+        fn any_position_id_of_80_bits_reads_back(
+            on_roll in prop::array::uniform25(prop_oneof![6 => Just(0u8), 3 => 1u8..=3, 1 => 0u8..=15]),
+            opponent in prop::array::uniform25(prop_oneof![6 => Just(0u8), 3 => 1u8..=3, 1 => 0u8..=15]),
+        ) {
+            let id = PositionId { on_roll, opponent };
+            let bits: u32 = on_roll.iter().chain(&opponent).map(|&n| u32::from(n) + 1).sum();
+            let text = id.to_string();
+            if bits <= 80 {
+                prop_assert_eq!(text.parse::<PositionId>(), Ok(id));
+            } else {
+                prop_assert_eq!(text.parse::<PositionId>(), reference_parse(&text));
+            }
+        }
     }
 }
