@@ -185,23 +185,27 @@ fn eight(bytes: &[u8]) -> [u8; 8] {
     word
 }
 
-/// The XGID's bound: `XGID=`, the board (26 letters) and the fields block
-/// copied whole: 31 + [`BLOCK`] bytes, rounded up.
-const XGID_TEXT: usize = 96;
-const _: () = assert!(31 + BLOCK <= XGID_TEXT);
+/// The spare capacity [`Encodings::write_fibs`] needs at the end of the
+/// buffer not to grow it (its line is at most 205 bytes): the head block
+/// (copied whole at 0, its text at most 42 bytes), the bars and board (26
+/// tokens of at most 4 bytes, each stored as a word: up to 4 past the
+/// last), the middle block (copied whole after at most 146 bytes), the
+/// counts (two pairs, at most 12 bytes) and `:0:0:0:0`: 146 + [`BLOCK`]
+/// bytes, rounded up.
+pub const FIBS_ROOM: usize = 224;
+const _: () = assert!(42 + 26 * 4 + BLOCK + Text::<'static, FIBS_ROOM>::SLACK <= FIBS_ROOM);
 
-/// The FIBS board's bound: the head block (copied whole at 0, its text at
-/// most 42 bytes), the bars and board (26 tokens of at most 4 bytes, each
-/// stored as a word: up to 4 past the last), the middle block (copied
-/// whole after at most 146 bytes), the counts (two pairs, at most 12
-/// bytes) and `:0:0:0:0`: 146 + [`BLOCK`] bytes, rounded up.
-const FIBS_TEXT: usize = 224;
-const _: () = assert!(42 + 26 * 4 + BLOCK + Text::<'static, FIBS_TEXT>::SLACK <= FIBS_TEXT);
+/// The spare capacity [`Encodings::write_xgid`] needs at the end of the
+/// buffer not to grow it (its text is at most 81 bytes): `XGID=`, the
+/// board (26 letters) and the fields block copied whole, 31 + [`BLOCK`]
+/// bytes, rounded up.
+pub const XGID_ROOM: usize = 96;
+const _: () = assert!(31 + BLOCK <= XGID_ROOM);
 
 /// `XGID=` in a word (its five bytes first).
 const XGID_PREFIX: u64 = u64::from_le_bytes(*b"XGID=\0\0\0");
 
-/// `:0:0:0:0` in a word: the FIBS board's last tokens.
+/// `:0:0:0:0` in a word: the FIBS board's last tokens (8 bytes).
 const FIBS_TAIL: u64 = u64::from_le_bytes(*b":0:0:0:0");
 
 /// The weights 7 - k of byte k: byte 7 of a word times it is the sum of
@@ -314,7 +318,7 @@ impl Encodings<'_> {
 
     /// Appends the XGID, as [`Xgid::write_to`] writes it.
     pub fn write_xgid(&self, out: &mut Vec<u8>) {
-        append::<XGID_TEXT>(out, |text| {
+        append::<XGID_ROOM>(out, |text| {
             text.word(
                 XGID_PREFIX | u64::from(xgid::O_LETTERS[usize::from(self.bar.o)]) << 40,
                 6,
@@ -330,7 +334,7 @@ impl Encodings<'_> {
     /// Appends the FIBS board, as
     /// [`FibsBoard::write_to`](super::fibs::FibsBoard::write_to) writes it.
     pub fn write_fibs(&self, out: &mut Vec<u8>) {
-        append::<FIBS_TEXT>(out, |text| {
+        append::<FIBS_ROOM>(out, |text| {
             self.encoder.fibs_head.append_to(text);
             // The player (x) is O moving 24 to 1: the opponent's bar at
             // index 0, then x's points 1 to 24, then x's bar at 25.

@@ -278,28 +278,34 @@ impl FromStr for PositionId {
         // The 10 bytes in order, the first at the top of the 80 bits;
         // byte-swapped, bit `k` of the key is bit `k` of the stream of
         // slots (each byte least significant bit first).
-        let mut key = ((stream >> 4) << 48).swap_bytes();
+        let key = ((stream >> 4) << 48).swap_bytes();
         let mut id = PositionId {
             on_roll: [0; 25],
             opponent: [0; 25],
         };
-        // Each slot: its checkers as ones, then the zero that closes it,
-        // which must be one of the 80 bits.
-        let mut read = 0u32;
-        for side in [&mut id.opponent, &mut id.on_roll] {
-            for slot in side.iter_mut() {
-                let ones = key.trailing_ones();
-                read += ones + 1;
-                if read > 80 {
-                    return Err(ParsePositionIdError::Bits);
-                }
+        // Each slot is its checkers as ones and the zero that closes it:
+        // the zeros of the 80 bits, lowest first, close the 50 slots, the
+        // ones between two zeros the second one's checkers. In two words
+        // (bits 0 to 63 and 64 to 79), not one 128-bit number.
+        let mut slots = id.opponent.iter_mut().chain(id.on_roll.iter_mut());
+        // Where the slot being read starts.
+        let mut start = 0u32;
+        'words: for (first_bit, word, bits) in [(0, key as u64, 64), (64, (key >> 64) as u64, 16)] {
+            let mut zeros = !word & (u64::MAX >> (64 - bits));
+            while zeros != 0 {
+                let Some(slot) = slots.next() else {
+                    break 'words;
+                };
+                let at = first_bit + zeros.trailing_zeros();
                 // At most 79 ones.
-                *slot = ones as u8;
-                key >>= ones + 1;
+                *slot = (at - start) as u8;
+                start = at + 1;
+                zeros &= zeros - 1;
             }
         }
-        // Only zeros after the 50 slots.
-        if key != 0 {
+        // Every slot closed within the 80 bits, and only zeros after the
+        // last one.
+        if slots.next().is_some() || key >> start != 0 {
             return Err(ParsePositionIdError::Bits);
         }
         Ok(id)

@@ -142,6 +142,7 @@ impl ViewEncoder {
     }
 
     /// The encodings of `view`'s position with its request XGID's fields.
+    #[inline]
     pub fn encode(&mut self, view: &PositionView) -> Encodings<'_> {
         if view.meta != self.meta {
             self.encoder = match &view.meta {

@@ -20,7 +20,7 @@
 //!   (packed sint32);
 //! - `PerPlayer`: x 1, o 2.
 
-use bgref_core::notation::encodings::Encodings;
+use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
 use bgref_core::{ByPlayer, Play, Player};
 
 use super::common::player_out;
@@ -42,8 +42,9 @@ pub fn encode(reply: &LegalMovesReply) -> Encoded {
 
 /// The most one play takes with `fields` (an opening position's play with
 /// every field is about 300 bytes), with the slack the stack chunks need
-/// ([`Chunk::append_to`]): reserved before each play, so that a play's
-/// writes do not grow the buffer.
+/// ([`Chunk::append_to`]) and the room the XGID and FIBS writers fill
+/// before cutting to their text: reserved before each play, so that a
+/// play's writes do not grow the buffer.
 fn per_play(fields: Fields) -> usize {
     let part = |field: Fields, bytes: usize| if fields.has(field) { bytes } else { 0 };
     40 + part(Fields::MOVES, MOVES_CHUNK)
@@ -53,14 +54,6 @@ fn per_play(fields: Fields) -> usize {
         + part(Fields::FIBS, 3 + FIBS_ROOM)
         + part(Fields::PIPS, 12)
 }
-
-/// The room the XGID writer needs at the end of the buffer
-/// ([`Encodings::write_xgid`]: its text is at most 81 bytes).
-const XGID_ROOM: usize = 96;
-
-/// The room the FIBS board writer needs at the end of the buffer
-/// ([`Encodings::write_fibs`]: its text is at most 205 bytes).
-const FIBS_ROOM: usize = 224;
 
 fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
     // The bytes the FIBS board's length took last time (its text is

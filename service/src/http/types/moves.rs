@@ -1,6 +1,6 @@
 //! `POST /legal-moves` and `POST /apply-move`.
 
-use bgref_core::notation::encodings::Encodings;
+use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -422,17 +422,18 @@ pub struct LegalMovesJson<'a> {
 impl LegalMovesJson<'_> {
     /// The most one play takes with `fields` (an opening position's play
     /// with every field is about 480 bytes), with the slack of the stack
-    /// chunk ([`JsonChunk::append_to`]): reserved before each play, so a
-    /// play's writes never grow the buffer.
+    /// chunk ([`JsonChunk::append_to`]) and the room the XGID and FIBS
+    /// writers fill before cutting to their text: reserved before each
+    /// play, so a play's writes never grow the buffer.
     fn per_play(&self) -> usize {
         let f = self.fields;
         let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
         64 + CHUNK
             + part(Fields::MOVES, 4 * 40)
             + part(Fields::POSITION_ID, 32)
-            + part(Fields::XGID, 112)
+            + part(Fields::XGID, 16 + XGID_ROOM)
             + part(Fields::BOARD, 24 * 4 + 80)
-            + part(Fields::FIBS, 300)
+            + part(Fields::FIBS, 16 + FIBS_ROOM)
             + part(Fields::PIPS, 40)
     }
 
