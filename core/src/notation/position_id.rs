@@ -279,35 +279,37 @@ impl FromStr for PositionId {
         // byte-swapped, bit `k` of the key is bit `k` of the stream of
         // slots (each byte least significant bit first).
         let key = ((stream >> 4) << 48).swap_bytes();
-        let mut id = PositionId {
-            on_roll: [0; 25],
-            opponent: [0; 25],
-        };
         // Each slot is its checkers as ones and the zero that closes it:
-        // the zeros of the 80 bits, lowest first, close the 50 slots, the
-        // ones between two zeros the second one's checkers. In two words
-        // (bits 0 to 63 and 64 to 79), not one 128-bit number.
-        let mut slots = id.opponent.iter_mut().chain(id.on_roll.iter_mut());
+        // the zeros of the 80 bits, lowest first, close the 50 slots
+        // (the opponent's 25, then the 25 of the player on roll), the ones
+        // between two zeros the second one's checkers. In two words (bits
+        // 0 to 63 and 64 to 79), not one 128-bit number.
+        let mut slots = [0u8; 50];
+        let mut read = 0;
         // Where the slot being read starts.
         let mut start = 0u32;
-        'words: for (first_bit, word, bits) in [(0, key as u64, 64), (64, (key >> 64) as u64, 16)] {
+        for (first_bit, word, bits) in [(0, key as u64, 64), (64, (key >> 64) as u64, 16)] {
             let mut zeros = !word & (u64::MAX >> (64 - bits));
-            while zeros != 0 {
-                let Some(slot) = slots.next() else {
-                    break 'words;
-                };
+            while zeros != 0 && read < slots.len() {
                 let at = first_bit + zeros.trailing_zeros();
                 // At most 79 ones.
-                *slot = (at - start) as u8;
+                slots[read] = (at - start) as u8;
+                read += 1;
                 start = at + 1;
                 zeros &= zeros - 1;
             }
         }
         // Every slot closed within the 80 bits, and only zeros after the
         // last one.
-        if slots.next().is_some() || key >> start != 0 {
+        if read < slots.len() || key >> start != 0 {
             return Err(ParsePositionIdError::Bits);
         }
+        let mut id = PositionId {
+            on_roll: [0; 25],
+            opponent: [0; 25],
+        };
+        id.opponent.copy_from_slice(&slots[..25]);
+        id.on_roll.copy_from_slice(&slots[25..]);
         Ok(id)
     }
 }
