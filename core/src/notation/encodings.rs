@@ -190,15 +190,15 @@ fn eight(bytes: &[u8]) -> [u8; 8] {
 /// (copied whole at 0, its text at most 42 bytes), the bars and board (26
 /// tokens of at most 4 bytes, each stored as a word: up to 4 past the
 /// last), the middle block (copied whole after at most 146 bytes), the
-/// counts (two pairs, at most 12 bytes) and `:0:0:0:0`: 146 + [`BLOCK`]
-/// bytes, rounded up.
+/// counts (two pairs, at most 12 bytes) and `:0:0:0:0`: 146 + 64 (a
+/// block) bytes, rounded up.
 pub const FIBS_ROOM: usize = 224;
 const _: () = assert!(42 + 26 * 4 + BLOCK + Text::<'static, FIBS_ROOM>::SLACK <= FIBS_ROOM);
 
 /// The spare capacity [`Encodings::write_xgid`] needs at the end of the
 /// buffer not to grow it (its text is at most 81 bytes): `XGID=`, the
-/// board (26 letters) and the fields block copied whole, 31 + [`BLOCK`]
-/// bytes, rounded up.
+/// board (26 letters) and the fields block copied whole, 31 + 64 (a
+/// block) bytes, rounded up.
 pub const XGID_ROOM: usize = 96;
 const _: () = assert!(31 + BLOCK <= XGID_ROOM);
 
