@@ -127,7 +127,8 @@ fn pass_one(encoder: &Encoder, position: &Position, out: &mut Vec<u8>) {
     encodings.write_xgid(out);
     encodings.write_fibs(out);
     out.extend_from_slice(&encodings.points().map(|n| n.to_ne_bytes()[0]));
-    for n in [encodings.pips().x, encodings.pips().o] {
+    let pips = encodings.pips();
+    for n in [pips.x, pips.o] {
         out.extend_from_slice(&(n as u16).to_le_bytes());
     }
 }
