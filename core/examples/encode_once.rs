@@ -12,12 +12,17 @@
 //! then divide the instructions collected by the encode count it prints.
 //! Arguments: `ENCODING [CLASS]`, `ENCODING` one of `position-id`, `xgid`,
 //! `fibs`, `board` (the signed counts), `pips` (both players), `notation`
-//! (the play), and `CLASS` one of
+//! (the play), `all` (the five position encodings, each by its own
+//! writer) or `one-pass` (the same five from one
+//! `notation::encodings::Encodings`, as the answer writers make them; for
+//! these two, `--toggle-collect='*encode_once::pass_*'`), and `CLASS` one
+//! of
 //! `contact`, `race`, `bearoff`, `bar` or `mix` (all 4 000, the default).
 //! Each measured function starts from the `Position` (or `Play`) and does
 //! what the service's answer writer does: the conversion to the encoding's
 //! value and the writing into a reused byte buffer.
 
+use bgref_core::notation::encodings::Encoder;
 use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
@@ -40,11 +45,14 @@ fn main() {
             }
         }
     }
-    let mut out = Vec::with_capacity(256);
+    let mut out = Vec::with_capacity(1024);
     let mut checksum = 0u64;
+    let encoder = Encoder::money();
     for (play, position) in &plays {
         out.clear();
         match encoding {
+            "all" => pass_all(black_box(position), &mut out),
+            "one-pass" => pass_one(&encoder, black_box(position), &mut out),
             "position-id" => encode_position_id(black_box(position), &mut out),
             "xgid" => encode_xgid(black_box(position), &mut out),
             "fibs" => encode_fibs(black_box(position), &mut out),
@@ -53,7 +61,7 @@ fn main() {
             "notation" => encode_notation(black_box(play), &mut out),
             other => {
                 eprintln!(
-                    "unknown encoding {other}: position-id, xgid, fibs, board, pips or notation"
+                    "unknown encoding {other}: position-id, xgid, fibs, board, pips, notation, all or one-pass"
                 );
                 std::process::exit(2);
             }
@@ -101,4 +109,26 @@ fn encode_pips(position: &Position, out: &mut Vec<u8>) {
 #[inline(never)]
 fn encode_notation(play: &Play, out: &mut Vec<u8>) {
     play.write_notation(out);
+}
+
+#[inline(never)]
+fn pass_all(position: &Position, out: &mut Vec<u8>) {
+    encode_position_id(position, out);
+    encode_xgid(position, out);
+    encode_fibs(position, out);
+    encode_board(position, out);
+    encode_pips(position, out);
+}
+
+#[inline(never)]
+fn pass_one(encoder: &Encoder, position: &Position, out: &mut Vec<u8>) {
+    let encodings = encoder.encode(position);
+    out.extend_from_slice(&encodings.position_id());
+    encodings.write_xgid(out);
+    encodings.write_fibs(out);
+    out.extend_from_slice(&encodings.points().map(|n| n.to_ne_bytes()[0]));
+    let pips = encodings.pips();
+    for n in [pips.x, pips.o] {
+        out.extend_from_slice(&(n as u16).to_le_bytes());
+    }
 }

@@ -134,6 +134,16 @@ impl<'a, const N: usize> Text<'a, N> {
         self.len += len;
     }
 
+    /// Appends the first `len` bytes of `block` (`len` at most `M`) by a
+    /// copy of all `M` (a copy of known size is a few vector stores, one of
+    /// `len` bytes a `memcpy` call); the bytes past `len` are left to the
+    /// next writes. Needs `M` bytes of room.
+    #[inline(always)]
+    pub(crate) fn block<const M: usize>(&mut self, block: &[u8; M], len: usize) {
+        self.buf[self.len..self.len + M].copy_from_slice(block);
+        self.len += len;
+    }
+
     /// Appends a [`SMALL`] entry's token.
     #[inline(always)]
     fn small_token(&mut self, entry: u64) {

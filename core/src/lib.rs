@@ -83,6 +83,7 @@ pub mod verify;
 /// Text encodings: gnubg Position ID and Match ID, XGID, FIBS boards, move
 /// notation, and Jellyfish `.mat` match transcripts.
 pub mod notation {
+    pub mod encodings;
     pub mod fibs;
     pub mod mat;
     pub mod match_id;

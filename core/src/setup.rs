@@ -16,6 +16,19 @@ pub(crate) const fn nonzero_bytes_mask(w: u64) -> u64 {
     (((w + 0x7F * BYTES) & (0x80 * BYTES)) >> 7) * 0xFF
 }
 
+/// The signed counts of eight points at once: byte `k` of `x` and `o` are
+/// x's and o's counts on one point, each at most 15; byte `k` of the
+/// result is x's count where x has checkers, else o's count negated (a
+/// byte's two's complement, built as its complement plus one only where o
+/// has checkers, so that no byte carries into the next).
+#[inline]
+pub(crate) const fn signed_of_eight(x: u64, o: u64) -> u64 {
+    let x_has = nonzero_bytes_mask(x);
+    let o_has = nonzero_bytes_mask(o);
+    let minus_o = (!o & o_has) + (o_has & BYTES);
+    (x & x_has) | (minus_o & !x_has)
+}
+
 /// The game played: they share the movement rules and differ in the
 /// number of checkers and the start.
 ///
@@ -213,16 +226,9 @@ impl Setup {
     pub fn to_signed(&self) -> [i8; 24] {
         let mut out = [0i8; 24];
         if let Some(words) = self.small_point_words() {
-            // Eight points at a time: x's count where x has checkers, else
-            // o's count negated (a byte's two's complement, built as its
-            // complement plus one only where o has checkers, so that no
-            // byte carries into the next).
+            // Eight points at a time.
             for ((x, o), chunk) in words.into_iter().zip(out.chunks_exact_mut(8)) {
-                let x_has = nonzero_bytes_mask(x);
-                let o_has = nonzero_bytes_mask(o);
-                let minus_o = (!o & o_has) + (o_has & BYTES);
-                let signed = (x & x_has) | (minus_o & !x_has);
-                for (slot, byte) in chunk.iter_mut().zip(signed.to_le_bytes()) {
+                for (slot, byte) in chunk.iter_mut().zip(signed_of_eight(x, o).to_le_bytes()) {
                     *slot = i8::from_ne_bytes([byte]);
                 }
             }

@@ -9,7 +9,12 @@
 //! The references are the formats written out one field and one checker
 //! at a time with `format!`, as the module docs describe them; they share
 //! no code with the writers.
+//!
+//! The one-pass writer of every encoding (`notation::encodings`) is
+//! compared with those writers on the same positions and on random
+//! positions of every variant, with random game fields.
 
+use bgref_core::notation::encodings::{Encoder, Encodings};
 use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
@@ -210,6 +215,51 @@ fn appended(write: impl FnOnce(&mut Vec<u8>)) -> String {
     String::from_utf8(out.split_off(6)).expect("ASCII")
 }
 
+/// The one-pass encodings of `position` against the per-encoding writers
+/// with the same fields (`xgid` and `fibs` as the writers' values of the
+/// position with the game's fields).
+fn assert_encodings_agree(
+    encodings: &Encodings<'_>,
+    position: &Position,
+    xgid: &Xgid,
+    fibs: &FibsBoard,
+) {
+    let context = || xgid.to_string();
+    assert_eq!(
+        encodings.position_id(),
+        PositionId::from_position(position).encode(),
+        "{}",
+        context()
+    );
+    let mut expected = Vec::new();
+    xgid.write_to(&mut expected);
+    let written = appended(|out| encodings.write_xgid(out));
+    assert_eq!(written.as_bytes(), expected, "{}", context());
+    let mut expected = Vec::new();
+    fibs.write_to(&mut expected);
+    let written = appended(|out| encodings.write_fibs(out));
+    assert_eq!(written.as_bytes(), expected, "{}", context());
+    let setup = position.to_setup();
+    assert_eq!(encodings.points(), setup.to_signed(), "{}", context());
+    assert_eq!(encodings.bar(), setup.bar, "{}", context());
+    assert_eq!(
+        encodings.off(),
+        setup.off.unwrap_or_default(),
+        "{}",
+        context()
+    );
+    assert_eq!(encodings.turn(), position.turn());
+    assert_eq!(
+        encodings.pips(),
+        ByPlayer {
+            x: position.pip_count(Player::X),
+            o: position.pip_count(Player::O),
+        },
+        "{}",
+        context()
+    );
+}
+
 /// The benchmark's positions.
 fn benchmark_positions() -> Vec<Position> {
     include_str!("../benches/data/positions.txt")
@@ -228,6 +278,7 @@ fn every_play_of_the_benchmark_positions_is_written_as_the_references_write_it()
     let mut bars = 0usize;
     let mut hits = 0usize;
     let mut folds = 0usize;
+    let money = Encoder::money();
     for (i, start) in benchmark_positions().iter().enumerate() {
         for a in 1..=6 {
             for b in a..=6 {
@@ -265,6 +316,15 @@ fn every_play_of_the_benchmark_positions_is_written_as_the_references_write_it()
                     let text = reference_fibs(&fibs);
                     assert_eq!(fibs.to_string(), text);
                     assert_eq!(appended(|out| fibs.write_to(out)), text);
+
+                    // The one-pass writer with the same fields.
+                    if positions % 3 == 1 {
+                        let encoder = Encoder::new(&xgid);
+                        assert_encodings_agree(&encoder.encode(&position), &position, &xgid, &fibs);
+                    } else {
+                        let encodings = money.encode(&position);
+                        assert_encodings_agree(&encodings, &position, &xgid, &fibs);
+                    }
 
                     let setup = position.to_setup();
                     assert_eq!(setup.to_signed(), reference_signed(&setup), "{notation}");
@@ -337,6 +397,97 @@ fn setup() -> impl Strategy<Value = Setup> {
             off: off.map(|(x, o)| ByPlayer { x, o }),
             turn: if o_turn { Player::O } else { Player::X },
         })
+}
+
+/// A position of any variant: each checker of each player on a random
+/// slot (off, a point or the bar, off and the bar more often than a point
+/// each); o's checkers that land on a point of x's are borne off instead.
+/// The positions where both players have borne off every checker (not
+/// positions) are left out.
+fn position() -> impl Strategy<Value = Position> {
+    let slot = || prop_oneof![6 => 0u8..=25, 1 => Just(0u8), 1 => Just(25u8)];
+    (
+        0usize..Variant::ALL.len(),
+        prop::collection::vec(slot(), 15),
+        prop::collection::vec(slot(), 15),
+        any::<bool>(),
+    )
+        .prop_filter_map("both players finished", |(variant, xs, os, o_turn)| {
+            let variant = Variant::ALL[variant];
+            let n = usize::from(variant.checkers());
+            let mut setup = Setup::empty(if o_turn { Player::O } else { Player::X });
+            let mut off = ByPlayer { x: 0, o: 0 };
+            for &slot in &xs[..n] {
+                match slot {
+                    0 => off.x += 1,
+                    25 => setup.bar.x += 1,
+                    p => setup.points.x[usize::from(p) - 1] += 1,
+                }
+            }
+            for &slot in &os[..n] {
+                match slot {
+                    0 => off.o += 1,
+                    25 => setup.bar.o += 1,
+                    // o's point q is x's point 25 - q.
+                    q if setup.points.x[usize::from(24 - q)] > 0 => off.o += 1,
+                    q => setup.points.o[usize::from(q) - 1] += 1,
+                }
+            }
+            setup.off = Some(off);
+            Position::from_setup(&setup, variant).ok()
+        })
+}
+
+/// An XGID's fields besides the position (its setup empty), the common
+/// ones (money play at 0-0, a centred 1-cube) a third of the time.
+fn game() -> impl Strategy<Value = Xgid> {
+    let any_game = (
+        (0u8..=15, 0u8..=15),
+        0u8..3,
+        (0u8..10, 1u8..=6, 1u8..=6),
+        (
+            prop_oneof![0u32..100, any::<u32>()],
+            prop_oneof![0u32..100, any::<u32>()],
+        ),
+        prop_oneof![Just(0u32), 1u32..100, any::<u32>()],
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+    )
+        .prop_map(
+            |((cube, max_cube), owner, dice, score, match_length, (crawford, jacoby, beavers))| {
+                Xgid {
+                    setup: Setup::empty(Player::X),
+                    cube_value: CubeValue::from_log2(cube).unwrap(),
+                    cube_owner: match owner {
+                        0 => CubeOwner::Centre,
+                        1 => CubeOwner::Player(Player::X),
+                        _ => CubeOwner::Player(Player::O),
+                    },
+                    dice: match dice.0 {
+                        0 => XgidDice::NotRolled,
+                        1 => XgidDice::DoubleOffered,
+                        2 => XgidDice::Beavered,
+                        3 => XgidDice::Raccooned,
+                        _ => XgidDice::Rolled(Dice::new(Die::new(dice.1), Die::new(dice.2))),
+                    },
+                    score: ByPlayer {
+                        x: score.0,
+                        o: score.1,
+                    },
+                    crawford,
+                    jacoby,
+                    beavers,
+                    match_length,
+                    max_cube: CubeValue::from_log2(max_cube).unwrap(),
+                }
+            },
+        );
+    prop_oneof![
+        1 => Just(Xgid {
+            setup: Setup::empty(Player::X),
+            ..Xgid::from_position(&Position::start(Variant::Standard, Player::X))
+        }),
+        2 => any_game,
+    ]
 }
 
 proptest! {
@@ -427,5 +578,24 @@ proptest! {
         let text = reference_fibs(&board);
         prop_assert_eq!(board.to_string(), text.clone());
         prop_assert_eq!(appended(|out| board.write_to(out)), text);
+    }
+
+    #[test]
+    fn any_position_is_encoded_in_one_pass_as_each_writer_writes_it(
+        position in position(),
+        game in game(),
+    ) {
+        // The writers' values of the position with the game's fields, as
+        // the service's answers make them.
+        let xgid = Xgid { setup: position.to_setup(), ..game.clone() };
+        let mut fibs = FibsBoard::from_position(&position);
+        fibs.score = game.score;
+        fibs.match_length = if game.match_length == 0 { UNLIMITED } else { game.match_length };
+        fibs.cube = game.cube_value.get();
+        let encoder = Encoder::new(&game);
+        assert_encodings_agree(&encoder.encode(&position), &position, &xgid, &fibs);
+        // And against the references.
+        prop_assert_eq!(appended(|out| encoder.encode(&position).write_xgid(out)), reference_xgid(&xgid));
+        prop_assert_eq!(appended(|out| encoder.encode(&position).write_fibs(out)), reference_fibs(&fibs));
     }
 }

@@ -272,13 +272,27 @@ const fn pair_token(index: usize) -> (u64, usize) {
 
 /// Appends the [`PAIRS`] token at `index` (masked to the table).
 #[inline(always)]
-fn pair<const N: usize>(out: &mut Text<'_, N>, index: u64) {
+pub(crate) fn pair<const N: usize>(out: &mut Text<'_, N>, index: u64) {
     let i = (index & 1023) as usize;
     out.word(PAIRS[i], usize::from(PAIR_LENS[i]));
 }
 
 /// The low byte of each 16-bit lane.
 const LOW_BYTES: u64 = 0x00FF_00FF_00FF_00FF;
+
+/// Appends the board tokens of eight points: byte `k` of `x` and `o` are
+/// x's and o's counts on one point, each at most 15. Each byte of x's
+/// count minus o's plus 15 (0 to 30: no byte borrows from the next); then
+/// each two neighbouring bytes as one [`PAIRS`] index (lane j of `pairs`:
+/// byte 2j times 32 plus byte 2j + 1).
+#[inline(always)]
+pub(crate) fn eight_points<const N: usize>(x: u64, o: u64, out: &mut Text<'_, N>) {
+    let biased = (x + 15 * BYTES) - o;
+    let pairs = ((biased & LOW_BYTES) << 5) | ((biased >> 8) & LOW_BYTES);
+    for j in 0..4 {
+        pair(out, pairs >> (16 * j));
+    }
+}
 
 impl FibsBoard {
     /// Appends the board line (what `Display` writes) to `out`, without
@@ -291,31 +305,15 @@ impl FibsBoard {
     fn encode<'b>(&self, buf: &'b mut [u8; FIBS_TEXT]) -> &'b [u8] {
         let s = &self.setup;
         let mut out = Text::new(buf);
-        if self.match_length == UNLIMITED && self.score.x == 0 && self.score.o == 0 {
-            // Money play from the start, what every board from a position
-            // says: one copy.
-            out.bytes(b"board:x:o:9999:0:0");
-        } else {
-            out.bytes(b"board:x:o");
-            out.colon_int(i64::from(self.match_length));
-            out.colon_int(i64::from(self.score.x));
-            out.colon_int(i64::from(self.score.o));
-        }
+        write_head(self.match_length, self.score, &mut out);
         // The player is O (positive) moving 24 to 1: its point k is index
         // k, the opponent's point k index 25 - k; the bars are indexes 25
         // (player) and 0 (opponent).
         out.colon_int(-i64::from(s.bar.o));
         if let Some(words) = s.small_point_words() {
-            // Every position: eight points at a time, each byte x's count
-            // minus o's plus 15 (0 to 30: no byte borrows from the next);
-            // then each two neighbouring bytes as one [`PAIRS`] index
-            // (lane j of `pairs`: byte 2j times 32 plus byte 2j + 1).
+            // Every position: eight points at a time.
             for (x, o) in words {
-                let biased = (x + 15 * BYTES) - o;
-                let pairs = ((biased & LOW_BYTES) << 5) | ((biased >> 8) & LOW_BYTES);
-                for j in 0..4 {
-                    pair(&mut out, pairs >> (16 * j));
-                }
+                eight_points(x, o, &mut out);
             }
         } else {
             for (&x, &o) in s.points.x.iter().zip(s.points.o.iter().rev()) {
@@ -323,18 +321,7 @@ impl FibsBoard {
             }
         }
         out.colon_int(i64::from(s.bar.x));
-        match (self.cube, s.turn) {
-            // Cube 1 (every board from a position): turn, dice, cube,
-            // flags, colour, direction, home and bar in one copy.
-            (1, Player::X) => out.bytes(b":1:0:0:0:0:1:1:1:0:1:-1:0:25"),
-            (1, Player::O) => out.bytes(b":-1:0:0:0:0:1:1:1:0:1:-1:0:25"),
-            (cube, turn) => {
-                out.bytes(if turn == Player::X { b":1" } else { b":-1" });
-                out.bytes(b":0:0:0:0");
-                out.colon_int(i64::from(cube));
-                out.bytes(b":1:1:0:1:-1:0:25");
-            }
-        }
+        write_middle(self.cube, s.turn, &mut out);
         let off = s.off.unwrap_or_default();
         let counts = [off.x, off.o, s.bar.x, s.bar.o];
         if counts.iter().all(|&n| n <= 15) {
@@ -352,6 +339,45 @@ impl FibsBoard {
         }
         out.bytes(b":0:0:0:0");
         out.finish()
+    }
+}
+
+/// Appends the tokens before the board: `board`, the names, the match
+/// length and the scores (at most 42 bytes).
+#[inline]
+pub(crate) fn write_head<const N: usize>(
+    match_length: u32,
+    score: ByPlayer<u32>,
+    out: &mut Text<'_, N>,
+) {
+    if match_length == UNLIMITED && score.x == 0 && score.o == 0 {
+        // Money play from the start, what every board from a position
+        // says: one copy.
+        out.bytes(b"board:x:o:9999:0:0");
+    } else {
+        out.bytes(b"board:x:o");
+        out.colon_int(i64::from(match_length));
+        out.colon_int(i64::from(score.x));
+        out.colon_int(i64::from(score.o));
+    }
+}
+
+/// Appends the tokens between the board and the borne-off counts: the
+/// turn, the dice, the cube, the doubling flags, colour, direction, home
+/// and bar (at most 39 bytes).
+#[inline]
+pub(crate) fn write_middle<const N: usize>(cube: u32, turn: Player, out: &mut Text<'_, N>) {
+    match (cube, turn) {
+        // Cube 1 (every board from a position): turn, dice, cube,
+        // flags, colour, direction, home and bar in one copy.
+        (1, Player::X) => out.bytes(b":1:0:0:0:0:1:1:1:0:1:-1:0:25"),
+        (1, Player::O) => out.bytes(b":-1:0:0:0:0:1:1:1:0:1:-1:0:25"),
+        (cube, turn) => {
+            out.bytes(if turn == Player::X { b":1" } else { b":-1" });
+            out.bytes(b":0:0:0:0");
+            out.colon_int(i64::from(cube));
+            out.bytes(b":1:1:0:1:-1:0:25");
+        }
     }
 }
 

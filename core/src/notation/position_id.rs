@@ -185,18 +185,51 @@ impl PositionId {
     /// one per play).
     #[must_use]
     pub fn encode(&self) -> [u8; 14] {
-        // Base64 of the 10 key bytes without padding: 14 six-bit groups,
-        // most significant first, of the bytes in order (the key's first
-        // byte at the top of the byte-swapped number), two groups a
-        // lookup.
-        let bytes = self.key().swap_bytes();
-        let mut out = [0u8; 14];
-        for (i, pair) in out.chunks_exact_mut(2).enumerate() {
-            let group = ((bytes >> (116 - 12 * i)) & 0xFFF) as usize;
-            pair.copy_from_slice(&BASE64_PAIRS[group]);
-        }
-        out
+        key_text(self.key())
     }
+}
+
+/// The 14 characters of an 80-bit key: base64 of the 10 key bytes without
+/// padding, 14 six-bit groups, most significant first, of the bytes in
+/// order (the key's first byte at the top of the byte-swapped number),
+/// two groups a lookup.
+#[inline]
+pub(crate) fn key_text(key: u128) -> [u8; 14] {
+    let bytes = key.swap_bytes();
+    let mut out = [0u8; 14];
+    for (i, pair) in out.chunks_exact_mut(2).enumerate() {
+        let group = ((bytes >> (116 - 12 * i)) & 0xFFF) as usize;
+        pair.copy_from_slice(&BASE64_PAIRS[group]);
+    }
+    out
+}
+
+/// One side's part of the key of a position's side and its length in
+/// bits: [`side_key`] without its checks, for the counts a [`Position`]
+/// guarantees (at most 15 checkers a side, so every slot's closing bit is
+/// below 40). Byte `k` of `words[i]` is the count of slot `8 i + k`
+/// (the side's point `8 i + k + 1`); `bar` is slot 24's.
+#[inline(always)]
+pub(crate) fn position_side_key(words: [u64; 3], bar: u8) -> (u64, u32) {
+    // As in `side_key`: each slot's closing bit is its number plus the
+    // checkers up to and including it, summed eight slots at a time by
+    // multiplying by `BYTES` (no byte carries: the sums are below 40).
+    let mut zeros = 0u64;
+    let mut before = 0u64;
+    for (i, w) in words.into_iter().enumerate() {
+        let sums = w.wrapping_mul(BYTES);
+        let closing = sums
+            .wrapping_add((8 * i as u64 + before).wrapping_mul(BYTES))
+            .wrapping_add(0x0706_0504_0302_0100);
+        for k in 0..8 {
+            zeros |= 1u64 << ((closing >> (8 * k)) & 63);
+        }
+        before += sums >> 56;
+    }
+    // The bar's closing bit, 24 plus every checker, is the side's last:
+    // below it every bit that closes no slot is a checker.
+    let last = 24 + (before + u64::from(bar)) as u32;
+    (!zeros & ((1u64 << last) - 1), last + 1)
 }
 
 impl fmt::Display for PositionId {
@@ -207,6 +240,20 @@ impl fmt::Display for PositionId {
     }
 }
 
+/// The value of each base64 character, [`NOT_BASE64`] for the others.
+const BASE64_VALUES: [u8; 256] = {
+    let mut table = [NOT_BASE64; 256];
+    let mut i = 0;
+    while i < 64 {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The [`BASE64_VALUES`] entry of a character outside the alphabet.
+const NOT_BASE64: u8 = 0xFF;
+
 impl FromStr for PositionId {
     type Err = ParsePositionIdError;
     fn from_str(s: &str) -> Result<PositionId, ParsePositionIdError> {
@@ -215,41 +262,54 @@ impl FromStr for PositionId {
         if s.len() != 14 {
             return Err(ParsePositionIdError::Length);
         }
-        let mut bits = [false; 84];
-        for (i, c) in s.bytes().enumerate() {
-            let v = ALPHABET
-                .iter()
-                .position(|&a| a == c)
-                .ok_or(ParsePositionIdError::Character)?;
-            for k in 0..6 {
-                bits[i * 6 + k] = v & (0x20 >> k) != 0;
+        // The 84 bits of the 14 characters, the first at the top.
+        let mut stream = 0u128;
+        for c in s.bytes() {
+            let v = BASE64_VALUES[usize::from(c)];
+            if v == NOT_BASE64 {
+                return Err(ParsePositionIdError::Character);
+            }
+            stream = stream << 6 | u128::from(v);
+        }
+        // The last four bits are past the 10 key bytes.
+        if stream & 0xF != 0 {
+            return Err(ParsePositionIdError::Bits);
+        }
+        // The 10 bytes in order, the first at the top of the 80 bits;
+        // byte-swapped, bit `k` of the key is bit `k` of the stream of
+        // slots (each byte least significant bit first).
+        let key = ((stream >> 4) << 48).swap_bytes();
+        // Each slot is its checkers as ones and the zero that closes it:
+        // the zeros of the 80 bits, lowest first, close the 50 slots
+        // (the opponent's 25, then the 25 of the player on roll), the ones
+        // between two zeros the second one's checkers. In two words (bits
+        // 0 to 63 and 64 to 79), not one 128-bit number.
+        let mut slots = [0u8; 50];
+        let mut read = 0;
+        // Where the slot being read starts.
+        let mut start = 0u32;
+        for (first_bit, word, bits) in [(0, key as u64, 64), (64, (key >> 64) as u64, 16)] {
+            let mut zeros = !word & (u64::MAX >> (64 - bits));
+            while zeros != 0 && read < slots.len() {
+                let at = first_bit + zeros.trailing_zeros();
+                // At most 79 ones.
+                slots[read] = (at - start) as u8;
+                read += 1;
+                start = at + 1;
+                zeros &= zeros - 1;
             }
         }
-        // Bytes are stored least significant bit first.
-        let bit_at = |n: usize| bits[(n / 8) * 8 + 7 - n % 8];
+        // Every slot closed within the 80 bits, and only zeros after the
+        // last one.
+        if read < slots.len() || key >> start != 0 {
+            return Err(ParsePositionIdError::Bits);
+        }
         let mut id = PositionId {
             on_roll: [0; 25],
             opponent: [0; 25],
         };
-        let mut n = 0usize;
-        for side in [&mut id.opponent, &mut id.on_roll] {
-            for slot in side.iter_mut() {
-                loop {
-                    if n >= 80 {
-                        return Err(ParsePositionIdError::Bits);
-                    }
-                    let one = bit_at(n);
-                    n += 1;
-                    if !one {
-                        break;
-                    }
-                    *slot += 1;
-                }
-            }
-        }
-        if (n..80).any(bit_at) || bits[80..].iter().any(|&b| b) {
-            return Err(ParsePositionIdError::Bits);
-        }
+        id.opponent.copy_from_slice(&slots[..25]);
+        id.on_roll.copy_from_slice(&slots[25..]);
         Ok(id)
     }
 }
@@ -302,5 +362,95 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 4000);
+    }
+
+    /// The parser read bit by bit, as gnubg describes the ID: the
+    /// reference for [`PositionId::from_str`].
+    fn reference_parse(s: &str) -> Result<PositionId, ParsePositionIdError> {
+        let s = s.trim();
+        let s = s.strip_suffix("==").unwrap_or(s);
+        if s.len() != 14 {
+            return Err(ParsePositionIdError::Length);
+        }
+        let mut bits = [false; 84];
+        for (i, c) in s.bytes().enumerate() {
+            let v = ALPHABET
+                .iter()
+                .position(|&a| a == c)
+                .ok_or(ParsePositionIdError::Character)?;
+            for k in 0..6 {
+                bits[i * 6 + k] = v & (0x20 >> k) != 0;
+            }
+        }
+        // Bytes are stored least significant bit first.
+        let bit_at = |n: usize| bits[(n / 8) * 8 + 7 - n % 8];
+        let mut id = PositionId {
+            on_roll: [0; 25],
+            opponent: [0; 25],
+        };
+        let mut n = 0usize;
+        for side in [&mut id.opponent, &mut id.on_roll] {
+            for slot in side.iter_mut() {
+                loop {
+                    if n >= 80 {
+                        return Err(ParsePositionIdError::Bits);
+                    }
+                    let one = bit_at(n);
+                    n += 1;
+                    if !one {
+                        break;
+                    }
+                    *slot += 1;
+                }
+            }
+        }
+        if (n..80).any(bit_at) || bits[80..].iter().any(|&b| b) {
+            return Err(ParsePositionIdError::Bits);
+        }
+        Ok(id)
+    }
+
+    use proptest::prelude::*;
+
+    /// A character, mostly of the alphabet (`A` and `/` often: zero and
+    /// all-ones sextets).
+    fn character() -> impl Strategy<Value = char> {
+        prop_oneof![
+            8 => (0usize..64).prop_map(|i| char::from(ALPHABET[i])),
+            2 => Just('A'),
+            2 => Just('/'),
+            1 => any::<char>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn any_text_parses_as_the_bit_by_bit_reference(
+            chars in prop::collection::vec(character(), 12..=16),
+            padded in any::<bool>(),
+        ) {
+            let mut text: alloc::string::String = chars.into_iter().collect();
+            if padded {
+                text.push_str("==");
+            }
+            prop_assert_eq!(text.parse::<PositionId>(), reference_parse(&text));
+        }
+
+        #[test]
+        fn any_position_id_of_80_bits_reads_back(
+            on_roll in prop::array::uniform25(prop_oneof![6 => Just(0u8), 3 => 1u8..=3, 1 => 0u8..=15]),
+            opponent in prop::array::uniform25(prop_oneof![6 => Just(0u8), 3 => 1u8..=3, 1 => 0u8..=15]),
+        ) {
+            let id = PositionId { on_roll, opponent };
+            let bits: u32 = on_roll.iter().chain(&opponent).map(|&n| u32::from(n) + 1).sum();
+            let text = id.to_string();
+            if bits <= 80 {
+                prop_assert_eq!(text.parse::<PositionId>(), Ok(id));
+            } else {
+                prop_assert_eq!(text.parse::<PositionId>(), reference_parse(&text));
+            }
+        }
     }
 }

@@ -350,9 +350,9 @@ const fn letters(base: u8) -> [u8; 256] {
 }
 
 /// x's board characters by checker count.
-const X_LETTERS: [u8; 256] = letters(b'A');
+pub(crate) const X_LETTERS: [u8; 256] = letters(b'A');
 /// o's board characters by checker count.
-const O_LETTERS: [u8; 256] = letters(b'a');
+pub(crate) const O_LETTERS: [u8; 256] = letters(b'a');
 
 /// The buffer of the XGID writer. The longest XGID is 81 bytes: `XGID=`
 /// and the board (31), then nine colons and at most 41 characters (cube
@@ -377,6 +377,16 @@ impl Xgid {
         out.bytes(&[O_LETTERS[usize::from(setup.bar.o)]]);
         write_points(setup, &mut out);
         out.bytes(&[X_LETTERS[usize::from(setup.bar.x)]]);
+        self.write_fields(setup.turn, &mut out);
+        out.finish()
+    }
+
+    /// Appends the fields after the board (`:` and the cube value to the
+    /// maximum cube) with `turn` on roll: every field but the checkers,
+    /// which [`crate::notation::encodings::Encoder`] writes once for all the
+    /// positions of an answer.
+    #[inline]
+    pub(crate) fn write_fields<const N: usize>(&self, turn: Player, out: &mut Text<'_, N>) {
         if self.cube_value == CubeValue::ONE
             && self.cube_owner == CubeOwner::Centre
             && self.dice == XgidDice::NotRolled
@@ -389,11 +399,11 @@ impl Xgid {
             // What every XGID of a position says (a centred 1-cube, not
             // rolled, money play at 0-0): the fields after the board in
             // one copy.
-            match setup.turn {
+            match turn {
                 Player::X => out.bytes(b":0:0:1:00:0:0:0:0:10"),
                 Player::O => out.bytes(b":0:0:-1:00:0:0:0:0:10"),
             }
-            return out.finish();
+            return;
         }
         let owner: i64 = match self.cube_owner {
             CubeOwner::Centre => 0,
@@ -402,7 +412,7 @@ impl Xgid {
         };
         out.colon_int(i64::from(self.cube_value.log2()));
         out.colon_int(owner);
-        out.colon_int(setup.turn.fold(1, -1));
+        out.colon_int(turn.fold(1, -1));
         match self.dice {
             XgidDice::NotRolled => out.bytes(b":00"),
             XgidDice::Rolled(d) => {
@@ -417,7 +427,6 @@ impl Xgid {
         out.colon_int(i64::from(self.rules_field()));
         out.colon_int(i64::from(self.match_length));
         out.colon_int(i64::from(self.max_cube.log2()));
-        out.finish()
     }
 }
 
@@ -452,7 +461,7 @@ fn points_one_by_one(points: &ByPlayer<[u8; 24]>) -> [u8; 24] {
 /// are x's and o's counts on one point, each at most 15; byte `k` of the
 /// result is x's letter (`A` + count - 1) if x has checkers there, else
 /// o's (`a` + count - 1) if o has, else `-`.
-fn letters_of_eight(x: u64, o: u64) -> u64 {
+pub(crate) fn letters_of_eight(x: u64, o: u64) -> u64 {
     let (mx, mo) = (nonzero_bytes_mask(x), nonzero_bytes_mask(o));
     let empty = (u64::from(b'-') * BYTES) & !(mx | mo);
     ((x + 0x40 * BYTES) & mx) | ((o + 0x60 * BYTES) & mo & !mx) | empty

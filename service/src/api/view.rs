@@ -1,6 +1,7 @@
 //! What operations answer about a position, in domain terms; each
 //! transport renders it once into its own message.
 
+use bgref_core::notation::encodings::{Encoder, Encodings};
 use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
@@ -113,6 +114,54 @@ impl PositionView {
             off: setup.off.unwrap_or_default(),
             turn: self.position.turn(),
         }
+    }
+}
+
+/// The encodings of the positions of an answer's plays from one pass over
+/// each position ([`Encoder`]), the same texts and values as
+/// [`PositionView`]'s (`position_id_value`, `xgid_value`, `fibs_value`,
+/// `board`, `pips`). The fields the encodings carry from the request's
+/// XGID are written once, and again only when a view's XGID differs from
+/// the one before (never within one answer: each play's view carries the
+/// request's).
+#[derive(Debug)]
+pub struct ViewEncoder {
+    /// The request XGID the encoder was made for.
+    meta: Option<Xgid>,
+    encoder: Encoder,
+}
+
+impl ViewEncoder {
+    /// An encoder for views without a request XGID (money play at 0-0
+    /// with a centred 1-cube); it changes to a view's own when it has one.
+    pub fn new() -> ViewEncoder {
+        ViewEncoder {
+            meta: None,
+            encoder: Encoder::money(),
+        }
+    }
+
+    /// The encodings of `view`'s position with its request XGID's fields.
+    #[inline]
+    pub fn encode(&mut self, view: &PositionView) -> Encodings<'_> {
+        if view.meta != self.meta {
+            self.encoder = match &view.meta {
+                // The request's dice belonged to the position before.
+                Some(meta) => Encoder::new(&Xgid {
+                    dice: XgidDice::NotRolled,
+                    ..meta.clone()
+                }),
+                None => Encoder::money(),
+            };
+            self.meta.clone_from(&view.meta);
+        }
+        self.encoder.encode(&view.position)
+    }
+}
+
+impl Default for ViewEncoder {
+    fn default() -> Self {
+        ViewEncoder::new()
     }
 }
 

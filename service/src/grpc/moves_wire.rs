@@ -6,8 +6,9 @@
 //! per encoding, no message tree with a `Vec` per play, and each nested
 //! length computed once (prost measures a nested message again at every
 //! level above it). The notations are written by bgref-core's byte
-//! writers, as the HTTP answer's hand-written JSON does
-//! (`http::types::moves::LegalMovesJson`).
+//! writers, each position's encodings in one pass over it
+//! (`bgref_core::notation::encodings`), as the HTTP answer's hand-written
+//! JSON does (`http::types::moves::LegalMovesJson`).
 //!
 //! The messages, by field number:
 //!
@@ -19,13 +20,14 @@
 //!   (packed sint32);
 //! - `PerPlayer`: x 1, o 2.
 
+use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
 use bgref_core::{ByPlayer, Play, Player};
 
 use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
 use crate::api::moves::{LegalMoves, LegalMovesReply};
 use crate::api::tables::{LegalMovesAnswer, TablesLegalMoves, TablesView};
-use crate::api::view::{BoardView, Fields, PositionView};
+use crate::api::view::{BoardView, Fields, ViewEncoder};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
 pub fn encode(reply: &LegalMovesReply) -> Encoded {
@@ -40,15 +42,16 @@ pub fn encode(reply: &LegalMovesReply) -> Encoded {
 
 /// The most one play takes with `fields` (an opening position's play with
 /// every field is about 300 bytes), with the slack the stack chunks need
-/// ([`Chunk::append_to`]): reserved before each play, so that a play's
-/// writes do not grow the buffer.
+/// ([`Chunk::append_to`]) and the room the XGID and FIBS writers fill
+/// before cutting to their text: reserved before each play, so that a
+/// play's writes do not grow the buffer.
 fn per_play(fields: Fields) -> usize {
     let part = |field: Fields, bytes: usize| if fields.has(field) { bytes } else { 0 };
     40 + part(Fields::MOVES, MOVES_CHUNK)
         + part(Fields::POSITION_ID, 16)
-        + part(Fields::XGID, 72)
+        + part(Fields::XGID, 2 + XGID_ROOM)
         + part(Fields::BOARD, BOARD_CHUNK + 8)
-        + part(Fields::FIBS, 240)
+        + part(Fields::FIBS, 3 + FIBS_ROOM)
         + part(Fields::PIPS, 12)
 }
 
@@ -56,13 +59,14 @@ fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
     // The bytes the FIBS board's length took last time (its text is
     // about 128 bytes, one side or the other): the guess for the next.
     let mut fibs_len = 2;
+    let mut encoder = ViewEncoder::new();
     write_plays(
         out,
         &answer.plays,
         fields,
         |view| &view.play,
         |out, view| {
-            write_position(out, &view.position, fields, &mut fibs_len);
+            write_position(out, &encoder.encode(&view.position), fields, &mut fibs_len);
         },
     );
     write_tail(out, answer.dice.values(), answer.forced());
@@ -159,28 +163,39 @@ fn write_tail(out: &mut Vec<u8>, dice: [u8; 2], forced: bool) {
 }
 
 /// A backgammon `Position`'s content: the encodings `fields` names (all
-/// of them: `position_out`'s message). `fibs_len`: the bytes to hold for
-/// the FIBS board's length, updated to those it took.
-fn write_position(out: &mut Vec<u8>, view: &PositionView, fields: Fields, fibs_len: &mut usize) {
+/// of them: `position_out`'s message), from one pass over the position.
+/// `fibs_len`: the bytes to hold for the FIBS board's length, updated to
+/// those it took.
+fn write_position(
+    out: &mut Vec<u8>,
+    position: &Encodings<'_>,
+    fields: Fields,
+    fibs_len: &mut usize,
+) {
     if fields.has(Fields::POSITION_ID) {
         // Key, length and the 14 characters in one copy of known size.
         let mut field = [0; 16];
         field[0] = wire::key(1, wire::LEN);
         field[1] = 14;
-        field[2..].copy_from_slice(&view.position_id_value().encode());
+        field[2..].copy_from_slice(&position.position_id());
         out.extend_from_slice(&field);
     }
     if fields.has(Fields::XGID) {
         // An XGID is shorter than 128 bytes: its length takes one byte.
-        wire::string_with(out, 2, 1, |out| view.xgid_value().write_to(out));
+        wire::string_with(out, 2, 1, |out| position.write_xgid(out));
     }
-    let board = fields.has(Fields::BOARD).then(|| view.board());
-    let pips = fields.has(Fields::PIPS).then(|| view.pips());
+    let board = fields.has(Fields::BOARD).then(|| BoardView {
+        points: position.points(),
+        bar: position.bar(),
+        off: position.off(),
+        turn: position.turn(),
+    });
+    let pips = fields.has(Fields::PIPS).then(|| position.pips());
     if board.is_some() || pips.is_some() {
         write_board_and_pips(out, board.as_ref(), pips);
     }
     if fields.has(Fields::FIBS) {
-        *fibs_len = wire::string_with(out, 5, *fibs_len, |out| view.fibs_value().write_to(out));
+        *fibs_len = wire::string_with(out, 5, *fibs_len, |out| position.write_fibs(out));
     }
 }
 

@@ -1,5 +1,6 @@
 //! `POST /legal-moves` and `POST /apply-move`.
 
+use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -11,7 +12,7 @@ use crate::api::input;
 use crate::api::moves::{
     Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
 };
-use crate::api::view::{Fields, PositionView};
+use crate::api::view::{Fields, PositionView, ViewEncoder};
 use crate::error::ApiError;
 
 /// Request of `POST /legal-moves`.
@@ -399,10 +400,12 @@ impl From<&Applied> for ApplyMoveResponse {
 /// serializer and no formatting machinery: the same bytes as
 /// `LegalMovesResponse::new(answer, fields)` serialized by serde_json (the
 /// tests compare them), at a fraction of the cost. The notations are
-/// written by bgref-core's byte writers ([`Play::write_notation`],
-/// [`PositionId::encode`], [`Xgid::write_to`], [`FibsBoard::write_to`]);
-/// none of their characters (ASCII letters, digits, `/*()+:=-` and the
-/// space) needs escaping in JSON, so they go between quotes as they are.
+/// written by bgref-core's byte writers ([`Play::write_notation`], and
+/// for each position [`Encodings`], one pass for all its encodings, the
+/// texts of [`PositionId::encode`], [`Xgid::write_to`] and
+/// [`FibsBoard::write_to`]); none of their characters (ASCII letters,
+/// digits, `/*()+:=-` and the space) needs escaping in JSON, so they go
+/// between quotes as they are.
 ///
 /// [`Play::write_notation`]: bgref_core::Play::write_notation
 /// [`PositionId::encode`]: bgref_core::notation::position_id::PositionId::encode
@@ -419,17 +422,18 @@ pub struct LegalMovesJson<'a> {
 impl LegalMovesJson<'_> {
     /// The most one play takes with `fields` (an opening position's play
     /// with every field is about 480 bytes), with the slack of the stack
-    /// chunk ([`JsonChunk::append_to`]): reserved before each play, so a
-    /// play's writes never grow the buffer.
+    /// chunk ([`JsonChunk::append_to`]) and the room the XGID and FIBS
+    /// writers fill before cutting to their text: reserved before each
+    /// play, so a play's writes never grow the buffer.
     fn per_play(&self) -> usize {
         let f = self.fields;
         let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
         64 + CHUNK
             + part(Fields::MOVES, 4 * 40)
             + part(Fields::POSITION_ID, 32)
-            + part(Fields::XGID, 96)
+            + part(Fields::XGID, 16 + XGID_ROOM)
             + part(Fields::BOARD, 24 * 4 + 80)
-            + part(Fields::FIBS, 300)
+            + part(Fields::FIBS, 16 + FIBS_ROOM)
             + part(Fields::PIPS, 40)
     }
 
@@ -447,6 +451,7 @@ impl LegalMovesJson<'_> {
         let fields = self.fields;
         let per_play = self.per_play();
         let mut chunk = JsonChunk::new();
+        let mut encoder = ViewEncoder::new();
         out.extend_from_slice(b"{\"plays\":[");
         for (i, view) in self.answer.plays.iter().enumerate() {
             out.reserve(per_play);
@@ -479,7 +484,7 @@ impl LegalMovesJson<'_> {
                 chunk.put(b"]");
             }
             if fields.any(Fields::POSITION) {
-                write_position(out, &mut chunk, &view.position, fields);
+                write_position(out, &mut chunk, &encoder.encode(&view.position), fields);
             }
             chunk.room(out, 1);
             chunk.put(b"}");
@@ -500,9 +505,15 @@ impl LegalMovesJson<'_> {
 }
 
 /// `,"position":{...}` with the encodings `fields` names, in
-/// `PlayPositionOutput`'s order: the fixed parts gathered in `chunk`,
-/// the XGID and FIBS texts written into `out` by their writers.
-fn write_position(out: &mut Vec<u8>, chunk: &mut JsonChunk, view: &PositionView, fields: Fields) {
+/// `PlayPositionOutput`'s order, from one pass over the position: the
+/// fixed parts gathered in `chunk`, the XGID and FIBS texts written into
+/// `out` by their writers.
+fn write_position(
+    out: &mut Vec<u8>,
+    chunk: &mut JsonChunk,
+    position: &Encodings<'_>,
+    fields: Fields,
+) {
     // `,"position":{"position_id":"` and the 14 characters and `"`.
     chunk.room(out, 48);
     chunk.put(b",\"position\":{");
@@ -515,18 +526,17 @@ fn write_position(out: &mut Vec<u8>, chunk: &mut JsonChunk, view: &PositionView,
     };
     if fields.has(Fields::POSITION_ID) {
         key(chunk, b"\"position_id\":\"");
-        chunk.put(&view.position_id_value().encode());
+        chunk.put(&position.position_id());
         chunk.put(b"\"");
     }
     if fields.has(Fields::XGID) {
         chunk.room(out, 10);
         key(chunk, b"\"xgid\":\"");
         chunk.append_to(out);
-        view.xgid_value().write_to(out);
+        position.write_xgid(out);
         chunk.put(b"\"");
     }
     if fields.has(Fields::BOARD) {
-        let board = view.board();
         // `,"board":{"points":[` (21), 24 counts of at most 4 bytes and 23
         // commas, the bar and off (`],"bar":` and `,"off":`, 15, and two
         // `{"x":255,"o":255}`, 34) and `,"turn":"x"}` (12): 201.
@@ -536,15 +546,16 @@ fn write_position(out: &mut Vec<u8>, chunk: &mut JsonChunk, view: &PositionView,
         // Each count with the comma before it, the first one's comma
         // turned into the `[`.
         let first = chunk.len;
-        for &n in &board.points {
+        for n in position.points() {
             chunk.word(POINT_TOKENS[usize::from(n as u8)]);
         }
         chunk.bytes[first] = b'[';
+        let (bar, off) = (position.bar(), position.off());
         chunk.put(b"],\"bar\":");
-        chunk.counts(board.bar.x.into(), board.bar.o.into());
+        chunk.counts(bar.x.into(), bar.o.into());
         chunk.put(b",\"off\":");
-        chunk.counts(board.off.x.into(), board.off.o.into());
-        if board.turn == bgref_core::Player::X {
+        chunk.counts(off.x.into(), off.o.into());
+        if position.turn() == bgref_core::Player::X {
             chunk.put(b",\"turn\":\"x\"}");
         } else {
             chunk.put(b",\"turn\":\"o\"}");
@@ -554,7 +565,7 @@ fn write_position(out: &mut Vec<u8>, chunk: &mut JsonChunk, view: &PositionView,
         chunk.room(out, 10);
         key(chunk, b"\"fibs\":\"");
         chunk.append_to(out);
-        view.fibs_value().write_to(out);
+        position.write_fibs(out);
         chunk.put(b"\"");
     }
     if fields.has(Fields::PIPS) {
@@ -562,7 +573,7 @@ fn write_position(out: &mut Vec<u8>, chunk: &mut JsonChunk, view: &PositionView,
         // the 7 bytes a word stores past.
         chunk.room(out, 48);
         key(chunk, b"\"pips\":");
-        let pips = view.pips();
+        let pips = position.pips();
         chunk.counts(pips.x, pips.o);
     }
     chunk.room(out, 1);

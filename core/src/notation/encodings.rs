@@ -1,0 +1,408 @@
+//! Every encoding of a position from one pass over its checkers: what a
+//! legal-moves answer writes for each of its plays.
+//!
+//! [`PositionId::encode`], [`Xgid::write_to`], [`FibsBoard::write_to`],
+//! [`Setup::to_signed`] and [`Position::pip_count`] each start again from
+//! the position (a [`Setup`] per encoding, a pass over 26 points each, a
+//! check for counts no position has). [`Encodings`] reads the two sides'
+//! counts once, eight points to a word, and derives every encoding from
+//! those words: the signed board, the XGID's letters and the FIBS board's
+//! tokens from the same pair of words, the pips and the Position ID's bits
+//! from the same sums. A [`Position`] has at most 15 checkers a side, so
+//! no count needs the writers' fallbacks.
+//!
+//! What does not depend on the checkers (the XGID's fields after the
+//! board, the FIBS board's tokens around it) is written once by an
+//! [`Encoder`] for every position of an answer.
+//!
+//! The texts are byte for byte those of the writers named above, for the
+//! same fields (`tests/encoders.rs` compares them on every play of the
+//! benchmark's 4 000 positions and on random positions): the XGID of
+//! `Xgid { setup: position.to_setup(), ..game }` and the FIBS board of
+//! `FibsBoard::from_position(position)` with the game's score, match
+//! length ([`UNLIMITED`] in money play) and cube.
+//!
+//! [`PositionId::encode`]: super::position_id::PositionId::encode
+//! [`FibsBoard::write_to`]: super::fibs::FibsBoard::write_to
+//! [`Setup::to_signed`]: crate::Setup::to_signed
+//! [`Setup`]: crate::Setup
+
+use alloc::vec::Vec;
+use core::cell::Cell;
+
+use super::fibs::{self, UNLIMITED};
+use super::position_id;
+use super::xgid::{self, Xgid, XgidDice};
+use crate::cube::{CubeOwner, CubeValue};
+use crate::digits::Text;
+use crate::player::{ByPlayer, Player};
+use crate::position::Position;
+use crate::setup::{BYTES, Setup, signed_of_eight};
+
+/// The longest fixed text an [`Encoder`] holds (an XGID's fields after the
+/// board: 50 bytes) and the slack its writers store past it, rounded up:
+/// each is copied as a whole block.
+const BLOCK: usize = 64;
+
+/// A text of at most [`BLOCK`] bytes, copied as one block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Block {
+    bytes: [u8; BLOCK],
+    len: u8,
+}
+
+impl Block {
+    /// What `write` writes (at most `BLOCK - Text::SLACK` bytes, the
+    /// texts' bounds below).
+    fn written(write: impl FnOnce(&mut Text<'_, BLOCK>)) -> Block {
+        let mut bytes = [0u8; BLOCK];
+        let mut text = Text::new(&mut bytes);
+        write(&mut text);
+        // The block is at most 64 bytes.
+        let len = text.finish().len() as u8;
+        Block { bytes, len }
+    }
+
+    #[inline(always)]
+    fn append_to<const N: usize>(&self, out: &mut Text<'_, N>) {
+        out.block(&self.bytes, usize::from(self.len));
+    }
+}
+
+/// The fields of every position of an answer that do not depend on its
+/// checkers, written once: the XGID's cube, dice, score, rules and match
+/// fields, and the FIBS board's match length, scores and cube, for each
+/// player on roll. It also keeps the Position ID part of the last side on
+/// roll it keyed (so it is not `Sync`: one encoder per answer).
+#[derive(Debug, Clone)]
+pub struct Encoder {
+    /// The XGID after the board (50 bytes at most: nine colons and 41
+    /// characters), by the player on roll.
+    xgid_fields: ByPlayer<Block>,
+    /// The FIBS board before the board tokens (42 bytes at most).
+    fibs_head: Block,
+    /// The FIBS board between the bars and the borne-off counts (39 bytes
+    /// at most), by the player on roll.
+    fibs_middle: ByPlayer<Block>,
+    /// The Position ID part of the last side on roll keyed: in the
+    /// positions after each legal play of one position, the side on roll
+    /// (the mover's opponent) is the same unless the play hits, so its
+    /// part is made once for most of an answer's plays.
+    on_roll_key: Cell<SideKey>,
+}
+
+/// A side's counts (own view, slots 0 to 23 eight a word, and the bar)
+/// and its part of a Position ID key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SideKey {
+    words: [u64; 3],
+    bar: u8,
+    bits: u64,
+}
+
+impl SideKey {
+    /// The part of the side with `words` and `bar`.
+    #[inline(always)]
+    fn of(words: [u64; 3], bar: u8) -> SideKey {
+        let (bits, _) = position_id::position_side_key(words, bar);
+        SideKey { words, bar, bits }
+    }
+}
+
+impl Encoder {
+    /// The encodings in a game with `game`'s fields besides the checkers
+    /// and the turn (its `setup` is not read): every XGID has its cube
+    /// value and owner, dice, scores, rules and match length and maximum
+    /// cube; every FIBS board its scores, match length ([`UNLIMITED`] for
+    /// a match length of 0, money play) and cube value.
+    #[must_use]
+    pub fn new(game: &Xgid) -> Encoder {
+        let match_length = if game.match_length == 0 {
+            UNLIMITED
+        } else {
+            game.match_length
+        };
+        Encoder {
+            xgid_fields: ByPlayer::new_with(|turn| {
+                Block::written(|text| game.write_fields(turn, text))
+            }),
+            fibs_head: Block::written(|text| fibs::write_head(match_length, game.score, text)),
+            fibs_middle: ByPlayer::new_with(|turn| {
+                Block::written(|text| fibs::write_middle(game.cube_value.get(), turn, text))
+            }),
+            on_roll_key: Cell::new(SideKey::of([0; 3], 0)),
+        }
+    }
+
+    /// The encodings in money play with a centred 1-cube at 0-0, dice not
+    /// rolled: what [`Xgid::from_position`] and
+    /// [`FibsBoard::from_position`](super::fibs::FibsBoard::from_position)
+    /// write.
+    #[must_use]
+    pub fn money() -> Encoder {
+        Encoder::new(&Xgid {
+            setup: Setup::empty(Player::X),
+            cube_value: CubeValue::ONE,
+            cube_owner: CubeOwner::Centre,
+            dice: XgidDice::NotRolled,
+            score: ByPlayer { x: 0, o: 0 },
+            crawford: false,
+            jacoby: false,
+            beavers: false,
+            match_length: 0,
+            max_cube: Xgid::DEFAULT_MAX_CUBE,
+        })
+    }
+
+    /// The encodings of `position`: its counts read once, nothing written
+    /// yet (each encoding is written on demand, from the same words).
+    #[must_use]
+    #[inline]
+    pub fn encode<'e>(&'e self, position: &Position) -> Encodings<'e> {
+        let side = |player: Player| position.side(player);
+        let (x, o) = (side(Player::X), side(Player::O));
+        // Little-endian words of x's points from x's point 1; o's points
+        // backwards (big-endian from o's point 24 down): byte k of word i
+        // is each player's count on x's point 8 i + k + 1.
+        let x_word = |at: usize| u64::from_le_bytes(eight(&x[at..]));
+        let o_word = |at: usize| u64::from_be_bytes(eight(&o[at..]));
+        Encodings {
+            encoder: self,
+            turn: position.turn(),
+            x: [x_word(1), x_word(9), x_word(17)],
+            o: [o_word(17), o_word(9), o_word(1)],
+            bar: ByPlayer { x: x[25], o: o[25] },
+            off: ByPlayer { x: x[0], o: o[0] },
+        }
+    }
+}
+
+/// The first eight bytes of `bytes` (at least eight).
+#[inline(always)]
+fn eight(bytes: &[u8]) -> [u8; 8] {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[..8]);
+    word
+}
+
+/// The spare capacity [`Encodings::write_fibs`] needs at the end of the
+/// buffer not to grow it (its line is at most 205 bytes): the head block
+/// (copied whole at 0, its text at most 42 bytes), the bars and board (26
+/// tokens of at most 4 bytes, each stored as a word: up to 4 past the
+/// last), the middle block (copied whole after at most 146 bytes), the
+/// counts (two pairs, at most 12 bytes) and `:0:0:0:0`: 146 + 64 (a
+/// block) bytes, rounded up.
+pub const FIBS_ROOM: usize = 224;
+const _: () = assert!(42 + 26 * 4 + BLOCK + Text::<'static, FIBS_ROOM>::SLACK <= FIBS_ROOM);
+
+/// The spare capacity [`Encodings::write_xgid`] needs at the end of the
+/// buffer not to grow it (its text is at most 81 bytes): `XGID=`, the
+/// board (26 letters) and the fields block copied whole, 31 + 64 (a
+/// block) bytes, rounded up.
+pub const XGID_ROOM: usize = 96;
+const _: () = assert!(31 + BLOCK <= XGID_ROOM);
+
+/// `XGID=` in a word (its five bytes first).
+const XGID_PREFIX: u64 = u64::from_le_bytes(*b"XGID=\0\0\0");
+
+/// `:0:0:0:0` in a word: the FIBS board's last tokens (8 bytes).
+const FIBS_TAIL: u64 = u64::from_le_bytes(*b":0:0:0:0");
+
+/// The weights 7 - k of byte k: byte 7 of a word times it is the sum of
+/// k times byte k of the word.
+const WEIGHTS: u64 = 0x0001_0203_0405_0607;
+
+/// The encodings of one position, read by [`Encoder::encode`]; each
+/// method writes one encoding.
+#[derive(Debug, Clone, Copy)]
+pub struct Encodings<'e> {
+    encoder: &'e Encoder,
+    turn: Player,
+    /// x's counts on x's points, eight a word: byte `k` of word `i` is x's
+    /// point `8 i + k + 1`.
+    x: [u64; 3],
+    /// o's counts on the same points (x's point `8 i + k + 1` is o's point
+    /// `24 - 8 i - k`).
+    o: [u64; 3],
+    bar: ByPlayer<u8>,
+    off: ByPlayer<u8>,
+}
+
+impl Encodings<'_> {
+    /// The player on roll.
+    #[must_use]
+    pub fn turn(&self) -> Player {
+        self.turn
+    }
+
+    /// Checkers on the bar.
+    #[must_use]
+    pub fn bar(&self) -> ByPlayer<u8> {
+        self.bar
+    }
+
+    /// Checkers borne off.
+    #[must_use]
+    pub fn off(&self) -> ByPlayer<u8> {
+        self.off
+    }
+
+    /// The gnubg Position ID's 14 characters, as
+    /// [`PositionId::encode`](super::position_id::PositionId::encode)
+    /// writes them.
+    #[must_use]
+    pub fn position_id(&self) -> [u8; 14] {
+        // Each side from its own view: x's words as they are, o's words
+        // in the other order with their bytes swapped.
+        let own = ByPlayer {
+            x: self.x,
+            o: [
+                self.o[2].swap_bytes(),
+                self.o[1].swap_bytes(),
+                self.o[0].swap_bytes(),
+            ],
+        };
+        let (on_roll, opponent) = (self.turn, !self.turn);
+        let (opponent_bits, opponent_len) =
+            position_id::position_side_key(own[opponent], self.bar[opponent]);
+        let cached = &self.encoder.on_roll_key;
+        let mut on_roll_key = cached.get();
+        if (on_roll_key.words, on_roll_key.bar) != (own[on_roll], self.bar[on_roll]) {
+            on_roll_key = SideKey::of(own[on_roll], self.bar[on_roll]);
+            cached.set(on_roll_key);
+        }
+        // 80 bits at most: each side's part is 40 bits at most.
+        position_id::key_text(
+            u128::from(opponent_bits) | u128::from(on_roll_key.bits) << opponent_len,
+        )
+    }
+
+    /// The signed board, as [`Setup::to_signed`](crate::Setup::to_signed)
+    /// writes the position's setup: `points[i]` is point `i + 1` from x's
+    /// side, x's checkers positive, o's negative.
+    #[must_use]
+    pub fn points(&self) -> [i8; 24] {
+        let mut points = [0i8; 24];
+        for ((&x, &o), chunk) in self.x.iter().zip(&self.o).zip(points.chunks_exact_mut(8)) {
+            for (point, byte) in chunk.iter_mut().zip(signed_of_eight(x, o).to_le_bytes()) {
+                *point = i8::from_ne_bytes([byte]);
+            }
+        }
+        points
+    }
+
+    /// Both players' pip counts, as [`Position::pip_count`] counts them.
+    #[must_use]
+    pub fn pips(&self) -> ByPlayer<u32> {
+        // Per word: its checkers (byte 7 of the word times `BYTES`) and
+        // the sum of k times byte k (byte 7 of the word times `WEIGHTS`);
+        // with at most 15 checkers no byte of either product carries.
+        // Then the sum of each count times its point number from x's side.
+        let sums = |words: &[u64; 3]| {
+            let (mut checkers, mut by_point) = (0u64, 0u64);
+            for (i, &w) in words.iter().enumerate() {
+                let n = w.wrapping_mul(BYTES) >> 56;
+                checkers += n;
+                by_point += (8 * i as u64 + 1) * n + (w.wrapping_mul(WEIGHTS) >> 56);
+            }
+            (checkers, by_point)
+        };
+        let (_, x_by_point) = sums(&self.x);
+        let (o_checkers, o_by_point) = sums(&self.o);
+        // o's point for x's point p is 25 - p; a bar counts 25.
+        ByPlayer {
+            x: (x_by_point + 25 * u64::from(self.bar.x)) as u32,
+            o: (25 * (o_checkers + u64::from(self.bar.o)) - o_by_point) as u32,
+        }
+    }
+
+    /// Appends the XGID, as [`Xgid::write_to`] writes it.
+    pub fn write_xgid(&self, out: &mut Vec<u8>) {
+        append::<XGID_ROOM>(out, |text| {
+            text.word(
+                XGID_PREFIX | u64::from(xgid::O_LETTERS[usize::from(self.bar.o)]) << 40,
+                6,
+            );
+            for (&x, &o) in self.x.iter().zip(&self.o) {
+                text.word(xgid::letters_of_eight(x, o), 8);
+            }
+            text.bytes(&[xgid::X_LETTERS[usize::from(self.bar.x)]]);
+            self.encoder.xgid_fields[self.turn].append_to(text);
+        });
+    }
+
+    /// Appends the FIBS board, as
+    /// [`FibsBoard::write_to`](super::fibs::FibsBoard::write_to) writes it.
+    pub fn write_fibs(&self, out: &mut Vec<u8>) {
+        append::<FIBS_ROOM>(out, |text| {
+            self.encoder.fibs_head.append_to(text);
+            // The player (x) is O moving 24 to 1: the opponent's bar at
+            // index 0, then x's points 1 to 24, then x's bar at 25.
+            text.colon_int(-i64::from(self.bar.o));
+            for (&x, &o) in self.x.iter().zip(&self.o) {
+                fibs::eight_points(x, o, text);
+            }
+            text.colon_int(i64::from(self.bar.x));
+            self.encoder.fibs_middle[self.turn].append_to(text);
+            // Borne off and on the bar, two pairs (count + 15 is the
+            // pair's half).
+            let half = |n: u8| u64::from(n) + 15;
+            fibs::pair(text, half(self.off.x) << 5 | half(self.off.o));
+            fibs::pair(text, half(self.bar.x) << 5 | half(self.bar.o));
+            text.word(FIBS_TAIL, 8);
+        });
+    }
+}
+
+/// Appends what `write` writes into `N` bytes at the end of `out`: they
+/// are added as zeros (a fill of known size), written in place and cut to
+/// the text's length, with no buffer on the stack and no copy of variable
+/// length. `out` needs `N` bytes of spare capacity not to grow.
+#[inline(always)]
+fn append<const N: usize>(out: &mut Vec<u8>, write: impl FnOnce(&mut Text<'_, N>)) {
+    let start = out.len();
+    out.extend_from_slice(&[0; N]);
+    let len = match out[start..].first_chunk_mut::<N>() {
+        Some(buf) => {
+            let mut text = Text::new(buf);
+            write(&mut text);
+            text.finish().len()
+        }
+        // Never: `N` bytes were just added.
+        None => 0,
+    };
+    out.truncate(start + len);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Variant;
+    use crate::notation::fibs::FibsBoard;
+    use crate::notation::position_id::PositionId;
+
+    #[test]
+    fn the_start_in_every_encoding() {
+        let position = Position::start(Variant::Standard, Player::X);
+        let encoder = Encoder::money();
+        let encodings = encoder.encode(&position);
+        assert_eq!(&encodings.position_id(), b"4HPwATDgc/ABMA");
+        let mut out = b"prefix".to_vec();
+        encodings.write_xgid(&mut out);
+        assert_eq!(
+            out,
+            b"prefixXGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+        );
+        let mut out = Vec::new();
+        encodings.write_fibs(&mut out);
+        let mut expected = Vec::new();
+        FibsBoard::from_position(&position).write_to(&mut expected);
+        assert_eq!(out, expected);
+        assert_eq!(encodings.pips(), ByPlayer { x: 167, o: 167 });
+        assert_eq!(encodings.points(), position.to_setup().to_signed());
+        assert_eq!(
+            encodings.position_id(),
+            PositionId::from_position(&position).encode()
+        );
+    }
+}
