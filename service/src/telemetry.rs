@@ -313,6 +313,8 @@ struct Completion {
     /// allocation; the line is formatted the usual way otherwise.
     status: &'static str,
     latency_ms: f64,
+    /// The latency in nanoseconds, of which `latency_ms` is the millionth.
+    nanos: u64,
 }
 
 /// The completion line's message.
@@ -340,13 +342,13 @@ impl Completion {
     /// where it writes them another way (a status to escape; a latency
     /// under 100 ns or of years, which `Debug` writes with an exponent
     /// or more digits): then the event's fields are visited as usual.
+    /// The latency's digits come from the nanoseconds, as
+    /// [`debug_millionths`] writes them, without the float.
     fn write_text(self, writer: &mut Writer<'_>) -> Option<std::fmt::Result> {
-        if !quotes_as_is(self.status) {
+        if !quotes_as_is(self.status) || !MILLIONTHS.contains(&self.nanos) {
             return None;
         }
-        let mut digits = [0; 24];
-        let latency = debug_millionths(self.latency_ms, &mut digits)?;
-        // One write: 17 + 9 + at most 19 (`FAILED_PRECONDITION`) + 13 + 24 bytes.
+        // One write: 17 + 9 + at most 19 (`FAILED_PRECONDITION`) + 13 + 17 bytes.
         let mut line = [0u8; 96];
         let mut len = 0;
         for part in [
@@ -354,13 +356,13 @@ impl Completion {
             " status=\"",
             self.status,
             "\" latency_ms=",
-            latency,
         ] {
             let end = len + part.len();
             line.get_mut(len..end)?.copy_from_slice(part.as_bytes());
             len = end;
         }
-        // Whole `&str`s, so UTF-8.
+        len += millionths(self.nanos, line.get_mut(len..)?)?;
+        // Whole `&str`s and digits, so UTF-8.
         let text = std::str::from_utf8(&line[..len]).ok()?;
         Some(writer.write_str(text))
     }
@@ -827,20 +829,32 @@ fn second_prefix(second: u64) -> Option<[u8; 20]> {
 /// can (two decimals of 15 digits or fewer never read back as the same
 /// double). `None` for any other value.
 fn debug_millionths(value: f64, out: &mut [u8; 24]) -> Option<&str> {
-    const MILLION: u64 = 1_000_000;
     let scaled = value * 1e6;
     if !(100.0..1e15).contains(&scaled) {
         return None;
     }
     let n = scaled.round() as u64;
-    if !(100..1_000_000_000_000_000).contains(&n) || n as f64 / 1e6 != value {
+    if !MILLIONTHS.contains(&n) || n as f64 / 1e6 != value {
         return None;
     }
+    let len = millionths(n, out)?;
+    std::str::from_utf8(&out[..len]).ok()
+}
+
+/// The whole numbers of millionths [`debug_millionths`] writes.
+const MILLIONTHS: std::ops::Range<u64> = 100..1_000_000_000_000_000;
+
+/// The decimal of `n / 1e6` with its trailing zeros dropped, as
+/// [`debug_millionths`] writes it, at the start of `out`; its length
+/// (`None` if `out` is too short: 17 bytes are enough for
+/// [`MILLIONTHS`]).
+fn millionths(n: u64, out: &mut [u8]) -> Option<usize> {
+    const MILLION: u64 = 1_000_000;
     let mut itoa = itoa::Buffer::new();
     let whole = itoa.format(n / MILLION).as_bytes();
-    out[..whole.len()].copy_from_slice(whole);
+    out.get_mut(..whole.len())?.copy_from_slice(whole);
     let mut len = whole.len();
-    out[len] = b'.';
+    *out.get_mut(len)? = b'.';
     len += 1;
     let mut fraction = n % MILLION;
     let mut digits = [b'0'; 6];
@@ -852,9 +866,9 @@ fn debug_millionths(value: f64, out: &mut [u8; 24]) -> Option<&str> {
         .iter()
         .rposition(|&d| d != b'0')
         .map_or(1, |last| last + 1);
-    out[len..len + kept].copy_from_slice(&digits[..kept]);
-    len += kept;
-    std::str::from_utf8(&out[..len]).ok()
+    out.get_mut(len..len + kept)?
+        .copy_from_slice(&digits[..kept]);
+    Some(len + kept)
 }
 
 /// What `Debug` writes for `value` (`0.25`, `83.329043`, `1.0`), by
@@ -1770,7 +1784,11 @@ impl RequestOutcome {
             }
         };
         if let Cow::Borrowed(status) = label {
-            COMPLETION.set(Some(Completion { status, latency_ms }));
+            COMPLETION.set(Some(Completion {
+                status,
+                latency_ms,
+                nanos,
+            }));
         }
         if !entered && ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
             span.in_scope(log);
@@ -2293,6 +2311,25 @@ mod text_fields_tests {
             check((next() % 1_000_000_000) as f64 / 1e3);
         }
         assert!(taken > 250_000, "{taken}");
+        // The completion line's latency, from the nanoseconds.
+        for nanos in (0..20_000).map(|_| next() % 10u64.pow(1 + (next() % 17) as u32)) {
+            let latency_ms = nanos as f64 / 1e6;
+            let completion = super::Completion {
+                status: "OK",
+                latency_ms,
+                nanos,
+            };
+            let mut text = String::new();
+            let written =
+                completion.write_text(&mut tracing_subscriber::fmt::format::Writer::new(&mut text));
+            assert_eq!(written.is_some(), check(latency_ms), "{nanos}");
+            if written.is_some() {
+                assert_eq!(
+                    text,
+                    format!("request completed status=\"OK\" latency_ms={latency_ms:?}")
+                );
+            }
+        }
     }
 
     #[test]
