@@ -25,7 +25,10 @@ use tracing_subscriber::fmt::format::{JsonFields, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormattedFields};
 use tracing_subscriber::registry::{LookupSpan, SpanRef};
 
-use super::{DeferredFormat, Operation, Recorded, RequestFields, write_timestamp};
+use super::{
+    COMPLETION_MESSAGE, Completion, DeferredFormat, Operation, Recorded, RequestFields,
+    write_timestamp,
+};
 
 /// The JSON log line (see the module doc).
 #[derive(Debug, Default)]
@@ -60,13 +63,24 @@ where
             tracing::Level::WARN => "\"level\":\"WARN\",\"fields\":{",
             tracing::Level::ERROR => "\"level\":\"ERROR\",\"fields\":{",
         })?;
-        let mut fields = EventFields {
-            writer: writer.by_ref(),
-            first: true,
-            result: Ok(()),
-        };
-        event.record(&mut fields);
-        fields.result?;
+        if let Some(completion) = Completion::of(event) {
+            // The completion line's fields, as `EventFields` writes them.
+            // The message has nothing to escape.
+            writer.write_str("\"message\":\"")?;
+            writer.write_str(COMPLETION_MESSAGE)?;
+            writer.write_str("\",\"status\":")?;
+            write_string(&mut writer, completion.status)?;
+            writer.write_str(",\"latency_ms\":")?;
+            write_f64(&mut writer, completion.latency_ms)?;
+        } else {
+            let mut fields = EventFields {
+                writer: writer.by_ref(),
+                first: true,
+                result: Ok(()),
+            };
+            event.record(&mut fields);
+            fields.result?;
+        }
         writer.write_str("},\"target\":")?;
         write_string(&mut writer, meta.target())?;
         // As tracing-subscriber has them: `span` is the event's parent (or
