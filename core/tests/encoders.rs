@@ -241,6 +241,10 @@ fn assert_encodings_agree(
     assert_eq!(written.as_bytes(), expected, "{}", context());
     let setup = position.to_setup();
     assert_eq!(encodings.points(), setup.to_signed(), "{}", context());
+    let zigzag = setup
+        .to_signed()
+        .map(|n| ((i32::from(n) << 1) ^ (i32::from(n) >> 31)) as u8);
+    assert_eq!(encodings.zigzag_points(), zigzag, "{}", context());
     assert_eq!(encodings.bar(), setup.bar, "{}", context());
     assert_eq!(
         encodings.off(),

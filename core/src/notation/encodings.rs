@@ -37,7 +37,7 @@ use crate::cube::{CubeOwner, CubeValue};
 use crate::digits::Text;
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
-use crate::setup::{BYTES, Setup, signed_of_eight};
+use crate::setup::{BYTES, Setup, nonzero_bytes_mask, signed_of_eight};
 
 /// The longest fixed text an [`Encoder`] holds (an XGID's fields after the
 /// board: 50 bytes) and the slack its writers store past it, rounded up:
@@ -291,6 +291,25 @@ impl Encodings<'_> {
         points
     }
 
+    /// The signed board's counts ([`Encodings::points`]) as the bytes of
+    /// their protobuf `sint32` zigzag varints: `2 n` for x's `n` checkers,
+    /// `2 n - 1` for o's `n`, each one byte (at most 30), computed from
+    /// the words eight points at a time as [`signed_of_eight`] computes
+    /// the signed counts (x's count where x has checkers, else o's).
+    #[must_use]
+    pub fn zigzag_points(&self) -> [u8; 24] {
+        let mut bytes = [0u8; 24];
+        for ((&x, &o), chunk) in self.x.iter().zip(&self.o).zip(bytes.chunks_exact_mut(8)) {
+            let (x_has, o_has) = (nonzero_bytes_mask(x), nonzero_bytes_mask(o));
+            // Counts of at most 15: doubled, no byte reaches the next;
+            // `2 o - 1` only where o has checkers, so nothing borrows.
+            let minus_o = ((o << 1) - (o_has & BYTES)) & o_has;
+            let word = ((x << 1) & x_has) | (minus_o & !x_has);
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        bytes
+    }
+
     /// Both players' pip counts, as [`Position::pip_count`] counts them.
     #[must_use]
     pub fn pips(&self) -> ByPlayer<u32> {
@@ -400,6 +419,13 @@ mod tests {
         assert_eq!(out, expected);
         assert_eq!(encodings.pips(), ByPlayer { x: 167, o: 167 });
         assert_eq!(encodings.points(), position.to_setup().to_signed());
+        let zigzag = position
+            .to_setup()
+            .to_signed()
+            .map(|n| ((i32::from(n) << 1) ^ (i32::from(n) >> 31)) as u8);
+        assert_eq!(encodings.zigzag_points(), zigzag);
+        let swapped = encoder.encode(&position.swap_turn());
+        assert_eq!(swapped.zigzag_points(), zigzag);
         assert_eq!(
             encodings.position_id(),
             PositionId::from_position(&position).encode()

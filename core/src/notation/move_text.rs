@@ -443,7 +443,20 @@ impl Play {
         out.extend_from_slice(&text);
         out.truncate(start + len);
     }
+
+    /// Writes the play's notation (as [`Play::write_notation`] appends
+    /// it) at the start of `room` and returns its length, at most 43:
+    /// for a writer that gathers the text with other bytes in a buffer of
+    /// its own (a protobuf field's key and length before it). The bytes
+    /// after the text are scratch: the writer stores whole words past it.
+    pub fn notation_into(&self, room: &mut [u8; NOTATION_ROOM]) -> usize {
+        notation(self, room)
+    }
 }
+
+/// The room [`Play::notation_into`] writes in: the longest notation (43
+/// characters) and the word its last token is stored as.
+pub const NOTATION_ROOM: usize = MAX_NOTATION;
 
 /// The notation buffer: at most 43 characters (four chain starts of 3
 /// (`bar`), four steps of 4 (`/22*`), four folds of 3 (`(2)`) and three

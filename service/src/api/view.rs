@@ -142,20 +142,29 @@ impl ViewEncoder {
     }
 
     /// The encodings of `view`'s position with its request XGID's fields.
-    #[inline]
+    /// Inlined into the answer writers' loops (once per play); the
+    /// encoder is remade out of line, once an answer at most.
+    #[inline(always)]
     pub fn encode(&mut self, view: &PositionView) -> Encodings<'_> {
         if view.meta != self.meta {
-            self.encoder = match &view.meta {
-                // The request's dice belonged to the position before.
-                Some(meta) => Encoder::new(&Xgid {
-                    dice: XgidDice::NotRolled,
-                    ..meta.clone()
-                }),
-                None => Encoder::money(),
-            };
-            self.meta.clone_from(&view.meta);
+            self.change_meta(view.meta.as_ref());
         }
         self.encoder.encode(&view.position)
+    }
+
+    /// Remakes the encoder for a view's request XGID `meta`.
+    #[cold]
+    #[inline(never)]
+    fn change_meta(&mut self, meta: Option<&Xgid>) {
+        self.encoder = match meta {
+            // The request's dice belonged to the position before.
+            Some(meta) => Encoder::new(&Xgid {
+                dice: XgidDice::NotRolled,
+                ..meta.clone()
+            }),
+            None => Encoder::money(),
+        };
+        self.meta = meta.cloned();
     }
 }
 

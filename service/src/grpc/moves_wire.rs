@@ -21,6 +21,7 @@
 //! - `PerPlayer`: x 1, o 2.
 
 use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
+use bgref_core::notation::move_text::NOTATION_ROOM;
 use bgref_core::{ByPlayer, Play, Player};
 
 use super::common::player_out;
@@ -47,7 +48,7 @@ pub fn encode(reply: &LegalMovesReply) -> Encoded {
 /// play's writes do not grow the buffer.
 fn per_play(fields: Fields) -> usize {
     let part = |field: Fields, bytes: usize| if fields.has(field) { bytes } else { 0 };
-    40 + part(Fields::MOVES, MOVES_CHUNK)
+    16 + HEAD_CHUNK
         + part(Fields::POSITION_ID, 16)
         + part(Fields::XGID, 2 + XGID_ROOM)
         + part(Fields::BOARD, BOARD_CHUNK + 8)
@@ -119,41 +120,74 @@ fn write_plays<V>(
     }
 }
 
-/// The bytes of four `Move` messages at most (8 each: key, length and
-/// three one-byte fields, points being 0 to 25), and the 8 a word stores.
-const MOVES_CHUNK: usize = 4 * 8 + 8;
+/// The most [`write_play_head`] gathers: the notation field's key and
+/// length, the room the notation writer fills (the text is at most 43
+/// bytes) and after the text four `Move` messages at most (8 each: key,
+/// length and three one-byte fields, points being 0 to 25), the last
+/// stored as a word of 8.
+const HEAD_CHUNK: usize = 2 + NOTATION_ROOM + 4 * 8 + 8;
 
-/// A `Play`'s notation and, when `fields` has them, its moves.
+/// A `Play`'s notation and, when `fields` has them, its moves (a play
+/// has at most four): gathered in one chunk, the notation's length (one
+/// byte: it is shorter than 128) written once the text is there.
+#[inline]
 fn write_play_head(out: &mut Vec<u8>, play: &Play, fields: Fields) {
-    // A notation is shorter than 128 bytes: its length takes one byte.
-    wire::string_with(out, 1, 1, |out| play.write_notation(out));
+    let mut chunk = Chunk::<HEAD_CHUNK>::new();
+    chunk.pair(wire::key(1, wire::LEN), 0);
+    match chunk.fill(|room| play.notation_into(room)) {
+        // An empty notation (no move) is left out.
+        0 => chunk.truncate(0),
+        len => chunk.set(1, len as u8),
+    }
     if fields.has(Fields::MOVES) {
-        // Four moves (a whole backgammon play) per chunk.
-        for moves in play.moves().chunks(4) {
-            let mut chunk = Chunk::<MOVES_CHUNK>::new();
-            for m in moves {
-                chunk_move(&mut chunk, m.from().get(), m.to().get(), m.is_hit());
-            }
-            chunk.append_to(out);
+        for m in play.moves() {
+            let (from, to, hit) = (m.from().get(), m.to().get(), u8::from(m.is_hit()));
+            let (word, len) = if from < 26 && to < 26 {
+                let word =
+                    MOVE_FIELDS[(usize::from(from) * 26 + usize::from(to)) * 2 + usize::from(hit)];
+                // The message's length is byte 1.
+                (word, 2 + (word >> 8 & 0xff) as usize)
+            } else {
+                move_field(from, to, hit)
+            };
+            chunk.word(word, len);
         }
     }
+    chunk.append_to(out);
 }
 
-/// A `Move` message field (2) of points 0 to 25: at most 8 bytes, made in
-/// a register and stored at once.
-#[inline(always)]
-fn chunk_move<const N: usize>(chunk: &mut Chunk<N>, from: u8, to: u8, hit: bool) {
-    let mut word = u64::from(wire::key(2, wire::LEN));
+/// The `Move` message field (2) of each move between points 0 and 25, by
+/// `(from * 26 + to) * 2 + hit`, as [`move_field`] makes it.
+const MOVE_FIELDS: [u64; 26 * 26 * 2] = {
+    let mut table = [0; 26 * 26 * 2];
+    let mut i = 0;
+    while i < table.len() {
+        let (from, to, hit) = ((i / 52) as u8, (i / 2 % 26) as u8, (i % 2) as u8);
+        table[i] = move_field(from, to, hit).0;
+        i += 1;
+    }
+    table
+};
+
+/// A `Move` message field (2) of values below 128 (points 0 to 25, `hit`
+/// 0 or 1): at most 8 bytes (key, length and three one-byte fields, those
+/// at 0 left out) as the low bytes of a word, and their count.
+const fn move_field(from: u8, to: u8, hit: u8) -> (u64, usize) {
+    let values = [from, to, hit];
+    let mut word = wire::key(2, wire::LEN) as u64;
     let mut shift = 16;
-    for (number, value) in [(1, from), (2, to), (3, u8::from(hit))] {
-        if value != 0 {
-            word |= (u64::from(wire::key(number, wire::VARINT)) | u64::from(value) << 8) << shift;
+    let mut i = 0;
+    while i < values.len() {
+        if values[i] != 0 {
+            let field = wire::key(i as u8 + 1, wire::VARINT) as u64 | (values[i] as u64) << 8;
+            word |= field << shift;
             shift += 16;
         }
+        i += 1;
     }
     let len = shift / 8;
     word |= ((len - 2) as u64) << 8;
-    chunk.word(word, len);
+    (word, len)
 }
 
 /// The `dice` and `forced` fields of the response.
@@ -184,15 +218,9 @@ fn write_position(
         // An XGID is shorter than 128 bytes: its length takes one byte.
         wire::string_with(out, 2, 1, |out| position.write_xgid(out));
     }
-    let board = fields.has(Fields::BOARD).then(|| BoardView {
-        points: position.points(),
-        bar: position.bar(),
-        off: position.off(),
-        turn: position.turn(),
-    });
-    let pips = fields.has(Fields::PIPS).then(|| position.pips());
-    if board.is_some() || pips.is_some() {
-        write_board_and_pips(out, board.as_ref(), pips);
+    let (board, pips) = (fields.has(Fields::BOARD), fields.has(Fields::PIPS));
+    if board || pips {
+        write_board_and_pips(out, position, board, pips);
     }
     if fields.has(Fields::FIBS) {
         *fibs_len = wire::string_with(out, 5, *fibs_len, |out| position.write_fibs(out));
@@ -205,59 +233,91 @@ fn write_position(
 /// as 8 bytes whatever its length.
 const BOARD_CHUNK: usize = 64;
 
-/// The `board` (3) and `pips` (4) fields of a backgammon `Position`, next
-/// to each other in field order: gathered in one chunk, every length
-/// known before it is written. The values of a real position (counts up
-/// to 15, pips up to 375) always fit; others take the general writers.
-fn write_board_and_pips(out: &mut Vec<u8>, board: Option<&BoardView>, pips: Option<ByPlayer<u32>>) {
+/// The `PerPlayer` message of counts `x` and `o` of 0 to 15, by `x << 4 |
+/// o`: its length and content as [`wire::small_per_player`] writes them
+/// after the key (the low byte, left 0 here), the length in byte 1.
+const PER_PLAYER_COUNTS: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = wire::small_per_player(0, (i >> 4) as u16, (i & 15) as u16).0 & !0xff;
+        i += 1;
+    }
+    table
+};
+
+/// The `board` (3) and `pips` (4) fields of a backgammon `Position` (those
+/// asked for), next to each other in field order: gathered in one chunk,
+/// every length known before it is written. A position's counts are at
+/// most 15 (the board's zigzag bytes at most 30, the bar and off from a
+/// table), its pips at most 375 and its turn 1 or 2; other values (none
+/// a position has) take the general writers.
+fn write_board_and_pips(out: &mut Vec<u8>, position: &Encodings<'_>, board: bool, pips: bool) {
     let small = |v: u32| u16::try_from(v).ok().filter(|&v| v < 0x4000);
-    // Every count in -64..=63 (one zigzag byte): `count + 64` below 128
-    // for all, or-ed without a branch per count.
-    let board_fits = board.is_none_or(|b| {
-        b.points
-            .iter()
-            .fold(0, |bits, &p| bits | (p as u8).wrapping_add(64))
-            < 0x80
-            && (0..0x80).contains(&player_out(b.turn))
-    });
-    let pips_small = match pips {
-        Some(p) => match (small(p.x), small(p.o)) {
+    let (bar, off) = (position.bar(), position.off());
+    let turn = player_out(position.turn());
+    let pip_counts = if pips {
+        let counts = position.pips();
+        match (small(counts.x), small(counts.o)) {
             (Some(x), Some(o)) => Some(Some((x, o))),
             _ => None,
-        },
-        None => Some(None),
+        }
+    } else {
+        Some(None)
     };
-    let (true, Some(pips_small)) = (board_fits, pips_small) else {
-        if let Some(board) = board {
-            write_board(out, &board.points, board.bar, board.off, board.turn, &[]);
-        }
-        if let Some(pips) = pips {
-            wire::per_player(out, 4, pips.x, pips.o);
-        }
+    let counts_fit = (bar.x | bar.o | off.x | off.o) < 16 && (0..0x80).contains(&turn);
+    let (true, Some(pip_counts)) = (counts_fit || !board, pip_counts) else {
+        write_board_and_pips_general(out, position, board, pips);
         return;
     };
     let mut chunk = Chunk::<BOARD_CHUNK>::new();
-    if let Some(board) = board {
-        let (_, bar_len) = wire::small_per_player(2, board.bar.x.into(), board.bar.o.into());
-        let (_, off_len) = wire::small_per_player(3, board.off.x.into(), board.off.o.into());
+    if board {
+        let field = |number: u8, x: u8, o: u8| {
+            let word = PER_PLAYER_COUNTS[usize::from(x << 4 | o)]
+                | u64::from(wire::key(number, wire::LEN));
+            (word, 2 + (word >> 8 & 0xff) as usize)
+        };
+        let (bar_word, bar_len) = field(2, bar.x, bar.o);
+        let (off_word, off_len) = field(3, off.x, off.o);
         // An enum value below 128 (checked above): one byte.
-        let turn = player_out(board.turn);
         let turn_len = if turn == 0 { 0 } else { 2 };
         let len = (2 + 24 + bar_len + off_len + turn_len) as u8;
         chunk.array([wire::key(3, wire::LEN), len, wire::key(1, wire::LEN), 24]);
-        // The zigzag of -64..=63 in 8 bits is its 32-bit zigzag; the 24
-        // counts at once, then one copy.
-        chunk.array(board.points.map(|v| ((v << 1) ^ (v >> 7)) as u8));
-        chunk.small_per_player(2, board.bar.x.into(), board.bar.o.into());
-        chunk.small_per_player(3, board.off.x.into(), board.off.o.into());
+        chunk.array(position.zigzag_points());
+        chunk.word(bar_word, bar_len);
+        chunk.word(off_word, off_len);
         if turn_len != 0 {
             chunk.pair(wire::key(4, wire::VARINT), turn as u8);
         }
     }
-    if let Some((x, o)) = pips_small {
+    if let Some((x, o)) = pip_counts {
         chunk.small_per_player(4, x, o);
     }
     chunk.append_to(out);
+}
+
+/// [`write_board_and_pips`] by the general writers.
+#[cold]
+#[inline(never)]
+fn write_board_and_pips_general(
+    out: &mut Vec<u8>,
+    position: &Encodings<'_>,
+    board: bool,
+    pips: bool,
+) {
+    if board {
+        let view = BoardView {
+            points: position.points(),
+            bar: position.bar(),
+            off: position.off(),
+            turn: position.turn(),
+        };
+        write_board(out, &view.points, view.bar, view.off, view.turn, &[]);
+    }
+    if pips {
+        let counts = position.pips();
+        wire::per_player(out, 4, counts.x, counts.o);
+    }
 }
 
 /// A Plakoto, Fevga or Long Nardy `Position`'s content

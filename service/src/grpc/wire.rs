@@ -209,6 +209,38 @@ impl<const N: usize> Chunk<N> {
         self.len += 2;
     }
 
+    /// Lets `write` fill the next `M` bytes (it returns how many it
+    /// wrote, at most `M`; those after are scratch) and keeps them; none
+    /// when fewer than `M` bytes are left (a bug of the caller's bound).
+    #[inline(always)]
+    pub fn fill<const M: usize>(&mut self, write: impl FnOnce(&mut [u8; M]) -> usize) -> usize {
+        let written = match self
+            .bytes
+            .get_mut(self.len..)
+            .and_then(|rest| rest.first_chunk_mut::<M>())
+        {
+            Some(room) => write(room).min(M),
+            None => 0,
+        };
+        self.len += written;
+        written
+    }
+
+    /// Overwrites byte `at` of those gathered (a length written once the
+    /// content after it is known).
+    #[inline(always)]
+    pub fn set(&mut self, at: usize, byte: u8) {
+        if let Some(b) = self.bytes.get_mut(at) {
+            *b = byte;
+        }
+    }
+
+    /// Keeps the first `len` bytes gathered.
+    #[inline(always)]
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
     /// A `PerPlayer` message field of two values below 2^14, present,
     /// as [`per_player`] writes it: the (at most 8) bytes made in a
     /// register by [`small_per_player`], stored at once.
