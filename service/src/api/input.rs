@@ -300,8 +300,16 @@ fn board_setup(board: &BoardInput, field: &str) -> Result<Setup, ApiError> {
         )
     })?;
     let bar = ByPlayer {
-        x: count(board.bar.x, || format!("{field}.board.bar.x"), "a bar count")?,
-        o: count(board.bar.o, || format!("{field}.board.bar.o"), "a bar count")?,
+        x: count(
+            board.bar.x,
+            || format!("{field}.board.bar.x"),
+            "a bar count",
+        )?,
+        o: count(
+            board.bar.o,
+            || format!("{field}.board.bar.o"),
+            "a bar count",
+        )?,
     };
     let off = match board.off {
         None => None,
@@ -424,7 +432,9 @@ pub fn position(
         let parsed: PositionId = id.parse().map_err(|e| {
             ApiError::invalid("invalid-position", format!("{field}.position_id"), e)
         })?;
-        let turn = read.first.map_or(input.turn.unwrap_or(Player::X), |(_, p)| p.turn());
+        let turn = read
+            .first
+            .map_or(input.turn.unwrap_or(Player::X), |(_, p)| p.turn());
         read.push("position_id", check(&parsed.to_setup(turn), "position_id")?);
     }
     // One encoding or all of them was given (checked above): one was read.

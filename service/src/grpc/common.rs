@@ -132,10 +132,7 @@ pub fn position_in(
             // refused as a missing encoding by the validator).
             out.position_id = Some(p.position_id);
             out.xgid = Some(p.xgid);
-            out.board = p
-                .board
-                .map(|b| board_in(b, field))
-                .transpose()?;
+            out.board = p.board.map(|b| board_in(b, field)).transpose()?;
             out.pips = p.pips.map(|p| per_player_in(Some(p)));
             out.fibs = (!p.fibs.is_empty()).then_some(p.fibs);
         }
