@@ -254,6 +254,54 @@ const BASE64_VALUES: [u8; 256] = {
 /// The [`BASE64_VALUES`] entry of a character outside the alphabet.
 const NOT_BASE64: u8 = 0xFF;
 
+/// The runs of ones of a key byte, least significant bit first: what it
+/// adds to the slots being read ([`PositionId::from_str`]).
+struct ByteRuns {
+    /// The ones below the first zero (they end the slot open before it).
+    first: u8,
+    /// The ones before the second zero, the third, ... (0 past the last).
+    between: [u8; 8],
+    /// The zeros: the slots this byte closes.
+    zeros: u8,
+    /// The ones above the last zero (all 8 without a zero).
+    last: u8,
+}
+
+/// [`ByteRuns`] of each byte value.
+const BYTE_RUNS: [ByteRuns; 256] = {
+    let mut table = [const {
+        ByteRuns {
+            first: 0,
+            between: [0; 8],
+            zeros: 0,
+            last: 0,
+        }
+    }; 256];
+    let mut value = 0;
+    while value < 256 {
+        let runs = &mut table[value];
+        let mut run = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if value >> bit & 1 == 1 {
+                run += 1;
+            } else {
+                if runs.zeros == 0 {
+                    runs.first = run;
+                } else {
+                    runs.between[runs.zeros as usize - 1] = run;
+                }
+                runs.zeros += 1;
+                run = 0;
+            }
+            bit += 1;
+        }
+        runs.last = run;
+        value += 1;
+    }
+    table
+};
+
 impl FromStr for PositionId {
     type Err = ParsePositionIdError;
     fn from_str(s: &str) -> Result<PositionId, ParsePositionIdError> {
@@ -275,33 +323,35 @@ impl FromStr for PositionId {
         if stream & 0xF != 0 {
             return Err(ParsePositionIdError::Bits);
         }
-        // The 10 bytes in order, the first at the top of the 80 bits;
-        // byte-swapped, bit `k` of the key is bit `k` of the stream of
-        // slots (each byte least significant bit first).
-        let key = ((stream >> 4) << 48).swap_bytes();
+        // The 10 key bytes in order (the first at the top of the 80 bits),
+        // each read least significant bit first.
+        let key = ((stream >> 4) << 48).to_be_bytes();
         // Each slot is its checkers as ones and the zero that closes it:
         // the zeros of the 80 bits, lowest first, close the 50 slots
         // (the opponent's 25, then the 25 of the player on roll), the ones
-        // between two zeros the second one's checkers. In two words (bits
-        // 0 to 63 and 64 to 79), not one 128-bit number.
-        let mut slots = [0u8; 50];
+        // between two zeros the second one's checkers. Read a byte at a
+        // time from a table of its runs of ones (not a zero at a time: a
+        // few instructions a byte instead of a few a slot). `ones` are the
+        // ones since the last zero; `slots[read]` is the next slot to close.
+        // Every byte closes at most 8 slots and the table's runs are
+        // written 8 at a time: 10 bytes write below 81 + 8.
+        let mut slots = [0u8; 96];
         let mut read = 0;
-        // Where the slot being read starts.
-        let mut start = 0u32;
-        for (first_bit, word, bits) in [(0, key as u64, 64), (64, (key >> 64) as u64, 16)] {
-            let mut zeros = !word & (u64::MAX >> (64 - bits));
-            while zeros != 0 && read < slots.len() {
-                let at = first_bit + zeros.trailing_zeros();
-                // At most 79 ones.
-                slots[read] = (at - start) as u8;
-                read += 1;
-                start = at + 1;
-                zeros &= zeros - 1;
+        let mut ones = 0u8;
+        for byte in &key[..10] {
+            let runs = &BYTE_RUNS[usize::from(*byte)];
+            if runs.zeros != 0 {
+                slots[read] = ones + runs.first;
+                slots[read + 1..read + 9].copy_from_slice(&runs.between);
+                read += usize::from(runs.zeros);
+                ones = 0;
             }
+            ones += runs.last;
         }
-        // Every slot closed within the 80 bits, and only zeros after the
-        // last one.
-        if read < slots.len() || key >> start != 0 {
+        // Every slot closed within the 80 bits (at most 30 ones), and only
+        // zeros after the last one: the slots closed after the 50th are
+        // empty and no ones follow the last zero.
+        if read < 50 || ones != 0 || slots[50..read].iter().any(|&n| n != 0) {
             return Err(ParsePositionIdError::Bits);
         }
         let mut id = PositionId {
@@ -309,7 +359,7 @@ impl FromStr for PositionId {
             opponent: [0; 25],
         };
         id.opponent.copy_from_slice(&slots[..25]);
-        id.on_roll.copy_from_slice(&slots[25..]);
+        id.on_roll.copy_from_slice(&slots[25..50]);
         Ok(id)
     }
 }

@@ -240,25 +240,32 @@ pub fn dice(
     Ok(Dice::new(die(0)?, die(1)?))
 }
 
-pub(super) fn count(value: i64, field: String, what: &str) -> Result<u8, ApiError> {
+/// A checker count, 0 to 15; `field` makes the path of a refusal (only
+/// then: a valid request formats nothing).
+pub(super) fn count(
+    value: i64,
+    field: impl FnOnce() -> String,
+    what: &str,
+) -> Result<u8, ApiError> {
     u8::try_from(value)
         .ok()
         .filter(|&n| n <= 15)
         .ok_or_else(|| {
             ApiError::invalid(
                 "invalid-position",
-                field,
+                field(),
                 format!("{what} must be 0 to 15, got {value}"),
             )
         })
 }
 
-/// The setup of the board encoding, field errors with their paths.
+/// The setup of the board encoding of the position in `field`, field
+/// errors with their paths (`{field}.board...`, made only on a refusal).
 fn board_setup(board: &BoardInput, field: &str) -> Result<Setup, ApiError> {
     if board.points.len() != 24 {
         return Err(ApiError::invalid(
             "invalid-position",
-            format!("{field}.points"),
+            format!("{field}.board.points"),
             format!(
                 "points has 24 entries (points 1 to 24 from x's side), got {}",
                 board.points.len()
@@ -273,7 +280,7 @@ fn board_setup(board: &BoardInput, field: &str) -> Result<Setup, ApiError> {
             .ok_or_else(|| {
                 ApiError::invalid(
                     "invalid-position",
-                    format!("{field}.points[{i}]"),
+                    format!("{field}.board.points[{i}]"),
                     format!("a point holds at most 15 checkers, got {n}"),
                 )
             })?;
@@ -281,29 +288,67 @@ fn board_setup(board: &BoardInput, field: &str) -> Result<Setup, ApiError> {
     if board.pins.is_some() {
         return Err(ApiError::invalid(
             "invalid-position",
-            format!("{field}.pins"),
+            format!("{field}.board.pins"),
             "pins apply to plakoto only",
         ));
     }
     let turn = board.turn.ok_or_else(|| {
         ApiError::invalid(
             "invalid-position",
-            format!("{field}.turn"),
+            format!("{field}.board.turn"),
             "board.turn is required (x or o)",
         )
     })?;
     let bar = ByPlayer {
-        x: count(board.bar.x, format!("{field}.bar.x"), "a bar count")?,
-        o: count(board.bar.o, format!("{field}.bar.o"), "a bar count")?,
+        x: count(
+            board.bar.x,
+            || format!("{field}.board.bar.x"),
+            "a bar count",
+        )?,
+        o: count(
+            board.bar.o,
+            || format!("{field}.board.bar.o"),
+            "a bar count",
+        )?,
     };
     let off = match board.off {
         None => None,
         Some(off) => Some(ByPlayer {
-            x: count(off.x, format!("{field}.off.x"), "an off count")?,
-            o: count(off.o, format!("{field}.off.o"), "an off count")?,
+            x: count(off.x, || format!("{field}.board.off.x"), "an off count")?,
+            o: count(off.o, || format!("{field}.board.off.o"), "an off count")?,
         }),
     };
     Ok(Setup::from_signed(&points, bar, off, turn))
+}
+
+/// The encodings of a request position as they are read, in a fixed
+/// order: the first is the position; each later one that reads differently
+/// is named (at most three), to be reported once every encoding has been
+/// checked on its own. On the stack: most requests give one encoding.
+#[derive(Default)]
+struct ReadEncodings {
+    /// The first encoding read and its position.
+    first: Option<(&'static str, Position)>,
+    /// The later encodings that disagree with it, `disagreeing` of them.
+    disagree: [&'static str; 3],
+    disagreeing: usize,
+}
+
+impl ReadEncodings {
+    fn push(&mut self, name: &'static str, position: Position) {
+        match self.first {
+            None => self.first = Some((name, position)),
+            Some((_, first)) if first == position => {}
+            Some(_) => {
+                // At most four encodings are read, so at most three after
+                // the first; a fifth (none exists) would go unnamed.
+                if let Some(slot) = self.disagree.get_mut(self.disagreeing) {
+                    *slot = name;
+                    self.disagreeing += 1;
+                }
+            }
+        }
+    }
 }
 
 /// A position that must be given.
@@ -364,47 +409,50 @@ pub fn position(
         Position::from_setup(setup, variant)
             .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.{sub}"), e))
     };
-    let mut read: Vec<(&str, Position)> = Vec::with_capacity(4);
+    let mut read = ReadEncodings::default();
     let mut xgid = None;
     if let Some(board) = &input.board {
-        let setup = board_setup(board, &format!("{field}.board"))?;
-        read.push(("board", check(&setup, "board")?));
+        let setup = board_setup(board, field)?;
+        read.push("board", check(&setup, "board")?);
     }
     if let Some(text) = &input.xgid {
         let parsed: Xgid = text
             .parse()
             .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.xgid"), e))?;
-        read.push(("xgid", check(&parsed.setup, "xgid")?));
+        read.push("xgid", check(&parsed.setup, "xgid")?);
         xgid = Some(parsed);
     }
     if let Some(text) = &input.fibs {
         let parsed: FibsBoard = text
             .parse()
             .map_err(|e| ApiError::invalid("invalid-position", format!("{field}.fibs"), e))?;
-        read.push(("fibs", check(&parsed.setup, "fibs")?));
+        read.push("fibs", check(&parsed.setup, "fibs")?);
     }
     if let Some(id) = &input.position_id {
         let parsed: PositionId = id.parse().map_err(|e| {
             ApiError::invalid("invalid-position", format!("{field}.position_id"), e)
         })?;
         let turn = read
-            .first()
+            .first
             .map_or(input.turn.unwrap_or(Player::X), |(_, p)| p.turn());
-        read.push(("position_id", check(&parsed.to_setup(turn), "position_id")?));
+        read.push("position_id", check(&parsed.to_setup(turn), "position_id")?);
     }
-    let (_, position) = read[0];
-    let disagree: Vec<&str> = read
-        .iter()
-        .filter(|(_, p)| *p != position)
-        .map(|&(name, _)| name)
-        .collect();
-    if !disagree.is_empty() {
+    // One encoding or all of them was given (checked above): one was read.
+    let Some((first, position)) = read.first else {
         return Err(ApiError::invalid(
             "invalid-position",
-            format!("{field}.{}", disagree[0]),
+            field,
+            "give the position as exactly one of position_id, xgid, board or fibs, or with all \
+             of them as a response carries it",
+        ));
+    };
+    let disagree = &read.disagree[..read.disagreeing];
+    if let Some(name) = disagree.first() {
+        return Err(ApiError::invalid(
+            "invalid-position",
+            format!("{field}.{name}"),
             format!(
-                "the encodings disagree: {} gives one position, {} another",
-                read[0].0,
+                "the encodings disagree: {first} gives one position, {} another",
                 disagree.join(", "),
             ),
         ));

@@ -260,8 +260,8 @@ fn board_setup(game: Game, board: &BoardInput, field: &str) -> Result<TablesSetu
     let mut setup = TablesSetup::from_board(game, &points, &pins, ByPlayer::default(), turn);
     setup.off = match board.off {
         Some(off) => ByPlayer {
-            x: input::count(off.x, format!("{field}.off.x"), "an off count")?,
-            o: input::count(off.o, format!("{field}.off.o"), "an off count")?,
+            x: input::count(off.x, || format!("{field}.off.x"), "an off count")?,
+            o: input::count(off.o, || format!("{field}.off.o"), "an off count")?,
         },
         None => {
             let off = |p: Player| {

@@ -9,11 +9,17 @@ use crate::proto;
 
 /// A proto player in `field`; `UNSPECIFIED` is `None`.
 pub fn player_in(value: i32, field: &str) -> Result<Option<Player>, ApiError> {
+    player_at(value, || field.to_owned())
+}
+
+/// [`player_in`] in a field whose path is made (by `field`) only for a
+/// refusal: a valid request formats nothing.
+fn player_at(value: i32, field: impl FnOnce() -> String) -> Result<Option<Player>, ApiError> {
     match proto::Player::try_from(value) {
         Ok(proto::Player::Unspecified) => Ok(None),
         Ok(proto::Player::X) => Ok(Some(Player::X)),
         Ok(proto::Player::O) => Ok(Some(Player::O)),
-        Err(_) => Err(input::unknown_value(field, value)),
+        Err(_) => Err(input::unknown_value(&field(), value)),
     }
 }
 
@@ -111,14 +117,14 @@ pub fn position_in(
         return Ok(None);
     };
     let mut out = PositionInput {
-        turn: player_in(input.turn, &format!("{field}.turn"))?,
+        turn: player_at(input.turn, || format!("{field}.turn"))?,
         ..PositionInput::default()
     };
     match input.encoding {
         Some(proto::position_input::Encoding::PositionId(id)) => out.position_id = Some(id),
         Some(proto::position_input::Encoding::Xgid(x)) => out.xgid = Some(x),
         Some(proto::position_input::Encoding::Board(b)) => {
-            out.board = Some(board_in(b, &format!("{field}.board"))?);
+            out.board = Some(board_in(b, field)?);
         }
         Some(proto::position_input::Encoding::Fibs(f)) => out.fibs = Some(f),
         Some(proto::position_input::Encoding::Position(p)) => {
@@ -126,10 +132,7 @@ pub fn position_in(
             // refused as a missing encoding by the validator).
             out.position_id = Some(p.position_id);
             out.xgid = Some(p.xgid);
-            out.board = p
-                .board
-                .map(|b| board_in(b, &format!("{field}.board")))
-                .transpose()?;
+            out.board = p.board.map(|b| board_in(b, field)).transpose()?;
             out.pips = p.pips.map(|p| per_player_in(Some(p)));
             out.fibs = (!p.fibs.is_empty()).then_some(p.fibs);
         }
@@ -138,12 +141,13 @@ pub fn position_in(
     Ok(Some(out))
 }
 
+/// The board of the position in `field`.
 fn board_in(b: proto::Board, field: &str) -> Result<BoardInput, ApiError> {
     Ok(BoardInput {
         points: b.points.iter().map(|&n| i64::from(n)).collect(),
         bar: per_player_in(b.bar),
         off: b.off.map(|o| per_player_in(Some(o))),
-        turn: player_in(b.turn, &format!("{field}.turn"))?,
+        turn: player_at(b.turn, || format!("{field}.board.turn"))?,
         pins: (!b.pins.is_empty()).then(|| b.pins.iter().map(|&n| i64::from(n)).collect()),
     })
 }
