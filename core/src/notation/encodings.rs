@@ -294,8 +294,8 @@ impl Encodings<'_> {
     /// The signed board's counts ([`Encodings::points`]) as the bytes of
     /// their protobuf `sint32` zigzag varints: `2 n` for x's `n` checkers,
     /// `2 n - 1` for o's `n`, each one byte (at most 30), computed from
-    /// the words eight points at a time as [`signed_of_eight`] computes
-    /// the signed counts (x's count where x has checkers, else o's).
+    /// the words eight points at a time as the signed counts are
+    /// computed (x's count where x has checkers, else o's).
     #[must_use]
     pub fn zigzag_points(&self) -> [u8; 24] {
         let mut bytes = [0u8; 24];
