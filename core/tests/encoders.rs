@@ -442,10 +442,10 @@ fn position() -> impl Strategy<Value = Position> {
         })
 }
 
-/// An XGID's fields besides the position (its setup empty), the common
-/// ones (money play at 0-0, a centred 1-cube) a third of the time.
-fn game() -> impl Strategy<Value = Xgid> {
-    let any_game = (
+/// An XGID's fields besides the position (its setup empty): any cube,
+/// owner, dice, score, match length and rule flags.
+fn any_game_fields() -> impl Strategy<Value = Xgid> {
+    (
         (0u8..=15, 0u8..=15),
         0u8..3,
         (0u8..10, 1u8..=6, 1u8..=6),
@@ -484,13 +484,18 @@ fn game() -> impl Strategy<Value = Xgid> {
                     max_cube: CubeValue::from_log2(max_cube).unwrap(),
                 }
             },
-        );
+        )
+}
+
+/// An XGID's fields besides the position (its setup empty), the common
+/// ones (money play at 0-0, a centred 1-cube) a third of the time.
+fn game() -> impl Strategy<Value = Xgid> {
     prop_oneof![
         1 => Just(Xgid {
             setup: Setup::empty(Player::X),
             ..Xgid::from_position(&Position::start(Variant::Standard, Player::X))
         }),
-        2 => any_game,
+        2 => any_game_fields(),
     ]
 }
 
@@ -510,35 +515,9 @@ proptest! {
     #[test]
     fn any_xgid_is_written_as_the_reference_writes_it(
         setup in setup(),
-        (cube, max_cube) in (0u8..=15, 0u8..=15),
-        owner in 0u8..3,
-        dice in (0u8..10, 1u8..=6, 1u8..=6),
-        score in (prop_oneof![0u32..100, any::<u32>()], prop_oneof![0u32..100, any::<u32>()]),
-        match_length in prop_oneof![Just(0u32), 1u32..100, any::<u32>()],
-        (crawford, jacoby, beavers) in (any::<bool>(), any::<bool>(), any::<bool>()),
+        game in any_game_fields(),
     ) {
-        let xgid = Xgid {
-            setup,
-            cube_value: CubeValue::from_log2(cube).unwrap(),
-            cube_owner: match owner {
-                0 => CubeOwner::Centre,
-                1 => CubeOwner::Player(Player::X),
-                _ => CubeOwner::Player(Player::O),
-            },
-            dice: match dice.0 {
-                0 => XgidDice::NotRolled,
-                1 => XgidDice::DoubleOffered,
-                2 => XgidDice::Beavered,
-                3 => XgidDice::Raccooned,
-                _ => XgidDice::Rolled(Dice::new(Die::new(dice.1), Die::new(dice.2))),
-            },
-            score: ByPlayer { x: score.0, o: score.1 },
-            crawford,
-            jacoby,
-            beavers,
-            match_length,
-            max_cube: CubeValue::from_log2(max_cube).unwrap(),
-        };
+        let xgid = Xgid { setup, ..game };
         let text = reference_xgid(&xgid);
         prop_assert_eq!(xgid.to_string(), text.clone());
         prop_assert_eq!(appended(|out| xgid.write_to(out)), text);

@@ -32,8 +32,7 @@ use core::cell::Cell;
 
 use super::fibs::{self, UNLIMITED};
 use super::position_id;
-use super::xgid::{self, Xgid, XgidDice};
-use crate::cube::{CubeOwner, CubeValue};
+use super::xgid::{self, Xgid};
 use crate::digits::Text;
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
@@ -140,18 +139,7 @@ impl Encoder {
     /// write.
     #[must_use]
     pub fn money() -> Encoder {
-        Encoder::new(&Xgid {
-            setup: Setup::empty(Player::X),
-            cube_value: CubeValue::ONE,
-            cube_owner: CubeOwner::Centre,
-            dice: XgidDice::NotRolled,
-            score: ByPlayer { x: 0, o: 0 },
-            crawford: false,
-            jacoby: false,
-            beavers: false,
-            match_length: 0,
-            max_cube: Xgid::DEFAULT_MAX_CUBE,
-        })
+        Encoder::new(&Xgid::money(Setup::empty(Player::X)))
     }
 
     /// The encodings of `position`: its counts read once, nothing written

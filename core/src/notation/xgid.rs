@@ -142,8 +142,14 @@ impl Xgid {
     /// XG's default maximum cube (2^10).
     #[must_use]
     pub fn from_position(position: &Position) -> Xgid {
+        Xgid::money(position.to_setup())
+    }
+
+    /// The XGID of `setup` with a centred 1-cube, no dice, money play and
+    /// XG's default maximum cube (2^10).
+    pub(crate) fn money(setup: Setup) -> Xgid {
         Xgid {
-            setup: position.to_setup(),
+            setup,
             cube_value: CubeValue::ONE,
             cube_owner: CubeOwner::Centre,
             dice: XgidDice::NotRolled,
