@@ -388,10 +388,7 @@ where
                 ))),
             };
         }
-        let grpc = req
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"));
+        let grpc = crate::grpc::is_grpc(req.headers());
         let http1 = req.version() <= http::Version::HTTP_11;
         // A body with nothing to send (a GET) has arrived, whether or
         // not the handler reads it.

@@ -45,7 +45,7 @@ impl StreamGuard {
     }
 }
 
-impl OnAnswer for StreamGuard {
+impl StreamGuard {
     /// gRPC streams: the status fixed and the body guarded.
     fn on_answer(self, mut response: Response) -> Response {
         fix_decode_status(response.headers_mut());
@@ -63,25 +63,18 @@ impl OnAnswer for StreamGuard {
     }
 }
 
-/// What a layer of this module does to a handler's answer.
-pub trait OnAnswer {
-    /// The response as it goes out.
-    fn on_answer(self, response: Response) -> Response;
-}
-
 pin_project_lite::pin_project! {
     /// A response future whose response goes through `hook`, if any.
-    pub struct Then<F, H> {
+    pub struct Then<F> {
         #[pin]
         inner: F,
-        hook: Option<H>,
+        hook: Option<Limit>,
     }
 }
 
-impl<F, H, E> Future for Then<F, H>
+impl<F, E> Future for Then<F>
 where
     F: Future<Output = Result<Response, E>>,
-    H: OnAnswer,
 {
     type Output = Result<Response, E>;
 
@@ -95,31 +88,21 @@ where
     }
 }
 
-/// What a layer of this module hooks onto a request's answer.
-pub trait AnswerHooks: Clone {
-    /// What the answer goes through.
-    type Hook: OnAnswer;
-
-    /// The hook for `req`'s answer; `None` leaves the answer as it is.
-    fn hook(&self, req: &Request) -> Option<Self::Hook>;
-}
-
-/// The service of the layers of this module ([`StreamGuard`],
-/// [`SendDeadline`]): `inner`'s answer through `hooks`' hook.
+/// The service of [`AnswerLimits`]: `inner`'s answer through the limit
+/// of its request.
 #[derive(Debug, Clone)]
-pub struct Hooked<S, H> {
+pub struct Hooked<S> {
     inner: S,
-    hooks: H,
+    hooks: AnswerLimits,
 }
 
-impl<S, H> tower::Service<Request> for Hooked<S, H>
+impl<S> tower::Service<Request> for Hooked<S>
 where
     S: tower::Service<Request, Response = Response>,
-    H: AnswerHooks,
 {
     type Response = Response;
     type Error = S::Error;
-    type Future = Then<S::Future, H::Hook>;
+    type Future = Then<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
@@ -670,9 +653,9 @@ impl AnswerLimits {
 /// A hand-written service, not a `from_fn` middleware (which costs a
 /// boxed clone of the inner service and two boxed futures per request).
 impl<S> tower::Layer<S> for AnswerLimits {
-    type Service = Hooked<S, AnswerLimits>;
+    type Service = Hooked<S>;
 
-    fn layer(&self, inner: S) -> Hooked<S, AnswerLimits> {
+    fn layer(&self, inner: S) -> Hooked<S> {
         Hooked {
             inner,
             hooks: self.clone(),
@@ -680,14 +663,10 @@ impl<S> tower::Layer<S> for AnswerLimits {
     }
 }
 
-impl AnswerHooks for AnswerLimits {
-    type Hook = Limit;
-
+impl AnswerLimits {
+    /// The limit of `req`'s answer; `None` leaves the answer as it is.
     fn hook(&self, req: &Request) -> Option<Limit> {
-        let grpc = req
-            .headers()
-            .get(http::header::CONTENT_TYPE)
-            .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"));
+        let grpc = crate::grpc::is_grpc(req.headers());
         if STREAMING_METHODS.contains(&req.uri().path()) {
             return grpc.then(|| Limit::Stream(self.streams.clone()));
         }
@@ -711,7 +690,8 @@ pub enum Limit {
     Send { watch: Watch, grpc: bool },
 }
 
-impl OnAnswer for Limit {
+impl Limit {
+    /// The response as it goes out.
     fn on_answer(self, mut response: Response) -> Response {
         match self {
             Limit::Stream(guard) => guard.on_answer(response),
@@ -733,7 +713,7 @@ pub struct Watch {
     http1: bool,
 }
 
-impl OnAnswer for Watch {
+impl Watch {
     fn on_answer(self, response: Response) -> Response {
         response.map(|inner| self.deadline.watch(inner, self.closer, self.http1))
     }

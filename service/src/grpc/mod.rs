@@ -256,6 +256,14 @@ pub(crate) const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("
 /// The gRPC status message header (see [`GRPC_STATUS`]).
 pub(crate) const GRPC_MESSAGE: http::HeaderName = http::HeaderName::from_static("grpc-message");
 
+/// Whether a request with `headers` is gRPC (or gRPC-Web): its content
+/// type is `application/grpc…`.
+pub(crate) fn is_grpc(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"))
+}
+
 const LEGAL_MOVES_PATH: &str = "/bgref.v1.Referee/LegalMoves";
 
 /// The Referee service as served: LegalMoves with its answer written as
