@@ -334,32 +334,44 @@ const DESCRIPTOR_SETS: [&[u8]; 4] = [
     tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
 ];
 
-/// The paths (`/package.Service/Method`) of the methods of `service` (its
-/// full name), from [`DESCRIPTOR_SETS`]; empty when none describes it.
-fn method_paths(service: &str) -> Vec<String> {
+/// The paths (`/package.Service/Method`) of every method that
+/// [`DESCRIPTOR_SETS`] describe, the sets decoded once.
+static METHOD_PATHS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
     let mut paths = Vec::new();
     for bytes in DESCRIPTOR_SETS {
         let Ok(set) = <prost_types::FileDescriptorSet as prost::Message>::decode(bytes) else {
             continue;
         };
-        for file in set.file {
-            for described in &file.service {
+        for file in &set.file {
+            for service in &file.service {
                 let name = match file.package() {
-                    "" => described.name().to_owned(),
-                    package => format!("{package}.{}", described.name()),
+                    "" => service.name().to_owned(),
+                    package => format!("{package}.{}", service.name()),
                 };
-                if name == service {
-                    paths.extend(
-                        described
-                            .method
-                            .iter()
-                            .map(|m| format!("/{service}/{}", m.name())),
-                    );
-                }
+                paths.extend(
+                    service
+                        .method
+                        .iter()
+                        .map(|m| format!("/{name}/{}", m.name())),
+                );
             }
         }
     }
     paths
+});
+
+/// The paths of the methods of `service` (its full name); empty when no
+/// descriptor set describes it.
+fn method_paths(service: &str) -> Vec<&'static str> {
+    METHOD_PATHS
+        .iter()
+        .filter(|path| {
+            path.strip_prefix('/')
+                .and_then(|p| p.strip_prefix(service))
+                .is_some_and(|method| method.starts_with('/'))
+        })
+        .map(String::as_str)
+        .collect()
 }
 
 /// Adds one tonic service at its `/package.Service/*` path (as tonic's own
@@ -656,7 +668,7 @@ mod tests {
         ] {
             let paths = super::method_paths(service);
             assert!(
-                paths.contains(&format!("/{service}/{method}")),
+                paths.contains(&format!("/{service}/{method}").as_str()),
                 "{service}: {paths:?}"
             );
         }
