@@ -26,7 +26,7 @@ use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormattedFields};
 use tracing_subscriber::registry::{LookupSpan, SpanRef};
 
 use super::{
-    COMPLETION_MESSAGE, Completion, DeferredFormat, Operation, Recorded, RequestFields,
+    COMPLETION_MESSAGE, Completion, DeferredFormat, HEX, Operation, Recorded, RequestFields,
     write_timestamp,
 };
 
@@ -606,7 +606,6 @@ fn write_escaped<W: fmt::Write + ?Sized>(writer: &mut W, text: &str) -> fmt::Res
             0x0c => writer.write_str("\\f")?,
             b'\r' => writer.write_str("\\r")?,
             _ => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
                 writer.write_str("\\u00")?;
                 writer.write_char(char::from(HEX[usize::from(byte >> 4)]))?;
                 writer.write_char(char::from(HEX[usize::from(byte & 0xf)]))?;
@@ -654,7 +653,6 @@ mod tests {
         }
     }
 
-    /// `write_f64` writes what serde_json writes.
     /// `nothing_to_escape` agrees with the plain check for every byte at
     /// every position of every length.
     #[test]
@@ -677,6 +675,7 @@ mod tests {
         }
     }
 
+    /// `write_f64` writes what serde_json writes.
     #[test]
     fn floats_are_written_as_serde_json_writes_them() {
         for value in [
