@@ -1302,9 +1302,7 @@ fn operation_key<'a, B>(req: &Request<B>, buf: &'a mut [u8; 320]) -> Option<&'a 
 }
 
 fn is_grpc<B>(req: &Request<B>) -> bool {
-    req.headers()
-        .get(http::header::CONTENT_TYPE)
-        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"))
+    crate::grpc::is_grpc(req.headers())
 }
 
 impl Operation {
