@@ -362,6 +362,10 @@ pub fn required_position(
     position(input, variant, field)
 }
 
+/// The refusal of a position given with no encoding or with some but not all.
+const ONE_ENCODING: &str = "give the position as exactly one of position_id, xgid, board or fibs, \
+                            or with all of them as a response carries it";
+
 /// Reads and checks the position of a request: one encoding, or all of
 /// them as a response carries them (see [`PositionInput`]).
 pub fn position(
@@ -382,12 +386,7 @@ pub fn position(
     .filter(|&&b| b)
     .count();
     if given != 1 && !all {
-        return Err(ApiError::invalid(
-            "invalid-position",
-            field,
-            "give the position as exactly one of position_id, xgid, board or fibs, or with all \
-             of them as a response carries it",
-        ));
+        return Err(ApiError::invalid("invalid-position", field, ONE_ENCODING));
     }
     if input.turn.is_some() && (input.position_id.is_none() || all) {
         return Err(ApiError::invalid(
@@ -439,12 +438,7 @@ pub fn position(
     }
     // One encoding or all of them was given (checked above): one was read.
     let Some((first, position)) = read.first else {
-        return Err(ApiError::invalid(
-            "invalid-position",
-            field,
-            "give the position as exactly one of position_id, xgid, board or fibs, or with all \
-             of them as a response carries it",
-        ));
+        return Err(ApiError::invalid("invalid-position", field, ONE_ENCODING));
     };
     let disagree = &read.disagree[..read.disagreeing];
     if let Some(name) = disagree.first() {

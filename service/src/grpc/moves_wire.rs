@@ -28,7 +28,7 @@ use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
 use crate::api::moves::{LegalMoves, LegalMovesReply};
 use crate::api::tables::{LegalMovesAnswer, TablesLegalMoves, TablesView};
-use crate::api::view::{BoardView, Fields, ViewEncoder};
+use crate::api::view::{Fields, ViewEncoder};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
 pub fn encode(reply: &LegalMovesReply) -> Encoded {
@@ -256,19 +256,16 @@ fn write_board_and_pips(out: &mut Vec<u8>, position: &Encodings<'_>, board: bool
     let small = |v: u32| u16::try_from(v).ok().filter(|&v| v < 0x4000);
     let (bar, off) = (position.bar(), position.off());
     let turn = player_out(position.turn());
-    let pip_counts = if pips {
-        let counts = position.pips();
-        match (small(counts.x), small(counts.o)) {
-            (Some(x), Some(o)) => Some(Some((x, o))),
-            _ => None,
-        }
-    } else {
-        Some(None)
-    };
     let counts_fit = (bar.x | bar.o | off.x | off.o) < 16 && (0..0x80).contains(&turn);
-    let (true, Some(pip_counts)) = (counts_fit || !board, pip_counts) else {
-        write_board_and_pips_general(out, position, board, pips);
-        return;
+    if board && !counts_fit {
+        return write_board_and_pips_general(out, position, board, pips);
+    }
+    let pip_counts = match pips.then(|| position.pips()) {
+        None => None,
+        Some(counts) => match (small(counts.x), small(counts.o)) {
+            (Some(x), Some(o)) => Some((x, o)),
+            _ => return write_board_and_pips_general(out, position, board, pips),
+        },
     };
     let mut chunk = Chunk::<BOARD_CHUNK>::new();
     if board {
@@ -306,13 +303,15 @@ fn write_board_and_pips_general(
     pips: bool,
 ) {
     if board {
-        let view = BoardView {
-            points: position.points(),
-            bar: position.bar(),
-            off: position.off(),
-            turn: position.turn(),
-        };
-        write_board(out, &view.points, view.bar, view.off, view.turn, &[]);
+        let points = position.points();
+        write_board(
+            out,
+            &points,
+            position.bar(),
+            position.off(),
+            position.turn(),
+            &[],
+        );
     }
     if pips {
         let counts = position.pips();
