@@ -374,18 +374,10 @@ pub(crate) fn write_head<const N: usize>(
 /// and bar (at most 39 bytes).
 #[inline]
 pub(crate) fn write_middle<const N: usize>(cube: u32, turn: Player, out: &mut Text<'_, N>) {
-    match (cube, turn) {
-        // Cube 1 (every board from a position): turn, dice, cube,
-        // flags, colour, direction, home and bar in one copy.
-        (1, Player::X) => out.bytes(b":1:0:0:0:0:1:1:1:0:1:-1:0:25"),
-        (1, Player::O) => out.bytes(b":-1:0:0:0:0:1:1:1:0:1:-1:0:25"),
-        (cube, turn) => {
-            out.bytes(if turn == Player::X { b":1" } else { b":-1" });
-            out.bytes(b":0:0:0:0");
-            out.colon_int(i64::from(cube));
-            out.bytes(b":1:1:0:1:-1:0:25");
-        }
-    }
+    out.bytes(if turn == Player::X { b":1" } else { b":-1" });
+    out.bytes(b":0:0:0:0");
+    out.colon_int(i64::from(cube));
+    out.bytes(b":1:1:0:1:-1:0:25");
 }
 
 #[cfg(test)]
