@@ -351,11 +351,7 @@ impl Encodings<'_> {
             }
             text.colon_int(i64::from(self.bar.x));
             self.encoder.fibs_middle[self.turn].append_to(text);
-            // Borne off and on the bar, two pairs (count + 15 is the
-            // pair's half).
-            let half = |n: u8| u64::from(n) + 15;
-            fibs::pair(text, half(self.off.x) << 5 | half(self.off.o));
-            fibs::pair(text, half(self.bar.x) << 5 | half(self.bar.o));
+            fibs::write_counts(self.off, self.bar, text);
             text.word(FIBS_TAIL, 8);
         });
     }

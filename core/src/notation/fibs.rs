@@ -272,9 +272,22 @@ const fn pair_token(index: usize) -> (u64, usize) {
 
 /// Appends the [`PAIRS`] token at `index` (masked to the table).
 #[inline(always)]
-pub(crate) fn pair<const N: usize>(out: &mut Text<'_, N>, index: u64) {
+fn pair<const N: usize>(out: &mut Text<'_, N>, index: u64) {
     let i = (index & 1023) as usize;
     out.word(PAIRS[i], usize::from(PAIR_LENS[i]));
+}
+
+/// Appends the borne-off and bar counts, each at most 15, as two
+/// [`PAIRS`] tokens (count + 15 is the pair's half).
+#[inline(always)]
+pub(crate) fn write_counts<const N: usize>(
+    off: ByPlayer<u8>,
+    bar: ByPlayer<u8>,
+    out: &mut Text<'_, N>,
+) {
+    let half = |n: u8| u64::from(n) + 15;
+    pair(out, half(off.x) << 5 | half(off.o));
+    pair(out, half(bar.x) << 5 | half(bar.o));
 }
 
 /// The low byte of each 16-bit lane.
@@ -325,13 +338,7 @@ impl FibsBoard {
         let off = s.off.unwrap_or_default();
         let counts = [off.x, off.o, s.bar.x, s.bar.o];
         if counts.iter().all(|&n| n <= 15) {
-            // Borne off and on the bar, two pairs (count + 15 is the
-            // pair's half).
-            pair(&mut out, u64::from(off.x + 15) << 5 | u64::from(off.o + 15));
-            pair(
-                &mut out,
-                u64::from(s.bar.x + 15) << 5 | u64::from(s.bar.o + 15),
-            );
+            write_counts(off, s.bar, &mut out);
         } else {
             for n in counts {
                 out.colon_int(i64::from(n));
@@ -367,18 +374,10 @@ pub(crate) fn write_head<const N: usize>(
 /// and bar (at most 39 bytes).
 #[inline]
 pub(crate) fn write_middle<const N: usize>(cube: u32, turn: Player, out: &mut Text<'_, N>) {
-    match (cube, turn) {
-        // Cube 1 (every board from a position): turn, dice, cube,
-        // flags, colour, direction, home and bar in one copy.
-        (1, Player::X) => out.bytes(b":1:0:0:0:0:1:1:1:0:1:-1:0:25"),
-        (1, Player::O) => out.bytes(b":-1:0:0:0:0:1:1:1:0:1:-1:0:25"),
-        (cube, turn) => {
-            out.bytes(if turn == Player::X { b":1" } else { b":-1" });
-            out.bytes(b":0:0:0:0");
-            out.colon_int(i64::from(cube));
-            out.bytes(b":1:1:0:1:-1:0:25");
-        }
-    }
+    out.bytes(if turn == Player::X { b":1" } else { b":-1" });
+    out.bytes(b":0:0:0:0");
+    out.colon_int(i64::from(cube));
+    out.bytes(b":1:1:0:1:-1:0:25");
 }
 
 #[cfg(test)]

@@ -131,40 +131,20 @@ fn side_key(side: &[u8; 25]) -> Option<(u64, u32)> {
         u64::from_le_bytes(w)
     };
     // Eight slots at a time, slot k of a word in byte k.
-    let words = [word(0), word(8), word(16), u64::from(side[24])];
-    if (words[0] | words[1] | words[2] | words[3]) & (0xE0 * BYTES) != 0 {
+    let words = [word(0), word(8), word(16)];
+    let bar = side[24];
+    if (words[0] | words[1] | words[2] | u64::from(bar)) & (0xE0 * BYTES) != 0 {
         // A count above 31: no position; the byte sums below could carry.
         return None;
     }
-    // Only the zeros are placed: slot i closes at bit i plus the checkers
-    // up to and including it. Multiplying a word by `BYTES` sums its
-    // bytes 0..=k into byte k (eight counts below 32 never carry); adding
-    // the slot numbers and the checkers of the words before gives each
-    // slot's closing bit, in its byte while the side has at most 39
-    // checkers (all below 64). Past that the bytes are garbage and the
-    // length refuses the result.
-    let mut closing = [0u8; 32];
-    let mut checkers = 0u64;
-    for (i, (&w, bytes)) in words.iter().zip(closing.chunks_exact_mut(8)).enumerate() {
-        let first_slot = 8 * i as u64;
-        let sums = w
-            .wrapping_mul(BYTES)
-            .wrapping_add((first_slot + checkers).wrapping_mul(BYTES))
-            .wrapping_add(0x0706_0504_0302_0100);
-        bytes.copy_from_slice(&sums.to_le_bytes());
-        checkers += w.wrapping_mul(BYTES) >> 56;
-    }
-    // Then each slot's closing bit set from its byte (gathered in one
-    // array, the 25 bit sets compile to fewer instructions than when
-    // taken from each word by its own shift).
-    let mut zeros = 0u64;
-    for &bit in &closing[..25] {
-        zeros |= 1u64 << (bit & 63);
-    }
-    let len = 25 + checkers as u32;
-    // Below the last slot's zero (the key's top bit) every other bit is a
-    // checker.
-    (len <= 64).then(|| (!zeros & ((1u64 << (len - 1)) - 1), len))
+    // Multiplying a word by `BYTES` sums its bytes into byte 7 (eight
+    // counts below 32 never carry).
+    let checkers = words
+        .iter()
+        .map(|&w| w.wrapping_mul(BYTES) >> 56)
+        .sum::<u64>()
+        + u64::from(bar);
+    (checkers <= 39).then(|| position_side_key(words, bar))
 }
 
 /// Base64 of every 12-bit group: the two characters of its two 6-bit
@@ -204,16 +184,18 @@ pub(crate) fn key_text(key: u128) -> [u8; 14] {
     out
 }
 
-/// One side's part of the key of a position's side and its length in
-/// bits: [`side_key`] without its checks, for the counts a [`Position`]
-/// guarantees (at most 15 checkers a side, so every slot's closing bit is
-/// below 40). Byte `k` of `words[i]` is the count of slot `8 i + k`
+/// One side's part of the key and its length in bits, for a side of at
+/// most 39 checkers (every slot's closing bit below 64): [`side_key`]
+/// without its checks, for the counts a [`Position`] guarantees (at most
+/// 15 checkers a side). Byte `k` of `words[i]` is the count of slot `8 i + k`
 /// (the side's point `8 i + k + 1`); `bar` is slot 24's.
 #[inline(always)]
 pub(crate) fn position_side_key(words: [u64; 3], bar: u8) -> (u64, u32) {
-    // As in `side_key`: each slot's closing bit is its number plus the
-    // checkers up to and including it, summed eight slots at a time by
-    // multiplying by `BYTES` (no byte carries: the sums are below 40).
+    // Only the zeros are placed: slot i closes at bit i plus the checkers
+    // up to and including it. Multiplying a word by `BYTES` sums its
+    // bytes 0..=k into byte k; adding the slot numbers and the checkers of
+    // the words before gives each slot's closing bit in its byte (no byte
+    // carries: with at most 39 checkers they are below 64).
     let mut zeros = 0u64;
     let mut before = 0u64;
     for (i, w) in words.into_iter().enumerate() {

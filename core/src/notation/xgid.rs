@@ -393,24 +393,6 @@ impl Xgid {
     /// positions of an answer.
     #[inline]
     pub(crate) fn write_fields<const N: usize>(&self, turn: Player, out: &mut Text<'_, N>) {
-        if self.cube_value == CubeValue::ONE
-            && self.cube_owner == CubeOwner::Centre
-            && self.dice == XgidDice::NotRolled
-            && self.score.x == 0
-            && self.score.o == 0
-            && self.rules_field() == 0
-            && self.match_length == 0
-            && self.max_cube == Xgid::DEFAULT_MAX_CUBE
-        {
-            // What every XGID of a position says (a centred 1-cube, not
-            // rolled, money play at 0-0): the fields after the board in
-            // one copy.
-            match turn {
-                Player::X => out.bytes(b":0:0:1:00:0:0:0:0:10"),
-                Player::O => out.bytes(b":0:0:-1:00:0:0:0:0:10"),
-            }
-            return;
-        }
         let owner: i64 = match self.cube_owner {
             CubeOwner::Centre => 0,
             CubeOwner::Player(Player::X) => 1,
