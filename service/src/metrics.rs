@@ -479,7 +479,13 @@ where
                 return Poll::Ready(Err(err));
             }
         };
-        if let Some(id) = this.request_id.take() {
+        if let Some(mut id) = this.request_id.take() {
+            // Sent as an HPACK "never indexed" literal over HTTP/2: a value
+            // unique to each response gains nothing from the connection's
+            // header table, and inserting it would evict the entries that
+            // repeat (and cost the table's hashing and eviction on both
+            // ends). HTTP/1.1 ignores the mark.
+            id.set_sensitive(true);
             // Unless the response has one: one lookup for both.
             response
                 .headers_mut()

@@ -1065,10 +1065,13 @@ mod layer_tests {
         };
         let (parts, _) = send(&app, with(&["client-1"])).await;
         assert_eq!(parts.headers["x-request-id"], "client-1");
+        // Never indexed by HPACK (unique to each response).
+        assert!(parts.headers["x-request-id"].is_sensitive());
         let long = "x".repeat(129);
         let mut made = Vec::new();
         for ids in [&[][..], &["a", "b"], &[long.as_str()], &["with space"]] {
             let (parts, _) = send(&app, with(ids)).await;
+            assert!(parts.headers["x-request-id"].is_sensitive(), "{ids:?}");
             let id = parts.headers["x-request-id"].to_str().unwrap().to_owned();
             assert_eq!(id.len(), 36, "{ids:?}: {id}");
             made.push(id);
