@@ -15,8 +15,12 @@
 //! (the play), `all` (the five position encodings, each by its own
 //! writer) or `one-pass` (the same five from one
 //! `notation::encodings::Encodings`, as the answer writers make them; for
-//! these two, `--toggle-collect='*encode_once::pass_*'`), and `CLASS` one
-//! of
+//! these two, `--toggle-collect='*encode_once::pass_*'`) or `answers`
+//! (the same five, but as the answer writers meet the positions: one
+//! `Encoder` per position and roll, made in the measured function, then
+//! every play's position of that answer in turn; for this one,
+//! `--toggle-collect='*encode_once::answer_*'`, and the count printed is
+//! still of plays), and `CLASS` one of
 //! `contact`, `race`, `bearoff`, `bar` or `mix` (all 4 000, the default).
 //! Each measured function starts from the `Position` (or `Play`) and does
 //! what the service's answer writer does: the conversion to the encoding's
@@ -37,6 +41,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let encoding = args.first().map_or("position-id", String::as_str);
     let class = args.get(1).map_or("mix", String::as_str);
+    if encoding == "answers" {
+        encode_answers(class);
+        return;
+    }
     let mut plays = Vec::new();
     for position in class_positions(class) {
         for &dice in &Dice::ALL_21 {
@@ -74,6 +82,48 @@ fn main() {
         "{} encodes ({encoding}, {class}), checksum {checksum:016x}",
         plays.len()
     );
+}
+
+/// The `answers` mode: every answer of the class's positions and rolls
+/// encoded by [`answer_encode`].
+fn encode_answers(class: &str) {
+    let mut answers = Vec::new();
+    for position in class_positions(class) {
+        for &dice in &Dice::ALL_21 {
+            let plays = position.legal_plays(dice);
+            answers.push(
+                plays
+                    .iter()
+                    .map(|play| position.after(play))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    let mut out = Vec::with_capacity(1 << 16);
+    let mut checksum = 0u64;
+    let mut plays = 0;
+    for answer in &answers {
+        out.clear();
+        answer_encode(black_box(answer), &mut out);
+        plays += answer.len();
+        checksum = out
+            .iter()
+            .fold(checksum, |acc, &b| acc.rotate_left(5) ^ u64::from(b));
+    }
+    println!(
+        "{plays} encodes in {} answers (answers, {class}), checksum {checksum:016x}",
+        answers.len()
+    );
+}
+
+/// One answer's positions, each with the five encodings from one
+/// `Encoder` made for the answer (as the service's answer writers do).
+#[inline(never)]
+fn answer_encode(positions: &[Position], out: &mut Vec<u8>) {
+    let encoder = Encoder::money();
+    for position in positions {
+        pass_one(&encoder, position, out);
+    }
 }
 
 #[inline(never)]

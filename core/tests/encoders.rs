@@ -354,6 +354,71 @@ fn every_play_of_the_benchmark_positions_is_written_as_the_references_write_it()
     );
 }
 
+/// Every legal play's position of the benchmark's positions for all 21
+/// rolls, each answer (a position and a roll) with its own encoder, as the
+/// service's answer writers make them: an encoder keeps what it derived
+/// from the words of the play before, so each answer's plays run through
+/// it in order, against each writer.
+#[test]
+fn every_answer_of_the_benchmark_positions_is_encoded_by_its_own_encoder_as_each_writer_writes_it()
+{
+    let mut plays = 0usize;
+    let mut answers = 0usize;
+    for (i, start) in benchmark_positions().iter().enumerate() {
+        for (j, dice) in Dice::ALL_21.into_iter().enumerate() {
+            // Every other answer in a match with a cube, a score and the
+            // dice of the play before.
+            let game = if (i + j) % 2 == 0 {
+                Xgid {
+                    setup: Setup::empty(Player::X),
+                    ..Xgid::from_position(start)
+                }
+            } else {
+                Xgid {
+                    setup: Setup::empty(Player::X),
+                    cube_value: CubeValue::new(4),
+                    cube_owner: CubeOwner::Player(start.turn()),
+                    dice: XgidDice::Rolled(dice),
+                    score: ByPlayer { x: 2, o: 6 },
+                    match_length: 7,
+                    ..Xgid::from_position(start)
+                }
+            };
+            let encoder = Encoder::new(&game);
+            for play in &start.legal_plays(dice) {
+                let position = start.after(play);
+                let (xgid, fibs) = writers_values(&position, &game);
+                assert_encodings_agree(&encoder.encode(&position), &position, &xgid, &fibs);
+                plays += 1;
+            }
+            answers += 1;
+        }
+    }
+    assert!(
+        plays > 1_000_000 && answers == 84_000,
+        "{plays} plays in {answers} answers"
+    );
+}
+
+/// The writers' values of `position` with `game`'s fields, as the
+/// service's answers make them: its XGID, and its FIBS board with the
+/// game's score, match length ([`UNLIMITED`] in money play) and cube.
+fn writers_values(position: &Position, game: &Xgid) -> (Xgid, FibsBoard) {
+    let xgid = Xgid {
+        setup: position.to_setup(),
+        ..game.clone()
+    };
+    let mut fibs = FibsBoard::from_position(position);
+    fibs.score = game.score;
+    fibs.match_length = if game.match_length == 0 {
+        UNLIMITED
+    } else {
+        game.match_length
+    };
+    fibs.cube = game.cube_value.get();
+    (xgid, fibs)
+}
+
 /// A count as positions have them: mostly none, a few checkers, at most
 /// 15, so that the writers' fast paths run.
 fn calm() -> impl Strategy<Value = u8> {
@@ -568,17 +633,31 @@ proptest! {
         position in position(),
         game in game(),
     ) {
-        // The writers' values of the position with the game's fields, as
-        // the service's answers make them.
-        let xgid = Xgid { setup: position.to_setup(), ..game.clone() };
-        let mut fibs = FibsBoard::from_position(&position);
-        fibs.score = game.score;
-        fibs.match_length = if game.match_length == 0 { UNLIMITED } else { game.match_length };
-        fibs.cube = game.cube_value.get();
+        let (xgid, fibs) = writers_values(&position, &game);
         let encoder = Encoder::new(&game);
         assert_encodings_agree(&encoder.encode(&position), &position, &xgid, &fibs);
         // And against the references.
         prop_assert_eq!(appended(|out| encoder.encode(&position).write_xgid(out)), reference_xgid(&xgid));
         prop_assert_eq!(appended(|out| encoder.encode(&position).write_fibs(out)), reference_fibs(&fibs));
+    }
+
+    #[test]
+    fn any_answer_is_encoded_by_one_encoder_as_each_writer_writes_it(
+        position in position(),
+        game in game(),
+        dice in (1u8..=6, 1u8..=6),
+    ) {
+        // Every play's position in turn, as an answer's writer meets
+        // them, then the position played from (the other side on roll):
+        // what the encoder keeps from one position must not leak into
+        // the next.
+        let dice = Dice::new(Die::new(dice.0), Die::new(dice.1));
+        let encoder = Encoder::new(&game);
+        let plays = position.legal_plays(dice);
+        let positions = plays.iter().map(|play| position.after(play)).chain([position]);
+        for after in positions {
+            let (xgid, fibs) = writers_values(&after, &game);
+            assert_encodings_agree(&encoder.encode(&after), &after, &xgid, &fibs);
+        }
     }
 }

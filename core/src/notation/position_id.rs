@@ -172,14 +172,34 @@ impl PositionId {
 /// The 14 characters of an 80-bit key: base64 of the 10 key bytes without
 /// padding, 14 six-bit groups, most significant first, of the bytes in
 /// order (the key's first byte at the top of the byte-swapped number),
-/// two groups a lookup.
+/// two groups a lookup. The byte-swapped number is read as its two
+/// 64-bit halves (each shift of a `u128` takes several instructions): the
+/// first five 12-bit groups lie in the high half, the sixth straddles the
+/// halves, the seventh is in the low half.
 #[inline]
 pub(crate) fn key_text(key: u128) -> [u8; 14] {
-    let bytes = key.swap_bytes();
+    key_text_of_halves(key as u64, (key >> 64) as u64)
+}
+
+/// [`key_text`] of the key with the low 64 bits `first` and the high 64
+/// bits `rest`.
+#[inline(always)]
+pub(crate) fn key_text_of_halves(first: u64, rest: u64) -> [u8; 14] {
+    // The halves of the byte-swapped key: each half of the key, swapped.
+    let high = first.swap_bytes();
+    let low = rest.swap_bytes();
+    let groups = [
+        high >> 52,
+        high >> 40,
+        high >> 28,
+        high >> 16,
+        high >> 4,
+        high << 8 | low >> 56,
+        low >> 44,
+    ];
     let mut out = [0u8; 14];
-    for (i, pair) in out.chunks_exact_mut(2).enumerate() {
-        let group = ((bytes >> (116 - 12 * i)) & 0xFFF) as usize;
-        pair.copy_from_slice(&BASE64_PAIRS[group]);
+    for (pair, group) in out.chunks_exact_mut(2).zip(groups) {
+        pair.copy_from_slice(&BASE64_PAIRS[(group & 0xFFF) as usize]);
     }
     out
 }
@@ -191,26 +211,52 @@ pub(crate) fn key_text(key: u128) -> [u8; 14] {
 /// (the side's point `8 i + k + 1`); `bar` is slot 24's.
 #[inline(always)]
 pub(crate) fn position_side_key(words: [u64; 3], bar: u8) -> (u64, u32) {
-    // Only the zeros are placed: slot i closes at bit i plus the checkers
-    // up to and including it. Multiplying a word by `BYTES` sums its
-    // bytes 0..=k into byte k; adding the slot numbers and the checkers of
-    // the words before gives each slot's closing bit in its byte (no byte
-    // carries: with at most 39 checkers they are below 64).
-    let mut zeros = 0u64;
-    let mut before = 0u64;
-    for (i, w) in words.into_iter().enumerate() {
-        let sums = w.wrapping_mul(BYTES);
-        let closing = sums
-            .wrapping_add((8 * i as u64 + before).wrapping_mul(BYTES))
-            .wrapping_add(0x0706_0504_0302_0100);
+    side_key_of_words(words.map(WordZeros::of), bar)
+}
+
+/// The closing bits of one word's eight slots, counted from the word's
+/// first slot, and its checkers: what a word adds to a side key wherever
+/// it sits ([`side_key_of_words`] moves it into place), so that an
+/// encoder can keep it for a word that recurs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WordZeros {
+    zeros: u64,
+    checkers: u64,
+}
+
+impl WordZeros {
+    /// The part of `word`: eight slots' counts, at most 39 checkers in
+    /// all.
+    #[inline(always)]
+    pub(crate) fn of(word: u64) -> WordZeros {
+        // Only the zeros are placed: slot k closes at bit k plus the
+        // checkers up to and including it. Multiplying the word by
+        // `BYTES` sums its bytes 0..=k into byte k; adding k gives slot
+        // k's closing bit in its byte (no byte carries: with at most 39
+        // checkers they are below 64).
+        let sums = word.wrapping_mul(BYTES);
+        let closing = sums.wrapping_add(0x0706_0504_0302_0100);
+        let mut zeros = 0u64;
         for k in 0..8 {
             zeros |= 1u64 << ((closing >> (8 * k)) & 63);
         }
-        before += sums >> 56;
+        WordZeros {
+            zeros,
+            checkers: sums >> 56,
+        }
     }
+}
+
+/// [`position_side_key`] from its words' parts: word i's closing bits
+/// move up by its first slot (8 i) and the checkers of the words before
+/// (with at most 39 checkers every closing bit stays below 64).
+#[inline(always)]
+pub(crate) fn side_key_of_words(parts: [WordZeros; 3], bar: u8) -> (u64, u32) {
+    let [a, b, c] = parts;
+    let zeros = a.zeros | b.zeros << (8 + a.checkers) | c.zeros << (16 + a.checkers + b.checkers);
     // The bar's closing bit, 24 plus every checker, is the side's last:
     // below it every bit that closes no slot is a checker.
-    let last = 24 + (before + u64::from(bar)) as u32;
+    let last = 24 + (a.checkers + b.checkers + c.checkers + u64::from(bar)) as u32;
     (!zeros & ((1u64 << last) - 1), last + 1)
 }
 
