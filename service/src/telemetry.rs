@@ -57,6 +57,7 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 use crate::config::{LogFormat, TelemetryConfig};
+use crate::log_writer::BatchedWriter;
 
 mod json;
 
@@ -84,6 +85,9 @@ const MAX_REQUEST_ID_LEN: usize = 128;
 /// Flushes pending trace spans when dropped (shuts the tracer provider down).
 pub struct TelemetryGuard {
     provider: Option<SdkTracerProvider>,
+    /// Dropped after the provider's shutdown (fields drop after `drop`):
+    /// writes the lines still pending, those of the shutdown included.
+    _lines: BatchedWriter<std::io::Stderr>,
 }
 
 impl std::fmt::Debug for TelemetryGuard {
@@ -106,20 +110,21 @@ impl Drop for TelemetryGuard {
 }
 
 /// Installs the global subscriber: the log filter, text or JSON lines on
-/// stderr and, when an OTLP endpoint is configured, the OpenTelemetry layer.
+/// stderr (written by a thread of their own: [`crate::log_writer`]) and, when an OTLP endpoint is configured, the OpenTelemetry layer.
 ///
 /// Must run inside the Tokio runtime (the OTLP exporter's gRPC channel
 /// lives on it). Never fails: a bad filter or exporter setting is reported
 /// in the log and the service runs on without it.
 pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
     let (filter, filter_error) = log_filter(config.log_filter.as_deref());
+    let lines = BatchedWriter::spawn(std::io::stderr());
     let fmt = match config.log_format {
         LogFormat::Json => DeferRequestFields::<_, JsonFields>::new(
             tracing_subscriber::fmt::layer()
                 .fmt_fields(JsonFields::new())
                 .event_format(JsonLine::default())
                 .with_ansi(false)
-                .with_writer(std::io::stderr),
+                .with_writer(lines.handle()),
         )
         .boxed(),
         LogFormat::Text => {
@@ -128,7 +133,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
                 .fmt_fields(TextFields)
                 .event_format(TextLine::default())
                 .with_ansi(ansi)
-                .with_writer(std::io::stderr);
+                .with_writer(lines.handle());
             if ansi {
                 // Colours: the default format writes the lines.
                 layer.boxed()
@@ -167,7 +172,10 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
     if provider.is_some() {
         tracing::info!("exporting traces over OTLP/gRPC");
     }
-    TelemetryGuard { provider }
+    TelemetryGuard {
+        provider,
+        _lines: lines,
+    }
 }
 
 /// The target of the handlers' own spans (`#[instrument(target = ...)]`
