@@ -1,7 +1,8 @@
 //! Legal moves and applying a play.
 
 use bgref_core::notation::move_text::{MoveText, Segment};
-use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, Player, Point};
+use bgref_core::notation::xgid::Xgid;
+use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, PlayList, Player, Point, Position};
 
 use super::input::{self, AnyVariant, PositionInput, ReadPosition};
 use super::tables::LegalMovesAnswer;
@@ -53,11 +54,21 @@ pub struct PlayView {
     pub position: PositionView,
 }
 
-/// Answer of legal-moves.
+/// Answer of legal-moves: the plays as the generator lists them, with
+/// what every play's resulting position shares (the position they are
+/// played from, the request's XGID) kept once for the answer. The writers
+/// walk the plays and make each resulting position as they write it
+/// ([`LegalMoves::after`]), so an answer holds no position, view or XGID
+/// per play.
 #[derive(Debug, Clone)]
 pub struct LegalMoves {
+    /// The position the plays are played from.
+    pub position: Position,
+    /// The XGID of the request, if the position came as one: its cube,
+    /// score and match fields go into every play's XGID and FIBS board.
+    pub meta: Option<Xgid>,
     /// One entry per distinct resulting position.
-    pub plays: Vec<PlayView>,
+    pub plays: PlayList,
     /// The roll.
     pub dice: Dice,
 }
@@ -66,6 +77,25 @@ impl LegalMoves {
     /// Exactly one legal play.
     pub fn forced(&self) -> bool {
         self.plays.len() == 1
+    }
+
+    /// The position after `play`, one of [`LegalMoves::plays`], opponent
+    /// on roll: [`Position::after_legal`], which skips the checks a play
+    /// of the list passes.
+    #[inline]
+    pub fn after(&self, play: &Play) -> Position {
+        self.position.after_legal(play)
+    }
+
+    /// Each play with its resulting position as a [`PositionView`] (with
+    /// the request's XGID): what the message-tree renderers take, the
+    /// references the direct writers are tested against (so the position
+    /// is [`Position::after`]'s, with its checks).
+    pub fn views(&self) -> impl ExactSizeIterator<Item = PlayView> + '_ {
+        self.plays.iter().map(|play| PlayView {
+            play: *play,
+            position: PositionView::new(self.position.after(play), self.meta.as_ref()),
+        })
     }
 }
 
@@ -123,16 +153,12 @@ fn read_turn(input: &TurnInput) -> Result<(ReadPosition, Dice), ApiError> {
 pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
     let hit_and_run = super::tables::hit_and_run(input)?;
     let (read, dice) = read_turn(input)?;
-    let position = &read.position;
-    let plays = hit_and_run
-        .legal_plays(position, dice)
-        .iter()
-        .map(|play| PlayView {
-            play: *play,
-            position: PositionView::new(position.after(play), read.xgid.as_ref()),
-        })
-        .collect();
-    Ok(LegalMoves { plays, dice })
+    Ok(LegalMoves {
+        plays: hit_and_run.legal_plays(&read.position, dice),
+        position: read.position,
+        meta: read.xgid,
+        dice,
+    })
 }
 
 /// Input of legal-moves: the turn and what each play carries.

@@ -1,7 +1,7 @@
 //! What operations answer about a position, in domain terms; each
 //! transport renders it once into its own message.
 
-use bgref_core::notation::encodings::{Encoder, Encodings};
+use bgref_core::notation::encodings::Encoder;
 use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
@@ -117,61 +117,27 @@ impl PositionView {
     }
 }
 
-/// The encodings of the positions of an answer's plays from one pass over
-/// each position ([`Encoder`]), the same texts and values as
-/// [`PositionView`]'s (`position_id_value`, `xgid_value`, `fibs_value`,
-/// `board`, `pips`). The fields the encodings carry from the request's
-/// XGID are written once, and again only when a view's XGID differs from
-/// the one before (never within one answer: each play's view carries the
-/// request's).
-#[derive(Debug)]
-pub struct ViewEncoder {
-    /// The request XGID the encoder was made for.
-    meta: Option<Xgid>,
-    encoder: Encoder,
-}
-
-impl ViewEncoder {
-    /// An encoder for views without a request XGID (money play at 0-0
-    /// with a centred 1-cube); it changes to a view's own when it has one.
-    pub fn new() -> ViewEncoder {
-        ViewEncoder {
-            meta: None,
-            encoder: Encoder::money(),
-        }
-    }
-
-    /// The encodings of `view`'s position with its request XGID's fields.
-    /// Inlined into the answer writers' loops (once per play); the
-    /// encoder is remade out of line, once an answer at most.
-    #[inline(always)]
-    pub fn encode(&mut self, view: &PositionView) -> Encodings<'_> {
-        if view.meta != self.meta {
-            self.change_meta(view.meta.as_ref());
-        }
-        self.encoder.encode(&view.position)
-    }
-
-    /// Remakes the encoder for a view's request XGID `meta`.
-    #[cold]
-    #[inline(never)]
-    fn change_meta(&mut self, meta: Option<&Xgid>) {
-        self.encoder = match meta {
-            // The request's dice belonged to the position before.
-            Some(meta) => Encoder::new(&Xgid {
-                dice: XgidDice::NotRolled,
-                ..meta.clone()
-            }),
-            None => Encoder::money(),
-        };
-        self.meta = meta.cloned();
+/// The [`Encoder`] of the positions after an answer's plays, made once
+/// for the answer from the request's XGID `meta` (`None`: money play at
+/// 0-0 with a centred 1-cube): from one pass over each position, the same
+/// texts and values as [`PositionView`]'s (`position_id_value`,
+/// `xgid_value`, `fibs_value`, `board`, `pips`) with that `meta`.
+pub fn encoder(meta: Option<&Xgid>) -> Encoder {
+    match meta {
+        // The request's dice belonged to the position before.
+        Some(meta) => Encoder::new(&Xgid {
+            dice: XgidDice::NotRolled,
+            ..meta.clone()
+        }),
+        None => MONEY_ENCODER.with(Encoder::clone),
     }
 }
 
-impl Default for ViewEncoder {
-    fn default() -> Self {
-        ViewEncoder::new()
-    }
+thread_local! {
+    /// The money-play encoder, made once per thread and copied for each
+    /// answer (most requests give no XGID): making one writes its texts
+    /// (several hundred instructions), copying it is a few block copies.
+    static MONEY_ENCODER: Encoder = Encoder::money();
 }
 
 /// A play's gnubg notation (its `Display`) as a string, by the byte

@@ -106,11 +106,7 @@ fn position_fields_out(view: &PositionView, fields: Fields) -> Option<proto::Pos
 impl LegalMoves {
     fn to_proto(&self, fields: Fields) -> proto::LegalMovesResponse {
         proto::LegalMovesResponse {
-            plays: self
-                .plays
-                .iter()
-                .map(|p| play_fields_out(p, fields))
-                .collect(),
+            plays: self.views().map(|p| play_fields_out(&p, fields)).collect(),
             dice: self.dice.values().map(u32::from).to_vec(),
             forced: self.forced(),
         }

@@ -28,7 +28,7 @@ use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
 use crate::api::moves::{LegalMoves, LegalMovesReply};
 use crate::api::tables::{LegalMovesAnswer, TablesLegalMoves, TablesView};
-use crate::api::view::{Fields, ViewEncoder};
+use crate::api::view::{self, Fields};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
 pub fn encode(reply: &LegalMovesReply) -> Encoded {
@@ -60,14 +60,17 @@ fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
     // The bytes the FIBS board's length took last time (its text is
     // about 128 bytes, one side or the other): the guess for the next.
     let mut fibs_len = 2;
-    let mut encoder = ViewEncoder::new();
+    // One encoder for the answer: every play's position has the
+    // request's game fields.
+    let encoder = view::encoder(answer.meta.as_ref());
     write_plays(
         out,
-        &answer.plays,
+        answer.plays.as_slice(),
         fields,
-        |view| &view.play,
-        |out, view| {
-            write_position(out, &encoder.encode(&view.position), fields, &mut fibs_len);
+        |play| play,
+        |out, play| {
+            let after = answer.after(play);
+            write_position(out, &encoder.encode(&after), fields, &mut fibs_len);
         },
     );
     write_tail(out, answer.dice.values(), answer.forced());

@@ -12,7 +12,7 @@ use crate::api::input;
 use crate::api::moves::{
     Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
 };
-use crate::api::view::{Fields, PositionView, ViewEncoder};
+use crate::api::view::{self, Fields, PositionView};
 use crate::error::ApiError;
 
 /// Request of `POST /legal-moves`.
@@ -355,9 +355,8 @@ impl LegalMovesResponse {
     pub fn new(answer: &LegalMoves, fields: Fields) -> LegalMovesResponse {
         LegalMovesResponse {
             plays: answer
-                .plays
-                .iter()
-                .map(|p| LegalPlayOutput::new(p, fields))
+                .views()
+                .map(|p| LegalPlayOutput::new(&p, fields))
                 .collect(),
             dice: answer.dice.values(),
             forced: answer.forced(),
@@ -451,19 +450,21 @@ impl LegalMovesJson<'_> {
         let fields = self.fields;
         let per_play = self.per_play();
         let mut chunk = JsonChunk::new();
-        let mut encoder = ViewEncoder::new();
+        // One encoder for the answer: every play's position has the
+        // request's game fields.
+        let encoder = view::encoder(self.answer.meta.as_ref());
         out.extend_from_slice(b"{\"plays\":[");
-        for (i, view) in self.answer.plays.iter().enumerate() {
+        for (i, play) in self.answer.plays.iter().enumerate() {
             out.reserve(per_play);
             if i > 0 {
                 out.push(b',');
             }
             out.extend_from_slice(b"{\"notation\":\"");
-            view.play.write_notation(out);
+            play.write_notation(out);
             chunk.put(b"\"");
             if fields.has(Fields::MOVES) {
                 chunk.put(b",\"moves\":[");
-                for (j, m) in view.play.moves().iter().enumerate() {
+                for (j, m) in play.moves().iter().enumerate() {
                     // `,{"from":25,"to":25,"hit":false}`, and the 7 bytes
                     // a word stores past.
                     chunk.room(out, 40);
@@ -484,7 +485,8 @@ impl LegalMovesJson<'_> {
                 chunk.put(b"]");
             }
             if fields.any(Fields::POSITION) {
-                write_position(out, &mut chunk, &encoder.encode(&view.position), fields);
+                let after = self.answer.after(play);
+                write_position(out, &mut chunk, &encoder.encode(&after), fields);
             }
             chunk.room(out, 1);
             chunk.put(b"}");
