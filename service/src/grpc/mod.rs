@@ -16,6 +16,8 @@ pub mod tables;
 pub mod wire;
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::Router;
@@ -75,13 +77,16 @@ where
 }
 
 /// LegalMoves: the request read, then the answer computed and rendered by
-/// `render` (off the runtime's threads when the answer may be large:
-/// [`crate::offload`]).
-async fn legal_moves<R: Send + 'static>(
+/// `render`: at once, or off the runtime's threads when the answer may be
+/// large ([`crate::offload`]).
+fn legal_moves<R: Send + 'static>(
     request: Request<proto::LegalMovesRequest>,
     render: fn(&api::moves::LegalMovesReply) -> R,
-) -> Reply<R> {
-    let input: api::moves::LegalMovesInput = request.into_inner().try_into()?;
+) -> Answer<R> {
+    let input: api::moves::LegalMovesInput = match request.into_inner().try_into() {
+        Ok(input) => input,
+        Err(err) => return Answer::Ready(Some(Err(Status::from(err)))),
+    };
     let heavy = crate::offload::legal_moves_may_be_heavy(&input.turn);
     let answer = move || -> Reply<R> {
         Ok(Response::new(render(&api::moves::legal_moves_reply(
@@ -89,16 +94,47 @@ async fn legal_moves<R: Send + 'static>(
         )?)))
     };
     if heavy {
-        return crate::offload::run(answer).await;
+        return Answer::Offloaded(crate::offload::run(answer));
     }
-    answer()
+    Answer::Ready(Some(answer()))
+}
+
+/// The answer of [`legal_moves`]: ready, or being computed off the
+/// runtime's threads. Not a boxed future: most answers are ready when the
+/// method is called.
+enum Answer<R> {
+    /// Ready (`None` once taken).
+    Ready(Option<Reply<R>>),
+    /// Offloaded.
+    Offloaded(BoxFuture<Response<R>, Status>),
+}
+
+impl<R: Unpin> Future for Answer<R> {
+    type Output = Reply<R>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply<R>> {
+        match self.get_mut() {
+            Answer::Ready(answer) => Poll::Ready(
+                answer
+                    .take()
+                    .unwrap_or_else(|| Err(Status::internal("LegalMoves polled after its answer"))),
+            ),
+            Answer::Offloaded(work) => work.as_mut().poll(cx),
+        }
+    }
 }
 
 /// LegalMoves as served: the answer written as protobuf directly
-/// ([`moves_wire`]), the same bytes as [`Referee::legal_moves`]'s message.
-#[tracing::instrument(target = "bgref_service::handler", name = "LegalMoves", skip_all)]
-async fn legal_moves_encoded(request: Request<proto::LegalMovesRequest>) -> Reply<wire::Encoded> {
-    legal_moves(request, moves_wire::encode).await
+/// ([`moves_wire`]), the same bytes as [`Referee::legal_moves`]'s message,
+/// in the method's span (as `#[instrument]` gives the other methods).
+fn legal_moves_encoded(request: Request<proto::LegalMovesRequest>) -> Answer<wire::Encoded> {
+    let span = tracing::info_span!(target: crate::telemetry::HANDLER_TARGET, "LegalMoves");
+    match span.in_scope(|| legal_moves(request, moves_wire::encode)) {
+        Answer::Offloaded(work) => {
+            Answer::Offloaded(Box::pin(tracing::Instrument::instrument(work, span)))
+        }
+        ready => ready,
+    }
 }
 
 #[tonic::async_trait]
@@ -318,10 +354,10 @@ struct LegalMovesMethod;
 
 impl UnaryService<proto::LegalMovesRequest> for LegalMovesMethod {
     type Response = wire::Encoded;
-    type Future = BoxFuture<Response<wire::Encoded>, Status>;
+    type Future = Answer<wire::Encoded>;
 
     fn call(&mut self, request: Request<proto::LegalMovesRequest>) -> Self::Future {
-        Box::pin(legal_moves_encoded(request))
+        legal_moves_encoded(request)
     }
 }
 
