@@ -17,7 +17,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tonic_health::ServingStatus;
 use tonic_health::server::HealthReporter;
 use tower::ServiceBuilder;
-use tower::layer::util::{Identity, Stack};
 
 use crate::config::Config;
 use crate::error::{ApiError, ErrorKind};
@@ -166,9 +165,12 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
 /// gRPC routes skip axum's body limit, which only the HTTP extractors read
 /// (one request extension fewer).
 #[derive(Debug, Clone)]
-pub(crate) struct RequestLayers(
-    Stack<ConcurrencyGate, Stack<ProblemLayer, Stack<AnswerLimits, Stack<ObserveLayer, Identity>>>>,
-);
+pub(crate) struct RequestLayers {
+    observe: ObserveLayer,
+    limits: AnswerLimits,
+    problems: ProblemLayer,
+    gate: ConcurrencyGate,
+}
 
 impl RequestLayers {
     /// The layers of `config`, counting in `metrics`; open gRPC streams
@@ -180,27 +182,26 @@ impl RequestLayers {
     ) -> RequestLayers {
         let streams = StreamGuard::new(config.stream_timeout, stop);
         let deadline = SendDeadline::new(config.response_send_timeout, metrics.clone());
-        RequestLayers(
-            ServiceBuilder::new()
-                .layer(ObserveLayer::new(metrics.clone()))
-                .layer(AnswerLimits::new(streams, deadline))
-                .layer(ProblemLayer {
-                    request_timeout: config.request_timeout,
-                })
-                .layer(ConcurrencyGate::new(
-                    config.max_concurrency,
-                    config.queue_timeout,
-                ))
-                .into_inner(),
-        )
+        RequestLayers {
+            observe: ObserveLayer::new(metrics.clone()),
+            limits: AnswerLimits::new(streams, deadline),
+            problems: ProblemLayer {
+                request_timeout: config.request_timeout,
+            },
+            gate: ConcurrencyGate::new(config.max_concurrency, config.queue_timeout),
+        }
     }
 }
 
 impl<S> tower::Layer<S> for RequestLayers {
     type Service = Observe<Hooked<Problems<Admit<S>>>>;
 
+    /// Outermost first: observe, answer limits, problems, gate.
     fn layer(&self, inner: S) -> Self::Service {
-        self.0.layer(inner)
+        let inner = self.gate.layer(inner);
+        let inner = self.problems.layer(inner);
+        let inner = self.limits.layer(inner);
+        self.observe.layer(inner)
     }
 }
 
