@@ -20,10 +20,10 @@ use tower::ServiceBuilder;
 
 use crate::config::Config;
 use crate::error::{ApiError, ErrorKind};
-use crate::metrics::{Metrics, ObserveLayer};
+use crate::metrics::{Metrics, Observe, ObserveLayer};
 use crate::proto::referee_server::RefereeServer;
 use crate::state::AppState;
-use crate::streams::{AnswerLimits, SendDeadline, StreamGuard};
+use crate::streams::{AnswerLimits, Hooked, SendDeadline, StreamGuard};
 
 /// The service's routers and what they share.
 #[derive(Debug)]
@@ -50,23 +50,22 @@ pub fn app(state: AppState, config: &Config) -> (Router, HealthReporter) {
 /// Builds both routers over one state, health reporter, metrics registry
 /// and concurrency limit.
 pub fn build(state: AppState, config: &Config) -> App {
-    let (grpc, health) = crate::grpc::router(state.clone(), config.max_body_bytes);
     let metrics = Metrics::new();
-    let limit = ConcurrencyGate::new(config.max_concurrency, config.queue_timeout);
     let (stop_streams, stop) = watch::channel(false);
-    let streams = StreamGuard::new(config.stream_timeout, stop);
-    let deadline = SendDeadline::new(config.response_send_timeout, metrics.clone());
-    let router = layers(
-        crate::http::router(state).merge(grpc.clone()),
-        config,
-        &metrics,
-        &limit,
-        (&streams, &deadline),
-    );
-    let grpc_router = layers(grpc, config, &metrics, &limit, (&streams, &deadline));
+    let layers = RequestLayers::new(config, &metrics, stop);
+    let (grpc_routes, health) = crate::grpc::routes(state.clone(), config.max_body_bytes, &layers);
+    let router = grpc_routes(layered(crate::http::router(state), config, &layers));
+    // The gRPC routes carry their layers; a path that matches none is
+    // answered (404) behind them too, as on the main router.
+    let grpc_router = grpc_routes(Router::new()).fallback_service(tower::Layer::layer(
+        &layers,
+        tower::service_fn(|_: Request| async {
+            Ok::<_, std::convert::Infallible>(StatusCode::NOT_FOUND.into_response())
+        }),
+    ));
     App {
-        router,
-        grpc_router,
+        router: with_cors(router, config),
+        grpc_router: with_cors(grpc_router, config),
         health,
         metrics,
         stop_streams: Arc::new(stop_streams),
@@ -95,16 +94,26 @@ pub fn build(state: AppState, config: &Config) -> App {
 ///    (its body was not read) ([`ProblemLayer`]);
 /// 4. at most `max_concurrency` requests run at once (HTTP and gRPC
 ///    together; [`ConcurrencyGate`]);
-/// 5. request bodies are limited to `max_body_bytes` (axum's
-///    `DefaultBodyLimit`, which the extractors read).
-fn layers(
-    router: Router,
-    config: &Config,
-    metrics: &Metrics,
-    limit: &ConcurrencyGate,
-    streams: (&StreamGuard, &SendDeadline),
-) -> Router {
-    let router = observed(router, config, metrics, limit, streams);
+/// 5. HTTP request bodies are limited to `max_body_bytes` (axum's
+///    `DefaultBodyLimit`, which the extractors read; gRPC messages have
+///    the same limit as each service's maximum decoding message size).
+///
+/// 1 to 4 are [`RequestLayers`]. `router`'s routes get them here (with 5);
+/// the gRPC routes get them before they are routed ([`crate::grpc::routes`]).
+fn layered(router: Router, config: &Config, layers: &RequestLayers) -> Router {
+    // One `Router::layer` call: each wraps every route in a `Route` of
+    // its own (a boxed service cloned per request and a future around the
+    // next), so the body limit is the innermost layer of the one stack,
+    // not a layer of its own.
+    router.layer(
+        ServiceBuilder::new()
+            .layer(layers.clone())
+            .layer(DefaultBodyLimit::max(config.max_body_bytes)),
+    )
+}
+
+/// `router` with CORS, when `BGREF_CORS_ORIGINS` names origins.
+fn with_cors(router: Router, config: &Config) -> Router {
     match cors(&config.cors_origins) {
         Some(cors) => router.layer(cors),
         None => router,
@@ -146,27 +155,54 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
     )
 }
 
-fn observed(
-    router: Router,
-    config: &Config,
-    metrics: &Metrics,
-    limit: &ConcurrencyGate,
-    (streams, deadline): (&StreamGuard, &SendDeadline),
-) -> Router {
-    // One `Router::layer` call: each wraps every route in a `Route` of
-    // its own (a boxed service cloned per request and a future around the
-    // next), so the body limit is the innermost layer of the one stack,
-    // not a layer of its own.
-    router.layer(
-        ServiceBuilder::new()
-            .layer(ObserveLayer::new(metrics.clone()))
-            .layer(AnswerLimits::new(streams.clone(), deadline.clone()))
-            .layer(ProblemLayer {
+/// The layers 1 to 4 of [`layered`], built once and shared by both routers
+/// (one metrics registry, one concurrency limit).
+///
+/// HTTP routes get them through `Router::layer`; each gRPC service gets
+/// them before it is routed ([`crate::grpc::routes`]), so that a gRPC call
+/// passes one axum `Route` (a boxed service, cloned for every call, and a
+/// boxed future), not two: the layers' and the service's own. The
+/// gRPC routes skip axum's body limit, which only the HTTP extractors read
+/// (one request extension fewer).
+#[derive(Debug, Clone)]
+pub(crate) struct RequestLayers {
+    observe: ObserveLayer,
+    limits: AnswerLimits,
+    problems: ProblemLayer,
+    gate: ConcurrencyGate,
+}
+
+impl RequestLayers {
+    /// The layers of `config`, counting in `metrics`; open gRPC streams
+    /// end when `stop` turns `true` ([`StreamGuard`]).
+    pub(crate) fn new(
+        config: &Config,
+        metrics: &Metrics,
+        stop: watch::Receiver<bool>,
+    ) -> RequestLayers {
+        let streams = StreamGuard::new(config.stream_timeout, stop);
+        let deadline = SendDeadline::new(config.response_send_timeout, metrics.clone());
+        RequestLayers {
+            observe: ObserveLayer::new(metrics.clone()),
+            limits: AnswerLimits::new(streams, deadline),
+            problems: ProblemLayer {
                 request_timeout: config.request_timeout,
-            })
-            .layer(limit.clone())
-            .layer(DefaultBodyLimit::max(config.max_body_bytes)),
-    )
+            },
+            gate: ConcurrencyGate::new(config.max_concurrency, config.queue_timeout),
+        }
+    }
+}
+
+impl<S> tower::Layer<S> for RequestLayers {
+    type Service = Observe<Hooked<Problems<Admit<S>>>>;
+
+    /// Outermost first: observe, answer limits, problems, gate.
+    fn layer(&self, inner: S) -> Self::Service {
+        let inner = self.gate.layer(inner);
+        let inner = self.problems.layer(inner);
+        let inner = self.limits.layer(inner);
+        self.observe.layer(inner)
+    }
 }
 
 /// At most `max` requests at once, HTTP and gRPC together. A request waits
@@ -175,7 +211,7 @@ fn observed(
 /// (`/healthz`, `/readyz`, `/metrics`, gRPC health) never wait: a
 /// saturated server still answers its orchestrator.
 #[derive(Debug, Clone)]
-struct ConcurrencyGate {
+pub(crate) struct ConcurrencyGate {
     slots: Arc<Semaphore>,
     queue_timeout: Duration,
 }
@@ -202,7 +238,7 @@ impl<S> tower::Layer<S> for ConcurrencyGate {
 
 /// The service of [`ConcurrencyGate`].
 #[derive(Debug, Clone)]
-struct Admit<S> {
+pub(crate) struct Admit<S> {
     inner: S,
     gate: ConcurrencyGate,
 }
@@ -263,7 +299,7 @@ where
 pin_project_lite::pin_project! {
     /// The response future of [`Admit`].
     #[project = AdmitProj]
-    enum AdmitFuture<S, F> {
+    pub(crate) enum AdmitFuture<S, F> {
         Queued {
             acquire: Acquire,
             call: Option<(S, Request)>,
@@ -343,7 +379,7 @@ fn overloaded() -> Response {
 /// inner service and two boxed futures per request); the timer is only
 /// armed when the handler does not answer at its first poll.
 #[derive(Debug, Clone, Copy)]
-struct ProblemLayer {
+pub(crate) struct ProblemLayer {
     request_timeout: Duration,
 }
 
@@ -360,7 +396,7 @@ impl<S> tower::Layer<S> for ProblemLayer {
 
 /// The service of [`ProblemLayer`].
 #[derive(Debug, Clone)]
-struct Problems<S> {
+pub(crate) struct Problems<S> {
     inner: S,
     request_timeout: Duration,
 }
@@ -422,7 +458,7 @@ where
 pin_project_lite::pin_project! {
     /// The response future of [`Problems`].
     #[project = ProblemsProj]
-    enum ProblemsFuture<F> {
+    pub(crate) enum ProblemsFuture<F> {
         // Answered without the handler: made into a response (and logged)
         // when polled, inside the request span.
         Answered {
@@ -853,7 +889,6 @@ mod layer_tests {
 
     use crate::config::Config;
     use crate::metrics::Metrics;
-    use crate::streams::{SendDeadline, StreamGuard};
 
     /// `/hold` runs until the test lets it go.
     #[derive(Clone, Default)]
@@ -869,10 +904,16 @@ mod layer_tests {
     /// once, `/panic` panics.
     fn app(config: &Config, hold: &Hold) -> Router {
         let metrics = Metrics::new();
-        let limit = super::ConcurrencyGate::new(config.max_concurrency, config.queue_timeout);
         let (_, stop) = watch::channel(false);
-        let streams = StreamGuard::new(Duration::from_secs(60), stop);
-        let deadline = SendDeadline::new(Duration::from_secs(60), metrics.clone());
+        let layers = super::RequestLayers::new(
+            &Config {
+                stream_timeout: Duration::from_secs(60),
+                response_send_timeout: Duration::from_secs(60),
+                ..config.clone()
+            },
+            &metrics,
+            stop,
+        );
         let hold = hold.clone();
         let routes = Router::new()
             .route(
@@ -899,7 +940,7 @@ mod layer_tests {
                 "/body",
                 post(|body: axum::body::Bytes| async move { body.len().to_string() }),
             );
-        super::layers(routes, config, &metrics, &limit, (&streams, &deadline))
+        super::layered(routes, config, &layers)
     }
 
     async fn send(app: &Router, req: Request<Body>) -> (http::response::Parts, String) {

@@ -47,18 +47,18 @@ impl StreamGuard {
 
 impl StreamGuard {
     /// gRPC streams: the status fixed and the body guarded.
-    fn on_answer(self, mut response: Response) -> Response {
+    fn on_answer(self, mut response: Response) -> Response<Answered> {
         fix_decode_status(response.headers_mut());
         let mut stop = self.stop;
         response.map(|inner| {
-            Body::new(Guarded {
+            Answered(Kind::Guarded(Guarded {
                 inner,
                 deadline: Box::pin(tokio::time::sleep(self.life)),
                 stop: Box::pin(async move {
                     let _ = stop.wait_for(|&s| s).await;
                 }),
                 done: false,
-            })
+            }))
         })
     }
 }
@@ -76,14 +76,14 @@ impl<F, E> Future for Then<F>
 where
     F: Future<Output = Result<Response, E>>,
 {
-    type Output = Result<Response, E>;
+    type Output = Result<Response<Answered>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let response = ready!(this.inner.poll(cx))?;
         Poll::Ready(Ok(match this.hook.take() {
             Some(hook) => hook.on_answer(response),
-            None => response,
+            None => response.map(|body| Answered(Kind::Plain(body))),
         }))
     }
 }
@@ -100,7 +100,7 @@ impl<S> tower::Service<Request> for Hooked<S>
 where
     S: tower::Service<Request, Response = Response>,
 {
-    type Response = Response;
+    type Response = Response<Answered>;
     type Error = S::Error;
     type Future = Then<S::Future>;
 
@@ -113,6 +113,53 @@ where
         Then {
             inner: self.inner.call(req),
             hook,
+        }
+    }
+}
+
+/// A response body as [`AnswerLimits`] hands it on: guarded, under the send
+/// deadline, or as it was. One type for the three, not a boxed body: the
+/// response is boxed once, around the layers' bodies (by axum's `Route`).
+pub struct Answered(Kind);
+
+/// What an [`Answered`] body is.
+enum Kind {
+    /// Left alone.
+    Plain(Body),
+    /// A gRPC stream ([`StreamGuard`]).
+    Guarded(Guarded),
+    /// Under the send deadline ([`SendDeadline`]).
+    Deadlined(Deadlined),
+}
+
+impl http_body::Body for Answered {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        match &mut self.get_mut().0 {
+            Kind::Plain(body) => Pin::new(body).poll_frame(cx),
+            Kind::Guarded(body) => Pin::new(body).poll_frame(cx),
+            Kind::Deadlined(body) => Pin::new(body).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.0 {
+            Kind::Plain(body) => body.is_end_stream(),
+            Kind::Guarded(body) => body.is_end_stream(),
+            Kind::Deadlined(body) => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match &self.0 {
+            Kind::Plain(body) => body.size_hint(),
+            Kind::Guarded(body) => body.size_hint(),
+            Kind::Deadlined(body) => body.size_hint(),
         }
     }
 }
@@ -278,26 +325,26 @@ impl SendDeadline {
 
     /// The body of a response answered just now: watched from now on
     /// (`http1`: from the first poll that leaves it unfinished).
-    fn watch(&self, inner: Body, closer: Option<ConnCloser>, http1: bool) -> Body {
+    fn watch(&self, inner: Body, closer: Option<ConnCloser>, http1: bool) -> Deadlined {
         let answered = tokio::time::Instant::now();
         if http1 {
             // hyper asks an HTTP/1 body for its first frame as soon as
             // the head is written, and a body handed over whole then has
             // nothing left to drop: not watched unless some remains.
-            return Body::new(Deadlined::Unwatched(Unwatched {
+            return Deadlined::Unwatched(Unwatched {
                 inner,
                 rest: Bytes::new(),
                 answered,
                 deadline: self.clone(),
                 closer,
-            }));
+            });
         }
         let shared = Arc::new(Mutex::new(Pending {
             inner: Some(inner),
             rest: Bytes::new(),
             waker: None,
         }));
-        Body::new(self.register(shared, answered, closer, tracing::Span::current()))
+        self.register(shared, answered, closer, tracing::Span::current())
     }
 
     /// Puts `shared`, a body answered at `answered`, on the list; its
@@ -692,7 +739,7 @@ pub enum Limit {
 
 impl Limit {
     /// The response as it goes out.
-    fn on_answer(self, mut response: Response) -> Response {
+    fn on_answer(self, mut response: Response) -> Response<Answered> {
         match self {
             Limit::Stream(guard) => guard.on_answer(response),
             Limit::Send { watch, grpc } => {
@@ -714,8 +761,14 @@ pub struct Watch {
 }
 
 impl Watch {
-    fn on_answer(self, response: Response) -> Response {
-        response.map(|inner| self.deadline.watch(inner, self.closer, self.http1))
+    fn on_answer(self, response: Response) -> Response<Answered> {
+        response.map(|inner| {
+            Answered(Kind::Deadlined(self.deadline.watch(
+                inner,
+                self.closer,
+                self.http1,
+            )))
+        })
     }
 }
 
@@ -831,7 +884,7 @@ impl Unwatched {
 /// went out, or the client went away) takes it off the list.
 enum Deadlined {
     /// HTTP/1, until a poll leaves the body unfinished: then watched.
-    /// (Not boxed: `Body::new` boxes the whole.)
+    /// (Not boxed: the response body is boxed as a whole, outside.)
     Unwatched(Unwatched),
     /// On the list.
     Watched {

@@ -390,7 +390,10 @@ impl Completion {
 pub struct RequestFields {
     operation: Arc<Operation>,
     request_id: HeaderValue,
-    path: Box<str>,
+    /// The path (log-safe, [`log_safe`]); `None` when it is the matched
+    /// route's own text ([`RequestFields::path`]), which most requests'
+    /// are, so that it needs no copy.
+    path: Option<Box<str>>,
     /// The fields recorded since, in order; each record starts with
     /// [`Recorded::Start`].
     recorded: Vec<Recorded>,
@@ -478,21 +481,29 @@ impl Visit for Capture<'_> {
 }
 
 impl RequestFields {
+    /// The request's path.
+    fn path(&self) -> &str {
+        match &self.path {
+            Some(path) => path,
+            None => self.operation.route.as_deref().unwrap_or_default(),
+        }
+    }
+
     /// The span's fields as [`TextFields`] writes them: those given when
     /// it opened, then each record after a space (as `add_fields` does).
     fn write_text(&self, fields: &FieldSet, writer: &mut Writer<'_>) -> std::fmt::Result {
         let request_id = self.request_id.to_str().unwrap_or_default();
         match &self.operation.span_text {
-            Some(text) if quotes_as_is(request_id) && quotes_as_is(&self.path) => {
+            Some(text) if quotes_as_is(request_id) && quotes_as_is(self.path()) => {
                 writer.write_str(&text.head)?;
                 writer.write_str(request_id)?;
                 writer.write_str(&text.middle)?;
-                writer.write_str(&self.path)?;
+                writer.write_str(self.path())?;
                 writer.write_str(&text.tail)?;
             }
             _ => {
                 let mut visitor = TextVisitor::new(writer.by_ref());
-                for (name, value) in self.operation.span_values(request_id, &self.path) {
+                for (name, value) in self.operation.span_values(request_id, self.path()) {
                     if let (Some(value), Some(field)) = (value, fields.field(name)) {
                         visitor.record_str(&field, value);
                     }
@@ -1542,7 +1553,11 @@ impl MakeRequestId {
         text[..19].copy_from_slice(&self.head);
         text[19..23].copy_from_slice(&digits[..4]);
         text[24..].copy_from_slice(&digits[4..]);
-        HeaderValue::from_bytes(&text).unwrap_or_else(|_| HeaderValue::from_static("-"))
+        // One allocation that the clones (the request's header, the
+        // response's, the request span's) share: `HeaderValue::from_bytes`
+        // copies into a `Bytes` whose first clone allocates again.
+        HeaderValue::from_maybe_shared(axum::body::Bytes::from_owner(text))
+            .unwrap_or_else(|_| HeaderValue::from_static("-"))
     }
 }
 
@@ -1672,7 +1687,7 @@ pub fn request_span<B>(req: &Request<B>, op: &Arc<Operation>, request_id: &Heade
         let fields = RequestFields {
             operation: op.clone(),
             request_id: request_id_value.clone(),
-            path: path.into(),
+            path: (op.route.as_deref() != Some(path)).then(|| path.into()),
             recorded: Vec::new(),
         };
         HANDOFF.with(|handoff| *handoff.borrow_mut() = Some(fields));

@@ -16,18 +16,20 @@ pub mod tables;
 pub mod wire;
 
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::Router;
 use tonic::codegen::BoxFuture;
 use tonic::server::{NamedService, UnaryService};
 use tonic::{Request, Response, Status};
-use tower::ServiceExt as _;
 
 use crate::api;
 use crate::error::ApiError;
 use crate::proto;
 use crate::proto::referee_server::{Referee, RefereeServer};
+use crate::server::RequestLayers;
 use crate::state::AppState;
 
 /// The Referee service: each method converts and calls `api`.
@@ -75,13 +77,16 @@ where
 }
 
 /// LegalMoves: the request read, then the answer computed and rendered by
-/// `render` (off the runtime's threads when the answer may be large:
-/// [`crate::offload`]).
-async fn legal_moves<R: Send + 'static>(
+/// `render`: at once, or off the runtime's threads when the answer may be
+/// large ([`crate::offload`]).
+fn legal_moves<R: Send + 'static>(
     request: Request<proto::LegalMovesRequest>,
     render: fn(&api::moves::LegalMovesReply) -> R,
-) -> Reply<R> {
-    let input: api::moves::LegalMovesInput = request.into_inner().try_into()?;
+) -> Answer<R> {
+    let input: api::moves::LegalMovesInput = match request.into_inner().try_into() {
+        Ok(input) => input,
+        Err(err) => return Answer::Ready(Some(Err(Status::from(err)))),
+    };
     let heavy = crate::offload::legal_moves_may_be_heavy(&input.turn);
     let answer = move || -> Reply<R> {
         Ok(Response::new(render(&api::moves::legal_moves_reply(
@@ -89,16 +94,47 @@ async fn legal_moves<R: Send + 'static>(
         )?)))
     };
     if heavy {
-        return crate::offload::run(answer).await;
+        return Answer::Offloaded(crate::offload::run(answer));
     }
-    answer()
+    Answer::Ready(Some(answer()))
+}
+
+/// The answer of [`legal_moves`]: ready, or being computed off the
+/// runtime's threads. Not a boxed future: most answers are ready when the
+/// method is called.
+enum Answer<R> {
+    /// Ready (`None` once taken).
+    Ready(Option<Reply<R>>),
+    /// Offloaded.
+    Offloaded(BoxFuture<Response<R>, Status>),
+}
+
+impl<R: Unpin> Future for Answer<R> {
+    type Output = Reply<R>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Reply<R>> {
+        match self.get_mut() {
+            Answer::Ready(answer) => Poll::Ready(
+                answer
+                    .take()
+                    .unwrap_or_else(|| Err(Status::internal("LegalMoves polled after its answer"))),
+            ),
+            Answer::Offloaded(work) => work.as_mut().poll(cx),
+        }
+    }
 }
 
 /// LegalMoves as served: the answer written as protobuf directly
-/// ([`moves_wire`]), the same bytes as [`Referee::legal_moves`]'s message.
-#[tracing::instrument(target = "bgref_service::handler", name = "LegalMoves", skip_all)]
-async fn legal_moves_encoded(request: Request<proto::LegalMovesRequest>) -> Reply<wire::Encoded> {
-    legal_moves(request, moves_wire::encode).await
+/// ([`moves_wire`]), the same bytes as [`Referee::legal_moves`]'s message,
+/// in the method's span (as `#[instrument]` gives the other methods).
+fn legal_moves_encoded(request: Request<proto::LegalMovesRequest>) -> Answer<wire::Encoded> {
+    let span = tracing::info_span!(target: crate::telemetry::HANDLER_TARGET, "LegalMoves");
+    match span.in_scope(|| legal_moves(request, moves_wire::encode)) {
+        Answer::Offloaded(work) => {
+            Answer::Offloaded(Box::pin(tracing::Instrument::instrument(work, span)))
+        }
+        ready => ready,
+    }
 }
 
 #[tonic::async_trait]
@@ -318,10 +354,10 @@ struct LegalMovesMethod;
 
 impl UnaryService<proto::LegalMovesRequest> for LegalMovesMethod {
     type Response = wire::Encoded;
-    type Future = BoxFuture<Response<wire::Encoded>, Status>;
+    type Future = Answer<wire::Encoded>;
 
     fn call(&mut self, request: Request<proto::LegalMovesRequest>) -> Self::Future {
-        Box::pin(legal_moves_encoded(request))
+        legal_moves_encoded(request)
     }
 }
 
@@ -374,17 +410,37 @@ fn method_paths(service: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// Adds one tonic service at its `/package.Service/*` path (as tonic's own
-/// `Routes` does, minus its catch-all fallback, so HTTP keeps its 404),
-/// speaking gRPC-Web too (`application/grpc-web`, `application/grpc-web-text`,
-/// over HTTP/1.1 or HTTP/2), for browsers; plain gRPC passes through.
+/// A tonic service as an axum service: speaking gRPC-Web too
+/// (`application/grpc-web`, `application/grpc-web-text`, over HTTP/1.1 or
+/// HTTP/2), for browsers (plain gRPC passes through), and answering with
+/// axum's body. (tonic-web takes axum's request body as it is.)
+type Adapted<S> = tower::util::MapResponse<
+    tonic_web::GrpcWebService<S>,
+    fn(http::Response<tonic::body::Body>) -> axum::response::Response,
+>;
+
+/// See [`Adapted`].
+fn adapt<S>(svc: S) -> Adapted<S> {
+    tower::util::MapResponse::new(
+        tower::Layer::layer(&tonic_web::GrpcWebLayer::new(), svc),
+        (|res: http::Response<tonic::body::Body>| res.map(axum::body::Body::new)) as fn(_) -> _,
+    )
+}
+
+/// Adds one tonic service, behind `layer`, at its `/package.Service/*`
+/// path (as tonic's own `Routes` does, minus its catch-all fallback, so
+/// HTTP keeps its 404), speaking gRPC-Web too ([`Adapted`]).
 ///
 /// Each method the descriptor sets name also gets a route of its own: it is
 /// the `http.route` of its calls, and a route with no wildcard spares axum
 /// saving the URL parameter of every call (about 1.5k instructions, issue
 /// 11). The wildcard stays for any other method, which the service answers
 /// UNIMPLEMENTED.
-fn route<S>(router: Router, svc: S) -> Router
+///
+/// The layers go on the service before it is routed, not through
+/// `Router::layer`, which would put it in a second `Route` (see
+/// [`RequestLayers`]).
+fn route<S, L>(router: Router, svc: S, layer: &L) -> Router
 where
     S: tower::Service<
             http::Request<tonic::body::Body>,
@@ -396,9 +452,16 @@ where
         + Sync
         + 'static,
     S::Future: Send + 'static,
+    L: tower::Layer<Adapted<S>>,
+    L::Service: tower::Service<axum::extract::Request, Error = std::convert::Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    <L::Service as tower::Service<axum::extract::Request>>::Response: axum::response::IntoResponse,
+    <L::Service as tower::Service<axum::extract::Request>>::Future: Send + 'static,
 {
-    let svc = tower::Layer::layer(&tonic_web::GrpcWebLayer::new(), svc)
-        .map_request(|req: http::Request<axum::body::Body>| req.map(tonic::body::Body::new));
+    let svc = layer.layer(adapt(svc));
     method_paths(S::NAME)
         .iter()
         .fold(router, |router, path| {
@@ -407,15 +470,26 @@ where
         .route_service(&format!("/{}/{{*rest}}", S::NAME), svc)
 }
 
-/// The gRPC routes: Referee, Render, `grpc.health.v1.Health` and server
-/// reflection.
+/// The gRPC services: Referee, Render, `grpc.health.v1.Health` and server
+/// reflection, each behind `layers`, and what adds their routes to a
+/// router (any number of routers: the services and the health status are
+/// shared).
+///
+/// The routes are added to the router that serves them, not merged into
+/// it: `Router::merge` puts each route of a service in a second boxed
+/// `Route`, cloned for every call (three allocations and a future per
+/// call, issue 11).
 ///
 /// # Panics
 /// If the embedded descriptor set is corrupt (a build error).
-pub fn router(
+pub(crate) fn routes(
     state: AppState,
     max_message_bytes: usize,
-) -> (Router, tonic_health::server::HealthReporter) {
+    layers: &RequestLayers,
+) -> (
+    impl Fn(Router) -> Router + use<>,
+    tonic_health::server::HealthReporter,
+) {
     let referee = RefereeRoutes::new(state, max_message_bytes);
     let (reporter, health) = tonic_health::server::health_reporter();
     // One message size limit for every gRPC service (tonic's default is 4 MiB).
@@ -432,16 +506,17 @@ pub fn router(
         .build_v1alpha()
         .expect("embedded descriptor set")
         .max_decoding_message_size(max_message_bytes);
-    let router = route(Router::new(), referee);
-    let router = route(
-        router,
-        proto::render_server::RenderServer::new(render::RenderService)
-            .max_decoding_message_size(max_message_bytes),
-    );
-    let router = route(router, health);
-    let router = route(router, reflection);
-    let router = route(router, reflection_alpha);
-    (router, reporter)
+    let render = proto::render_server::RenderServer::new(render::RenderService)
+        .max_decoding_message_size(max_message_bytes);
+    let layers = layers.clone();
+    let add = move |router: Router| {
+        let router = route(router, referee.clone(), &layers);
+        let router = route(router, render.clone(), &layers);
+        let router = route(router, health.clone(), &layers);
+        let router = route(router, reflection.clone(), &layers);
+        route(router, reflection_alpha.clone(), &layers)
+    };
+    (add, reporter)
 }
 
 #[cfg(test)]
@@ -452,6 +527,7 @@ mod tests {
     use super::{RefereeRoutes, RefereeService, route};
     use crate::config::Config;
     use crate::keys::DiceKeys;
+    use crate::metrics::Metrics;
     use crate::proto;
     use crate::proto::referee_server::RefereeServer;
     use crate::state::AppState;
@@ -551,10 +627,12 @@ mod tests {
         let config = Config::defaults();
         let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
         let limit = 1024;
+        let no_layers = tower::layer::util::Identity::new();
         let served = || {
             route(
                 axum::Router::new(),
                 RefereeRoutes::new(state.clone(), limit),
+                &no_layers,
             )
         };
         let generated = || {
@@ -562,6 +640,7 @@ mod tests {
                 axum::Router::new(),
                 RefereeServer::new(RefereeService::new(state.clone()))
                     .max_decoding_message_size(limit),
+                &no_layers,
             )
         };
         // x's checkers one on each of the points 10 to 24, o's all on x's
@@ -676,7 +755,10 @@ mod tests {
 
         let config = Config::defaults();
         let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
-        let (router, _health) = super::router(state, 1024);
+        let (_, stop) = tokio::sync::watch::channel(false);
+        let layers = crate::server::RequestLayers::new(&config, &Metrics::new(), stop);
+        let (add_routes, _health) = super::routes(state, 1024, &layers);
+        let router = add_routes(axum::Router::new());
         let matched = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = matched.clone();
         let router = router.layer(axum::middleware::from_fn(

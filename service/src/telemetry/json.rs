@@ -383,7 +383,7 @@ impl RequestFields {
     ) -> Option<fmt::Result> {
         let request_id = self.request_id.to_str().unwrap_or_default();
         let mut values: [Option<JsonValue<'_>>; MAX_FIELDS] = [None; MAX_FIELDS];
-        let given = self.operation.span_values(request_id, &self.path);
+        let given = self.operation.span_values(request_id, self.path());
         let fixed = &self.operation.span_json;
         for (((_, value), index), fixed) in given.into_iter().zip(layout.given).zip(fixed) {
             if let (Some(value), Some(index)) = (value, index) {
@@ -443,7 +443,7 @@ impl RequestFields {
     ) -> fmt::Result {
         let request_id = self.request_id.to_str().unwrap_or_default();
         let mut fields = SortedFields::new();
-        for (key, value) in self.operation.span_values(request_id, &self.path) {
+        for (key, value) in self.operation.span_values(request_id, self.path()) {
             if let (Some(value), Some(field)) = (value, set.field(key)) {
                 fields.set(field.name(), JsonValue::Str(value))?;
             }
