@@ -408,15 +408,7 @@ fn writers_values(position: &Position, game: &Xgid) -> (Xgid, FibsBoard) {
         setup: position.to_setup(),
         ..game.clone()
     };
-    let mut fibs = FibsBoard::from_position(position);
-    fibs.score = game.score;
-    fibs.match_length = if game.match_length == 0 {
-        UNLIMITED
-    } else {
-        game.match_length
-    };
-    fibs.cube = game.cube_value.get();
-    (xgid, fibs)
+    (xgid, FibsBoard::in_game(position, game))
 }
 
 /// A count as positions have them: mostly none, a few checkers, at most

@@ -20,7 +20,7 @@
 //! benchmark's 4 000 positions and on random positions): the XGID of
 //! `Xgid { setup: position.to_setup(), ..game }` and the FIBS board of
 //! `FibsBoard::from_position(position)` with the game's score, match
-//! length ([`UNLIMITED`] in money play) and cube.
+//! length ([`UNLIMITED`](fibs::UNLIMITED) in money play) and cube.
 //!
 //! [`PositionId::encode`]: super::position_id::PositionId::encode
 //! [`FibsBoard::write_to`]: super::fibs::FibsBoard::write_to
@@ -30,7 +30,7 @@
 use alloc::vec::Vec;
 use core::cell::Cell;
 
-use super::fibs::{self, UNLIMITED};
+use super::fibs;
 use super::position_id::{self, WordZeros};
 use super::xgid::{self, Xgid};
 use crate::digits::Text;
@@ -144,15 +144,11 @@ impl Encoder {
     /// The encodings in a game with `game`'s fields besides the checkers
     /// and the turn (its `setup` is not read): every XGID has its cube
     /// value and owner, dice, scores, rules and match length and maximum
-    /// cube; every FIBS board its scores, match length ([`UNLIMITED`] for
+    /// cube; every FIBS board its scores, match length ([`UNLIMITED`](fibs::UNLIMITED) for
     /// a match length of 0, money play) and cube value.
     #[must_use]
     pub fn new(game: &Xgid) -> Encoder {
-        let match_length = if game.match_length == 0 {
-            UNLIMITED
-        } else {
-            game.match_length
-        };
+        let match_length = fibs::match_length_of(game.match_length);
         Encoder {
             xgid_fields: ByPlayer::new_with(|turn| {
                 Block::written(|text| game.write_fields(turn, text))

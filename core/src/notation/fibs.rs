@@ -176,7 +176,31 @@ impl FromStr for FibsBoard {
     }
 }
 
+/// The FIBS match length of a game whose XGID match length is
+/// `match_length`: the same, or [`UNLIMITED`] for 0 (money play).
+#[must_use]
+pub const fn match_length_of(match_length: u32) -> u32 {
+    if match_length == 0 {
+        UNLIMITED
+    } else {
+        match_length
+    }
+}
+
 impl FibsBoard {
+    /// The board of `position` in the game `game` describes (its `setup`
+    /// is not read): its score, match length ([`match_length_of`]) and
+    /// cube value.
+    #[must_use]
+    pub fn in_game(position: &Position, game: &super::xgid::Xgid) -> FibsBoard {
+        FibsBoard {
+            score: game.score,
+            match_length: match_length_of(game.match_length),
+            cube: game.cube_value.get(),
+            ..FibsBoard::from_position(position)
+        }
+    }
+
     /// The board of `position` in money play (unlimited match, 0-0, cube 1).
     #[must_use]
     pub fn from_position(position: &Position) -> FibsBoard {
@@ -390,6 +414,24 @@ mod tests {
     /// The opening example of the rawboard help: the player (O, moving 24
     /// to 1) on roll with 6-2 at the standard start of a 3-point match.
     const START: &str = "board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0";
+
+    #[test]
+    fn a_board_in_a_game_has_its_score_match_length_and_cube() {
+        let position = Position::start(Variant::Standard, Player::X);
+        let mut game = super::super::xgid::Xgid::money(position.to_setup());
+        let money = FibsBoard::in_game(&position, &game);
+        assert_eq!(money, FibsBoard::from_position(&position));
+        assert_eq!(money.match_length, UNLIMITED);
+        game.match_length = 7;
+        game.score = ByPlayer { x: 2, o: 5 };
+        game.cube_value = crate::CubeValue::new(4);
+        let board = FibsBoard::in_game(&position, &game);
+        assert_eq!(
+            (board.match_length, board.score, board.cube),
+            (7, game.score, 4)
+        );
+        assert_eq!(board.setup, money.setup);
+    }
 
     #[test]
     fn reads_the_start() {

@@ -2,7 +2,7 @@
 //! transport renders it once into its own message.
 
 use bgref_core::notation::encodings::Encoder;
-use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
+use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{ByPlayer, Player, Position};
@@ -84,17 +84,10 @@ impl PositionView {
     /// The FIBS board to write (its `Display`), with the request XGID's
     /// score, match length and cube value.
     pub fn fibs_value(&self) -> FibsBoard {
-        let mut board = FibsBoard::from_position(&self.position);
-        if let Some(m) = &self.meta {
-            board.score = m.score;
-            board.match_length = if m.match_length == 0 {
-                UNLIMITED
-            } else {
-                m.match_length
-            };
-            board.cube = m.cube_value.get();
+        match &self.meta {
+            Some(game) => FibsBoard::in_game(&self.position, game),
+            None => FibsBoard::from_position(&self.position),
         }
-        board
     }
 
     /// Both players' pip counts.
