@@ -110,7 +110,8 @@ impl Drop for TelemetryGuard {
 }
 
 /// Installs the global subscriber: the log filter, text or JSON lines on
-/// stderr (written by a thread of their own: [`crate::log_writer`]) and, when an OTLP endpoint is configured, the OpenTelemetry layer.
+/// stderr (written by a thread of their own: [`crate::log_writer`]) and,
+/// when an OTLP endpoint is configured, the OpenTelemetry layer.
 ///
 /// Must run inside the Tokio runtime (the OTLP exporter's gRPC channel
 /// lives on it). Never fails: a bad filter or exporter setting is reported
@@ -493,17 +494,18 @@ impl RequestFields {
     /// it opened, then each record after a space (as `add_fields` does).
     fn write_text(&self, fields: &FieldSet, writer: &mut Writer<'_>) -> std::fmt::Result {
         let request_id = self.request_id.to_str().unwrap_or_default();
+        let path = self.path();
         match &self.operation.span_text {
-            Some(text) if quotes_as_is(request_id) && quotes_as_is(self.path()) => {
+            Some(text) if quotes_as_is(request_id) && quotes_as_is(path) => {
                 writer.write_str(&text.head)?;
                 writer.write_str(request_id)?;
                 writer.write_str(&text.middle)?;
-                writer.write_str(self.path())?;
+                writer.write_str(path)?;
                 writer.write_str(&text.tail)?;
             }
             _ => {
                 let mut visitor = TextVisitor::new(writer.by_ref());
-                for (name, value) in self.operation.span_values(request_id, self.path()) {
+                for (name, value) in self.operation.span_values(request_id, path) {
                     if let (Some(value), Some(field)) = (value, fields.field(name)) {
                         visitor.record_str(&field, value);
                     }

@@ -89,7 +89,7 @@ pub struct Encoder {
     /// positions after each legal play of one position, the side on roll
     /// (the mover's opponent) is the same unless the play hits, so its
     /// part is made once for most of an answer's plays.
-    on_roll_key: Cell<SideKey>,
+    on_roll_key: Last<([u64; 3], u8), u64>,
     /// The last side not on roll's words and their Position ID parts, by
     /// word: in an answer that side is the mover, whose words change with
     /// every play, but not all of them (on the benchmark's answers, 1.3 of
@@ -97,9 +97,9 @@ pub struct Encoder {
     opponent_words: [Last<u64, WordZeros>; 3],
 }
 
-/// The value made from a key last time, with its key: for one word
-/// index of an answer's positions, where a play leaves most words as the
-/// play before left them.
+/// The value made from a key last time, with its key: for what an
+/// answer's positions share with the position before (a side, a word of
+/// a side), which a play leaves as the play before left it.
 #[derive(Debug, Clone)]
 struct Last<K: Copy, V: Copy>(Cell<(K, V)>);
 
@@ -122,24 +122,6 @@ impl<K: Copy + PartialEq, V: Copy> Last<K, V> {
     }
 }
 
-/// A side's counts (own view, slots 0 to 23 eight a word, and the bar)
-/// and its part of a Position ID key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct SideKey {
-    words: [u64; 3],
-    bar: u8,
-    bits: u64,
-}
-
-impl SideKey {
-    /// The part of the side with `words` and `bar`.
-    #[inline(always)]
-    fn of(words: [u64; 3], bar: u8) -> SideKey {
-        let (bits, _) = position_id::position_side_key(words, bar);
-        SideKey { words, bar, bits }
-    }
-}
-
 impl Encoder {
     /// The encodings in a game with `game`'s fields besides the checkers
     /// and the turn (its `setup` is not read): every XGID has its cube
@@ -157,7 +139,7 @@ impl Encoder {
             fibs_middle: ByPlayer::new_with(|turn| {
                 Block::written(|text| fibs::write_middle(game.cube_value.get(), turn, text))
             }),
-            on_roll_key: Cell::new(SideKey::of([0; 3], 0)),
+            on_roll_key: Last::new(([0; 3], 0), side_bits),
             opponent_words: [(); 3].map(|()| Last::new(0, WordZeros::of)),
         }
     }
@@ -192,6 +174,13 @@ impl Encoder {
             off: ByPlayer { x: x[0], o: o[0] },
         }
     }
+}
+
+/// The Position ID part of a side with the counts `words` (own view,
+/// slots 0 to 23 eight a word) and `bar`.
+#[inline(always)]
+fn side_bits((words, bar): ([u64; 3], u8)) -> u64 {
+    position_id::position_side_key(words, bar).0
 }
 
 /// The first eight bytes of `bytes` (at least eight).
@@ -285,17 +274,15 @@ impl Encodings<'_> {
             core::array::from_fn(|i| self.encoder.opponent_words[i].get(words[i], WordZeros::of));
         let (opponent_bits, opponent_len) =
             position_id::side_key_of_words(parts, self.bar[opponent]);
-        let cached = &self.encoder.on_roll_key;
-        let mut on_roll_key = cached.get();
-        if (on_roll_key.words, on_roll_key.bar) != (own[on_roll], self.bar[on_roll]) {
-            on_roll_key = SideKey::of(own[on_roll], self.bar[on_roll]);
-            cached.set(on_roll_key);
-        }
+        let on_roll_bits = self
+            .encoder
+            .on_roll_key
+            .get((own[on_roll], self.bar[on_roll]), side_bits);
         // 80 bits at most: each side's part is 40 bits at most, and the
         // opponent's at least 25 (so the shifts are below 64).
         position_id::key_text_of_halves(
-            opponent_bits | on_roll_key.bits << opponent_len,
-            on_roll_key.bits >> (64 - opponent_len),
+            opponent_bits | on_roll_bits << opponent_len,
+            on_roll_bits >> (64 - opponent_len),
         )
     }
 
