@@ -1,14 +1,18 @@
 //! Logs, request spans and (with an OTLP endpoint set) trace export.
 //!
 //! - Logs: `tracing` with an `EnvFilter` (`--log-filter`, else `RUST_LOG`,
-//!   else `info`), text or JSON lines on stderr (one `write` per line,
-//!   unbuffered). The text line is tracing-subscriber's default format,
+//!   else `info`), text or JSON lines on stderr, written in batches by a
+//!   thread of their own ([`crate::log_writer`]). The text line is tracing-subscriber's default format,
 //!   byte for byte, written by [`TextLine`] and [`TextFields`]; the JSON
 //!   line is its JSON format, byte for byte, written by [`JsonLine`].
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
-//!   metrics layer). In JSON and in text without colours the request
+//!   metrics layer). With text lines and no export its fields are
+//!   compact: each fact once, without what OpenTelemetry's conventions
+//!   repeat (`otel.name`, `otel.kind`, `rpc.system`, a path that is the
+//!   route's; [`Operation::span_values`]); JSON lines and exported spans
+//!   have every field. In JSON and in text without colours the request
 //!   span's fields are not formatted when it opens: [`TextLine`] or
 //!   [`JsonLine`] writes them from what the request holds
 //!   ([`DeferRequestFields`]), the same bytes, when a line is written in
@@ -65,6 +69,12 @@ pub use json::JsonLine;
 
 /// Whether spans go to an OpenTelemetry exporter (set once by [`init`]).
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Whether request spans carry only the fields a reader needs
+/// ([`Operation::span_values`]): set once by [`init`] for text lines
+/// with no OpenTelemetry export. Off (every field) until then, and for
+/// JSON lines or with spans exported.
+static COMPACT_SPANS: AtomicBool = AtomicBool::new(false);
 
 /// Whether an event with an explicit parent span must also be emitted
 /// inside it (set once by [`init`]): the JSON format reads its `spans`
@@ -163,6 +173,10 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
         .with(otel)
         .init();
     OTEL_ENABLED.store(provider.is_some(), Ordering::Relaxed);
+    COMPACT_SPANS.store(
+        config.log_format == LogFormat::Text && provider.is_none(),
+        Ordering::Relaxed,
+    );
     ENTER_FOR_EVENTS.store(config.log_format == LogFormat::Json, Ordering::Relaxed);
     if let Some(err) = filter_error {
         tracing::warn!(error = %err, "invalid log filter; using `info`");
@@ -391,10 +405,8 @@ impl Completion {
 pub struct RequestFields {
     operation: Arc<Operation>,
     request_id: HeaderValue,
-    /// The path (log-safe, [`log_safe`]); `None` when it is the matched
-    /// route's own text ([`RequestFields::path`]), which most requests'
-    /// are, so that it needs no copy.
-    path: Option<Box<str>>,
+    /// The `url.path` field ([`RequestFields::url_path`]).
+    path: UrlPath,
     /// The fields recorded since, in order; each record starts with
     /// [`Recorded::Start`].
     recorded: Vec<Recorded>,
@@ -481,12 +493,37 @@ impl Visit for Capture<'_> {
     }
 }
 
+/// A request span's `url.path` field as [`RequestFields`] keeps it.
+#[derive(Debug)]
+enum UrlPath {
+    /// The path is the matched route's own text (most requests'): no copy.
+    Route,
+    /// Not given ([`Operation::writes_path`]).
+    Omitted,
+    /// The path (log-safe, [`log_safe`]).
+    Other(Box<str>),
+}
+
+impl UrlPath {
+    /// The field for `path` (log-safe) of a request of `op`.
+    fn of(op: &Operation, path: &str) -> UrlPath {
+        if !op.writes_path(path) {
+            UrlPath::Omitted
+        } else if op.route.as_deref() == Some(path) {
+            UrlPath::Route
+        } else {
+            UrlPath::Other(path.into())
+        }
+    }
+}
+
 impl RequestFields {
-    /// The request's path.
-    fn path(&self) -> &str {
+    /// The `url.path` field's value, `None` when it is not given.
+    pub(super) fn url_path(&self) -> Option<&str> {
         match &self.path {
-            Some(path) => path,
-            None => self.operation.route.as_deref().unwrap_or_default(),
+            UrlPath::Route => Some(self.operation.route.as_deref().unwrap_or_default()),
+            UrlPath::Omitted => None,
+            UrlPath::Other(path) => Some(path),
         }
     }
 
@@ -494,13 +531,17 @@ impl RequestFields {
     /// it opened, then each record after a space (as `add_fields` does).
     fn write_text(&self, fields: &FieldSet, writer: &mut Writer<'_>) -> std::fmt::Result {
         let request_id = self.request_id.to_str().unwrap_or_default();
-        let path = self.path();
+        let path = self.url_path();
         match &self.operation.span_text {
-            Some(text) if quotes_as_is(request_id) && quotes_as_is(path) => {
+            Some(text) if quotes_as_is(request_id) && path.is_none_or(quotes_as_is) => {
                 writer.write_str(&text.head)?;
                 writer.write_str(request_id)?;
                 writer.write_str(&text.middle)?;
-                writer.write_str(path)?;
+                if let Some(path) = path {
+                    writer.write_str(" url.path=\"")?;
+                    writer.write_str(path)?;
+                    writer.write_char('"')?;
+                }
                 writer.write_str(&text.tail)?;
             }
             _ => {
@@ -1254,6 +1295,9 @@ pub struct Operation {
     pub rpc: Option<(String, String)>,
     /// Health checks and scrapes: logged at `debug`, not `info`.
     pub probe: bool,
+    /// Whether its request spans carry only the fields a reader needs
+    /// ([`Operation::span_values`]).
+    compact: bool,
     /// [`Operation::span_name`].
     span_name: String,
     /// [`Operation::label`].
@@ -1271,8 +1315,8 @@ pub struct Operation {
 /// An operation's request span fields that do not change from request to
 /// request, as [`TextFields`] writes them, around the two that do: `head`
 /// (`otel.name` to `protocol`, then `request_id="`), the request id,
-/// `middle` (`"`, the method and route, then `url.path="`), the path, and
-/// `tail` (`"`, then the gRPC service and method).
+/// `middle` (`"`, then the method and route), the `url.path` field when
+/// given, and `tail` (the gRPC system, service and method).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct SpanText {
     head: String,
@@ -1350,16 +1394,19 @@ impl Operation {
         let probe = is_probe(path);
         let protocol = if grpc { Protocol::Grpc } else { Protocol::Http };
         let method = standard_method(req.method());
-        Operation::new(protocol, method, route, rpc, probe)
+        let compact = COMPACT_SPANS.load(Ordering::Relaxed);
+        Operation::new(protocol, method, route, rpc, probe, compact)
     }
 
-    /// An operation, with its names worked out.
+    /// An operation, with its names worked out; `compact`: its request
+    /// spans carry only the fields a reader needs.
     fn new(
         protocol: Protocol,
         method: &'static str,
         route: Option<String>,
         rpc: Option<(String, String)>,
         probe: bool,
+        compact: bool,
     ) -> Operation {
         let span_name = match (protocol, &rpc, &route) {
             (Protocol::Grpc, Some((service, method)), _) => format!("{service}/{method}"),
@@ -1379,6 +1426,7 @@ impl Operation {
             route,
             rpc,
             probe,
+            compact,
             span_name,
             label,
             span_text: None,
@@ -1390,36 +1438,56 @@ impl Operation {
     }
 
     /// The request span's fields given when it opens, in the order of
-    /// [`request_span`]'s field list (`None`: not written).
+    /// [`request_span`]'s field list (`None`: not given), with `path` the
+    /// `url.path` field's value ([`RequestFields::url_path`]).
+    ///
+    /// Compact spans ([`COMPACT_SPANS`]: text lines, no export) leave out
+    /// what OpenTelemetry's conventions repeat and a reader can tell from
+    /// the fields given: `otel.name` (the route, or the gRPC service and
+    /// method), `otel.kind` (`server`), `rpc.system` (`protocol`), a gRPC
+    /// call's method when it is `POST`, and `url.path` when it is the
+    /// route or the gRPC service and method ([`Operation::writes_path`]).
     fn span_values<'a>(
         &'a self,
         request_id: &'a str,
-        path: &'a str,
+        path: Option<&'a str>,
     ) -> [(&'static str, Option<&'a str>); json::GIVEN] {
         let rpc = self.rpc.as_ref();
+        let full = !self.compact;
+        let grpc = self.protocol == Protocol::Grpc;
         [
-            ("otel.name", Some(self.span_name())),
-            ("otel.kind", Some("server")),
+            ("otel.name", full.then(|| self.span_name())),
+            ("otel.kind", full.then_some("server")),
             ("protocol", Some(self.protocol.as_str())),
             ("request_id", Some(request_id)),
-            ("http.request.method", Some(self.method)),
             (
-                "http.route",
-                self.route
-                    .as_deref()
-                    .filter(|_| self.protocol == Protocol::Http),
+                "http.request.method",
+                (full || !grpc || self.method != "POST").then_some(self.method),
             ),
-            ("url.path", Some(path)),
-            ("rpc.system", rpc.map(|_| "grpc")),
+            ("http.route", self.route.as_deref().filter(|_| !grpc)),
+            ("url.path", path),
+            ("rpc.system", rpc.filter(|_| full).map(|_| "grpc")),
             ("rpc.service", rpc.map(|r| r.0.as_str())),
             ("rpc.method", rpc.map(|r| r.1.as_str())),
         ]
     }
 
+    /// Whether a request of this operation to `path` gives the `url.path`
+    /// field: always, but in compact spans when the path is the matched
+    /// HTTP route or a served gRPC method's (`/service/method`, whose
+    /// parts are given).
+    fn writes_path(&self, path: &str) -> bool {
+        !self.compact
+            || match self.protocol {
+                Protocol::Grpc => self.rpc.is_none(),
+                Protocol::Http => self.route.as_deref() != Some(path),
+            }
+    }
+
     /// [`SpanText`]: `name="value"` for each field, as `TextFields` writes
     /// a string with nothing to escape; `None` if one has something.
     fn text_of_fixed_fields(&self) -> Option<SpanText> {
-        let values = self.span_values("", "");
+        let values = self.span_values("", None);
         if !values
             .iter()
             .all(|(_, value)| value.is_none_or(quotes_as_is))
@@ -1437,8 +1505,8 @@ impl Operation {
         let head = head.strip_prefix(' ').unwrap_or(&head);
         Some(SpanText {
             head: format!("{head} request_id=\""),
-            middle: format!("\"{} url.path=\"", text(&values[4..6])),
-            tail: format!("\"{}", text(&values[7..])),
+            middle: format!("\"{}", text(&values[4..6])),
+            tail: text(&values[7..]),
         })
     }
 
@@ -1638,28 +1706,26 @@ impl Extractor for HeaderExtractor<'_> {
     }
 }
 
-/// One span's field list, at a given level (the level must be a constant).
+/// One span's field list, at a given level (the level must be a
+/// constant), with the values given ([`Operation::span_values`]).
 macro_rules! request_span {
-    ($level:expr, $name:expr, $op:expr, $request_id:expr, $path:expr) => {
+    ($level:expr, $values:expr) => {
         tracing::span!(
             $level,
             "request",
-            "otel.name" = $name,
-            "otel.kind" = "server",
+            "otel.name" = $values[0].1,
+            "otel.kind" = $values[1].1,
             "otel.status_code" = Empty,
-            protocol = $op.protocol.as_str(),
-            request_id = $request_id,
+            protocol = $values[2].1,
+            request_id = $values[3].1,
             trace_id = Empty,
-            "http.request.method" = $op.method,
-            "http.route" = $op
-                .route
-                .as_deref()
-                .filter(|_| $op.protocol == Protocol::Http),
-            "url.path" = $path,
+            "http.request.method" = $values[4].1,
+            "http.route" = $values[5].1,
+            "url.path" = $values[6].1,
             "http.response.status_code" = Empty,
-            "rpc.system" = $op.rpc.as_ref().map(|_| "grpc"),
-            "rpc.service" = $op.rpc.as_ref().map(|r| r.0.as_str()),
-            "rpc.method" = $op.rpc.as_ref().map(|r| r.1.as_str()),
+            "rpc.system" = $values[7].1,
+            "rpc.service" = $values[8].1,
+            "rpc.method" = $values[9].1,
             "rpc.grpc.status_code" = Empty,
         )
     };
@@ -1672,7 +1738,6 @@ macro_rules! request_span {
 /// OpenTelemetry on, a valid `traceparent` makes it a child of the caller's
 /// span; without, the caller's trace id is still logged.
 pub fn request_span<B>(req: &Request<B>, op: &Arc<Operation>, request_id: &HeaderValue) -> Span {
-    let name = op.span_name();
     let request_id_value = request_id;
     let request_id = request_id.to_str().unwrap_or_default();
     let path = log_safe(req.uri().path());
@@ -1689,15 +1754,16 @@ pub fn request_span<B>(req: &Request<B>, op: &Arc<Operation>, request_id: &Heade
         let fields = RequestFields {
             operation: op.clone(),
             request_id: request_id_value.clone(),
-            path: (op.route.as_deref() != Some(path)).then(|| path.into()),
+            path: UrlPath::of(op, path),
             recorded: Vec::new(),
         };
         HANDOFF.with(|handoff| *handoff.borrow_mut() = Some(fields));
     }
+    let values = op.span_values(request_id, op.writes_path(path).then_some(path));
     let span = if op.probe {
-        request_span!(tracing::Level::DEBUG, name, op, request_id, path)
+        request_span!(tracing::Level::DEBUG, values)
     } else {
-        request_span!(tracing::Level::INFO, name, op, request_id, path)
+        request_span!(tracing::Level::INFO, values)
     };
     if deferring {
         // Not taken when the span is disabled.
@@ -2392,7 +2458,9 @@ mod deferred_fields_tests {
         TextFields, TextLine, request_span,
     };
 
-    fn operations() -> Vec<Arc<Operation>> {
+    /// Operations of every kind, with request spans of every field
+    /// (`compact` false) or compact ones.
+    fn operations(compact: bool) -> Vec<Arc<Operation>> {
         let rpc = Some(("bgref.v1.Referee".to_owned(), "LegalMoves".to_owned()));
         vec![
             Operation::new(
@@ -2401,6 +2469,7 @@ mod deferred_fields_tests {
                 Some("/legal-moves".into()),
                 None,
                 false,
+                compact,
             ),
             Operation::new(
                 Protocol::Grpc,
@@ -2408,11 +2477,19 @@ mod deferred_fields_tests {
                 Some("/bgref.v1.Referee/{*rest}".into()),
                 rpc,
                 false,
+                compact,
             ),
-            Operation::new(Protocol::Grpc, "POST", None, None, false),
+            Operation::new(Protocol::Grpc, "POST", None, None, false, compact),
             // A probe: its span is at `debug`.
-            Operation::new(Protocol::Http, "GET", Some("/healthz".into()), None, true),
-            Operation::new(Protocol::Http, "_OTHER", None, None, false),
+            Operation::new(
+                Protocol::Http,
+                "GET",
+                Some("/healthz".into()),
+                None,
+                true,
+                compact,
+            ),
+            Operation::new(Protocol::Http, "_OTHER", None, None, false, compact),
             // A route with something to escape: no fixed text.
             Operation::new(
                 Protocol::Http,
@@ -2420,6 +2497,7 @@ mod deferred_fields_tests {
                 Some("/odd\"route\\x".into()),
                 None,
                 false,
+                compact,
             ),
         ]
         .into_iter()
@@ -2460,13 +2538,14 @@ mod deferred_fields_tests {
         ]
     }
 
-    /// Requests of every operation, with lines logged in them and in a
-    /// handler's span, records of every kind, and their completion lines;
-    /// returns how many request spans kept their fields unformatted.
-    fn log_requests() -> usize {
+    /// Requests of every operation (of [`operations`]), with lines logged
+    /// in them and in a handler's span, records of every kind, and their
+    /// completion lines; returns how many request spans kept their fields
+    /// unformatted.
+    fn log_requests(compact: bool) -> usize {
         let mut deferred = 0;
         let err = std::io::Error::other("disk \"full\"");
-        for (i, op) in operations().into_iter().enumerate() {
+        for (i, op) in operations(compact).into_iter().enumerate() {
             for (j, (req, id)) in requests().into_iter().enumerate() {
                 let span = request_span(&req, &op, &id);
                 span.with_subscriber(|(id, dispatch)| {
@@ -2540,6 +2619,11 @@ mod deferred_fields_tests {
     /// formatted when they open (`defer` false) or kept
     /// ([`DeferRequestFields`]).
     fn lines(ours: bool, defer: bool) -> (String, usize) {
+        lines_of(ours, defer, false)
+    }
+
+    /// [`lines`], with compact request spans or not.
+    fn lines_of(ours: bool, defer: bool, compact: bool) -> (String, usize) {
         let subscribe = |writer| {
             let registry = tracing_subscriber::registry();
             if !ours {
@@ -2563,14 +2647,14 @@ mod deferred_fields_tests {
                 Dispatch::new(registry.with(layer))
             }
         };
-        logged(subscribe, log_requests)
+        logged(subscribe, || log_requests(compact))
     }
 
     #[test]
     fn kept_request_fields_are_written_as_formatted_ones() {
         let (expected, none) = lines(false, false);
         assert_eq!(none, 0);
-        let requests = operations().len() * requests().len();
+        let requests = operations(false).len() * requests().len();
         assert_eq!(expected.matches("request completed").count(), requests);
         for needle in [
             "request{otel.name=\"POST /legal-moves\" otel.kind=\"server\" protocol=\"http\" \
@@ -2597,6 +2681,57 @@ mod deferred_fields_tests {
         let (kept, deferred) = lines(true, true);
         assert_eq!(deferred, requests);
         assert_eq!(kept, expected);
+    }
+
+    /// Compact request spans (text lines, no export): what a reader can
+    /// tell from the other fields is left out, in tracing-subscriber's
+    /// lines as in ours, kept or formatted.
+    #[test]
+    fn compact_request_spans_leave_out_what_the_other_fields_tell() {
+        let (expected, none) = lines_of(false, false, true);
+        assert_eq!(none, 0);
+        let requests = operations(true).len() * requests().len();
+        assert_eq!(expected.matches("request completed").count(), requests);
+        for needle in [
+            // A route's path, a served gRPC method's path and method.
+            "request{protocol=\"http\" request_id=\"d695134e-eb9e-89ee-8000-00000000015d\" \
+             http.request.method=\"POST\" http.route=\"/legal-moves\" \
+             http.response.status_code=200}: bgref_service::telemetry: \
+             request completed status=\"200\" latency_ms=0.317182\n",
+            " WARN request{protocol=\"grpc\" request_id=\"d695134e-eb9e-89ee-8000-00000000015d\" \
+             rpc.service=\"bgref.v1.Referee\" rpc.method=\"LegalMoves\"}: \
+             bgref_service::telemetry::deferred_fields_tests: request refused",
+            "request{protocol=\"grpc\" request_id=\"with-trace\" rpc.service=\"bgref.v1.Referee\" \
+             rpc.method=\"LegalMoves\" trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+            // A path that is not the route's, and an unknown gRPC method's.
+            "http.route=\"/legal-moves\" url.path=\"/a%22b/caf%C3%A9\"",
+            "request{protocol=\"grpc\" request_id=\"with-trace\" url.path=\"/games/act\" \
+             trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+            // Methods other than a gRPC call's `POST`.
+            "http.request.method=\"GET\" http.route=\"/healthz\" url.path=\"/legal-moves\"",
+            "http.request.method=\"_OTHER\" url.path=\"/legal-moves\"",
+            r#"request_id="id \"quoted\" and \\ back""#,
+            "http.route=\"/odd\\\"route\\\\x\"",
+            "otel.status_code=disk \"full\"",
+        ] {
+            assert!(expected.contains(needle), "{needle:?} in {expected}");
+        }
+        for gone in [
+            "otel.name=",
+            "otel.kind=",
+            "rpc.system=",
+            "url.path=\"/bgref",
+        ] {
+            assert!(!expected.contains(gone), "{gone:?} in {expected}");
+        }
+        assert_eq!(lines_of(true, false, true), (expected.clone(), 0));
+        let (kept, deferred) = lines_of(true, true, true);
+        assert_eq!(deferred, requests);
+        assert_eq!(kept, expected);
+        // Shorter than every field's lines, with the same lines and ids.
+        let (full, _) = lines(false, false);
+        assert_eq!(full.lines().count(), expected.lines().count());
+        assert!(expected.len() < full.len());
     }
 
     /// The JSON lines of [`log_requests`]: by tracing-subscriber's JSON
@@ -2626,14 +2761,14 @@ mod deferred_fields_tests {
                 Dispatch::new(registry.with(layer))
             }
         };
-        logged(subscribe, log_requests)
+        logged(subscribe, || log_requests(false))
     }
 
     #[test]
     fn json_lines_are_written_as_the_json_format_writes_them() {
         let (expected, none) = json_lines(false, false);
         assert_eq!(none, 0);
-        let requests = operations().len() * requests().len();
+        let requests = operations(false).len() * requests().len();
         assert_eq!(expected.matches("request completed").count(), requests);
         for needle in [
             "{\"level\":\"INFO\",\"fields\":{\"message\":\"request completed\",\"status\":\"200\",\

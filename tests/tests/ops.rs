@@ -778,6 +778,51 @@ async fn the_bare_binary_runs_with_text_logs() {
         .await
         .unwrap();
     assert_eq!(health.status(), 200);
+    // A request's text line: each fact once (no `otel.name`, `otel.kind`,
+    // `rpc.system`, nor a path that is the route's or a gRPC call's
+    // `POST`), one line per request.
+    let answer = reqwest::Client::new()
+        .post(format!("http://{addr}/legal-moves"))
+        .header("content-type", "application/json")
+        .header("x-request-id", "text-http-1")
+        .body(LEGAL_MOVES)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let mut grpc = proto::referee_client::RefereeClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap();
+    let mut request = tonic::Request::new(legal_moves_request());
+    request
+        .metadata_mut()
+        .insert("x-request-id", "text-grpc-1".parse().unwrap());
+    grpc.legal_moves(request).await.unwrap();
+    let expected = [
+        "request{protocol=\"http\" request_id=\"text-http-1\" http.request.method=\"POST\" \
+         http.route=\"/legal-moves\" http.response.status_code=200}: \
+         bgref_service::telemetry: request completed status=\"200\" latency_ms=",
+        "request{protocol=\"grpc\" request_id=\"text-grpc-1\" rpc.service=\"bgref.v1.Referee\" \
+         rpc.method=\"LegalMoves\" rpc.grpc.status_code=0}: \
+         bgref_service::telemetry: request completed status=\"OK\" latency_ms=",
+    ];
+    let mut seen = [0; 2];
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while seen.contains(&0) {
+            let line = lines.next_line().await.unwrap().expect("a request line");
+            for (count, text) in seen.iter_mut().zip(expected) {
+                if line.contains(text) {
+                    assert!(
+                        line.starts_with("20") && line.contains("Z  INFO "),
+                        "{line}"
+                    );
+                    *count += 1;
+                }
+            }
+        }
+    })
+    .await
+    .expect("both request lines");
     let pid = child.id().unwrap().to_string();
     std::process::Command::new("kill")
         .args(["-TERM", &pid])

@@ -268,7 +268,7 @@ const PER_REQUEST: [&str; 2] = ["request_id", "url.path"];
 /// [`Operation`]'s fixed request span fields as JSON strings, written
 /// once per operation instead of escaped at every line.
 pub(super) fn fixed_values(operation: &Operation) -> [Option<Box<str>>; GIVEN] {
-    operation.span_values("", "").map(|(name, value)| {
+    operation.span_values("", None).map(|(name, value)| {
         let value = value.filter(|_| !PER_REQUEST.contains(&name))?;
         let mut text = String::new();
         write_string(&mut text, value).ok()?;
@@ -342,7 +342,7 @@ impl RequestFields {
         name: Option<&str>,
         out: &mut String,
     ) -> fmt::Result {
-        let names = || self.operation.span_values("", "").map(|(name, _)| name);
+        let names = || self.operation.span_values("", None).map(|(name, _)| name);
         // A request span's set has fields; an empty one has nothing to lay out.
         let Some(callsite) = set.iter().next().map(|field| field.callsite()) else {
             return self.write_json_sorted(set, name, out);
@@ -383,7 +383,7 @@ impl RequestFields {
     ) -> Option<fmt::Result> {
         let request_id = self.request_id.to_str().unwrap_or_default();
         let mut values: [Option<JsonValue<'_>>; MAX_FIELDS] = [None; MAX_FIELDS];
-        let given = self.operation.span_values(request_id, self.path());
+        let given = self.operation.span_values(request_id, self.url_path());
         let fixed = &self.operation.span_json;
         for (((_, value), index), fixed) in given.into_iter().zip(layout.given).zip(fixed) {
             if let (Some(value), Some(index)) = (value, index) {
@@ -443,7 +443,7 @@ impl RequestFields {
     ) -> fmt::Result {
         let request_id = self.request_id.to_str().unwrap_or_default();
         let mut fields = SortedFields::new();
-        for (key, value) in self.operation.span_values(request_id, self.path()) {
+        for (key, value) in self.operation.span_values(request_id, self.url_path()) {
             if let (Some(value), Some(field)) = (value, set.field(key)) {
                 fields.set(field.name(), JsonValue::Str(value))?;
             }
