@@ -8,11 +8,10 @@
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
-//!   metrics layer). With text lines and no export its fields are
-//!   compact: each fact once, without what OpenTelemetry's conventions
-//!   repeat (`otel.name`, `otel.kind`, `rpc.system`, a path that is the
-//!   route's; [`Operation::span_values`]); JSON lines and exported spans
-//!   have every field. In JSON and in text without colours the request
+//!   metrics layer). Unless spans are exported, its fields are compact:
+//!   each fact once, without what OpenTelemetry's conventions repeat
+//!   (`otel.name`, `otel.kind`, `rpc.system`, a path that is the route's;
+//!   [`Operation::span_values`]). In JSON and in text without colours the request
 //!   span's fields are not formatted when it opens: [`TextLine`] or
 //!   [`JsonLine`] writes them from what the request holds
 //!   ([`DeferRequestFields`]), the same bytes, when a line is written in
@@ -71,9 +70,9 @@ pub use json::JsonLine;
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
 
 /// Whether request spans carry only the fields a reader needs
-/// ([`Operation::span_values`]): set once by [`init`] for text lines
-/// with no OpenTelemetry export. Off (every field) until then, and for
-/// JSON lines or with spans exported.
+/// ([`Operation::span_values`]): set once by [`init`] when no span is
+/// exported (OpenTelemetry's exporter reads the fields left out). Off
+/// (every field) until then.
 static COMPACT_SPANS: AtomicBool = AtomicBool::new(false);
 
 /// Whether an event with an explicit parent span must also be emitted
@@ -173,10 +172,7 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
         .with(otel)
         .init();
     OTEL_ENABLED.store(provider.is_some(), Ordering::Relaxed);
-    COMPACT_SPANS.store(
-        config.log_format == LogFormat::Text && provider.is_none(),
-        Ordering::Relaxed,
-    );
+    COMPACT_SPANS.store(provider.is_none(), Ordering::Relaxed);
     ENTER_FOR_EVENTS.store(config.log_format == LogFormat::Json, Ordering::Relaxed);
     if let Some(err) = filter_error {
         tracing::warn!(error = %err, "invalid log filter; using `info`");
@@ -1441,7 +1437,7 @@ impl Operation {
     /// [`request_span`]'s field list (`None`: not given), with `path` the
     /// `url.path` field's value ([`RequestFields::url_path`]).
     ///
-    /// Compact spans ([`COMPACT_SPANS`]: text lines, no export) leave out
+    /// Compact spans ([`COMPACT_SPANS`]: no export) leave out
     /// what OpenTelemetry's conventions repeat and a reader can tell from
     /// the fields given: `otel.name` (the route, or the gRPC service and
     /// method), `otel.kind` (`server`), `rpc.system` (`protocol`), a gRPC
@@ -2739,6 +2735,11 @@ mod deferred_fields_tests {
     /// ([`DeferRequestFields`]); and how many were kept. With `time`, the
     /// lines have their timestamps.
     fn json_lines(ours: bool, time: bool) -> (String, usize) {
+        json_lines_of(ours, time, false)
+    }
+
+    /// [`json_lines`], with compact request spans or not.
+    fn json_lines_of(ours: bool, time: bool, compact: bool) -> (String, usize) {
         let subscribe = |writer| {
             let registry = tracing_subscriber::registry();
             if ours {
@@ -2761,7 +2762,7 @@ mod deferred_fields_tests {
                 Dispatch::new(registry.with(layer))
             }
         };
-        logged(subscribe, || log_requests(false))
+        logged(subscribe, || log_requests(compact))
     }
 
     #[test]
@@ -2796,6 +2797,40 @@ mod deferred_fields_tests {
             assert!(expected.contains(needle), "{needle:?} in {expected}");
         }
         let (kept, deferred) = json_lines(true, false);
+        assert_eq!(deferred, requests);
+        assert_eq!(kept, expected);
+    }
+
+    /// Compact request spans in JSON lines: the same fields as in text
+    /// lines, written as the JSON format writes them.
+    #[test]
+    fn compact_json_lines_are_written_as_the_json_format_writes_them() {
+        let (expected, none) = json_lines_of(false, false, true);
+        assert_eq!(none, 0);
+        let requests = operations(true).len() * requests().len();
+        assert_eq!(expected.matches("request completed").count(), requests);
+        for needle in [
+            "{\"level\":\"INFO\",\"fields\":{\"message\":\"request completed\",\"status\":\"200\",\
+             \"latency_ms\":0.317182},\"target\":\"bgref_service::telemetry\",\"span\":{\
+             \"http.request.method\":\"POST\",\"http.response.status_code\":200,\
+             \"http.route\":\"/legal-moves\",\"protocol\":\"http\",\"request_id\":\
+             \"d695134e-eb9e-89ee-8000-00000000015d\",\"name\":\"request\"},\"spans\":[{",
+            "\"protocol\":\"grpc\",\"request_id\":\"with-trace\",\"rpc.method\":\"LegalMoves\",\
+             \"rpc.service\":\"bgref.v1.Referee\",\"trace_id\"",
+            "\"http.route\":\"/legal-moves\",\"protocol\":\"http\",\
+             \"request_id\":\"id \\\"quoted\\\" and \\\\ back\",\"url.path\":\"/a%22b/caf%C3%A9\"",
+        ] {
+            assert!(expected.contains(needle), "{needle:?} in {expected}");
+        }
+        for gone in [
+            "\"otel.name\"",
+            "\"otel.kind\"",
+            "\"rpc.system\"",
+            "\"url.path\":\"/bgref",
+        ] {
+            assert!(!expected.contains(gone), "{gone:?} in {expected}");
+        }
+        let (kept, deferred) = json_lines_of(true, false, true);
         assert_eq!(deferred, requests);
         assert_eq!(kept, expected);
     }

@@ -349,10 +349,12 @@ async fn request_ids_are_kept_or_made_echoed_and_logged() {
         v["fields"]["message"] == "request completed" && v["span"]["request_id"] == "client-id-1"
     })
     .await;
+    let http_line = line.clone();
     assert_eq!(line["level"], "INFO");
     assert_eq!(line["fields"]["status"], "200");
     assert!(line["fields"]["latency_ms"].as_f64().unwrap() > 0.0);
-    assert_eq!(line["span"]["otel.name"], "POST /legal-moves");
+    assert_eq!(line["span"]["protocol"], "http");
+    assert_eq!(line["span"]["http.request.method"], "POST");
     assert_eq!(line["span"]["http.route"], "/legal-moves");
     assert_eq!(line["span"]["http.response.status_code"], 200);
     // Without an OTLP endpoint the caller's trace id is still logged.
@@ -363,9 +365,26 @@ async fn request_ids_are_kept_or_made_echoed_and_logged() {
     })
     .await;
     assert_eq!(line["fields"]["status"], "OK");
-    assert_eq!(line["span"]["otel.name"], "bgref.v1.Referee/LegalMoves");
-    assert_eq!(line["span"]["rpc.system"], "grpc");
+    assert_eq!(line["span"]["protocol"], "grpc");
+    assert_eq!(line["span"]["rpc.service"], "bgref.v1.Referee");
+    assert_eq!(line["span"]["rpc.method"], "LegalMoves");
     assert_eq!(line["span"]["rpc.grpc.status_code"], 0);
+    // Without export, each fact once: nothing the fields above tell
+    // (OpenTelemetry's naming fields, the route's own path, gRPC's POST).
+    for line in [&http_line, &line] {
+        for gone in [
+            "otel.name",
+            "otel.kind",
+            "rpc.system",
+            "url.path",
+            "http.request.method",
+        ] {
+            if gone == "http.request.method" && line["span"]["protocol"] == "http" {
+                continue;
+            }
+            assert!(line["span"].get(gone).is_none(), "{gone} in {line}");
+        }
+    }
 }
 
 mod otlp {
