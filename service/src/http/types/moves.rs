@@ -846,6 +846,54 @@ mod tests {
         assert!(plays > 1000, "{plays} plays compared");
     }
 
+    /// Every eighth position of the movegen benchmark set (contact, race,
+    /// bear-off and bar positions) with each of the 21 rolls, with every
+    /// field and with one other fields list in turn: the chunk fills to
+    /// every length and goes out at every point of a play.
+    #[test]
+    fn the_direct_writer_writes_the_bytes_of_the_response_type_for_the_benchmark_positions() {
+        let other_fields = [
+            Fields::POSITION_ID,
+            Fields::MOVES,
+            Fields::parse(Some(&["xgid", "fibs"][..]), "fields").unwrap(),
+            Fields::parse(Some(&["board", "pips", "moves"][..]), "fields").unwrap(),
+        ];
+        let data = include_str!("../../../../core/benches/data/positions.txt");
+        let (mut answers, mut plays) = (0, 0);
+        for (i, line) in data
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .enumerate()
+            .filter(|(i, _)| i % 8 == 0)
+        {
+            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            let start = Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap();
+            for (j, dice) in Dice::ALL_21.into_iter().enumerate() {
+                let answer = api::moves::LegalMoves {
+                    plays: start.legal_plays(dice),
+                    position: start,
+                    meta: None,
+                    dice,
+                };
+                for fields in [Fields::ALL, other_fields[(i + j) % other_fields.len()]] {
+                    let mut fast = Vec::new();
+                    LegalMovesJson {
+                        answer: &answer,
+                        fields,
+                    }
+                    .write(&mut fast);
+                    let reference =
+                        serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
+                    assert!(fast == reference, "{line} {dice:?} {fields:?}");
+                }
+                plays += answer.plays.len();
+                answers += 1;
+            }
+        }
+        assert_eq!(answers, 500 * 21);
+        assert!(plays > 100_000, "{plays} plays compared");
+    }
+
     /// The chunk's numbers and board counts are what serde_json writes,
     /// on every value a table holds and past them; a chunk filled past
     /// its size goes out in pieces.
