@@ -547,7 +547,7 @@ fn write_position(
         key(chunk, b"\"board\":{\"points\":");
         // Each count with the comma before it, the first one's comma
         // turned into the `[`.
-        let first = chunk.len;
+        let first = chunk.at();
         for n in position.points() {
             chunk.word(POINT_TOKENS[usize::from(n as u8)]);
         }
@@ -641,9 +641,15 @@ const POINT_TOKENS: [u64; 256] = {
     table
 };
 
-/// The size of a [`JsonChunk`]: room for the longest group its writers
-/// put in at once (a board, 201 bytes) after other bytes.
+/// The bytes a [`JsonChunk`] gathers, copied whole: room for the longest
+/// group its writers put in at once (a board, 201 bytes) after other
+/// bytes. The chunk's length stays below it, so it fits a byte.
 const CHUNK: usize = 256;
+
+/// The most bytes one write of a [`JsonChunk`] stores (its longest text,
+/// `"board":{"points":`, is 19 bytes; a word 8), rounded up: the chunk's
+/// array has this much room past [`CHUNK`].
+const PAST: usize = 64;
 
 /// Bytes of the JSON body gathered on the stack and appended to it in one
 /// copy: the keys, numbers and punctuation between the notation writers'
@@ -651,34 +657,54 @@ const CHUNK: usize = 256;
 /// capacity and store its length.
 ///
 /// Each group of writes first makes sure of its room ([`JsonChunk::room`],
-/// with the most the group can write), so a write never runs past the end.
+/// with the most the group can write), so a write never runs past
+/// [`CHUNK`]. The length is a byte and the array has [`PAST`] bytes more
+/// than that: a write of known size at most `PAST` is in bounds wherever
+/// the length is, so the compiler checks no index, and a store into the
+/// array is known not to touch the length (which then stays in a
+/// register across a group of writes instead of being stored after
+/// each).
 struct JsonChunk {
-    bytes: [u8; CHUNK],
-    len: usize,
+    bytes: [u8; CHUNK + PAST],
+    len: u8,
 }
 
 impl JsonChunk {
     fn new() -> JsonChunk {
         JsonChunk {
-            bytes: [0; CHUNK],
+            bytes: [0; CHUNK + PAST],
             len: 0,
         }
     }
 
-    /// Makes room for `bytes` more (at most [`CHUNK`]): appends what is
-    /// gathered to `out` first when they would not fit.
+    /// Where the next byte goes.
+    #[inline(always)]
+    fn at(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Makes room for `bytes` more (less than [`CHUNK`]): appends what is
+    /// gathered to `out` first when the length would reach `CHUNK`.
     #[inline]
     fn room(&mut self, out: &mut Vec<u8>, bytes: usize) {
-        if self.len + bytes > CHUNK {
+        if self.at() + bytes >= CHUNK {
             self.append_to(out);
         }
+    }
+
+    /// Adds `n` bytes written to the length (room made for them: the sum
+    /// is below [`CHUNK`]).
+    #[inline(always)]
+    fn advance(&mut self, n: usize) {
+        self.len += n as u8;
     }
 
     /// Appends `text` (room made for it).
     #[inline(always)]
     fn put(&mut self, text: &[u8]) {
-        self.bytes[self.len..self.len + text.len()].copy_from_slice(text);
-        self.len += text.len();
+        let at = self.at();
+        self.bytes[at..at + text.len()].copy_from_slice(text);
+        self.advance(text.len());
     }
 
     /// A number in decimal, as serde_json writes it: below 256 from a
@@ -702,8 +728,9 @@ impl JsonChunk {
     /// length kept. Needs 8 bytes of room.
     #[inline(always)]
     fn word(&mut self, token: u64) {
-        self.bytes[self.len..self.len + 8].copy_from_slice(&token.to_le_bytes());
-        self.len += (token >> 56) as usize;
+        let at = self.at();
+        self.bytes[at..at + 8].copy_from_slice(&token.to_le_bytes());
+        self.advance((token >> 56) as usize);
     }
 
     /// `{"x":..,"o":..}`, as `PerPlayer` writes it: at most 31 bytes, and
@@ -718,14 +745,14 @@ impl JsonChunk {
     }
 
     /// Appends the bytes gathered to `out` and empties the chunk. The
-    /// whole chunk is copied, then cut (a copy of known size is a few
-    /// vector stores, one of the gathered length a `memcpy` call): `out`
-    /// needs [`CHUNK`] bytes of spare capacity not to grow.
+    /// first [`CHUNK`] bytes are copied, then cut (a copy of known size
+    /// is a few vector stores, one of the gathered length a `memcpy`
+    /// call): `out` needs `CHUNK` bytes of spare capacity not to grow.
     #[inline]
     fn append_to(&mut self, out: &mut Vec<u8>) {
         let start = out.len();
-        out.extend_from_slice(&self.bytes);
-        out.truncate(start + self.len);
+        out.extend_from_slice(&self.bytes[..CHUNK]);
+        out.truncate(start + self.at());
         self.len = 0;
     }
 }
@@ -817,6 +844,54 @@ mod tests {
             }
         }
         assert!(plays > 1000, "{plays} plays compared");
+    }
+
+    /// Every eighth position of the movegen benchmark set (contact, race,
+    /// bear-off and bar positions) with each of the 21 rolls, with every
+    /// field and with one other fields list in turn: the chunk fills to
+    /// every length and goes out at every point of a play.
+    #[test]
+    fn the_direct_writer_writes_the_bytes_of_the_response_type_for_the_benchmark_positions() {
+        let other_fields = [
+            Fields::POSITION_ID,
+            Fields::MOVES,
+            Fields::parse(Some(&["xgid", "fibs"][..]), "fields").unwrap(),
+            Fields::parse(Some(&["board", "pips", "moves"][..]), "fields").unwrap(),
+        ];
+        let data = include_str!("../../../../core/benches/data/positions.txt");
+        let (mut answers, mut plays) = (0, 0);
+        for (i, line) in data
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .enumerate()
+            .filter(|(i, _)| i % 8 == 0)
+        {
+            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            let start = Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap();
+            for (j, dice) in Dice::ALL_21.into_iter().enumerate() {
+                let answer = api::moves::LegalMoves {
+                    plays: start.legal_plays(dice),
+                    position: start,
+                    meta: None,
+                    dice,
+                };
+                for fields in [Fields::ALL, other_fields[(i + j) % other_fields.len()]] {
+                    let mut fast = Vec::new();
+                    LegalMovesJson {
+                        answer: &answer,
+                        fields,
+                    }
+                    .write(&mut fast);
+                    let reference =
+                        serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
+                    assert!(fast == reference, "{line} {dice:?} {fields:?}");
+                }
+                plays += answer.plays.len();
+                answers += 1;
+            }
+        }
+        assert_eq!(answers, 500 * 21);
+        assert!(plays > 100_000, "{plays} plays compared");
     }
 
     /// The chunk's numbers and board counts are what serde_json writes,
