@@ -11,8 +11,8 @@
 //!   metrics layer). Unless spans are exported, its fields are compact:
 //!   each fact once, without what OpenTelemetry's conventions repeat
 //!   (`otel.name`, `otel.kind`, `rpc.system`, a path that is the route's;
-//!   [`Operation::span_values`]). In JSON and in text without colours the request
-//!   span's fields are not formatted when it opens: [`TextLine`] or
+//!   `Operation::span_values`). In JSON and in text without colours the
+//!   request span's fields are not formatted when it opens: [`TextLine`] or
 //!   [`JsonLine`] writes them from what the request holds
 //!   ([`DeferRequestFields`]), the same bytes, when a line is written in
 //!   the span. The completion line's own fields are handed to them by
