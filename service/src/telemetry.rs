@@ -2,9 +2,10 @@
 //!
 //! - Logs: `tracing` with an `EnvFilter` (`--log-filter`, else `RUST_LOG`,
 //!   else `info`), text or JSON lines on stderr, written in batches by a
-//!   thread of their own ([`crate::log_writer`]). The text line is tracing-subscriber's default format,
-//!   byte for byte, written by [`TextLine`] and [`TextFields`]; the JSON
-//!   line is its JSON format, byte for byte, written by [`JsonLine`].
+//!   thread of their own ([`crate::log_writer`]). The text line is
+//!   tracing-subscriber's default format, byte for byte, written by
+//!   [`TextLine`] and [`TextFields`]; the JSON line is its JSON format,
+//!   byte for byte, written by [`JsonLine`].
 //! - One span per request, HTTP and gRPC alike ([`request_span`]): the
 //!   operation, the request id, and, once the response is complete, the
 //!   outcome and the latency ([`RequestOutcome::record`], called by the
@@ -501,14 +502,13 @@ enum UrlPath {
 }
 
 impl UrlPath {
-    /// The field for `path` (log-safe) of a request of `op`.
-    fn of(op: &Operation, path: &str) -> UrlPath {
-        if !op.writes_path(path) {
-            UrlPath::Omitted
-        } else if op.route.as_deref() == Some(path) {
-            UrlPath::Route
-        } else {
-            UrlPath::Other(path.into())
+    /// The field of a request of `op` whose `url.path` value is `path`
+    /// (log-safe; `None`: not given).
+    fn of(op: &Operation, path: Option<&str>) -> UrlPath {
+        match path {
+            None => UrlPath::Omitted,
+            Some(path) if op.route.as_deref() == Some(path) => UrlPath::Route,
+            Some(path) => UrlPath::Other(path.into()),
         }
     }
 }
@@ -1737,7 +1737,7 @@ pub fn request_span<B>(req: &Request<B>, op: &Arc<Operation>, request_id: &Heade
     let request_id_value = request_id;
     let request_id = request_id.to_str().unwrap_or_default();
     let path = log_safe(req.uri().path());
-    let path = path.as_ref();
+    let url_path = Some(path.as_ref()).filter(|path| op.writes_path(path));
     // Nothing to hand over when no layer takes it, or when no span at the
     // level can be enabled (logs off).
     let deferring = DEFERRING.load(Ordering::Relaxed) > 0
@@ -1750,12 +1750,12 @@ pub fn request_span<B>(req: &Request<B>, op: &Arc<Operation>, request_id: &Heade
         let fields = RequestFields {
             operation: op.clone(),
             request_id: request_id_value.clone(),
-            path: UrlPath::of(op, path),
+            path: UrlPath::of(op, url_path),
             recorded: Vec::new(),
         };
         HANDOFF.with(|handoff| *handoff.borrow_mut() = Some(fields));
     }
-    let values = op.span_values(request_id, op.writes_path(path).then_some(path));
+    let values = op.span_values(request_id, url_path);
     let span = if op.probe {
         request_span!(tracing::Level::DEBUG, values)
     } else {
