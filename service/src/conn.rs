@@ -1,6 +1,7 @@
 //! Connections: the accept loop with a connection cap, HTTP/1 and HTTP/2
 //! tuned against slow and greedy clients, and a socket wrapper that cuts
-//! off idle connections and clients that do not read.
+//! off idle connections and clients that do not read, and sends an HTTP/2
+//! connection's frames in as few system calls as it can.
 //!
 //! Every request carries its connection's [`ConnCloser`] (a request
 //! extension): a response that cannot be delivered in time uses it to end

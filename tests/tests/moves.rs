@@ -458,6 +458,66 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
     );
 }
 
+/// Many calls at once on one HTTP/2 connection, whose answers the server
+/// gathers into shared writes (`conn::GuardedIo`): every answer arrives
+/// whole and is the one the same call gets alone. Some answers are large
+/// (every field), some small (`fields`), and the calls come in waves so
+/// that batches start and end at different points.
+#[tokio::test]
+async fn concurrent_grpc_calls_on_one_connection_each_get_their_whole_answer() {
+    let server = Server::start(&[]).await;
+    let grpc = server.grpc().await;
+    let mut requests = Vec::new();
+    for d1 in 1..=6u32 {
+        for d2 in d1..=6u32 {
+            for fields in [Vec::new(), vec!["position_id".to_owned()]] {
+                requests.push(proto::LegalMovesRequest {
+                    variant: 0,
+                    position: Some(proto_position(&json!({"position_id": "4HPwATDgc/ABMA"}))),
+                    dice: vec![d1, d2],
+                    game_start: false,
+                    tables_rules: None,
+                    fields,
+                });
+            }
+        }
+    }
+    // Each answer alone, one call at a time.
+    let mut alone = Vec::new();
+    for request in &requests {
+        let mut client = grpc.clone();
+        alone.push(
+            client
+                .legal_moves(request.clone())
+                .await
+                .unwrap()
+                .into_inner(),
+        );
+    }
+    for wave in 0..4 {
+        let mut calls = tokio::task::JoinSet::new();
+        for (i, request) in requests.iter().enumerate().skip(wave) {
+            let mut client = grpc.clone();
+            let request = request.clone();
+            calls.spawn(async move { (i, client.legal_moves(request).await) });
+        }
+        let mut answered = 0;
+        // Gathered bytes that were never sent would hang the calls: fail
+        // instead.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Some(joined) = tokio::time::timeout_at(deadline, calls.join_next())
+            .await
+            .unwrap_or_else(|_| panic!("wave {wave}: answers stalled"))
+        {
+            let (i, answer) = joined.unwrap();
+            let answer = answer.unwrap_or_else(|status| panic!("call {i}: {status:?}"));
+            assert_eq!(answer.into_inner(), alone[i], "call {i} of wave {wave}");
+            answered += 1;
+        }
+        assert_eq!(answered, requests.len() - wave);
+    }
+}
+
 /// Every position a response carries can be sent back verbatim, over both
 /// protocols, and carries both players' pip counts; encodings that
 /// disagree are a 400 / INVALID_ARGUMENT naming them.
