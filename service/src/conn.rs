@@ -228,13 +228,22 @@ const GATHER_FLUSHES: u8 = 32;
 
 /// Writes gathered on an HTTP/2 connection.
 ///
-/// How it stays correct: a write is copied here and reported done; a flush
-/// with bytes here puts them off, and wakes the connection's task. The
-/// bytes go out at the task's next read (h2 reads at the start of every
-/// poll of the connection, and writes after it has read all it can), at
-/// shutdown, when [`GATHER_BYTES`] are here, or at the
-/// [`GATHER_FLUSHES`]th flush in a row. The wake means the next read comes
-/// even when the peer sends nothing, so no byte waits for the peer. While
+/// h2 flushes after each large DATA frame (it writes the payload from the
+/// caller's buffer, so it sends it before it takes the next frame), and
+/// once more at the end of each poll of the connection, after frames it
+/// copied into its own buffer (a gRPC answer's trailers, the next
+/// answer's headers). So:
+/// - a write is copied here and reported done;
+/// - a flush after a payload (a write of more than one slice) is put off,
+///   and wakes the connection's task;
+/// - any other flush sends what is here: for gRPC answers, the frames of
+///   every answer h2 had ready go out in one system call.
+///
+/// Bytes put off also go out at the task's next read (h2 reads at the
+/// start of every poll of the connection), at shutdown, when
+/// [`GATHER_BYTES`] are here, or at the [`GATHER_FLUSHES`]th flush put off
+/// in a row. The wake makes the next poll come even when the peer sends
+/// nothing, so no byte waits for the peer however h2's poll ended. While
 /// the socket cannot take more (a client that does not read), flushes wait
 /// for it as usual.
 #[derive(Debug, Default)]
@@ -247,6 +256,10 @@ struct Gather {
     sent: usize,
     /// Flushes put off since bytes were last sent.
     put_off: u8,
+    /// Whether the last write ended in a payload of its own (more than one
+    /// slice): h2 flushes after each large DATA frame's payload, and its
+    /// last flush of a poll follows frames it copied (one slice).
+    ends_in_payload: bool,
 }
 
 impl Gather {
@@ -379,6 +392,7 @@ impl<T: AsyncWrite + Unpin> GuardedIo<T> {
         for buf in bufs {
             self.gather.buf.extend_from_slice(buf);
         }
+        self.gather.ends_in_payload = bufs.iter().filter(|buf| !buf.is_empty()).count() > 1;
         Poll::Ready(Ok(len))
     }
 }
@@ -442,9 +456,13 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         if self.gather.pending() > 0 {
-            // Put off, unless the socket was full at the last try (then the
-            // flush waits for it, as any flush would) or too many were.
-            if self.write_stuck_since.is_none() && self.gather.put_off < GATHER_FLUSHES {
+            // Put off after a payload, unless the socket was full at the
+            // last try (then the flush waits for it, as any flush would) or
+            // too many were.
+            if self.gather.ends_in_payload
+                && self.write_stuck_since.is_none()
+                && self.gather.put_off < GATHER_FLUSHES
+            {
                 self.gather.put_off += 1;
                 cx.waker().wake_by_ref();
                 return Poll::Ready(Ok(()));
@@ -577,38 +595,61 @@ mod tests {
         (guarded, client)
     }
 
-    /// Polls a write of `bytes` then a flush, once each, as h2 does: both
-    /// must be done at once.
-    fn write_and_flush(guarded: &mut GuardedIo<Counted>, cx: &mut Context<'_>, bytes: &[u8]) {
+    /// Polls a write of `slices` then a flush, once each, as h2 does: both
+    /// must be done at once. h2 writes a large DATA frame as two slices
+    /// (its buffer, ending in the frame's head, and the payload), and
+    /// frames it copied as one.
+    fn write_and_flush(guarded: &mut GuardedIo<Counted>, cx: &mut Context<'_>, slices: &[&[u8]]) {
+        let slices: Vec<IoSlice<'_>> = slices.iter().map(|slice| IoSlice::new(slice)).collect();
+        let len: usize = slices.iter().map(|slice| slice.len()).sum();
         let mut guarded = Pin::new(guarded);
-        match guarded
-            .as_mut()
-            .poll_write_vectored(cx, &[IoSlice::new(bytes)])
-        {
-            Poll::Ready(Ok(n)) => assert_eq!(n, bytes.len()),
+        match guarded.as_mut().poll_write_vectored(cx, &slices) {
+            Poll::Ready(Ok(n)) => assert_eq!(n, len),
             other => panic!("write: {other:?}"),
         }
         assert!(matches!(guarded.poll_flush(cx), Poll::Ready(Ok(()))));
     }
 
-    /// On an HTTP/2 connection, writes and flushes are gathered; the flush
-    /// wakes the task, and its next read sends everything, in order, in one
-    /// write.
+    /// On an HTTP/2 connection, a flush after a payload is put off and wakes
+    /// the task; the flush after copied frames (h2's last of a poll) sends
+    /// everything, in order, in one write.
     #[tokio::test]
-    async fn http2_writes_are_gathered_until_the_next_read() {
+    async fn http2_writes_are_gathered_until_a_flush_after_copied_frames() {
         let (mut guarded, mut client) = guarded_after(H2_PREFACE).await;
         let wakes = Arc::new(Wakes::default());
         let waker = Waker::from(wakes.clone());
         let mut cx = Context::from_waker(&waker);
-        for frame in [&b"headers "[..], b"data ", b"trailers"] {
-            write_and_flush(&mut guarded, &mut cx, frame);
-        }
-        assert_eq!(guarded.inner.writes, 0, "nothing sent before the next read");
+        write_and_flush(&mut guarded, &mut cx, &[b"headers 1 ", b"data 1 "]);
+        write_and_flush(
+            &mut guarded,
+            &mut cx,
+            &[b"trailers 1 headers 2 ", b"data 2 "],
+        );
+        assert_eq!(
+            guarded.inner.writes, 0,
+            "flushes after a payload are put off"
+        );
         assert!(
             wakes.0.load(Ordering::SeqCst) >= 1,
             "a put-off flush wakes the task"
         );
+        write_and_flush(&mut guarded, &mut cx, &[b"trailers 2"]);
+        assert_eq!(guarded.inner.writes, 1, "one write for the five frames");
+        let expected = b"headers 1 data 1 trailers 1 headers 2 data 2 trailers 2";
+        let mut sent = [0u8; 55];
+        client.read_exact(&mut sent).await.unwrap();
+        assert_eq!(&sent, expected);
+    }
 
+    /// Bytes put off go out at the task's next read (h2 reads first in
+    /// every poll), wherever the last poll stopped.
+    #[tokio::test]
+    async fn gathered_writes_go_out_at_the_next_read() {
+        let (mut guarded, mut client) = guarded_after(H2_PREFACE).await;
+        let waker = Waker::from(Arc::new(Wakes::default()));
+        let mut cx = Context::from_waker(&waker);
+        write_and_flush(&mut guarded, &mut cx, &[b"headers ", b"data"]);
+        assert_eq!(guarded.inner.writes, 0);
         let mut buf = [0u8; 16];
         let mut read = ReadBuf::new(&mut buf);
         assert!(
@@ -616,34 +657,34 @@ mod tests {
                 .poll_read(&mut cx, &mut read)
                 .is_pending()
         );
-        assert_eq!(guarded.inner.writes, 1, "one write for the three");
-        let mut sent = [0u8; 21];
+        assert_eq!(guarded.inner.writes, 1);
+        let mut sent = [0u8; 12];
         client.read_exact(&mut sent).await.unwrap();
-        assert_eq!(&sent, b"headers data trailers");
+        assert_eq!(&sent, b"headers data");
     }
 
-    /// The other ways gathered bytes go out: at shutdown, and at the flush
-    /// after too many put off in a row.
+    /// The other ways gathered bytes go out: at the flush after too many
+    /// put off in a row, and at shutdown.
     #[tokio::test]
-    async fn gathered_writes_go_out_at_shutdown_and_after_a_bounded_wait() {
+    async fn gathered_writes_go_out_after_a_bounded_wait_and_at_shutdown() {
         let (mut guarded, mut client) = guarded_after(H2_PREFACE).await;
         let waker = Waker::from(Arc::new(Wakes::default()));
         let mut cx = Context::from_waker(&waker);
         for _ in 0..GATHER_FLUSHES {
-            write_and_flush(&mut guarded, &mut cx, b"x");
+            write_and_flush(&mut guarded, &mut cx, &[b"h", b"x"]);
         }
         assert_eq!(guarded.inner.writes, 0);
-        write_and_flush(&mut guarded, &mut cx, b"y");
+        write_and_flush(&mut guarded, &mut cx, &[b"h", b"y"]);
         assert_eq!(guarded.inner.writes, 1, "the flush past the bound sends");
 
-        write_and_flush(&mut guarded, &mut cx, b"z");
+        write_and_flush(&mut guarded, &mut cx, &[b"h", b"z"]);
         assert_eq!(guarded.inner.writes, 1);
         guarded.shutdown().await.unwrap();
         assert_eq!(guarded.inner.writes, 2, "shutdown sends what is gathered");
         let mut sent = Vec::new();
         client.read_to_end(&mut sent).await.unwrap();
-        let mut expected = vec![b'x'; usize::from(GATHER_FLUSHES)];
-        expected.extend_from_slice(b"yz");
+        let mut expected = b"hx".repeat(usize::from(GATHER_FLUSHES));
+        expected.extend_from_slice(b"hyhz");
         assert_eq!(sent, expected);
     }
 
@@ -654,11 +695,11 @@ mod tests {
         let (mut guarded, mut client) = guarded_after(b"POST / HTTP/1.1\r\n").await;
         let waker = Waker::from(Arc::new(Wakes::default()));
         let mut cx = Context::from_waker(&waker);
-        write_and_flush(&mut guarded, &mut cx, b"HTTP/1.1 200 OK\r\n");
+        write_and_flush(&mut guarded, &mut cx, &[b"HTTP/1.1 200 OK\r\n{}"]);
         assert_eq!(guarded.inner.writes, 1);
-        let mut sent = [0u8; 17];
+        let mut sent = [0u8; 19];
         client.read_exact(&mut sent).await.unwrap();
-        assert_eq!(&sent, b"HTTP/1.1 200 OK\r\n");
+        assert_eq!(&sent, b"HTTP/1.1 200 OK\r\n{}");
     }
 
     /// More than [`GATHER_BYTES`] at once are sent, not held; and a client
