@@ -196,7 +196,7 @@ pub async fn serve(
 /// for `idle`, or when a write has been stuck for `send`. hyper then
 /// closes the connection.
 ///
-/// On an HTTP/2 connection it also gathers writes (see [`Gather`]): h2
+/// On an HTTP/2 connection it also gathers writes (see `Gather`): h2
 /// writes each large DATA frame in a system call of its own and the frames
 /// after it (a gRPC answer's trailers) in the next one, so one answer
 /// costs about two sends. Gathered, the frames of every answer ready at
