@@ -18,6 +18,12 @@
 #         on bgref at start: 7.7 kB over HTTP). Not the issue's baseline:
 #         it shows what the framework and the kernel cost for an answer of
 #         that size with no work, so bgref / answer is bgref's own work.
+#   grpc-*-conn  the tonic echo's two methods served the way bgref serves
+#         its connections (BENCH_BGREF_CONN=1: bgref's socket wrapper, which
+#         gathers HTTP/2 writes into fewer system calls, and its HTTP/2
+#         settings) instead of by tonic's server. Not the issue's baseline
+#         either: bgref / grpc-answer-conn is bgref's own work on the same
+#         transport.
 #   *-fields  the same requests asking for the Position ID only
 #         (`"fields": ["position_id"]`): each play's notation and resulting
 #         Position ID, 1.1 kB instead of 7.7 kB over HTTP.
@@ -45,8 +51,8 @@
 #   BENCH_KEEP [0]         1: keep the work directory (logs, raw results)
 #   BENCH_BGREF            another bgref binary to measure (e.g. one built
 #                          from main, for before/after with the same harness)
-# Takes about ROUNDS x 6 x (DURATION + WARMUP + 1) seconds after the build
-# (3.5 minutes with the defaults).
+# Takes at most ROUNDS x 10 x (DURATION + WARMUP + 1) seconds after the
+# build (under 6 minutes with the defaults).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -63,7 +69,8 @@ DURATION="${BENCH_DURATION:-5}"
 WARMUP="${BENCH_WARMUP:-1}"
 CONNS="${BENCH_CONNECTIONS:-64}"
 GRPC_CONNS="${BENCH_GRPC_CONNECTIONS:-4}"
-CASES="${BENCH_CASES:-http-echo http-answer http-bgref http-bgref-fields grpc-echo grpc-answer grpc-bgref grpc-bgref-fields}"
+ALL_CASES="http-echo http-answer http-bgref http-bgref-fields grpc-echo grpc-answer grpc-echo-conn grpc-answer-conn grpc-bgref grpc-bgref-fields"
+CASES="${BENCH_CASES:-$ALL_CASES}"
 
 command -v wrk >/dev/null || { echo "error: wrk not found (apt-get install wrk)" >&2; exit 2; }
 
@@ -111,7 +118,7 @@ wait_port() {
   exit 1
 }
 
-BGREF_PORT=$(free_port) HTTP_ECHO_PORT=$(free_port) GRPC_ECHO_PORT=$(free_port)
+BGREF_PORT=$(free_port) HTTP_ECHO_PORT=$(free_port) GRPC_ECHO_PORT=$(free_port) GRPC_CONN_PORT=$(free_port)
 # Test secrets (never used elsewhere): no warning about ephemeral keys.
 BGREF_DICE_SECRET=6c622d746573742d6c622d746573742d6c622d746573742d6c622d746573742d \
 BGREF_SIGNING_KEY=4c8e2bb0a54b6ce1d3a79e9d1e1e2f5f0b2a8f1c7d6e5a4b3c2d1e0f9a8b7c6d \
@@ -140,7 +147,9 @@ BENCH_ANSWER_BYTES=$HTTP_ANSWER_BYTES "${SERVER_CPU[@]}" "$BIN/bench-echo-http" 
 PIDS+=($!)
 BENCH_ANSWER_BYTES=$GRPC_ANSWER_BYTES "${SERVER_CPU[@]}" "$BIN/bench-echo-grpc" "127.0.0.1:$GRPC_ECHO_PORT" >/dev/null &
 PIDS+=($!)
-wait_port "$HTTP_ECHO_PORT"; wait_port "$GRPC_ECHO_PORT"
+BENCH_BGREF_CONN=1 BENCH_ANSWER_BYTES=$GRPC_ANSWER_BYTES "${SERVER_CPU[@]}" "$BIN/bench-echo-grpc" "127.0.0.1:$GRPC_CONN_PORT" >/dev/null &
+PIDS+=($!)
+wait_port "$HTTP_ECHO_PORT"; wait_port "$GRPC_ECHO_PORT"; wait_port "$GRPC_CONN_PORT"
 sleep 1
 
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
@@ -202,6 +211,10 @@ run_case() {
         --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
     grpc-answer) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$GRPC_ECHO_PORT" answer \
         --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
+    grpc-echo-conn) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$GRPC_CONN_PORT" echo \
+        --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
+    grpc-answer-conn) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$GRPC_CONN_PORT" answer \
+        --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
     grpc-bgref) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$BGREF_PORT" legal-moves \
         --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
     grpc-bgref-fields) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$BGREF_PORT" legal-moves \
@@ -242,7 +255,7 @@ done
 LOAD_RSS=$(sort -n "$WORK/rss-load" 2>/dev/null | tail -1)
 HWM=$(awk '/^VmHWM:/ {print $2}' "/proc/$BGREF_PID/status")
 echo
-awk -v rounds="$ROUNDS" -v idle="$IDLE_RSS" -v load="${LOAD_RSS:-0}" -v hwm="$HWM" '
+awk -v rounds="$ROUNDS" -v names="$ALL_CASES" -v idle="$IDLE_RSS" -v load="${LOAD_RSS:-0}" -v hwm="$HWM" '
   function median(list,    n, a, i, j, t) {
     n = split(list, a, " ")
     for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -254,25 +267,27 @@ awk -v rounds="$ROUNDS" -v idle="$IDLE_RSS" -v load="${LOAD_RSS:-0}" -v hwm="$HW
   END {
     printf "medians of %d interleaved rounds\n", rounds
     printf "%-18s %10s %10s %10s\n", "case", "rps", "p50 us", "p99 us"
-    n = split("http-echo http-answer http-bgref http-bgref-fields grpc-echo grpc-answer grpc-bgref grpc-bgref-fields", names, " ")
-    for (k = 1; k <= n; k++) if (names[k] in seen)
-      printf "%-18s %10.0f %10.0f %10.0f\n", names[k], median(all_rps[names[k]]), median(all_p50[names[k]]), median(all_p99[names[k]])
+    n = split(names, name, " ")
+    for (k = 1; k <= n; k++) if (name[k] in seen)
+      printf "%-18s %10.0f %10.0f %10.0f\n", name[k], median(all_rps[name[k]]), median(all_p50[name[k]]), median(all_p99[name[k]])
     print ""
     print "ratios to the echo (median of the per-round ratios; target: rps 0.65 or more, p99 2x or less)"
-    split("http grpc", protos, " ")
-    for (p = 1; p <= 2; p++) {
-      split(protos[p] "-echo " protos[p] "-answer", bases, " ")
-      split(protos[p] "-bgref " protos[p] "-bgref-fields " protos[p] "-answer", subjects, " ")
-      for (b = 1; b <= 2; b++) for (s = 1; s <= 3; s++) {
-        base = bases[b]; subject = subjects[s]
-        if (subject == base) continue
-        r = ""; q = ""
-        for (i = 1; i <= rounds; i++) if (((i, subject) in rps) && ((i, base) in rps) && rps[i, base] > 0) {
-          r = r " " rps[i, subject] / rps[i, base]
-          if (p99[i, base] > 0) q = q " " p99[i, subject] / p99[i, base]
-        }
-        if (r != "") printf "%-18s / %-12s rps %.2f   p99 %.2fx   (rps ratios:%s)\n", subject, base, median(r), median(q), r
+    # subject/base pairs: the ratios of the issue (to the stock echoes) first.
+    pairs = "http-bgref/http-echo http-bgref-fields/http-echo http-answer/http-echo" \
+      " http-bgref/http-answer http-bgref-fields/http-answer" \
+      " grpc-bgref/grpc-echo grpc-bgref-fields/grpc-echo grpc-answer/grpc-echo" \
+      " grpc-bgref/grpc-answer grpc-bgref-fields/grpc-answer" \
+      " grpc-echo-conn/grpc-echo grpc-answer-conn/grpc-echo-conn" \
+      " grpc-bgref/grpc-echo-conn grpc-bgref/grpc-answer-conn grpc-bgref-fields/grpc-answer-conn"
+    np = split(pairs, pair, " ")
+    for (k = 1; k <= np; k++) {
+      split(pair[k], sb, "/"); subject = sb[1]; base = sb[2]
+      r = ""; q = ""
+      for (i = 1; i <= rounds; i++) if (((i, subject) in rps) && ((i, base) in rps) && rps[i, base] > 0) {
+        r = r " " rps[i, subject] / rps[i, base]
+        if (p99[i, base] > 0) q = q " " p99[i, subject] / p99[i, base]
       }
+      if (r != "") printf "%-18s / %-16s rps %.2f   p99 %.2fx   (rps ratios:%s)\n", subject, base, median(r), median(q), r
     }
     print ""
     printf "bgref memory: idle VmRSS %.1f MiB; under load peak sampled VmRSS %.1f MiB (VmHWM %.1f MiB)\n", idle / 1024, load / 1024, hwm / 1024

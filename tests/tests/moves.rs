@@ -8,6 +8,18 @@ use tonic_types::StatusExt as _;
 
 /// Positions in each encoding, asymmetric ones included (the symmetric
 /// start hides orientation bugs).
+/// The whole body of an HTTP/2 response, its flow-control capacity
+/// released as it is read.
+async fn read_h2_body(mut body: h2::RecvStream) -> Vec<u8> {
+    let mut all = Vec::new();
+    while let Some(chunk) = body.data().await {
+        let chunk = chunk.unwrap();
+        let _ = body.flow_control().release_capacity(chunk.len());
+        all.extend_from_slice(&chunk);
+    }
+    all
+}
+
 fn positions() -> Vec<Value> {
     vec![
         json!({"position_id": "4HPwATDgc/ABMA"}),
@@ -456,6 +468,134 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
         median < std::time::Duration::from_millis(20),
         "median of 20 sequential gRPC calls: {median:?} (TCP_NODELAY not set?)"
     );
+}
+
+/// Many calls at once on one HTTP/2 connection, whose answers the server
+/// gathers into shared writes (`conn::GuardedIo`): every answer arrives
+/// whole and is the one the same call gets alone. Some answers are large
+/// (every field), some small (`fields`), and the calls come in waves so
+/// that batches start and end at different points.
+#[tokio::test]
+async fn concurrent_grpc_calls_on_one_connection_each_get_their_whole_answer() {
+    let server = Server::start(&[]).await;
+    let grpc = server.grpc().await;
+    let mut requests = Vec::new();
+    for d1 in 1..=6u32 {
+        for d2 in d1..=6u32 {
+            for fields in [Vec::new(), vec!["position_id".to_owned()]] {
+                requests.push(proto::LegalMovesRequest {
+                    variant: 0,
+                    position: Some(proto_position(&json!({"position_id": "4HPwATDgc/ABMA"}))),
+                    dice: vec![d1, d2],
+                    game_start: false,
+                    tables_rules: None,
+                    fields,
+                });
+            }
+        }
+    }
+    // Each answer alone, one call at a time.
+    let mut alone = Vec::new();
+    for request in &requests {
+        let mut client = grpc.clone();
+        alone.push(
+            client
+                .legal_moves(request.clone())
+                .await
+                .unwrap()
+                .into_inner(),
+        );
+    }
+    for wave in 0..4 {
+        let mut calls = tokio::task::JoinSet::new();
+        for (i, request) in requests.iter().enumerate().skip(wave) {
+            let mut client = grpc.clone();
+            let request = request.clone();
+            calls.spawn(async move { (i, client.legal_moves(request).await) });
+        }
+        let mut answered = 0;
+        // Gathered bytes that were never sent would hang the calls: fail
+        // instead.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+        while let Some(joined) = tokio::time::timeout_at(deadline, calls.join_next())
+            .await
+            .unwrap_or_else(|_| panic!("wave {wave}: answers stalled"))
+        {
+            let (i, answer) = joined.unwrap();
+            let answer = answer.unwrap_or_else(|status| panic!("call {i}: {status:?}"));
+            assert_eq!(answer.into_inner(), alone[i], "call {i} of wave {wave}");
+            answered += 1;
+        }
+        assert_eq!(answered, requests.len() - wave);
+    }
+}
+
+/// JSON over HTTP/2 (prior knowledge): an answer's last frame is its
+/// body's DATA frame, with no trailers after it, so the server's gathered
+/// write is sent by the wake that putting it off gives the connection (the
+/// case that needs it). Every answer arrives whole, equal to the HTTP/1
+/// answer, one at a time and all at once.
+#[tokio::test]
+async fn json_over_http2_answers_arrive_whole() {
+    let server = Server::start(&[]).await;
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let (client, connection) = h2::client::Builder::new()
+        .handshake::<_, bytes::Bytes>(tcp)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut requests = Vec::new();
+    for d1 in 1..=6u32 {
+        for d2 in d1..=6u32 {
+            requests.push(json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [d1, d2]}));
+        }
+    }
+    let mut expected = Vec::new();
+    for request in &requests {
+        let (status, body) = server.post("/legal-moves", request).await;
+        assert_eq!(status, 200, "{body}");
+        expected.push(body);
+    }
+    let post = |request: &Value| {
+        let client = client.clone();
+        let body = bytes::Bytes::from(request.to_string());
+        async move {
+            let mut client = client.ready().await.unwrap();
+            let head = http::Request::post("/legal-moves")
+                .header("content-type", "application/json")
+                .body(())
+                .unwrap();
+            let (response, mut send) = client.send_request(head, false).unwrap();
+            send.send_data(body, true).unwrap();
+            let response = response.await.unwrap();
+            assert_eq!(response.status(), 200);
+            let body = read_h2_body(response.into_body()).await;
+            serde_json::from_slice::<Value>(&body).unwrap()
+        }
+    };
+    let limit = std::time::Duration::from_secs(30);
+    for (request, expected) in requests.iter().zip(&expected) {
+        let answer = tokio::time::timeout(limit, post(request))
+            .await
+            .expect("a lone answer stalled");
+        assert_eq!(&answer, expected);
+    }
+    let mut calls = tokio::task::JoinSet::new();
+    for (i, request) in requests.iter().enumerate() {
+        let call = post(request);
+        calls.spawn(async move { (i, call.await) });
+    }
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut answered = 0;
+    while let Some(joined) = tokio::time::timeout_at(deadline, calls.join_next())
+        .await
+        .expect("answers at once stalled")
+    {
+        let (i, answer) = joined.unwrap();
+        assert_eq!(answer, expected[i], "answer {i}");
+        answered += 1;
+    }
+    assert_eq!(answered, requests.len());
 }
 
 /// Every position a response carries can be sent back verbatim, over both
