@@ -29,6 +29,8 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
+# shellcheck source=bench/lib.sh
+source "$HERE/lib.sh"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 BIN="$TARGET/release"
 CASES=("$@")
@@ -53,8 +55,6 @@ if [[ -n "${BENCH_LOG_FORMAT:-}" ]]; then
   export BGREF_LOG_FORMAT="$BENCH_LOG_FORMAT"
 fi
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
 # N sequential POSTs of BODY to URL on one connection; fails on a non-200.
 http_load() {
   python3 - "$@" <<'EOF'
@@ -68,8 +68,6 @@ for _ in range(n):
 EOF
 }
 
-LEGAL_MOVES='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}'
-LEGAL_MOVES_FIELDS='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1],"fields":["position_id"]}'
 ECHO="$(head -c 300 /dev/zero | tr '\0' x)"
 
 for case in "${CASES[@]}"; do

@@ -30,6 +30,8 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
+# shellcheck source=bench/lib.sh
+source "$HERE/lib.sh"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 BIN="$TARGET/release"
 ROUNDS="${BENCH_ROUNDS:-3}"
@@ -55,20 +57,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_port() {
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.05
-  done
-  echo "error: nothing listens on port $1" >&2
-  exit 1
-}
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
-printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' \
-  "'{\"position\":{\"position_id\":\"4HPwATDgc/ABMA\"},\"dice\":[3,1]}'" >"$WORK/legal-moves.lua"
-printf 'wrk.method = "POST"\nwrk.body = string.rep("x", 300)\n' >"$WORK/echo.lua"
+wrk_script "'$LEGAL_MOVES'" "$WORK/legal-moves.lua"
+wrk_script 'string.rep("x", 300)' "$WORK/echo.lua"
 
 # Runs one case; prints "requests ticks".
 run_case() {

@@ -57,6 +57,8 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
+# shellcheck source=bench/lib.sh
+source "$HERE/lib.sh"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 if [[ "${1:-}" == movegen ]]; then
@@ -103,21 +105,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # A free loopback port (the kernel's choice, released again at once).
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
-
-wait_port() {
-  local port=$1
-  for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "error: nothing listens on port $port" >&2
-  exit 1
-}
-
 BGREF_PORT=$(free_port) HTTP_ECHO_PORT=$(free_port) GRPC_ECHO_PORT=$(free_port) GRPC_CONN_PORT=$(free_port)
 # Test secrets (never used elsewhere): no warning about ephemeral keys.
 BGREF_DICE_SECRET=6c622d746573742d6c622d746573742d6c622d746573742d6c622d746573742d \
@@ -127,8 +114,6 @@ BGREF_PID=$!
 PIDS+=("$BGREF_PID")
 wait_port "$BGREF_PORT"
 
-LEGAL_MOVES='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}'
-LEGAL_MOVES_FIELDS='{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1],"fields":["position_id"]}'
 # Each answer checked once, so the harness never times error responses.
 check() {
   local url=$1 body=$2 size
@@ -155,9 +140,6 @@ sleep 1
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 IDLE_RSS=$(rss_kib "$BGREF_PID")
 
-wrk_script() {
-  printf 'wrk.method = "POST"\nwrk.body = %s\nwrk.headers["Content-Type"] = "application/json"\n' "$1" >"$2"
-}
 wrk_script "'$LEGAL_MOVES'" "$WORK/legal-moves.lua"
 wrk_script "'$LEGAL_MOVES_FIELDS'" "$WORK/legal-moves-fields.lua"
 wrk_script 'string.rep("x", 300)' "$WORK/echo.lua"

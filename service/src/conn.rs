@@ -263,6 +263,11 @@ struct Gather {
 }
 
 impl Gather {
+    /// Whether this connection gathers (HTTP/2).
+    fn is_on(&self) -> bool {
+        self.on == Some(true)
+    }
+
     fn pending(&self) -> usize {
         self.buf.len() - self.sent
     }
@@ -431,7 +436,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        if self.gather.on == Some(true) {
+        if self.gather.is_on() {
             return self.poll_gather(cx, &[io::IoSlice::new(buf)]);
         }
         let result = Pin::new(&mut self.inner).poll_write(cx, buf);
@@ -443,7 +448,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        if self.gather.on == Some(true) {
+        if self.gather.is_on() {
             return self.poll_gather(cx, bufs);
         }
         let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
@@ -451,7 +456,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
     }
 
     fn is_write_vectored(&self) -> bool {
-        self.gather.on == Some(true) || self.inner.is_write_vectored()
+        self.gather.is_on() || self.inner.is_write_vectored()
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -583,12 +588,22 @@ mod tests {
     /// A guarded socket whose peer has sent `first`, read already, and the
     /// peer's end.
     async fn guarded_after(first: &[u8]) -> (GuardedIo<Counted>, tokio::io::DuplexStream) {
-        let (mut client, server) = tokio::io::duplex(1 << 20);
+        guarded_with(first, 1 << 20, Duration::from_secs(60)).await
+    }
+
+    /// [`guarded_after`] on a socket that holds `socket_bytes` unread, with
+    /// a send timeout of `send`.
+    async fn guarded_with(
+        first: &[u8],
+        socket_bytes: usize,
+        send: Duration,
+    ) -> (GuardedIo<Counted>, tokio::io::DuplexStream) {
+        let (mut client, server) = tokio::io::duplex(socket_bytes);
         let counted = Counted {
             inner: server,
             writes: 0,
         };
-        let mut guarded = GuardedIo::new(counted, Duration::from_secs(60), Duration::from_secs(60));
+        let mut guarded = GuardedIo::new(counted, Duration::from_secs(60), send);
         client.write_all(first).await.unwrap();
         let mut read = vec![0u8; first.len()];
         guarded.read_exact(&mut read).await.unwrap();
@@ -707,16 +722,7 @@ mod tests {
     /// timeout on an HTTP/2 connection.
     #[tokio::test]
     async fn gathering_is_bounded_and_a_stuck_http2_write_still_times_out() {
-        let (mut client, server) = tokio::io::duplex(64);
-        let counted = Counted {
-            inner: server,
-            writes: 0,
-        };
-        let mut guarded =
-            GuardedIo::new(counted, Duration::from_secs(60), Duration::from_millis(100));
-        client.write_all(H2_PREFACE).await.unwrap();
-        let mut read = vec![0u8; H2_PREFACE.len()];
-        guarded.read_exact(&mut read).await.unwrap();
+        let (mut guarded, _client) = guarded_with(H2_PREFACE, 64, Duration::from_millis(100)).await;
         // Too many to gather: written through (the socket takes 64 bytes),
         // the rest gathered.
         guarded
