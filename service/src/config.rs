@@ -122,6 +122,10 @@ pub struct Config {
     #[command(flatten)]
     pub dice: DiceConfig,
 
+    /// The ledger of the refereed game flow.
+    #[command(flatten)]
+    pub ledger: LedgerConfig,
+
     /// Logs and traces.
     #[command(flatten)]
     pub telemetry: TelemetryConfig,
@@ -205,6 +209,40 @@ impl std::fmt::Debug for DiceConfig {
     }
 }
 
+/// The ledger: one history per match on a Redis-protocol store
+/// (docs/referee.md, "The ledger").
+#[derive(Clone, Args)]
+pub struct LedgerConfig {
+    /// Redis-protocol store of the match heads, `redis://[:PASSWORD@]HOST:PORT/DB`
+    /// (`rediss://` for TLS): every action is checked against its match's
+    /// head, so a match has one history (no fork, no replay of an old
+    /// token, no second match with the same id). Unset: no ledger, the
+    /// service keeps no state.
+    #[arg(long, env = "BGREF_LEDGER_URL", hide_env_values = true)]
+    pub ledger_url: Option<String>,
+
+    /// How long the ledger keeps a match after its last action (e.g. 30d,
+    /// 12h); later, its tokens are refused (`unknown-match`).
+    #[arg(long, env = "BGREF_LEDGER_TTL", default_value = "30d", value_parser = parse_positive_duration)]
+    pub ledger_ttl: Duration,
+
+    /// Time limit of one call to the ledger (connecting included); past
+    /// it the action is refused with 503 `ledger-unavailable`.
+    #[arg(long, env = "BGREF_LEDGER_TIMEOUT", default_value = "1s", value_parser = parse_positive_duration)]
+    pub ledger_timeout: Duration,
+}
+
+impl std::fmt::Debug for LedgerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL may carry a password.
+        f.debug_struct("LedgerConfig")
+            .field("ledger_url", &self.ledger_url.as_ref().map(|_| "<set>"))
+            .field("ledger_ttl", &self.ledger_ttl)
+            .field("ledger_timeout", &self.ledger_timeout)
+            .finish()
+    }
+}
+
 /// Log output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum LogFormat {
@@ -261,7 +299,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "ms" => Ok(Duration::from_millis(n)),
         "s" => Ok(Duration::from_secs(n)),
         "m" => Ok(Duration::from_secs(n * 60)),
-        _ => Err(format!("not a duration: {s:?} (use 10s, 500ms, 2m)")),
+        "h" => Ok(Duration::from_secs(n * 3600)),
+        "d" => Ok(Duration::from_secs(n * 86_400)),
+        _ => Err(format!("not a duration: {s:?} (use 10s, 500ms, 2m, 12h, 30d)")),
     }
 }
 
@@ -330,7 +370,12 @@ mod tests {
     fn durations() {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("20"), Ok(Duration::from_secs(20)));
-        assert!(parse_duration("5h").is_err());
+        assert_eq!(parse_duration("5h"), Ok(Duration::from_secs(5 * 3600)));
+        assert_eq!(parse_duration("30d"), Ok(Duration::from_secs(30 * 86_400)));
+        assert!(parse_duration("5w").is_err());
+        let config = Cli::try_parse_from(["bgref"]).unwrap().config;
+        assert_eq!(config.ledger.ledger_ttl, Duration::from_secs(30 * 86_400));
+        assert_eq!(config.ledger.ledger_url, None);
         assert_eq!(parse_positive_duration("2s"), Ok(Duration::from_secs(2)));
         assert!(parse_positive_duration("0s").is_err());
         assert!(parse_positive_duration("0ms").is_err());

@@ -20,8 +20,12 @@ pub enum ErrorKind {
     Unauthenticated,
     /// The operation is disabled by configuration (HTTP 403, gRPC PERMISSION_DENIED).
     Forbidden,
-    /// No such route (HTTP 404).
+    /// No such route, or no such match in the ledger (HTTP 404, gRPC NOT_FOUND).
     NotFound,
+    /// The state token is not the head of its match (HTTP 409, gRPC ABORTED).
+    Conflict,
+    /// The match exists already (HTTP 409, gRPC ALREADY_EXISTS).
+    AlreadyExists,
     /// The server is overloaded or shutting down (HTTP 503, gRPC UNAVAILABLE).
     Unavailable,
     /// A bug: never the caller's fault (HTTP 500, gRPC INTERNAL).

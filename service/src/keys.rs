@@ -45,7 +45,8 @@
 use std::fmt;
 use std::path::Path;
 
-use bgref_core::verify;
+use bgref_core::{Player, verify};
+use hmac::{Hmac, KeyInit, Mac as _};
 use ed25519_dalek::{Signer as _, SigningKey};
 use sha2::{Digest as _, Sha256};
 use subtle::ConstantTimeEq as _;
@@ -103,6 +104,7 @@ pub struct DiceKeys {
     reveal_token_digest: Option<[u8; 32]>,
     roll_token_digest: Option<[u8; 32]>,
     game_token_digest: Option<[u8; 32]>,
+    seat_key: Zeroizing<[u8; 32]>,
     ephemeral_secret: bool,
     ephemeral_signing_key: bool,
 }
@@ -145,6 +147,19 @@ fn read_option(
         }
         (None, None) => Ok(None),
     }
+}
+
+/// Bytes of a seat before base64url (192 bits: 32 characters).
+pub const SEAT_BYTES: usize = 24;
+
+/// The key of the seats: `HMAC-SHA256(master secret, "bgref-seat-v1")`.
+/// The master secret is never rotated (docs/dice.md), so seats outlive a
+/// signing-key rotation.
+fn seat_key(master_secret: &[u8]) -> [u8; 32] {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(master_secret)
+        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+    mac.update(b"bgref-seat-v1");
+    mac.finalize().into_bytes().into()
 }
 
 /// Largest secret file read, in bytes: `/dev/zero` or a log file named by
@@ -329,17 +344,6 @@ impl DiceKeys {
                  and BGREF_SIGNING_KEY, or their _FILE variants)"
             );
         }
-        if game.is_none() {
-            tracing::warn!(
-                game_flow = "open",
-                "no game token configured: the refereed game flow (POST /games, /games/act, \
-                 /games/verify, /games/export and their gRPC methods) is open to anyone who can \
-                 reach this service; a player who can reach it can start a match again with the \
-                 match id and client seed of its roll receipts and read the dice of a turn \
-                 before it is due (set BGREF_GAME_TOKEN or BGREF_GAME_TOKEN_FILE, give it to the \
-                 game server only, and keep players from reaching bgref directly)"
-            );
-        }
         let mut keys = DiceKeys::new(secret, signing, &extra, reveal);
         keys.roll_token_digest = roll;
         keys.game_token_digest = game;
@@ -370,7 +374,9 @@ impl DiceKeys {
                 });
             }
         }
+        let seat_key = Zeroizing::new(seat_key(&master_secret));
         DiceKeys {
+            seat_key,
             master_secret,
             signing_key,
             key_id,
@@ -429,6 +435,43 @@ impl DiceKeys {
         Zeroizing::new(verify::server_seed(&self.master_secret, match_id))
     }
 
+    /// The seat of `player` in the match whose chain starts with `start`
+    /// (docs/referee.md, "Seats"): base64url of the first
+    /// [`SEAT_BYTES`] bytes of `HMAC-SHA256(seat key, start || player)`,
+    /// the seat key being `HMAC-SHA256(master secret, "bgref-seat-v1")`.
+    /// A capability: never log it.
+    pub fn seat(&self, start: &[u8; 32], player: Player) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.seat_bytes(start, player))
+    }
+
+    fn seat_bytes(&self, start: &[u8; 32], player: Player) -> [u8; SEAT_BYTES] {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(self.seat_key.as_slice())
+            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+        mac.update(start);
+        mac.update(match player {
+            Player::X => b"x",
+            Player::O => b"o",
+        });
+        let tag = mac.finalize().into_bytes();
+        let mut out = [0u8; SEAT_BYTES];
+        out.copy_from_slice(&tag[..SEAT_BYTES]);
+        out
+    }
+
+    /// The player whose seat `seat` is in the match whose chain starts
+    /// with `start`, compared in constant time; `None` for any other text.
+    pub fn seat_player(&self, start: &[u8; 32], seat: &str) -> Option<Player> {
+        use base64::Engine as _;
+        let given = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(seat.as_bytes())
+            .ok()
+            .filter(|b| b.len() == SEAT_BYTES)?;
+        [Player::X, Player::O]
+            .into_iter()
+            .find(|&p| bool::from(self.seat_bytes(start, p).ct_eq(given.as_slice())))
+    }
+
     /// Signs `message` with the current key.
     pub fn sign(&self, message: &[u8]) -> Signature {
         self.signing_key.sign(message)
@@ -460,6 +503,11 @@ impl DiceKeys {
     /// `POST /dice/roll` and `POST /dice/opening`, in constant time.
     pub fn roll_access(&self, authorization: Option<&str>) -> TokenAccess {
         access(self.roll_token_digest.as_ref(), authorization)
+    }
+
+    /// Whether a game token closes the game flow.
+    pub fn has_game_token(&self) -> bool {
+        self.game_token_digest.is_some()
     }
 
     /// Checks an `Authorization` value against the game token of the

@@ -7,9 +7,10 @@ use tokio::net::TcpListener;
 
 use bgref_service::config::{Cli, Command};
 use bgref_service::keys::DiceKeys;
+use bgref_service::ledger::Ledger;
 use bgref_service::proto::referee_server::RefereeServer;
 use bgref_service::state::AppState;
-use bgref_service::{grpc, http, server, telemetry};
+use bgref_service::{grpc, http, referee, server, telemetry};
 
 /// mimalloc instead of the system allocator: a request allocates and
 /// frees dozens of small blocks (hyper, axum, tracing, the answer), each
@@ -34,11 +35,24 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let state = AppState::new(keys);
+    let mut state = AppState::new(keys);
+    if let Some(url) = config.ledger.ledger_url.as_deref().filter(|u| !u.trim().is_empty()) {
+        match Ledger::new(url.trim(), config.ledger.ledger_ttl, config.ledger.ledger_timeout) {
+            Ok(ledger) => state = state.with_ledger(ledger),
+            Err(err) => {
+                tracing::error!(error = %err, "invalid ledger configuration");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    referee::log_mode(&state);
     let app = server::build(state.clone(), &config);
     app.health
         .set_serving::<RefereeServer<grpc::RefereeService>>()
         .await;
+    if let Some(ledger) = state.ledger.clone() {
+        tokio::spawn(server::watch_ledger(ledger, state.clone(), app.health.clone()));
+    }
     let Some(listener) = bind(config.listen).await else {
         return ExitCode::from(1);
     };

@@ -778,6 +778,38 @@ pub fn serve(
     )
 }
 
+/// Pings the ledger every second: when it stops answering, `/readyz`
+/// answers 503 `ledger_unavailable` and gRPC health reports NOT_SERVING
+/// (for `""` and `bgref.v1.Referee`) until it answers again. Logs each
+/// change once.
+pub async fn watch_ledger(ledger: crate::ledger::Ledger, state: AppState, health: HealthReporter) {
+    let mut serving = true;
+    loop {
+        let up = ledger.ping().await;
+        if up != serving && state.is_ready() {
+            let status = if up {
+                ServingStatus::Serving
+            } else {
+                ServingStatus::NotServing
+            };
+            health.set_service_status("", status).await;
+            health
+                .set_service_status(
+                    <RefereeServer<crate::grpc::RefereeService> as tonic::server::NamedService>::NAME,
+                    status,
+                )
+                .await;
+            if up {
+                tracing::info!("ledger reachable again: ready");
+            } else {
+                tracing::warn!("ledger unreachable: not ready, game actions refused (503 ledger-unavailable)");
+            }
+            serving = up;
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
 /// Starts draining on the first SIGTERM or Ctrl-C: `/readyz` answers 503
 /// and gRPC health reports NOT_SERVING (for `""` and `bgref.v1.Referee`)
 /// at once; after `delay` (or a second signal) the returned receiver turns

@@ -199,6 +199,8 @@ pub struct ActInput {
     pub action: Option<ActionInput>,
     /// If given, the match the token must belong to.
     pub match_id: Option<String>,
+    /// The acting player's seat (required; never logged).
+    pub seat: Option<String>,
 }
 
 /// One step of a transcript.
@@ -371,6 +373,33 @@ pub struct GameView {
     pub match_id: String,
     /// The position and the legal plays.
     pub board: BoardView,
+    /// The token's chain hash (what the ledger records as the head).
+    pub chain: [u8; 32],
+}
+
+/// The players' seats of a match: one secret capability each
+/// (docs/referee.md, "Seats"). Never logged.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Seats {
+    /// x's seat.
+    pub x: String,
+    /// o's seat.
+    pub o: String,
+}
+
+impl std::fmt::Debug for Seats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Seats { <redacted> }")
+    }
+}
+
+/// A new match: its first state and the players' seats.
+#[derive(Debug, Clone)]
+pub struct Started {
+    /// The first state.
+    pub game: GameView,
+    /// The seats, one per player.
+    pub seats: Seats,
 }
 
 impl GameView {
@@ -532,6 +561,8 @@ pub struct Acted {
     pub roll: Option<SignedRoll>,
     /// The score, when the action ended the game.
     pub scored: Option<AnyScore>,
+    /// The chain hash of the token acted on.
+    pub from: [u8; 32],
 }
 
 /// The verdict of a replayed transcript.
@@ -1031,6 +1062,7 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
         match_id: match_id.to_owned(),
         board,
         state,
+        chain: *chain,
     };
     (game, bytes)
 }
@@ -1059,9 +1091,62 @@ pub fn check_game_access(keys: &DiceKeys, authorization: Option<&str>) -> Result
 ///
 /// # Errors
 /// Field errors of the match id, client seed, match and rules.
-pub fn new_game(keys: &DiceKeys, input: &NewGameInput) -> Result<GameView, ApiError> {
+pub fn new_game(keys: &DiceKeys, input: &NewGameInput) -> Result<Started, ApiError> {
     let (state, chain) = start(input)?;
-    Ok(view(keys, state, &input.match_id, &chain).0)
+    let seats = Seats {
+        x: keys.seat(&chain, Player::X),
+        o: keys.seat(&chain, Player::O),
+    };
+    Ok(Started {
+        game: view(keys, state, &input.match_id, &chain).0,
+        seats,
+    })
+}
+
+/// The player whose seat the request gives, checked against `player`
+/// when the request names one too.
+///
+/// # Errors
+/// `invalid-seat` (401) for a missing seat or one of no player of this
+/// match; `not-your-seat` (403) for a seat of the other player than
+/// `player`. The errors never quote the seat.
+fn seated(
+    keys: &DiceKeys,
+    token: &Token,
+    seat: Option<&str>,
+    player: Option<Player>,
+) -> Result<Player, ApiError> {
+    let seat = seat.filter(|s| !s.is_empty()).ok_or_else(|| {
+        ApiError::new(
+            ErrorKind::Unauthenticated,
+            "invalid-seat",
+            "seat is required: the acting player's seat, from the `seats` of the POST /games \
+             answer that started this match",
+        )
+    })?;
+    let start = start_chain(&token.match_id, token.state.client_seed());
+    let holder = keys.seat_player(&start, seat).ok_or_else(|| {
+        ApiError::new(
+            ErrorKind::Unauthenticated,
+            "invalid-seat",
+            format!(
+                "the seat is not a seat of match {:?}: send the acting player's seat from the \
+                 `seats` of the POST /games answer that started it",
+                token.match_id
+            ),
+        )
+    })?;
+    match player {
+        Some(named) if named != holder => Err(ApiError::new(
+            ErrorKind::Forbidden,
+            "not-your-seat",
+            format!(
+                "the seat is {holder}'s, and the request acts for {named}: each player acts \
+                 with its own seat only"
+            ),
+        )),
+        _ => Ok(holder),
+    }
 }
 
 fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
@@ -1307,6 +1392,7 @@ fn step(
             event,
             roll,
             scored,
+            from: token.chain,
         },
         bytes,
     ))
@@ -1333,7 +1419,7 @@ pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
         ));
     }
     tracing::Span::current().record("match_id", token.match_id.as_str());
-    let player = required(input.player, "player", "player is required: x or o")?;
+    let player = seated(keys, &token, input.seat.as_deref(), input.player)?;
     let action = action_of(input.action.as_ref(), "action")?;
     let roller = Roller::new(&keys.server_seed(&token.match_id));
     Ok(step(keys, &roller, &token, player, &action)?.0)
@@ -1366,6 +1452,8 @@ pub struct Exported {
     pub mat: String,
     /// Actions replayed.
     pub actions: usize,
+    /// The chain hash of the state the replay reached (the ledger's check).
+    pub chain: [u8; 32],
 }
 
 /// Replays a transcript and writes it as a Jellyfish `.mat` match file.
@@ -1412,6 +1500,7 @@ pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiE
     Ok(Exported {
         mat,
         actions: steps.len(),
+        chain: replay.last.chain,
     })
 }
 
@@ -1528,7 +1617,7 @@ mod tests {
             &closed,
             &start(AnyVariant::Backgammon(Variant::Standard), false),
         );
-        assert_eq!(open.unwrap().token, gated.unwrap().token);
+        assert_eq!(open.unwrap().game.token, gated.unwrap().game.token);
     }
 
     fn start(variant: AnyVariant, tavli: bool) -> NewGameInput {
@@ -1551,7 +1640,9 @@ mod tests {
     /// at every step.
     fn play_and_replay(input: &NewGameInput, max: usize) {
         let keys = keys();
-        let mut game = new_game(&keys, input).unwrap();
+        let started = new_game(&keys, input).unwrap();
+        let seats = started.seats;
+        let mut game = started.game;
         let mut steps = Vec::new();
         let mut tokens = Vec::new();
         for _ in 0..max {
@@ -1577,6 +1668,10 @@ mod tests {
                     player: Some(player),
                     action: Some(action.clone()),
                     match_id: None,
+                    seat: Some(match player {
+                        Player::X => seats.x.clone(),
+                        Player::O => seats.o.clone(),
+                    }),
                 },
             )
             .unwrap();

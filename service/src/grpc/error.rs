@@ -17,6 +17,8 @@ pub fn code(kind: ErrorKind) -> Code {
         ErrorKind::Unauthenticated => Code::Unauthenticated,
         ErrorKind::Forbidden => Code::PermissionDenied,
         ErrorKind::NotFound => Code::NotFound,
+        ErrorKind::Conflict => Code::Aborted,
+        ErrorKind::AlreadyExists => Code::AlreadyExists,
         ErrorKind::Unavailable => Code::Unavailable,
         ErrorKind::Internal => Code::Internal,
     }

@@ -11,7 +11,7 @@ use super::cube::{cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
     ActInput, Acted, ActionInput, AnyEvent, AnyScore, BoardView, Exported, GameView, NewGameInput,
-    StepInput, TranscriptInput, Verdict,
+    Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -108,6 +108,7 @@ impl TryFrom<proto::ActRequest> for ActInput {
             player: player_in(req.player, "player")?,
             action: action_in(req.action, play_in(notation, moves), req.level, "action")?,
             match_id: (!req.match_id.is_empty()).then_some(req.match_id),
+            seat: (!req.seat.is_empty()).then_some(req.seat),
         })
     }
 }
@@ -241,11 +242,15 @@ fn view_out(view: &GameView) -> proto::GameView {
     }
 }
 
-impl From<&GameView> for proto::NewGameResponse {
-    fn from(view: &GameView) -> Self {
+impl From<&Started> for proto::NewGameResponse {
+    fn from(started: &Started) -> Self {
         proto::NewGameResponse {
-            state: view.token.clone(),
-            view: Some(view_out(view)),
+            state: started.game.token.clone(),
+            view: Some(view_out(&started.game)),
+            seats: Some(proto::Seats {
+                x: started.seats.x.clone(),
+                o: started.seats.o.clone(),
+            }),
         }
     }
 }

@@ -245,15 +245,17 @@ impl Referee for RefereeService {
         request: Request<proto::NewGameRequest>,
     ) -> Reply<proto::NewGameResponse> {
         self.check_game_access(&request)?;
-        call(request, |input| {
-            api::games::new_game(&self.state.dice, input)
-        })
+        let input: api::games::NewGameInput = request.into_inner().try_into()?;
+        let started = crate::referee::new_game(&self.state, &input).await?;
+        Ok(Response::new((&started).into()))
     }
 
     #[tracing::instrument(target = "bgref_service::handler", name = "Act", skip_all, fields(match_id = tracing::field::Empty))]
     async fn act(&self, request: Request<proto::ActRequest>) -> Reply<proto::ActResponse> {
         self.check_game_access(&request)?;
-        call(request, |input| api::games::act(&self.state.dice, input))
+        let input: api::games::ActInput = request.into_inner().try_into()?;
+        let acted = crate::referee::act(&self.state, &input).await?;
+        Ok(Response::new((&acted).into()))
     }
 
     #[tracing::instrument(target = "bgref_service::handler", name = "VerifyGame", skip_all, fields(match_id = tracing::field::Empty))]
@@ -262,7 +264,9 @@ impl Referee for RefereeService {
         request: Request<proto::VerifyGameRequest>,
     ) -> Reply<proto::VerifyGameResponse> {
         self.check_game_access(&request)?;
-        call(request, |input| api::games::verify(&self.state.dice, input))
+        let input: api::games::TranscriptInput = request.into_inner().try_into()?;
+        let verdict = crate::referee::verify(&self.state, &input).await?;
+        Ok(Response::new((&verdict).into()))
     }
 
     #[tracing::instrument(target = "bgref_service::handler", name = "ExportGame", skip_all, fields(match_id = tracing::field::Empty))]
@@ -271,7 +275,9 @@ impl Referee for RefereeService {
         request: Request<proto::ExportGameRequest>,
     ) -> Reply<proto::ExportGameResponse> {
         self.check_game_access(&request)?;
-        call(request, |input| api::games::export(&self.state.dice, input))
+        let input: api::games::TranscriptInput = request.into_inner().try_into()?;
+        let exported = crate::referee::export(&self.state, &input).await?;
+        Ok(Response::new((&exported).into()))
     }
 
     #[tracing::instrument(target = "bgref_service::handler", name = "ResolveCube", skip_all)]

@@ -35,6 +35,7 @@ impl From<ErrorKind> for StatusCode {
             ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
             ErrorKind::Forbidden => StatusCode::FORBIDDEN,
             ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::Conflict | ErrorKind::AlreadyExists => StatusCode::CONFLICT,
             ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ErrorKind::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -72,7 +73,8 @@ impl IntoResponse for ApiError {
             self.detail,
             self.field,
         );
-        if self.kind == ErrorKind::Unauthenticated {
+        // The bearer challenge is for the operator's tokens, not for a seat.
+        if self.kind == ErrorKind::Unauthenticated && self.slug != "invalid-seat" {
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));

@@ -93,8 +93,8 @@ pub async fn new_game(
     _access: GameAccess,
     ApiJson(req): ApiJson<NewGameRequest>,
 ) -> Result<Json<GameResponse>, ApiError> {
-    let game = api::games::new_game(&state.dice, &req.into_input()?)?;
-    Ok(Json((&game).into()))
+    let started = crate::referee::new_game(&state, &req.into_input()?).await?;
+    Ok(Json((&started).into()))
 }
 
 /// Takes one action on a game: roll, double, take, pass, beaver, raccoon,
@@ -123,7 +123,7 @@ pub async fn act(
     _access: GameAccess,
     ApiJson(req): ApiJson<ActRequest>,
 ) -> Result<Json<ActResponse>, ApiError> {
-    let acted = api::games::act(&state.dice, &req.into())?;
+    let acted = crate::referee::act(&state, &req.into()).await?;
     Ok(Json((&acted).into()))
 }
 
@@ -145,7 +145,7 @@ pub async fn verify(
     _access: GameAccess,
     ApiJson(req): ApiJson<VerifyGameRequest>,
 ) -> Result<Json<VerifyGameResponse>, ApiError> {
-    let verdict = api::games::verify(&state.dice, &req.into_input()?)?;
+    let verdict = crate::referee::verify(&state, &req.into_input()?).await?;
     Ok(Json((&verdict).into()))
 }
 
@@ -173,6 +173,6 @@ pub async fn export(
     _access: GameAccess,
     ApiJson(req): ApiJson<ExportGameRequest>,
 ) -> Result<Json<ExportGameResponse>, ApiError> {
-    let exported = api::games::export(&state.dice, &req.into_input()?)?;
+    let exported = crate::referee::export(&state, &req.into_input()?).await?;
     Ok(Json((&exported).into()))
 }

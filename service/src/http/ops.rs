@@ -21,9 +21,10 @@ pub struct Health {
 fn health_status() -> utoipa::openapi::schema::Object {
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(["ok", "shutting_down"]))
+        .enum_values(Some(["ok", "shutting_down", "ledger_unavailable"]))
         .description(Some(
-            "`ok`, or `shutting_down` on readiness while draining.",
+            "`ok`; on readiness `shutting_down` while draining, `ledger_unavailable` while the \
+             ledger (BGREF_LEDGER_URL) does not answer.",
         ))
         .build()
 }
@@ -34,22 +35,21 @@ pub async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
-/// Readiness: 200 while accepting traffic, 503 once shutdown has begun.
+/// Readiness: 200 while accepting traffic; 503 once shutdown has begun,
+/// or while the ledger does not answer.
 #[utoipa::path(get, path = "/readyz", tag = "service",
     responses(
         (status = 200, description = "Ready: accepting traffic", body = Health),
-        (status = 503, description = "Shutting down: send traffic elsewhere", body = Health)))]
+        (status = 503, description = "Shutting down, or the ledger does not answer: send traffic elsewhere", body = Health)))]
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
-    if state.is_ready() {
-        (StatusCode::OK, Json(Health { status: "ok" }))
+    let status = if !state.is_ready() {
+        "shutting_down"
+    } else if state.ledger.as_ref().is_some_and(|l| !l.is_reachable()) {
+        "ledger_unavailable"
     } else {
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            Json(Health {
-                status: "shutting_down",
-            }),
-        )
-    }
+        return (StatusCode::OK, Json(Health { status: "ok" }));
+    };
+    (StatusCode::SERVICE_UNAVAILABLE, Json(Health { status }))
 }
 
 /// Prometheus metrics: request counts and latency histograms per protocol

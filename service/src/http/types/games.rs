@@ -12,7 +12,7 @@ use super::moves::{PlayInput, PlayOutput};
 use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
     ActInput, Acted, ActionInput, AnyEvent, AnyScore, BoardView, Exported, GameView, NewGameInput,
-    StepInput, TranscriptInput, Verdict,
+    Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -154,9 +154,16 @@ pub struct ActRequest {
     /// The state token of the last answer.
     #[schema(max_length = 2048)]
     pub state: String,
-    /// The player acting (required).
+    /// The acting player's seat (required): its entry of the `seats` the
+    /// POST /games answer gave (a missing or wrong seat: 401
+    /// `invalid-seat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = PlayerName, required = true)]
+    #[schema(value_type = String, required = true, min_length = 32, max_length = 32)]
+    pub seat: Option<String>,
+    /// The player acting (optional: the seat says who acts; if given it
+    /// must be the seat's player, else 403 `not-your-seat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = PlayerName)]
     pub player: Option<PlayerName>,
     /// The action (required).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -285,6 +292,7 @@ impl From<ActRequest> for ActInput {
             player: req.player.map(Into::into),
             action: action_input(req.action, req.play, req.level),
             match_id: req.match_id,
+            seat: req.seat,
         }
     }
 }
@@ -439,6 +447,25 @@ pub struct GameResponse {
     pub state: String,
     /// What the state shows.
     pub view: GameViewOutput,
+    /// The players' seats: one secret capability each, to send as `seat`
+    /// with that player's actions. Hand each player only its own.
+    pub seats: SeatsOutput,
+}
+
+/// The seats of a match (docs/referee.md, "Seats"): 32 base64url
+/// characters each. Secrets: never log them.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SeatsOutput {
+    /// x's seat.
+    pub x: String,
+    /// o's seat.
+    pub o: String,
+}
+
+impl std::fmt::Debug for SeatsOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatsOutput { <redacted> }")
+    }
 }
 
 /// What an action did.
@@ -601,11 +628,15 @@ impl From<&GameView> for GameViewOutput {
     }
 }
 
-impl From<&GameView> for GameResponse {
-    fn from(view: &GameView) -> Self {
+impl From<&Started> for GameResponse {
+    fn from(started: &Started) -> Self {
         GameResponse {
-            state: view.token.clone(),
-            view: view.into(),
+            state: started.game.token.clone(),
+            view: (&started.game).into(),
+            seats: SeatsOutput {
+                x: started.seats.x.clone(),
+                o: started.seats.o.clone(),
+            },
         }
     }
 }
