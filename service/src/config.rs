@@ -301,7 +301,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "m" => Ok(Duration::from_secs(n * 60)),
         "h" => Ok(Duration::from_secs(n * 3600)),
         "d" => Ok(Duration::from_secs(n * 86_400)),
-        _ => Err(format!("not a duration: {s:?} (use 10s, 500ms, 2m, 12h, 30d)")),
+        _ => Err(format!(
+            "not a duration: {s:?} (use 10s, 500ms, 2m, 12h, 30d)"
+        )),
     }
 }
 

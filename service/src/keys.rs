@@ -46,8 +46,8 @@ use std::fmt;
 use std::path::Path;
 
 use bgref_core::{Player, verify};
-use hmac::{Hmac, KeyInit, Mac as _};
 use ed25519_dalek::{Signer as _, SigningKey};
+use hmac::{Hmac, KeyInit, Mac as _};
 use sha2::{Digest as _, Sha256};
 use subtle::ConstantTimeEq as _;
 use zeroize::Zeroizing;

@@ -142,7 +142,10 @@ impl Ledger {
     }
 
     fn key(match_id: &str) -> String {
-        format!("bgref:v1:match:{}", hex(&Sha256::digest(match_id.as_bytes())))
+        format!(
+            "bgref:v1:match:{}",
+            hex(&Sha256::digest(match_id.as_bytes()))
+        )
     }
 
     fn ttl_seconds(&self) -> u64 {
@@ -166,7 +169,10 @@ impl Ledger {
             }
             Err(_) => {
                 self.reachable.store(false, Ordering::Relaxed);
-                tracing::warn!(timeout_ms = self.timeout.as_millis() as u64, "ledger call timed out");
+                tracing::warn!(
+                    timeout_ms = self.timeout.as_millis() as u64,
+                    "ledger call timed out"
+                );
                 Err(unavailable())
             }
         }
@@ -226,7 +232,12 @@ impl Ledger {
     /// `stale-state` (409, naming the head's game and turn) when `from` is
     /// not the head; `unknown-match` (404) when the ledger does not hold
     /// the match; `ledger-unavailable` (503).
-    pub async fn advance(&self, match_id: &str, from: &[u8; 32], to: &Head) -> Result<(), ApiError> {
+    pub async fn advance(
+        &self,
+        match_id: &str,
+        from: &[u8; 32],
+        to: &Head,
+    ) -> Result<(), ApiError> {
         let mut connection = self.connection.clone();
         let mut invocation = self.advance.prepare_invoke();
         invocation
@@ -321,7 +332,12 @@ mod tests {
         };
         assert_eq!(Head::parse(&head.value()), Some(head.clone()));
         assert_eq!(head.value().len(), 64 + 1 + 1 + 1 + 2);
-        for bad in ["", "ab 1 2", &"g".repeat(64), &format!("{} x 1", "a".repeat(64))] {
+        for bad in [
+            "",
+            "ab 1 2",
+            &"g".repeat(64),
+            &format!("{} x 1", "a".repeat(64)),
+        ] {
             assert_eq!(Head::parse(bad), None, "{bad}");
         }
     }

@@ -36,8 +36,17 @@ async fn main() -> ExitCode {
         }
     };
     let mut state = AppState::new(keys);
-    if let Some(url) = config.ledger.ledger_url.as_deref().filter(|u| !u.trim().is_empty()) {
-        match Ledger::new(url.trim(), config.ledger.ledger_ttl, config.ledger.ledger_timeout) {
+    if let Some(url) = config
+        .ledger
+        .ledger_url
+        .as_deref()
+        .filter(|u| !u.trim().is_empty())
+    {
+        match Ledger::new(
+            url.trim(),
+            config.ledger.ledger_ttl,
+            config.ledger.ledger_timeout,
+        ) {
             Ok(ledger) => state = state.with_ledger(ledger),
             Err(err) => {
                 tracing::error!(error = %err, "invalid ledger configuration");
@@ -51,7 +60,11 @@ async fn main() -> ExitCode {
         .set_serving::<RefereeServer<grpc::RefereeService>>()
         .await;
     if let Some(ledger) = state.ledger.clone() {
-        tokio::spawn(server::watch_ledger(ledger, state.clone(), app.health.clone()));
+        tokio::spawn(server::watch_ledger(
+            ledger,
+            state.clone(),
+            app.health.clone(),
+        ));
     }
     let Some(listener) = bind(config.listen).await else {
         return ExitCode::from(1);

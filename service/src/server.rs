@@ -802,7 +802,9 @@ pub async fn watch_ledger(ledger: crate::ledger::Ledger, state: AppState, health
             if up {
                 tracing::info!("ledger reachable again: ready");
             } else {
-                tracing::warn!("ledger unreachable: not ready, game actions refused (503 ledger-unavailable)");
+                tracing::warn!(
+                    "ledger unreachable: not ready, game actions refused (503 ledger-unavailable)"
+                );
             }
             serving = up;
         }

@@ -174,7 +174,9 @@ impl Server {
         format!("http://{}{path}", self.addr)
     }
 
-    /// POSTs JSON; returns the status and the JSON body (Null if none).
+    /// POSTs JSON; returns the status and the JSON body (Null if none). A
+    /// `/games/act` body without `seat` is sent with its player's seat
+    /// ([`seated`]), here and in [`Server::post_auth`].
     pub async fn post(&self, path: &str, body: &Value) -> (u16, Value) {
         let (status, _, body) = self.post_auth(path, body, None).await;
         (status, body)
@@ -197,6 +199,12 @@ impl Server {
         body: &Value,
         authorization: Option<&str>,
     ) -> (u16, Option<String>, Value) {
+        // `/games/act` bodies get their player's seat unless they give one.
+        let body = if path == "/games/act" {
+            &seated(body)
+        } else {
+            body
+        };
         let mut req = self.http.post(self.url(path)).json(body);
         if let Some(a) = authorization {
             req = req.header("authorization", a);
@@ -328,11 +336,72 @@ pub fn proto_level(name: &Value) -> i32 {
     }) as i32
 }
 
+/// The seat of `player` (`"x"` or `"o"`) in the match of the state token
+/// `state`, as a server with the test dice secret gives it (whatever key
+/// signed the token: seats hang on the master secret); `None` for text
+/// that is not a token or a player that is neither.
+pub fn test_seat(state: &str, player: &Value) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(state)
+        .ok()?;
+    // version, key id, chain; then the match id and the client seed.
+    let rest = bytes.get(1 + 8 + 32..)?;
+    let n = usize::from(*rest.first()?);
+    let match_id = std::str::from_utf8(rest.get(1..1 + n)?).ok()?;
+    let rest = rest.get(1 + n..)?;
+    let m = usize::from(u16::from_be_bytes([*rest.first()?, *rest.get(1)?]));
+    let client_seed = std::str::from_utf8(rest.get(2..2 + m)?).ok()?;
+    let seats = bgref_service::api::games::seats(&test_keys(), match_id, client_seed);
+    match player.as_str()? {
+        "x" => Some(seats.x),
+        "o" => Some(seats.o),
+        _ => None,
+    }
+}
+
+/// The keys of a server started with the test secrets.
+pub fn test_keys() -> bgref_service::keys::DiceKeys {
+    let hex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+            .collect()
+    };
+    let seed: [u8; 32] = hex(TEST_SIGNING_KEY).try_into().expect("32 bytes");
+    bgref_service::keys::DiceKeys::from_parts(&hex(TEST_DICE_SECRET), &seed, None)
+        .expect("test keys")
+}
+
+/// A `POST /games/act` body with its `seat`: a body without one gets the
+/// seat of its `player` from the test secrets ([`test_seat`]), so the
+/// rule tests act as the seated player; a body that has `seat` (a string,
+/// or `null` for none) keeps it.
+pub fn seated(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(object) = body.as_object_mut()
+        && !object.contains_key("seat")
+        && let Some(seat) = object
+            .get("state")
+            .and_then(Value::as_str)
+            .and_then(|state| test_seat(state, object.get("player").unwrap_or(&Value::Null)))
+    {
+        object.insert("seat".into(), Value::String(seat));
+    }
+    body
+}
+
 /// The gRPC `ActRequest` of a JSON step of `POST /games/act` (`player`,
-/// `action`, a `play` in notation, `level`) on the token `state`.
+/// `action`, a `play` in notation, `level`, `seat`) on the token `state`;
+/// without `seat`, the player's seat from the test secrets ([`seated`]).
 pub fn proto_act(state: &str, step: &Value) -> proto::ActRequest {
+    let seat = match step.get("seat") {
+        Some(seat) => seat.as_str().unwrap_or_default().to_owned(),
+        None => test_seat(state, &step["player"]).unwrap_or_default(),
+    };
     proto::ActRequest {
         state: state.to_owned(),
+        seat,
         player: proto_player(&step["player"]),
         action: proto_action(step["action"].as_str().expect("action")),
         play: step["play"]

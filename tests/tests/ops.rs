@@ -923,7 +923,7 @@ async fn game_call(
     let resp = http
         .post(format!("http://{addr}{path}"))
         .header("authorization", format!("Bearer {GAME_TOKEN}"))
-        .json(body)
+        .json(&bgref_e2e::seated(body))
         .send()
         .await
         .ok()?;

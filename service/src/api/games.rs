@@ -1093,14 +1093,20 @@ pub fn check_game_access(keys: &DiceKeys, authorization: Option<&str>) -> Result
 /// Field errors of the match id, client seed, match and rules.
 pub fn new_game(keys: &DiceKeys, input: &NewGameInput) -> Result<Started, ApiError> {
     let (state, chain) = start(input)?;
-    let seats = Seats {
-        x: keys.seat(&chain, Player::X),
-        o: keys.seat(&chain, Player::O),
-    };
     Ok(Started {
         game: view(keys, state, &input.match_id, &chain).0,
-        seats,
+        seats: seats(keys, &input.match_id, &input.client_seed),
     })
+}
+
+/// The seats of the match `match_id` with `client_seed`, as `POST /games`
+/// answers them (an embedding game server may recompute them).
+pub fn seats(keys: &DiceKeys, match_id: &str, client_seed: &str) -> Seats {
+    let start = start_chain(match_id, client_seed);
+    Seats {
+        x: keys.seat(&start, Player::X),
+        o: keys.seat(&start, Player::O),
+    }
 }
 
 /// The player whose seat the request gives, checked against `player`

@@ -85,8 +85,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
         (status = 200, description = "The first state", body = GameResponse),
         (status = 400, description = "Malformed request, match id, seed, match or rules", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The ledger holds this match already (`match-exists`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
-    ))]
+        (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "new_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn new_game(
     State(state): State<AppState>,
@@ -113,10 +114,13 @@ pub async fn new_game(
     responses(
         (status = 200, description = "The new state and what happened", body = ActResponse),
         (status = 400, description = "Malformed request or state token", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`), or the seat is missing or not a seat of this match (`invalid-seat`)", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The seat is the other player's than `player` (`not-your-seat`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "The ledger holds no such match (`unknown-match`: never started on it, or expired)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The state token is not the match's head (`stale-state`, naming the head's game and turn)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The rules refuse the action", body = Problem, content_type = "application/problem+json"),
-    ))]
+        (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "act", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn act(
     State(state): State<AppState>,
@@ -137,8 +141,10 @@ pub async fn act(
         (status = 200, description = "The verdict", body = VerifyGameResponse),
         (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "With a ledger: it holds no such match (`unknown-match`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "With a ledger: the transcript does not end at the match's head (`stale-state`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
-    ))]
+        (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "verify_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn verify(
     State(state): State<AppState>,
@@ -164,9 +170,11 @@ pub async fn verify(
         (status = 200, description = "The match file", body = ExportGameResponse),
         (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "With a ledger: it holds no such match (`unknown-match`)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "With a ledger: the transcript does not end at the match's head (`stale-state`)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An action is refused (`illegal-transcript`), or the format cannot say it (`not-exportable`)", body = Problem, content_type = "application/problem+json"),
-    ))]
+        (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "export_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn export(
     State(state): State<AppState>,

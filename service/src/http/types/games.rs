@@ -149,7 +149,7 @@ fn action_input(
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"state": "AQ...", "player": "x", "action": "move", "play": "8/5 6/5"}))]
+#[schema(example = json!({"state": "AQ...", "seat": "Xq3v0hW1b5kR9mT2pL7yN4cJ8sA6eD0f", "player": "x", "action": "move", "play": "8/5 6/5"}))]
 pub struct ActRequest {
     /// The state token of the last answer.
     #[schema(max_length = 2048)]
