@@ -425,3 +425,83 @@ pub fn proto_step(step: &Value) -> proto::TranscriptStep {
         level: act.level,
     }
 }
+
+/// A Redis-protocol server for the ledger tests: Debian's `redis-server`
+/// (or `valkey-server`) on a free loopback port, without persistence,
+/// killed on drop. `scripts/ci-ledger.sh` installs it.
+#[derive(Debug)]
+pub struct Redis {
+    child: Option<Child>,
+    binary: PathBuf,
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+}
+
+impl Redis {
+    /// Starts one; `None` when no server binary is installed, which fails
+    /// under CI (`CI` set: `.ci/run` installs it) and skips elsewhere.
+    pub async fn start() -> Option<Redis> {
+        let binary = ["redis-server", "valkey-server"].iter().find_map(|name| {
+            std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+                .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/sbin")])
+                .map(|dir| dir.join(name))
+                .find(|path| path.is_file())
+        });
+        let Some(binary) = binary else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "no redis-server or valkey-server installed: scripts/ci-ledger.sh installs it"
+            );
+            eprintln!("SKIPPED: no redis-server or valkey-server (apt-get install redis-server)");
+            return None;
+        };
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let mut redis = Redis {
+            child: None,
+            binary,
+            port,
+        };
+        redis.restart().await;
+        Some(redis)
+    }
+
+    /// The ledger URL of this server.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// Stops the server (its data is lost: no persistence).
+    pub async fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill().await;
+        }
+    }
+
+    /// Starts the server again on the same port (after [`Redis::stop`]) and
+    /// waits until it accepts connections.
+    pub async fn restart(&mut self) {
+        self.stop().await;
+        let child = Command::new(&self.binary)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start redis-server");
+        self.child = Some(child);
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+                .await
+                .is_ok()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("redis-server did not listen on {}", self.port);
+    }
+}
