@@ -275,6 +275,23 @@ for name, svc in (doc.get("services") or {}).items():
         need(not (re.search(r"SECRET|KEY|TOKEN", k) and v),
              f"service {name}: {k} has a literal value in docker-compose.yml")
 
+# Every documented deployment closes the game flow or puts it on a ledger
+# (docs/referee.md, "Who can cheat, per deployment").
+bgref = (doc.get("services") or {}).get("bgref", {})
+benv = bgref.get("environment", {})
+benv = dict(x.split("=", 1) if "=" in x else (x, None) for x in benv) if isinstance(benv, list) else benv
+need("BGREF_LEDGER_URL" in benv or "BGREF_GAME_TOKEN" in benv,
+     "docker-compose.yml: bgref sets neither BGREF_LEDGER_URL nor BGREF_GAME_TOKEN")
+k8s = open(os.path.join(deploy, "k8s", "deployment.yaml")).read()
+need("BGREF_GAME_TOKEN_FILE" in k8s, "k8s/deployment.yaml: the game token is not required")
+for doc_path in ("README.md", os.path.join("deploy", "README.md")):
+    text = open(os.path.join(root, doc_path)).read()
+    for run in re.findall(r"docker run [^`]*?bgref:[0-9.]+", text, re.S):
+        if " -e " not in run:
+            continue  # `docker run --rm bgref:0.1.0 --help` and the like
+        need("BGREF_GAME_TOKEN" in run or "BGREF_LEDGER_URL" in run,
+             f"{doc_path}: a docker run sets neither the game token nor the ledger")
+
 # The examples must hold names and placeholders only.
 secret_vars = re.compile(r"^\s*(BGREF_DICE_SECRET|BGREF_SIGNING_KEY|BGREF_REVEAL_TOKEN|BGREF_DICE_ROLL_TOKEN|BGREF_GAME_TOKEN)\s*=\s*(\S+)")
 for line in open(os.path.join(deploy, ".env.example")):
