@@ -68,6 +68,7 @@ def main() -> None:
         {"match_id": "fuzz-match", "client_seed": "fuzz:seed", "match": {"length": 3}}))
     assert status == 200, game
     state, view = game["state"], game["view"]
+    seats = game["seats"]
     tokens = [state]
     for _ in range(6):
         phase, to_act = view["phase"], view.get("to_act") or "x"
@@ -79,14 +80,15 @@ def main() -> None:
         else:
             break
         status, acted = post(base, "/games/act",
-                             json.dumps({"state": state, "player": to_act, **action}))
+                             json.dumps({"state": state, "seat": seats[to_act or "x"],
+                                         "player": to_act, **action}))
         assert status == 200, acted
         state, view = acted["state"], acted["view"]
         tokens.append(state)
     for i, token in enumerate(tokens):
         with open(os.path.join(tokens_dir, f"seed-{i}"), "w") as f:
             f.write(token)
-        seed("/games/act", json.dumps({"state": token, "player": "x", "action": "roll"}),
+        seed("/games/act", json.dumps({"state": token, "seat": seats["x"], "action": "roll"}),
              f"games-act-{i}")
 
 

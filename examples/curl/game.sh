@@ -44,6 +44,7 @@ NEXT='.view as $v
     | (if $v.phase == "move"
        then {player: $v.to_act, action: "move", play: $v.plays[0].notation}
        else {player: ($v.to_act // "x"), action: "roll"} end) as $step
+    | ($step + {seat: $seats[$step.player]}) as $step
     | $v.phase,
       ({state} + $step | tojson),
       if .event.passed then "\(.roll.turn)\t\(.event.player)\t\(.event.dice | join("-"))\t(no play)"
@@ -51,9 +52,12 @@ NEXT='.view as $v
       else "" end'
 
 answer=$(post /games "$START")
+# One secret seat per player: each action carries its player's seat (an app
+# hands each player only its own).
+seats=$(jq -c .seats <<<"$answer")
 requests=()
 while true; do
-    { read -r phase; read -r request; read -r line; } < <(jq -r "$NEXT" <<<"$answer")
+    { read -r phase; read -r request; read -r line; } < <(jq -r --argjson seats "$seats" "$NEXT" <<<"$answer")
     [[ -z $line ]] || printf '%s\n' "$line"
     case $phase in
     game_over | match_over) break ;;
@@ -79,7 +83,7 @@ jq -r '.view.result | "game over: \(.winner) wins a \(.result) game for \(.point
 # tokens), and the last token, which the replay must reach.
 transcript=$(printf '%s\n' "${requests[@]}" | jq -cs \
     --argjson start "$START" --arg state "$(jq -r .state <<<"$answer")" \
-    '{start: $start, actions: map(del(.state)), state: $state}')
+    '{start: $start, actions: map(del(.state, .seat)), state: $state}')
 verdict=$(post /games/verify "$transcript")
 if [[ $(jq '.valid and .state_matches' <<<"$verdict") != true ]]; then
     printf 'the transcript does not verify: %s\n' "$verdict" >&2

@@ -103,6 +103,8 @@ def play_game(referee):
     start = games.NewGameRequest(match_id=MATCH_ID, client_seed=CLIENT_SEED)
     answer = referee.NewGame(start)
     state, view = answer.state, answer.view
+    # One secret seat per player: an app hands each player only its own.
+    seats = {common.PLAYER_X: answer.seats.x, common.PLAYER_O: answer.seats.o}
     actions, receipts = [], []
     while view.phase != games.PHASE_GAME_OVER:
         assert len(actions) < 5000, "the game does not end"
@@ -115,7 +117,8 @@ def play_game(referee):
                                         notation=view.plays[0].notation)
         else:
             raise AssertionError(f"no move for phase {games.Phase.Name(view.phase)}")
-        act = games.ActRequest(state=state, player=step.player, action=step.action)
+        act = games.ActRequest(state=state, seat=seats[step.player], player=step.player,
+                               action=step.action)
         if step.notation:
             act.notation = step.notation
         answer = referee.Act(act)

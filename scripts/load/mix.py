@@ -97,7 +97,8 @@ def main() -> int:
         {"match_id": "load-match-0001", "client_seed": "load:test"}),
         game_headers)
     assert status == 200, f"POST /games: {status} {text}"
-    act = json.dumps({"state": json.loads(text)["state"], "player": "x", "action": "roll"})
+    game = json.loads(text)
+    act = json.dumps({"state": game["state"], "seat": game["seats"]["x"], "action": "roll"})
     mix.append(("POST", "/games/act", act, game_headers))
 
     refused = []

@@ -59,6 +59,7 @@ def play_match(referee, rng, name, length, rules, max_games):
         start["match"] = {"length": length}
     answer = referee.post("/games", start)
     token, view = answer["state"], answer["view"]
+    seats = answer["seats"]
     actions = []
     summary_games = []
 
@@ -112,7 +113,7 @@ def play_match(referee, rng, name, length, rules, max_games):
         else:
             raise SystemExit("%s: phase %r not handled" % (name, phase))
         before = view
-        answer = referee.post("/games/act", dict(step, state=token))
+        answer = referee.post("/games/act", dict(step, state=token, seat=seats[step["player"]]))
         token, view, event = answer["state"], answer["view"], answer["event"]
         actions.append(step)
         if step["action"] == "resign":

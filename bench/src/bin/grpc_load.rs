@@ -209,9 +209,9 @@ async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
     )
     .await
     .map_err(|e| format!("NewGame: {e}"))?;
-    let state = proto::NewGameResponse::decode(started.as_ref())
-        .map_err(|e| format!("NewGame answer: {e}"))?
-        .state;
+    let started = proto::NewGameResponse::decode(started.as_ref())
+        .map_err(|e| format!("NewGame answer: {e}"))?;
+    let (state, seat) = (started.state, started.seats.unwrap_or_default().x);
     let mut calls = vec![
         Call::new("/bgref.v1.Referee/LegalMoves", &legal_moves_request(&[])),
         Call::new(
@@ -250,6 +250,7 @@ async fn mix(channel: &Channel) -> Result<Vec<Call>, String> {
             "/bgref.v1.Referee/Act",
             &proto::ActRequest {
                 state,
+                seat,
                 player: proto::Player::X as i32,
                 action: proto::GameAction::Roll as i32,
                 ..Default::default()

@@ -28,6 +28,8 @@ async function main(baseUrl: string): Promise<void> {
   const game = await bgref.POST("/games", { body: start });
   if (!game.data) fail("new game", game.error);
   let { state, view } = game.data;
+  // One secret seat per player: an app hands each player only its own.
+  const seats = game.data.seats;
   const actions: Step[] = [];
   let rolls = 0;
   let score: components["schemas"]["ScoreGameResponse"] | null | undefined;
@@ -46,7 +48,10 @@ async function main(baseUrl: string): Promise<void> {
     } else {
       throw new Error(`no move for phase ${view.phase}`);
     }
-    const answer = await bgref.POST("/games/act", { body: { state, ...step } });
+    // Each action carries its player's seat (an app hands each player only its own).
+    const answer = await bgref.POST("/games/act", {
+      body: { state, seat: seats[player], ...step },
+    });
     if (!answer.data) fail(`act ${JSON.stringify(step)}`, answer.error);
     if (answer.data.roll) rolls += 1;
     score = answer.data.game_over;
