@@ -8,7 +8,6 @@ pub mod error;
 pub mod grpc;
 pub mod http;
 pub mod keys;
-pub mod log_writer;
 pub mod metrics;
 pub mod offload;
 pub mod server;
