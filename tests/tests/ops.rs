@@ -295,6 +295,65 @@ async fn every_exported_metric_is_documented_in_the_deploy_readme() {
     );
 }
 
+/// The fields of the `request completed` lines of an HTTP request with a
+/// `traceparent`, one to an unmatched path and a gRPC call are those the
+/// log field table of `deploy/README.md` names, no more, no fewer.
+#[tokio::test]
+async fn every_documented_log_field_is_logged() {
+    let mut server = Server::start(&[]).await;
+    let http = reqwest::Client::new();
+    let resp = http
+        .post(server.url("/legal-moves"))
+        .header("content-type", "application/json")
+        .header("x-request-id", "fields-http")
+        .header(
+            "traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        )
+        .body(LEGAL_MOVES)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let resp = http
+        .get(server.url("/no-such-route"))
+        .header("x-request-id", "fields-unmatched")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+    let mut grpc = server.grpc().await;
+    let mut request = tonic::Request::new(legal_moves_request());
+    request
+        .metadata_mut()
+        .insert("x-request-id", "fields-grpc".parse().unwrap());
+    grpc.legal_moves(request).await.unwrap();
+
+    let mut logs = take_logs(&mut server);
+    let mut logged = std::collections::BTreeSet::new();
+    for id in ["fields-http", "fields-unmatched", "fields-grpc"] {
+        let line = find_log(&mut logs, |v| {
+            v["message"] == "request completed" && v["request_id"] == id
+        })
+        .await;
+        logged.extend(line.as_object().unwrap().keys().cloned());
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/README.md"))
+            .unwrap();
+    let documented: std::collections::BTreeSet<String> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` | log | "))
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    assert_eq!(
+        logged, documented,
+        "log fields logged vs documented in deploy/README.md"
+    );
+    assert_eq!(server.terminate().await, Some(0));
+}
+
 #[tokio::test]
 async fn request_ids_are_kept_or_made_echoed_and_logged() {
     let mut server = Server::start(&[]).await;
