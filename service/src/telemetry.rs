@@ -11,7 +11,7 @@
 //!   outcome and the latency, each fact once.
 //! - OpenTelemetry: only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
 //!   `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, each request gets a span
-//!   ([`request_span`], with the fields OpenTelemetry's conventions ask
+//!   ([`RequestLog`], with the fields OpenTelemetry's conventions ask
 //!   for) and the spans are exported over OTLP/gRPC in batches; the
 //!   standard `OTEL_*` variables apply (`OTEL_SERVICE_NAME`, default
 //!   `bgref`; `OTEL_RESOURCE_ATTRIBUTES`; `OTEL_TRACES_SAMPLER`;
