@@ -11,7 +11,7 @@ bgref_address() {
 import json, sys
 for line in open(sys.argv[1], encoding="utf-8", errors="replace"):
     try:
-        fields = json.loads(line).get("fields", {})
+        fields = json.loads(line)
     except ValueError:
         continue
     if fields.get("message") == "bgref serving HTTP and gRPC":

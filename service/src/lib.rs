@@ -9,7 +9,6 @@ pub mod grpc;
 pub mod http;
 pub mod keys;
 pub mod ledger;
-pub mod log_writer;
 pub mod metrics;
 pub mod offload;
 pub mod referee;

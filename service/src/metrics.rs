@@ -1,11 +1,11 @@
 //! Prometheus metrics for HTTP and gRPC alike, served at `GET /metrics`.
 //!
 //! [`ObserveLayer`] sits on the merged router (after routing, so the
-//! matched route is known), sets each request's id and opens its span
-//! ([`crate::telemetry::request_span`]) and, once its response is
-//! complete (for gRPC: when the `grpc-status` trailer has gone out):
-//! counts it and times it per protocol, operation and outcome, and records
-//! the outcome on the request span ([`RequestOutcome::record`]). A request
+//! matched route is known), sets each request's id and starts its log
+//! ([`RequestLog::start`]) and, once its response is complete (for gRPC:
+//! when the `grpc-status` trailer has gone out): counts it and times it
+//! per protocol, operation and outcome, and logs it
+//! ([`RequestOutcome::record`]). A request
 //! whose client goes away first is counted too (`499` / `CANCELLED`).
 //!
 //! Label values are bounded: HTTP operations are the method and the route
@@ -25,11 +25,9 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use crate::telemetry::{self, MakeRequestId, Operation, Protocol, RequestLog, RequestOutcome};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
-use tracing::Span;
-
-use crate::telemetry::{self, MakeRequestId, Operation, Protocol, RequestOutcome};
 
 /// The route that serves [`Metrics::render`] (`crate::http::ops::metrics`).
 const METRICS_ROUTE: &str = "/metrics";
@@ -304,7 +302,7 @@ where
         self.inner.poll_ready(cx)
     }
 
-    /// Sets the request id, opens the request span, and calls the inner
+    /// Sets the request id, starts the request's log, and calls the inner
     /// service (with the metrics in the request's extensions for
     /// `GET /metrics`). The span is entered when the response future is
     /// polled, not here: the services inside only build their futures in
@@ -312,7 +310,7 @@ where
     fn call(&mut self, mut req: Request<ReqB>) -> Self::Future {
         let request_id = telemetry::set_request_id(&mut req, &self.make_id);
         let operation = Operation::shared(&req);
-        let span = telemetry::request_span(&req, &operation, &request_id);
+        let log = RequestLog::start(&req, &operation, request_id.clone());
         if operation.route.as_deref() == Some(METRICS_ROUTE) {
             // Only its handler reads it (another extension for every
             // request would grow the extension map).
@@ -321,25 +319,25 @@ where
         let inner = self.inner.call(req);
         ObservedFuture {
             inner,
-            pending: Some(Pending::new(self.metrics.clone(), operation, span)),
+            pending: Some(Pending::new(self.metrics.clone(), operation, log)),
             request_id: Some(request_id),
         }
     }
 }
 
-/// One request being observed: its span, and its tally, which records
-/// itself exactly once, at the latest when dropped.
+/// One request being observed: its log (and span), and its tally, which
+/// records itself exactly once, at the latest when dropped.
 #[derive(Debug)]
 struct Pending {
-    span: Span,
+    log: RequestLog,
     tally: Tally,
 }
 
 impl Pending {
-    fn new(metrics: Metrics, operation: Arc<Operation>, span: Span) -> Pending {
+    fn new(metrics: Metrics, operation: Arc<Operation>, log: RequestLog) -> Pending {
         metrics.inner.in_flight.fetch_add(1, Ordering::Relaxed);
         Pending {
-            span,
+            log,
             tally: Tally {
                 metrics,
                 operation,
@@ -359,12 +357,12 @@ impl Drop for Pending {
                 (Protocol::Http, Some(status)) => RequestOutcome::Http(status),
                 (protocol, _) => cancelled(protocol),
             };
-            self.tally.finish(&self.span, false, outcome);
+            self.tally.finish(&self.log, outcome);
         }
     }
 }
 
-/// What [`Pending`] counts: apart from its span, so that the span can be
+/// What [`Pending`] counts: apart from its log, so that the span can be
 /// entered while the tally changes.
 #[derive(Debug)]
 struct Tally {
@@ -377,9 +375,8 @@ struct Tally {
 }
 
 impl Tally {
-    /// Counts the request and logs its completion, once; `entered`: whether
-    /// the caller is inside `span` ([`RequestOutcome::record`]).
-    fn finish(&mut self, span: &Span, entered: bool, outcome: RequestOutcome) {
+    /// Counts the request and logs its completion, once.
+    fn finish(&mut self, log: &RequestLog, outcome: RequestOutcome) {
         if std::mem::replace(&mut self.done, true) {
             return;
         }
@@ -392,7 +389,7 @@ impl Tally {
         };
         self.metrics
             .observe(self.operation.protocol, label, &outcome.label(), latency);
-        outcome.record(span, entered, self.operation.probe, latency);
+        outcome.record(log, &self.operation, latency);
     }
 
     /// The outcome when the response ends without saying more: for HTTP the
@@ -459,18 +456,17 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let Some(Pending { span, tally }) = this.pending.as_mut() else {
+        let Some(Pending { log, tally }) = this.pending.as_mut() else {
             let result = ready!(this.inner.poll(cx));
             return Poll::Ready(result.map(|r| r.map(ObservedBody::done)));
         };
-        let entered = span.enter();
+        let entered = log.span.enter();
         let result = ready!(this.inner.poll(cx));
         let mut response = match result {
             Ok(response) => response,
             Err(err) => {
                 tally.finish(
-                    span,
-                    true,
+                    log,
                     match tally.operation.protocol {
                         Protocol::Http => RequestOutcome::Http(StatusCode::INTERNAL_SERVER_ERROR),
                         Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
@@ -497,10 +493,10 @@ where
             && let Some(code) = grpc_status(response.headers())
         {
             // Trailers-only response: the status is in the head.
-            tally.finish(span, true, RequestOutcome::Grpc(code));
+            tally.finish(log, RequestOutcome::Grpc(code));
         } else if response.body().is_end_stream() {
             let outcome = tally.outcome_at_end();
-            tally.finish(span, true, outcome);
+            tally.finish(log, outcome);
         }
         drop(entered);
         let pending = this.pending.take();
@@ -546,7 +542,7 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
         let mut this = self.project();
-        let Some(Pending { span, tally }) = this.pending.as_mut() else {
+        let Some(Pending { log, tally }) = this.pending.as_mut() else {
             return this.inner.poll_frame(cx);
         };
         // A gRPC body runs the method's response stream; an HTTP body is
@@ -555,7 +551,7 @@ where
         // in the span: `crate::streams::SendDeadline`).
         let first = !std::mem::replace(this.polled, true);
         let enter = first || tally.operation.protocol == Protocol::Grpc;
-        let _entered = enter.then(|| span.enter());
+        let _entered = enter.then(|| log.span.enter());
         let frame = ready!(this.inner.as_mut().poll_frame(cx));
         if tally.done {
             return Poll::Ready(frame);
@@ -567,10 +563,10 @@ where
                         (Protocol::Grpc, Some(code)) => RequestOutcome::Grpc(code),
                         _ => tally.outcome_at_end(),
                     };
-                    tally.finish(span, enter, outcome);
+                    tally.finish(log, outcome);
                 } else if this.inner.is_end_stream() {
                     let outcome = tally.outcome_at_end();
-                    tally.finish(span, enter, outcome);
+                    tally.finish(log, outcome);
                 }
             }
             Some(Err(err)) => {
@@ -582,11 +578,11 @@ where
                     }
                     Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),
                 };
-                tally.finish(span, enter, outcome);
+                tally.finish(log, outcome);
             }
             None => {
                 let outcome = tally.outcome_at_end();
-                tally.finish(span, enter, outcome);
+                tally.finish(log, outcome);
             }
         }
         Poll::Ready(frame)

@@ -81,7 +81,7 @@ pub fn build(state: AppState, config: &Config) -> App {
 /// 1. [`ObserveLayer`]: the request id (an incoming `x-request-id` of up
 ///    to 128 printable ASCII characters is kept, otherwise one is made:
 ///    [`crate::telemetry::MakeRequestId`]; echoed in the response), the
-///    request span ([`crate::telemetry::request_span`]), metrics, outcome
+///    request log and span ([`crate::telemetry::RequestLog`]), metrics, outcome
 ///    and completion log, which see what the client sees, panics and
 ///    timeouts included;
 /// 2. gRPC streams have a bounded life ([`StreamGuard`]); every other

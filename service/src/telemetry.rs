@@ -1,42 +1,35 @@
 //! Logs, request spans and (with an OTLP endpoint set) trace export.
 //!
-//! - Logs: `tracing` with an `EnvFilter` (`--log-filter`, else `RUST_LOG`,
-//!   else `info`), text or JSON lines on stderr, written in batches by a
-//!   thread of their own ([`crate::log_writer`]). The text line is
-//!   tracing-subscriber's default format, byte for byte, written by
-//!   [`TextLine`] and [`TextFields`]; the JSON line is its JSON format,
-//!   byte for byte, written by [`JsonLine`].
-//! - One span per request, HTTP and gRPC alike ([`request_span`]): the
-//!   operation, the request id, and, once the response is complete, the
-//!   outcome and the latency ([`RequestOutcome::record`], called by the
-//!   metrics layer). Unless spans are exported, its fields are compact:
-//!   each fact once, without what OpenTelemetry's conventions repeat
-//!   (`otel.name`, `otel.kind`, `rpc.system`, a path that is the route's;
-//!   `Operation::span_values`). In JSON and in text without colours the
-//!   request span's fields are not formatted when it opens: [`TextLine`] or
-//!   [`JsonLine`] writes them from what the request holds
-//!   ([`DeferRequestFields`]), the same bytes, when a line is written in
-//!   the span. The completion line's own fields are handed to them by
-//!   [`RequestOutcome::record`] and written without visiting the event.
-//! - Handler spans (`#[instrument(target = "bgref_service::handler")]`)
-//!   that carry no field are on only while OpenTelemetry exports spans
-//!   ([`HANDLER_TARGET`]).
+//! - Logs: `tracing_subscriber::fmt` with an `EnvFilter` (`--log-filter`,
+//!   else `RUST_LOG`, else `info`): its default text format, or its JSON
+//!   format flattened (each line's fields at the top level, no span
+//!   lists), on stderr through `tracing_appender::non_blocking` (a thread
+//!   of its own, lossy off: a full queue waits rather than drops lines).
+//! - One `request completed` line per request, HTTP and gRPC alike,
+//!   carrying the request's fields ([`RequestOutcome::record`]): the
+//!   operation, the request id, the trace id when there is one, the
+//!   outcome and the latency, each fact once.
 //! - OpenTelemetry: only when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
-//!   `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, spans are exported over
-//!   OTLP/gRPC in batches; the standard `OTEL_*` variables apply
-//!   (`OTEL_SERVICE_NAME`, default `bgref`; `OTEL_RESOURCE_ATTRIBUTES`;
-//!   `OTEL_TRACES_SAMPLER`; `OTEL_BSP_*`; `OTEL_EXPORTER_OTLP_HEADERS`, ...;
-//!   `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` turn it off).
-//!   A W3C `traceparent` header makes the request span a child of the
-//!   caller's span. `hyper`, `h2`, `tonic` and `tower` are filtered to
-//!   `error` in that layer, so the exporter's own traffic is not traced.
-//!   [`TelemetryGuard`] flushes the pending spans when dropped.
+//!   `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set, each request gets a span
+//!   ([`RequestLog`], with the fields OpenTelemetry's conventions ask
+//!   for) and the spans are exported over OTLP/gRPC in batches; the
+//!   standard `OTEL_*` variables apply (`OTEL_SERVICE_NAME`, default
+//!   `bgref`; `OTEL_RESOURCE_ATTRIBUTES`; `OTEL_TRACES_SAMPLER`;
+//!   `OTEL_BSP_*`; `OTEL_EXPORTER_OTLP_HEADERS`, ...; `OTEL_SDK_DISABLED=true`
+//!   or `OTEL_TRACES_EXPORTER=none` turn it off). A W3C `traceparent`
+//!   header makes the request span a child of the caller's span. `hyper`,
+//!   `h2`, `tonic` and `tower` are filtered to `error` in that layer, so
+//!   the exporter's own traffic is not traced. Without export there is no
+//!   request span, and handler spans
+//!   (`#[instrument(target = "bgref_service::handler")]`) that carry no
+//!   field are off ([`HANDLER_TARGET`]).
+//!
+//! [`TelemetryGuard`] flushes the pending spans and log lines when dropped.
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
 use std::io::IsTerminal as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, Request};
@@ -45,42 +38,19 @@ use opentelemetry::trace::{TraceContextExt as _, TraceId, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tracing::Span;
-use tracing::field::{Empty, Field, FieldSet, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing_log::NormalizeEvent as _;
+use tracing::field::Empty;
+use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::Layer as _;
-use tracing_subscriber::field::{RecordFields, VisitOutput as _};
 use tracing_subscriber::filter::{LevelFilter, Targets};
-use tracing_subscriber::fmt::format::{DefaultFields, DefaultVisitor, JsonFields, Writer};
-use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
-use tracing_subscriber::layer::Context;
 use tracing_subscriber::layer::SubscriberExt as _;
-use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 use crate::config::{LogFormat, TelemetryConfig};
-use crate::log_writer::BatchedWriter;
-
-mod json;
-
-pub use json::JsonLine;
 
 /// Whether spans go to an OpenTelemetry exporter (set once by [`init`]).
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
-
-/// Whether request spans carry only the fields a reader needs
-/// ([`Operation::span_values`]): set once by [`init`] when no span is
-/// exported (OpenTelemetry's exporter reads the fields left out). Off
-/// (every field) until then.
-static COMPACT_SPANS: AtomicBool = AtomicBool::new(false);
-
-/// Whether an event with an explicit parent span must also be emitted
-/// inside it (set once by [`init`]): the JSON format reads its `spans`
-/// list from the spans entered on the thread, not from the event's
-/// parent, as the text format and OpenTelemetry do.
-static ENTER_FOR_EVENTS: AtomicBool = AtomicBool::new(true);
 
 /// The request id header, read or generated, and echoed in the response.
 /// (A `HeaderName`, not a `&str`, which every lookup would parse.)
@@ -92,12 +62,13 @@ const TRACEPARENT_HEADER: HeaderName = HeaderName::from_static("traceparent");
 /// Longest accepted incoming request id; longer ones are replaced.
 const MAX_REQUEST_ID_LEN: usize = 128;
 
-/// Flushes pending trace spans when dropped (shuts the tracer provider down).
+/// Flushes pending trace spans and log lines when dropped (shuts the
+/// tracer provider down, then the log writer's thread).
 pub struct TelemetryGuard {
     provider: Option<SdkTracerProvider>,
     /// Dropped after the provider's shutdown (fields drop after `drop`):
     /// writes the lines still pending, those of the shutdown included.
-    _lines: BatchedWriter<std::io::Stderr>,
+    _lines: WorkerGuard,
 }
 
 impl std::fmt::Debug for TelemetryGuard {
@@ -120,39 +91,22 @@ impl Drop for TelemetryGuard {
 }
 
 /// Installs the global subscriber: the log filter, text or JSON lines on
-/// stderr (written by a thread of their own: [`crate::log_writer`]) and,
-/// when an OTLP endpoint is configured, the OpenTelemetry layer.
+/// stderr and, when an OTLP endpoint is configured, the OpenTelemetry
+/// layer.
 ///
 /// Must run inside the Tokio runtime (the OTLP exporter's gRPC channel
 /// lives on it). Never fails: a bad filter or exporter setting is reported
 /// in the log and the service runs on without it.
 pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
     let (filter, filter_error) = log_filter(config.log_filter.as_deref());
-    let lines = BatchedWriter::spawn(std::io::stderr());
-    let fmt = match config.log_format {
-        LogFormat::Json => DeferRequestFields::<_, JsonFields>::new(
-            tracing_subscriber::fmt::layer()
-                .fmt_fields(JsonFields::new())
-                .event_format(JsonLine::default())
-                .with_ansi(false)
-                .with_writer(lines.handle()),
-        )
-        .boxed(),
-        LogFormat::Text => {
-            let ansi = std::io::stderr().is_terminal();
-            let layer = tracing_subscriber::fmt::layer()
-                .fmt_fields(TextFields)
-                .event_format(TextLine::default())
-                .with_ansi(ansi)
-                .with_writer(lines.handle());
-            if ansi {
-                // Colours: the default format writes the lines.
-                layer.boxed()
-            } else {
-                DeferRequestFields::<_, TextFields>::new(layer).boxed()
-            }
-        }
-    };
+    // Buffered: the writer's thread flushes once it has written all the
+    // lines queued, a write per batch rather than per line.
+    let (lines, guard) = NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("bgref-log")
+        .finish(std::io::BufWriter::new(std::io::stderr()));
+    let ansi = config.log_format == LogFormat::Text && std::io::stderr().is_terminal();
+    let fmt = fmt_layer(config.log_format, ansi, lines);
     let (provider, otel_error) = if otlp_configured() {
         match tracer_provider() {
             Ok(provider) => (Some(provider), None),
@@ -173,8 +127,6 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
         .with(otel)
         .init();
     OTEL_ENABLED.store(provider.is_some(), Ordering::Relaxed);
-    COMPACT_SPANS.store(provider.is_none(), Ordering::Relaxed);
-    ENTER_FOR_EVENTS.store(config.log_format == LogFormat::Json, Ordering::Relaxed);
     if let Some(err) = filter_error {
         tracing::warn!(error = %err, "invalid log filter; using `info`");
     }
@@ -186,7 +138,31 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
     }
     TelemetryGuard {
         provider,
-        _lines: lines,
+        _lines: guard,
+    }
+}
+
+/// The log lines: tracing-subscriber's default text format (colours on a
+/// terminal), or its JSON format with each line's fields at the top level
+/// and no span lists (as text-embeddings-inference logs).
+fn fmt_layer<S, W>(
+    format: LogFormat,
+    ansi: bool,
+    writer: W,
+) -> Box<dyn tracing_subscriber::Layer<S> + Send + Sync>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let layer = tracing_subscriber::fmt::layer().with_writer(writer);
+    match format {
+        LogFormat::Json => layer
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .boxed(),
+        LogFormat::Text => layer.with_ansi(ansi).boxed(),
     }
 }
 
@@ -195,992 +171,48 @@ pub fn init(config: &TelemetryConfig) -> TelemetryGuard {
 pub const HANDLER_TARGET: &str = "bgref_service::handler";
 
 /// Turns off the handlers' spans that carry no field but their name,
-/// unless spans are exported: a line logged in a handler is in its
-/// request's span, whose `otel.name` names the operation already
-/// (`POST /legal-moves`, `bgref.v1.Referee/LegalMoves`), and a span costs
-/// a few thousand instructions per request to open, enter and close.
-/// Handler spans with fields (a match id, a game number) are kept.
+/// unless spans are exported: they would tell a log line nothing, and a
+/// span costs a few thousand instructions per request to open, enter and
+/// close. Handler spans with fields (a match id, a game number) are kept.
 fn handler_spans<S: tracing::Subscriber>(exported: bool) -> impl tracing_subscriber::Layer<S> {
     tracing_subscriber::filter::filter_fn(move |meta| {
         exported || !(meta.is_span() && meta.target() == HANDLER_TARGET && meta.fields().is_empty())
     })
 }
 
-/// The text log format's fields, byte for byte as tracing-subscriber's
-/// `DefaultFields` writes them (`name="value"` for strings, escaped as
-/// `Debug` escapes them; `name=value` for numbers), with a fast path for
-/// the common case: a string of printable ASCII with no quote or
-/// backslash (nothing to escape) is copied between quotes instead of
-/// going through `Debug` one character at a time, a printable ASCII
-/// message is copied as it is, integers are written by `itoa` and floats
-/// by `ryu` (where `Debug` writes the same digits), all gathered in a
-/// buffer and handed to the writer at once. Everything else (errors,
-/// `Debug` values, escapes, colours on a terminal) is handed to
-/// `DefaultFields`' own visitor.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TextFields;
-
-impl<'writer> FormatFields<'writer> for TextFields {
-    fn format_fields<R: RecordFields>(
-        &self,
-        writer: Writer<'writer>,
-        fields: R,
-    ) -> std::fmt::Result {
-        if writer.has_ansi_escapes() {
-            return DefaultFields::new().format_fields(writer, fields);
-        }
-        let mut visitor = TextVisitor::new(writer);
-        fields.record(&mut visitor);
-        visitor.flush();
-        visitor.result
-    }
-}
-
-/// Whether `DefaultFields` writes `value` as it is between quotes (its
-/// `Debug` form): printable ASCII with no quote or backslash.
-///
-/// Eight bytes at a time: a request id and a path are checked for every
-/// request.
-fn quotes_as_is(value: &str) -> bool {
-    use words::{ONES, TOPS, any_below};
-    words::all(
-        value,
-        // No top bit (not ASCII), nothing below 0x20, no 0x7f, `"` or `\`.
-        |word| {
-            word & TOPS == 0
-                && !any_below(word, 0x20)
-                && !any_below(word ^ (ONES * 0x7f), 1)
-                && !any_below(word ^ (ONES * u64::from(b'"')), 1)
-                && !any_below(word ^ (ONES * u64::from(b'\\')), 1)
-        },
-        |b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\',
-    )
-}
-
 /// Whether `value` is printable ASCII (`0x20` to `0x7e`), eight bytes at a
 /// time: it then has no control character, one byte per character.
 fn printable_ascii(value: &str) -> bool {
-    use words::{ONES, TOPS, any_below};
-    words::all(
-        value,
-        |word| word & TOPS == 0 && !any_below(word, 0x20) && !any_below(word ^ (ONES * 0x7f), 1),
-        |b| (0x20..0x7f).contains(&b),
-    )
-}
-
-/// Checking the bytes of a text eight at a time, for [`quotes_as_is`] and
-/// the JSON writer's escape check.
-mod words {
-    /// A byte of `1`s, and each byte's top bit.
-    pub(super) const ONES: u64 = u64::from_le_bytes([1; 8]);
-    pub(super) const TOPS: u64 = ONES * 0x80;
-
-    /// Whether a byte of `word` is below `n` (at most 0x80; exact as a
-    /// whole, for any bytes: a borrow only runs on past such a byte).
-    pub(super) fn any_below(word: u64, n: u64) -> bool {
-        word.wrapping_sub(ONES * n) & !word & TOPS != 0
-    }
-
-    /// Whether every eight bytes of `text` (little-endian) pass `word_ok`
-    /// and every byte left over passes `byte_ok`.
-    pub(super) fn all(
-        text: &str,
-        word_ok: impl Fn(u64) -> bool,
-        byte_ok: impl Fn(u8) -> bool,
-    ) -> bool {
-        let mut words = text.as_bytes().chunks_exact(8);
-        for chunk in &mut words {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            if !word_ok(u64::from_le_bytes(word)) {
-                return false;
-            }
-        }
-        words.remainder().iter().all(|&b| byte_ok(b))
-    }
-}
-
-/// Whether `DefaultFields` writes a field of this name as `name=` and the
-/// value (not the message, a raw identifier or `log` metadata).
-fn plain_name(name: &str) -> bool {
-    name != "message" && !name.starts_with("r#") && !name.starts_with("log.")
-}
-
-/// How many request spans [`DeferRequestFields`] layers have been made
-/// (zero: nothing takes [`HANDOFF`], so [`request_span`] leaves it alone).
-static DEFERRING: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// What [`request_span`] hands to [`DeferRequestFields::on_new_span`]
-    /// for the span it is opening, on the same thread.
-    static HANDOFF: RefCell<Option<RequestFields>> = const { RefCell::new(None) };
-
-    /// What [`RequestOutcome::record`] hands to [`TextLine`] or
-    /// [`JsonLine`] for the completion line it is logging, on the same
-    /// thread ([`Completion::of`]).
-    static COMPLETION: Cell<Option<Completion>> = const { Cell::new(None) };
-}
-
-/// The values of the completion line's fields (`message`, `status`,
-/// `latency_ms`), as [`RequestOutcome::record`] logs them: [`TextLine`]
-/// and [`JsonLine`] write them as their field formats would, without
-/// visiting the event's values one by one (dispatched through `dyn Value`,
-/// each field name checked): about 1 000 instructions per request, text
-/// or JSON. The event itself is emitted as before, so filters and
-/// OpenTelemetry see it as any other.
-#[derive(Debug, Clone, Copy)]
-struct Completion {
-    /// The outcome's label ([`RequestOutcome::label`]), when it needs no
-    /// allocation; the line is formatted the usual way otherwise.
-    status: &'static str,
-    latency_ms: f64,
-    /// The latency in nanoseconds, of which `latency_ms` is the millionth.
-    nanos: u64,
-}
-
-/// The completion line's message.
-const COMPLETION_MESSAGE: &str = "request completed";
-
-/// The completion line's fields, in order.
-const COMPLETION_FIELDS: [&str; 3] = ["message", "status", "latency_ms"];
-
-impl Completion {
-    /// The values of `event`'s fields, when it is the completion line
-    /// being logged on this thread: an event of this module with the
-    /// completion line's fields, while [`RequestOutcome::record`] logs one.
-    fn of(event: &tracing::Event<'_>) -> Option<Completion> {
-        let completion = COMPLETION.get()?;
-        let meta = event.metadata();
-        let fields = meta.fields();
-        (meta.target() == module_path!()
-            && fields.len() == COMPLETION_FIELDS.len()
-            && fields.iter().map(|f| f.name()).eq(COMPLETION_FIELDS))
-        .then_some(completion)
-    }
-
-    /// The fields as [`TextFields`] writes them
-    /// (`request completed status="OK" latency_ms=0.317182`), or `None`
-    /// where it writes them another way (a status to escape; a latency
-    /// under 100 ns or of years, which `Debug` writes with an exponent
-    /// or more digits): then the event's fields are visited as usual.
-    /// The latency's digits come from the nanoseconds, as
-    /// [`debug_millionths`] writes them, without the float.
-    fn write_text(self, writer: &mut Writer<'_>) -> Option<std::fmt::Result> {
-        if !quotes_as_is(self.status) || !MILLIONTHS.contains(&self.nanos) {
-            return None;
-        }
-        // One write: 17 + 9 + at most 19 (`FAILED_PRECONDITION`) + 13 + 17 bytes.
-        let mut line = [0u8; 96];
-        let mut len = 0;
-        for part in [
-            COMPLETION_MESSAGE,
-            " status=\"",
-            self.status,
-            "\" latency_ms=",
-        ] {
-            let end = len + part.len();
-            line.get_mut(len..end)?.copy_from_slice(part.as_bytes());
-            len = end;
-        }
-        len += millionths(self.nanos, line.get_mut(len..)?)?;
-        // Whole `&str`s and digits, so UTF-8.
-        let text = std::str::from_utf8(&line[..len]).ok()?;
-        Some(writer.write_str(text))
-    }
-}
-
-/// A request span's fields as the request holds them, kept in the span in
-/// place of their formatted text when the text format runs without
-/// colours, or the JSON format ([`DeferRequestFields`]). [`TextLine`] or
-/// [`JsonLine`] writes them when a line is written inside the span (the
-/// request's completion line, and what its handler logs): byte for byte
-/// what [`TextFields`] or `JsonFields` would have kept when the span
-/// opened and at each later record, but without formatting seven fields
-/// into a string per request first, then copying it (JSON: parsing it
-/// back at each record and line, and writing it again).
-#[derive(Debug)]
-pub struct RequestFields {
-    operation: Arc<Operation>,
-    request_id: HeaderValue,
-    /// The `url.path` field ([`RequestFields::url_path`]).
-    path: UrlPath,
-    /// The fields recorded since, in order; each record starts with
-    /// [`Recorded::Start`].
-    recorded: Vec<Recorded>,
-}
-
-/// A value recorded on a request span after it opened, kept to be written
-/// as [`TextFields`] writes it.
-#[derive(Debug)]
-enum Recorded {
-    /// The start of one `record` call.
-    Start,
-    I64(Field, i64),
-    U64(Field, u64),
-    Bool(Field, bool),
-    F64(Field, f64),
-    Str(Field, Box<str>),
-    /// What `Debug` wrote for the value (which `DefaultFields` writes as
-    /// it is): the values with no visitor method of their own.
-    Debug(Field, String),
-}
-
-impl Recorded {
-    /// Hands the value to `visitor` as it was recorded.
-    fn replay(&self, visitor: &mut TextVisitor<'_>) {
-        match self {
-            Recorded::Start => {}
-            Recorded::I64(field, value) => visitor.record_i64(field, *value),
-            Recorded::U64(field, value) => visitor.record_u64(field, *value),
-            Recorded::Bool(field, value) => visitor.record_bool(field, *value),
-            Recorded::F64(field, value) => visitor.record_f64(field, *value),
-            Recorded::Str(field, value) => visitor.record_str(field, value),
-            Recorded::Debug(field, text) => {
-                visitor.record_debug(field, &tracing::field::display(text));
-            }
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const TOPS: u64 = ONES * 0x80;
+    // Whether a byte of `word` is below `n` (at most 0x80; exact as a
+    // whole, for any bytes: a borrow only runs on past such a byte).
+    let any_below = |word: u64, n: u64| word.wrapping_sub(ONES * n) & !word & TOPS != 0;
+    let mut words = value.as_bytes().chunks_exact(8);
+    for chunk in &mut words {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        if word & TOPS != 0 || any_below(word, 0x20) || any_below(word ^ (ONES * 0x7f), 1) {
+            return false;
         }
     }
+    words.remainder().iter().all(|b| (0x20..0x7f).contains(b))
 }
 
-/// Keeps a record's values ([`Recorded`]); `exact` turns false for a
-/// value it cannot keep as it was (an error, with its sources; bytes; a
-/// float unless `floats`).
-struct Capture<'a> {
-    into: &'a mut Vec<Recorded>,
-    exact: bool,
-    floats: bool,
-}
-
-impl Visit for Capture<'_> {
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.into.push(Recorded::I64(field.clone(), value));
-    }
-
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.into.push(Recorded::U64(field.clone(), value));
-    }
-
-    fn record_f64(&mut self, field: &Field, value: f64) {
-        if self.floats {
-            self.into.push(Recorded::F64(field.clone(), value));
-        } else {
-            self.exact = false;
-        }
-    }
-
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.into.push(Recorded::Bool(field.clone(), value));
-    }
-
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.into.push(Recorded::Str(field.clone(), value.into()));
-    }
-
-    fn record_bytes(&mut self, _: &Field, _: &[u8]) {
-        self.exact = false;
-    }
-
-    fn record_error(&mut self, _: &Field, _: &(dyn std::error::Error + 'static)) {
-        self.exact = false;
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.into
-            .push(Recorded::Debug(field.clone(), format!("{value:?}")));
-    }
-}
-
-/// A request span's `url.path` field as [`RequestFields`] keeps it.
-#[derive(Debug)]
-enum UrlPath {
-    /// The path is the matched route's own text (most requests'): no copy.
-    Route,
-    /// Not given ([`Operation::writes_path`]).
-    Omitted,
-    /// The path (log-safe, [`log_safe`]).
-    Other(Box<str>),
-}
-
-impl UrlPath {
-    /// The field of a request of `op` whose `url.path` value is `path`
-    /// (log-safe; `None`: not given).
-    fn of(op: &Operation, path: Option<&str>) -> UrlPath {
-        match path {
-            None => UrlPath::Omitted,
-            Some(path) if op.route.as_deref() == Some(path) => UrlPath::Route,
-            Some(path) => UrlPath::Other(path.into()),
-        }
-    }
-}
-
-impl RequestFields {
-    /// The `url.path` field's value, `None` when it is not given.
-    pub(super) fn url_path(&self) -> Option<&str> {
-        match &self.path {
-            UrlPath::Route => Some(self.operation.route.as_deref().unwrap_or_default()),
-            UrlPath::Omitted => None,
-            UrlPath::Other(path) => Some(path),
-        }
-    }
-
-    /// The span's fields as [`TextFields`] writes them: those given when
-    /// it opened, then each record after a space (as `add_fields` does).
-    fn write_text(&self, fields: &FieldSet, writer: &mut Writer<'_>) -> std::fmt::Result {
-        let request_id = self.request_id.to_str().unwrap_or_default();
-        let path = self.url_path();
-        match &self.operation.span_text {
-            Some(text) if quotes_as_is(request_id) && path.is_none_or(quotes_as_is) => {
-                writer.write_str(&text.head)?;
-                writer.write_str(request_id)?;
-                writer.write_str(&text.middle)?;
-                if let Some(path) = path {
-                    writer.write_str(" url.path=\"")?;
-                    writer.write_str(path)?;
-                    writer.write_char('"')?;
-                }
-                writer.write_str(&text.tail)?;
-            }
-            _ => {
-                let mut visitor = TextVisitor::new(writer.by_ref());
-                for (name, value) in self.operation.span_values(request_id, path) {
-                    if let (Some(value), Some(field)) = (value, fields.field(name)) {
-                        visitor.record_str(&field, value);
-                    }
-                }
-                visitor.flush();
-                visitor.result?;
-            }
-        }
-        // Each record's values (the list starts with a `Start`).
-        let records = self.recorded.split(|r| matches!(r, Recorded::Start));
-        for record in records.skip(1) {
-            writer.write_char(' ')?;
-            if let [Recorded::I64(field, value)] = record
-                && plain_name(field.name())
-            {
-                // The usual record, a status code, as `TextVisitor` writes it.
-                writer.write_str(field.name())?;
-                writer.write_char('=')?;
-                writer.write_str(itoa::Buffer::new().format(*value))?;
-                continue;
-            }
-            let mut visitor = TextVisitor::new(writer.by_ref());
-            for value in record {
-                value.replay(&mut visitor);
-            }
-            visitor.flush();
-            visitor.result?;
-        }
-        Ok(())
-    }
-}
-
-/// A log format whose request span fields [`DeferRequestFields`] can keep
-/// unformatted: text ([`TextFields`], lines by [`TextLine`]) and JSON
-/// (`JsonFields`, lines by [`JsonLine`]).
-pub trait DeferredFormat: for<'writer> FormatFields<'writer> + Sized + 'static {
-    /// Whether a float recorded on the span is kept (or the span's fields
-    /// formatted from then on).
-    const KEEPS_FLOATS: bool;
-
-    /// What the format would have kept for the span by now (for a record
-    /// the layer cannot keep as it was: the usual way from then on).
-    fn formatted(fields: &RequestFields, set: &FieldSet) -> FormattedFields<Self>;
-}
-
-impl DeferredFormat for TextFields {
-    const KEEPS_FLOATS: bool = true;
-
-    fn formatted(fields: &RequestFields, set: &FieldSet) -> FormattedFields<TextFields> {
-        let mut text = String::new();
-        // Writing into a `String` does not fail.
-        let _ = fields.write_text(set, &mut Writer::new(&mut text));
-        FormattedFields::new(text)
-    }
-}
-
-/// Whether `meta` is the request span's ([`request_span`]).
-fn is_request_span(meta: &tracing::Metadata<'_>) -> bool {
-    meta.name() == "request" && meta.target() == module_path!()
-}
-
-/// A log layer (text without colours, or JSON), with request spans kept
-/// unformatted ([`RequestFields`]): the layer formats every other span's
-/// fields when it opens, as usual, and writes every line; request spans'
-/// fields are written by [`TextLine`] or [`JsonLine`] from what the
-/// request holds, only when a line is written in the span.
-#[derive(Debug)]
-pub struct DeferRequestFields<L, N> {
-    inner: L,
-    format: std::marker::PhantomData<fn() -> N>,
-}
-
-impl<L, N> DeferRequestFields<L, N> {
-    /// Wraps `inner`, a layer with the fields `N` and the line that goes
-    /// with them: [`TextFields`] and [`TextLine`] without colours, or
-    /// `JsonFields` and [`JsonLine`].
-    pub fn new(inner: L) -> DeferRequestFields<L, N> {
-        DEFERRING.fetch_add(1, Ordering::Relaxed);
-        DeferRequestFields {
-            inner,
-            format: std::marker::PhantomData,
-        }
-    }
-}
-
-impl<S, L, N> tracing_subscriber::Layer<S> for DeferRequestFields<L, N>
-where
-    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
-    L: tracing_subscriber::Layer<S>,
-    N: DeferredFormat,
-{
-    fn on_register_dispatch(&self, subscriber: &tracing::Dispatch) {
-        self.inner.on_register_dispatch(subscriber);
-    }
-
-    fn on_layer(&mut self, subscriber: &mut S) {
-        self.inner.on_layer(subscriber);
-    }
-
-    fn register_callsite(
-        &self,
-        metadata: &'static tracing::Metadata<'static>,
-    ) -> tracing::subscriber::Interest {
-        self.inner.register_callsite(metadata)
-    }
-
-    fn enabled(&self, metadata: &tracing::Metadata<'_>, ctx: Context<'_, S>) -> bool {
-        self.inner.enabled(metadata, ctx)
-    }
-
-    fn max_level_hint(&self) -> Option<LevelFilter> {
-        self.inner.max_level_hint()
-    }
-
-    fn event_enabled(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) -> bool {
-        self.inner.event_enabled(event, ctx)
-    }
-
-    /// A request span keeps what [`request_span`] handed over; any other
-    /// span is formatted by the inner layer.
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        if is_request_span(attrs.metadata())
-            && let Some(span) = ctx.span(id)
-            && let Some(fields) = HANDOFF.with(|handoff| handoff.borrow_mut().take())
-        {
-            span.extensions_mut().insert(fields);
-            return;
-        }
-        self.inner.on_new_span(attrs, id, ctx);
-    }
-
-    /// A record on a kept request span is kept with it; one that cannot be
-    /// kept as it was turns the span's fields into text, and the inner layer
-    /// adds the record to it as to any span.
-    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
-        if let Some(span) = ctx.span(id) {
-            let mut extensions = span.extensions_mut();
-            if extensions.get_mut::<FormattedFields<N>>().is_none()
-                && let Some(fields) = extensions.get_mut::<RequestFields>()
-            {
-                let before = fields.recorded.len();
-                fields.recorded.push(Recorded::Start);
-                let mut capture = Capture {
-                    into: &mut fields.recorded,
-                    exact: true,
-                    floats: N::KEEPS_FLOATS,
-                };
-                values.record(&mut capture);
-                if capture.exact {
-                    return;
-                }
-                fields.recorded.truncate(before);
-                let formatted = N::formatted(fields, span.metadata().fields());
-                extensions.insert(formatted);
-            }
-        }
-        self.inner.on_record(id, values, ctx);
-    }
-
-    fn on_follows_from(&self, span: &Id, follows: &Id, ctx: Context<'_, S>) {
-        self.inner.on_follows_from(span, follows, ctx);
-    }
-
-    fn on_event(&self, event: &tracing::Event<'_>, ctx: Context<'_, S>) {
-        self.inner.on_event(event, ctx);
-    }
-
-    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
-        self.inner.on_enter(id, ctx);
-    }
-
-    fn on_exit(&self, id: &Id, ctx: Context<'_, S>) {
-        self.inner.on_exit(id, ctx);
-    }
-
-    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
-        self.inner.on_close(id, ctx);
-    }
-
-    fn on_id_change(&self, old: &Id, new: &Id, ctx: Context<'_, S>) {
-        self.inner.on_id_change(old, new, ctx);
-    }
-}
-
-/// The text log line, byte for byte as tracing-subscriber's default
-/// (`Full`) format writes it without colours: the time (RFC 3339, UTC,
-/// microseconds), the level, the spans from the root with their fields,
-/// the target, the event's fields.
-///
-/// Cheaper than the default: each piece is copied in place instead of
-/// going through `write!` and `nu_ansi_term`'s styles (which run, with no
-/// style, even when colours are off), and the date and time of day are
-/// worked out once a second per thread. With
-/// colours (a terminal) the default format writes the line.
-#[derive(Debug, Default)]
-pub struct TextLine {
-    /// What writes the line with colours.
-    coloured: tracing_subscriber::fmt::format::Format,
-    /// No time at the start of the line (tests compare lines).
-    without_time: bool,
-}
-
-impl<S, N> FormatEvent<S, N> for TextLine
-where
-    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
-    N: for<'a> FormatFields<'a> + 'static,
-{
-    fn format_event(
-        &self,
-        ctx: &FmtContext<'_, S, N>,
-        mut writer: Writer<'_>,
-        event: &tracing::Event<'_>,
-    ) -> std::fmt::Result {
-        if writer.has_ansi_escapes() {
-            return self.coloured.format_event(ctx, writer, event);
-        }
-        // Records of the `log` crate carry their own target and level.
-        let normalized = event.normalized_metadata();
-        let meta = normalized.as_ref().unwrap_or_else(|| event.metadata());
-        if !self.without_time {
-            write_timestamp(&mut writer)?;
-            writer.write_char(' ')?;
-        }
-        writer.write_str(match *meta.level() {
-            tracing::Level::TRACE => "TRACE ",
-            tracing::Level::DEBUG => "DEBUG ",
-            tracing::Level::INFO => " INFO ",
-            tracing::Level::WARN => " WARN ",
-            tracing::Level::ERROR => "ERROR ",
-        })?;
-        if let Some(scope) = ctx.event_scope() {
-            let mut seen = false;
-            for span in scope.from_root() {
-                writer.write_str(span.metadata().name())?;
-                seen = true;
-                let extensions = span.extensions();
-                if let Some(fields) = extensions.get::<FormattedFields<N>>() {
-                    if !fields.is_empty() {
-                        writer.write_char('{')?;
-                        writer.write_str(fields)?;
-                        writer.write_char('}')?;
-                    }
-                } else if let Some(fields) = extensions.get::<RequestFields>() {
-                    // A request span whose fields were not formatted when
-                    // it opened ([`DeferRequestFields`]): never empty.
-                    writer.write_char('{')?;
-                    fields.write_text(span.metadata().fields(), &mut writer)?;
-                    writer.write_char('}')?;
-                }
-                writer.write_char(':')?;
-            }
-            if seen {
-                writer.write_char(' ')?;
-            }
-        }
-        writer.write_str(meta.target())?;
-        writer.write_str(": ")?;
-        match Completion::of(event).and_then(|c| c.write_text(&mut writer)) {
-            Some(written) => written?,
-            None => ctx.format_fields(writer.by_ref(), event)?,
-        }
-        writer.write_char('\n')
-    }
-}
-
-/// Writes the time now as the default format does
-/// (`2026-12-01T13:03:03.062714Z`), the part up to the second computed
-/// once a second per thread.
-fn write_timestamp(writer: &mut Writer<'_>) -> std::fmt::Result {
-    use tracing_subscriber::fmt::time::FormatTime as _;
-    thread_local! {
-        /// The second last written, and its `YYYY-MM-DDTHH:MM:SS.`.
-        static SECOND: std::cell::Cell<(u64, [u8; 20])> = const { std::cell::Cell::new((u64::MAX, [0; 20])) };
-    }
-    let Ok(since_epoch) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
-        // Before 1970: the default format's own way.
-        return tracing_subscriber::fmt::time::SystemTime.format_time(writer);
-    };
-    let second = since_epoch.as_secs();
-    let (cached, mut prefix) = SECOND.get();
-    if cached != second {
-        match second_prefix(second) {
-            Some(computed) => {
-                prefix = computed;
-                SECOND.set((second, prefix));
-            }
-            // After the year 9999.
-            None => return tracing_subscriber::fmt::time::SystemTime.format_time(writer),
-        }
-    }
-    // One piece, checked and written once.
-    let mut stamp = [b'Z'; 27];
-    stamp[..20].copy_from_slice(&prefix);
-    let mut micros = since_epoch.subsec_micros();
-    for digit in stamp[20..26].iter_mut().rev() {
-        *digit = b'0' + (micros % 10) as u8;
-        micros /= 10;
-    }
-    writer.write_str(std::str::from_utf8(&stamp).map_err(|_| std::fmt::Error)?)
-}
-
-/// `YYYY-MM-DDTHH:MM:SS.` of `second` seconds after the Unix epoch (UTC,
-/// proleptic Gregorian calendar); `None` after the year 9999.
-fn second_prefix(second: u64) -> Option<[u8; 20]> {
-    let days = second / 86_400;
-    let of_day = second % 86_400;
-    // Howard Hinnant's `civil_from_days`, for days since 1970-01-01.
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let day_of_era = z % 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = year_of_era + era * 400 + u64::from(month <= 2);
-    if year > 9999 {
-        return None;
-    }
-    let mut out = *b"0000-00-00T00:00:00.";
-    let mut put = |at: usize, width: usize, mut value: u64| {
-        for digit in out[at..at + width].iter_mut().rev() {
-            *digit = b'0' + (value % 10) as u8;
-            value /= 10;
-        }
-    };
-    put(0, 4, year);
-    put(5, 2, month);
-    put(8, 2, day);
-    put(11, 2, of_day / 3600);
-    put(14, 2, of_day / 60 % 60);
-    put(17, 2, of_day % 60);
-    Some(out)
-}
-
-/// What `Debug` writes for `value` when it is a whole number of
-/// millionths, `n / 1e6` for an integer `n` from 100 to 10^15 (a latency in
-/// milliseconds from nanoseconds): the decimal of `n / 1e6` with its
-/// trailing zeros dropped (`0.317182`, `12.5`, `3.0`), worked out without
-/// `ryu`. `Debug` writes the shortest decimal that reads back as `value`;
-/// this one does, and has at most 15 significant digits, so no shorter one
-/// can (two decimals of 15 digits or fewer never read back as the same
-/// double). `None` for any other value.
-fn debug_millionths(value: f64, out: &mut [u8; 24]) -> Option<&str> {
-    let scaled = value * 1e6;
-    if !(100.0..1e15).contains(&scaled) {
-        return None;
-    }
-    let n = scaled.round() as u64;
-    if !MILLIONTHS.contains(&n) || n as f64 / 1e6 != value {
-        return None;
-    }
-    let len = millionths(n, out)?;
-    std::str::from_utf8(&out[..len]).ok()
-}
-
-/// The whole numbers of millionths [`debug_millionths`] writes.
-const MILLIONTHS: std::ops::Range<u64> = 100..1_000_000_000_000_000;
-
-/// The decimal of `n / 1e6` with its trailing zeros dropped, as
-/// [`debug_millionths`] writes it, at the start of `out`; its length
-/// (`None` if `out` is too short: 17 bytes are enough for
-/// [`MILLIONTHS`]).
-fn millionths(n: u64, out: &mut [u8]) -> Option<usize> {
-    const MILLION: u64 = 1_000_000;
-    let mut itoa = itoa::Buffer::new();
-    let whole = itoa.format(n / MILLION).as_bytes();
-    out.get_mut(..whole.len())?.copy_from_slice(whole);
-    let mut len = whole.len();
-    *out.get_mut(len)? = b'.';
-    len += 1;
-    let mut fraction = n % MILLION;
-    let mut digits = [b'0'; 6];
-    for digit in digits.iter_mut().rev() {
-        *digit = b'0' + (fraction % 10) as u8;
-        fraction /= 10;
-    }
-    let kept = digits
-        .iter()
-        .rposition(|&d| d != b'0')
-        .map_or(1, |last| last + 1);
-    out.get_mut(len..len + kept)?
-        .copy_from_slice(&digits[..kept]);
-    Some(len + kept)
-}
-
-/// What `Debug` writes for `value` (`0.25`, `83.329043`, `1.0`), by
-/// `ryu`, where `Debug` writes decimal notation (magnitudes from 1e-4 to
-/// 1e16) and the digits are at most 15: both write the shortest digits
-/// that read back as `value`. With 16 or 17 digits two candidates can be
-/// equally close, and they break the tie differently (`ryu` to even,
-/// `Debug` up). `None` otherwise (exponents, long digits, infinities,
-/// NaN), left to `Debug`.
-fn debug_f64(value: f64, buffer: &mut ryu::Buffer) -> Option<&str> {
-    if !(1e-4..1e16).contains(&value.abs()) {
-        return None;
-    }
-    let digits = buffer.format_finite(value);
-    let significant = digits
-        .bytes()
-        .filter(u8::is_ascii_digit)
-        .skip_while(|&b| b == b'0')
-        .count();
-    (significant <= 15 && !digits.contains('e')).then_some(digits)
-}
-
-/// How many bytes [`TextVisitor`] gathers before handing them to the
-/// writer: a span's field string starts empty and grows by doubling, and
-/// a write per piece (five per field) would reallocate it several times.
-const PENDING: usize = 512;
-
-/// [`TextFields`]' visitor: `empty` until a field is written; what it
-/// writes itself waits in `pending` ([`TextVisitor::flush`]).
-struct TextVisitor<'writer> {
-    writer: Writer<'writer>,
-    empty: bool,
-    result: std::fmt::Result,
-    pending: [u8; PENDING],
-    pending_len: usize,
-}
-
-impl<'writer> TextVisitor<'writer> {
-    /// A visitor writing the first field to `writer`.
-    fn new(writer: Writer<'writer>) -> TextVisitor<'writer> {
-        TextVisitor {
-            writer,
-            empty: true,
-            result: Ok(()),
-            pending: [0; PENDING],
-            pending_len: 0,
-        }
-    }
-
-    /// Whether `DefaultFields` writes the field as `name=` and the value
-    /// (not the message, a raw identifier or `log` metadata).
-    fn plain(&self, field: &Field) -> bool {
-        self.result.is_ok() && plain_name(field.name())
-    }
-
-    /// `name=` then `value`, after a space unless it is the first field.
-    fn write(&mut self, field: &Field, value: &[&str]) {
-        self.separate();
-        self.put(field.name());
-        self.put("=");
-        for part in value {
-            self.put(part);
-        }
-    }
-
-    /// A space unless this is the first field.
-    fn separate(&mut self) {
-        if !std::mem::take(&mut self.empty) {
-            self.put(" ");
-        }
-    }
-
-    /// Appends `text` to what is pending.
-    fn put(&mut self, text: &str) {
-        if self.pending_len + text.len() > PENDING {
-            self.flush();
-            if text.len() > PENDING {
-                if self.result.is_ok() {
-                    self.result = self.writer.write_str(text);
-                }
-                return;
-            }
-        }
-        self.pending[self.pending_len..self.pending_len + text.len()]
-            .copy_from_slice(text.as_bytes());
-        self.pending_len += text.len();
-    }
-
-    /// Hands what is pending to the writer.
-    fn flush(&mut self) {
-        let pending = &self.pending[..std::mem::take(&mut self.pending_len)];
-        if self.result.is_ok() && !pending.is_empty() {
-            // Whole `&str`s, so UTF-8.
-            self.result = std::str::from_utf8(pending)
-                .map_err(|_| std::fmt::Error)
-                .and_then(|text| self.writer.write_str(text));
-        }
-    }
-
-    /// The field as `DefaultFields` writes it, by its own visitor (which
-    /// writes nothing for `log.` metadata, so those leave `empty` as is).
-    fn default(&mut self, field: &Field, record: impl FnOnce(&mut DefaultVisitor<'_>)) {
-        self.flush();
-        if self.result.is_ok() {
-            let mut visitor = DefaultVisitor::new(self.writer.by_ref(), self.empty);
-            record(&mut visitor);
-            self.result = visitor.finish();
-        }
-        self.empty &= field.name().starts_with("log.");
-    }
-
-    /// A number field: `name=digits`, or `DefaultFields`' way.
-    fn number(
-        &mut self,
-        field: &Field,
-        digits: &str,
-        record: impl FnOnce(&mut DefaultVisitor<'_>),
-    ) {
-        if self.plain(field) {
-            self.write(field, &[digits]);
-        } else {
-            self.default(field, record);
-        }
-    }
-}
-
-impl Visit for TextVisitor<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        if self.plain(field) && quotes_as_is(value) {
-            // What `Debug` writes for such a string.
-            self.write(field, &["\"", value, "\""]);
-        } else if field.name() == "message"
-            && self.result.is_ok()
-            && value.bytes().all(|b| (0x20..0x7f).contains(&b))
-        {
-            // A message is written as it is, but for control characters
-            // (escaped): printable ASCII has none.
-            self.separate();
-            self.put(value);
-        } else {
-            self.default(field, |v| v.record_str(field, value));
-        }
-    }
-
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.number(field, itoa::Buffer::new().format(value), |v| {
-            v.record_i64(field, value);
-        });
-    }
-
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.number(field, itoa::Buffer::new().format(value), |v| {
-            v.record_u64(field, value);
-        });
-    }
-
-    fn record_f64(&mut self, field: &Field, value: f64) {
-        let mut decimal = [0; 24];
-        if let Some(digits) = debug_millionths(value, &mut decimal) {
-            return self.number(field, digits, |v| v.record_f64(field, value));
-        }
-        let mut buffer = ryu::Buffer::new();
-        match debug_f64(value, &mut buffer) {
-            Some(digits) => self.number(field, digits, |v| v.record_f64(field, value)),
-            None => self.default(field, |v| v.record_f64(field, value)),
-        }
-    }
-
-    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
-        self.default(field, |v| v.record_error(field, value));
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.default(field, |v| v.record_debug(field, value));
-    }
-}
-
-/// `--log-filter`, else `RUST_LOG`, else `info`.
-fn log_filter(flag: Option<&str>) -> (LogFilter, Option<String>) {
+/// `--log-filter`, else `RUST_LOG`, else `info`; with the error when the
+/// filter given is not valid (then `info`).
+fn log_filter(flag: Option<&str>) -> (EnvFilter, Option<String>) {
     let spec = flag
         .map(str::to_owned)
         .or_else(|| std::env::var("RUST_LOG").ok())
         .filter(|s| !s.trim().is_empty());
-    let (filter, spans, error) = match spec {
-        None => (EnvFilter::new("info"), false, None),
+    match spec {
+        None => (EnvFilter::new("info"), None),
         Some(spec) => match EnvFilter::try_new(&spec) {
-            // Span and field filters are written in brackets.
-            Ok(filter) => (filter, spec.contains('['), None),
-            Err(err) => (
-                EnvFilter::new("info"),
-                false,
-                Some(format!("{spec:?}: {err}")),
-            ),
+            Ok(filter) => (filter, None),
+            Err(err) => (EnvFilter::new("info"), Some(format!("{spec:?}: {err}"))),
         },
-    };
-    (LogFilter { filter, spans }, error)
-}
-
-/// The log filter, and whether a directive of it names a span or a field
-/// (`target[span{field=value}]=level`). Without one, `EnvFilter` has
-/// nothing to track as spans open, are entered and left, record and
-/// close, but each of those calls still takes a lock and looks the span
-/// up in a map: they are not made.
-#[derive(Debug)]
-struct LogFilter {
-    filter: EnvFilter,
-    spans: bool,
-}
-
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for LogFilter {
-    fn register_callsite(
-        &self,
-        metadata: &'static tracing::Metadata<'static>,
-    ) -> tracing::subscriber::Interest {
-        tracing_subscriber::Layer::<S>::register_callsite(&self.filter, metadata)
-    }
-
-    fn max_level_hint(&self) -> Option<LevelFilter> {
-        tracing_subscriber::Layer::<S>::max_level_hint(&self.filter)
-    }
-
-    fn enabled(&self, metadata: &tracing::Metadata<'_>, ctx: Context<'_, S>) -> bool {
-        tracing_subscriber::Layer::<S>::enabled(&self.filter, metadata, ctx)
-    }
-
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
-        if self.spans {
-            tracing_subscriber::Layer::<S>::on_new_span(&self.filter, attrs, id, ctx);
-        }
-    }
-
-    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
-        if self.spans {
-            tracing_subscriber::Layer::<S>::on_record(&self.filter, id, values, ctx);
-        }
-    }
-
-    fn on_enter(&self, id: &Id, ctx: Context<'_, S>) {
-        if self.spans {
-            tracing_subscriber::Layer::<S>::on_enter(&self.filter, id, ctx);
-        }
-    }
-
-    fn on_exit(&self, id: &Id, ctx: Context<'_, S>) {
-        if self.spans {
-            tracing_subscriber::Layer::<S>::on_exit(&self.filter, id, ctx);
-        }
-    }
-
-    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
-        if self.spans {
-            tracing_subscriber::Layer::<S>::on_close(&self.filter, id, ctx);
-        }
     }
 }
 
@@ -1291,33 +323,10 @@ pub struct Operation {
     pub rpc: Option<(String, String)>,
     /// Health checks and scrapes: logged at `debug`, not `info`.
     pub probe: bool,
-    /// Whether its request spans carry only the fields a reader needs
-    /// ([`Operation::span_values`]).
-    compact: bool,
     /// [`Operation::span_name`].
     span_name: String,
     /// [`Operation::label`].
     label: String,
-    /// The request span's fixed fields as the text format writes them
-    /// ([`RequestFields`]); `None` when one needs escaping.
-    span_text: Option<SpanText>,
-    /// The request span's fields given when it opens that do not change
-    /// from request to request, as JSON strings (`"POST /legal-moves"`), in
-    /// [`Operation::span_values`]' order; `None` for the request id, the
-    /// path and fields not given ([`json::fixed_values`]).
-    span_json: [Option<Box<str>>; json::GIVEN],
-}
-
-/// An operation's request span fields that do not change from request to
-/// request, as [`TextFields`] writes them, around the two that do: `head`
-/// (`otel.name` to `protocol`, then `request_id="`), the request id,
-/// `middle` (`"`, then the method and route), the `url.path` field when
-/// given, and `tail` (the gRPC system, service and method).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct SpanText {
-    head: String,
-    middle: String,
-    tail: String,
 }
 
 /// Most operations cached by [`Operation::shared`]: the routes and served
@@ -1390,19 +399,16 @@ impl Operation {
         let probe = is_probe(path);
         let protocol = if grpc { Protocol::Grpc } else { Protocol::Http };
         let method = standard_method(req.method());
-        let compact = COMPACT_SPANS.load(Ordering::Relaxed);
-        Operation::new(protocol, method, route, rpc, probe, compact)
+        Operation::new(protocol, method, route, rpc, probe)
     }
 
-    /// An operation, with its names worked out; `compact`: its request
-    /// spans carry only the fields a reader needs.
+    /// An operation, with its names worked out.
     fn new(
         protocol: Protocol,
         method: &'static str,
         route: Option<String>,
         rpc: Option<(String, String)>,
         probe: bool,
-        compact: bool,
     ) -> Operation {
         let span_name = match (protocol, &rpc, &route) {
             (Protocol::Grpc, Some((service, method)), _) => format!("{service}/{method}"),
@@ -1416,94 +422,26 @@ impl Operation {
             (Protocol::Http, _, Some(route)) => format!("{method} {route}"),
             (Protocol::Http, _, None) => format!("{method} unmatched"),
         };
-        let mut operation = Operation {
+        Operation {
             protocol,
             method,
             route,
             rpc,
             probe,
-            compact,
             span_name,
             label,
-            span_text: None,
-            span_json: Default::default(),
-        };
-        operation.span_text = operation.text_of_fixed_fields();
-        operation.span_json = json::fixed_values(&operation);
-        operation
-    }
-
-    /// The request span's fields given when it opens, in the order of
-    /// [`request_span`]'s field list (`None`: not given), with `path` the
-    /// `url.path` field's value ([`RequestFields::url_path`]).
-    ///
-    /// Compact spans ([`COMPACT_SPANS`]: no export) leave out
-    /// what OpenTelemetry's conventions repeat and a reader can tell from
-    /// the fields given: `otel.name` (the route, or the gRPC service and
-    /// method), `otel.kind` (`server`), `rpc.system` (`protocol`), a gRPC
-    /// call's method when it is `POST`, and `url.path` when it is the
-    /// route or the gRPC service and method ([`Operation::writes_path`]).
-    fn span_values<'a>(
-        &'a self,
-        request_id: &'a str,
-        path: Option<&'a str>,
-    ) -> [(&'static str, Option<&'a str>); json::GIVEN] {
-        let rpc = self.rpc.as_ref();
-        let full = !self.compact;
-        let grpc = self.protocol == Protocol::Grpc;
-        [
-            ("otel.name", full.then(|| self.span_name())),
-            ("otel.kind", full.then_some("server")),
-            ("protocol", Some(self.protocol.as_str())),
-            ("request_id", Some(request_id)),
-            (
-                "http.request.method",
-                (full || !grpc || self.method != "POST").then_some(self.method),
-            ),
-            ("http.route", self.route.as_deref().filter(|_| !grpc)),
-            ("url.path", path),
-            ("rpc.system", rpc.filter(|_| full).map(|_| "grpc")),
-            ("rpc.service", rpc.map(|r| r.0.as_str())),
-            ("rpc.method", rpc.map(|r| r.1.as_str())),
-        ]
-    }
-
-    /// Whether a request of this operation to `path` gives the `url.path`
-    /// field: always, but in compact spans when the path is the matched
-    /// HTTP route or a served gRPC method's (`/service/method`, whose
-    /// parts are given).
-    fn writes_path(&self, path: &str) -> bool {
-        !self.compact
-            || match self.protocol {
-                Protocol::Grpc => self.rpc.is_none(),
-                Protocol::Http => self.route.as_deref() != Some(path),
-            }
-    }
-
-    /// [`SpanText`]: `name="value"` for each field, as `TextFields` writes
-    /// a string with nothing to escape; `None` if one has something.
-    fn text_of_fixed_fields(&self) -> Option<SpanText> {
-        let values = self.span_values("", None);
-        if !values
-            .iter()
-            .all(|(_, value)| value.is_none_or(quotes_as_is))
-        {
-            return None;
         }
-        let text = |fields: &[(&str, Option<&str>)]| {
-            fields
-                .iter()
-                .filter_map(|(name, value)| value.map(|value| format!(" {name}=\"{value}\"")))
-                .collect::<String>()
-        };
-        let head = text(&values[..3]);
-        // The first field has no space before it.
-        let head = head.strip_prefix(' ').unwrap_or(&head);
-        Some(SpanText {
-            head: format!("{head} request_id=\""),
-            middle: format!("\"{}", text(&values[4..6])),
-            tail: text(&values[7..]),
-        })
+    }
+
+    /// Whether the completion line of a request of this operation to
+    /// `path` gives the `url.path` field: unless the path is the matched
+    /// HTTP route or a served gRPC method's (`/service/method`, whose parts
+    /// are given). The request span, when exported, always has it.
+    fn logs_path(&self, path: &str) -> bool {
+        match self.protocol {
+            Protocol::Grpc => self.rpc.is_none(),
+            Protocol::Http => self.route.as_deref() != Some(path),
+        }
     }
 
     /// The operation of a request, from the cache when it has been seen
@@ -1702,89 +640,97 @@ impl Extractor for HeaderExtractor<'_> {
     }
 }
 
-/// One span's field list, at a given level (the level must be a
-/// constant), with the values given ([`Operation::span_values`]).
+/// The span of one request, at a given level (the level must be a
+/// constant), with the fields OpenTelemetry's conventions ask for.
 macro_rules! request_span {
-    ($level:expr, $values:expr) => {
+    ($level:expr, $op:expr, $request_id:expr, $path:expr) => {{
+        let op: &Operation = $op;
+        let grpc = op.protocol == Protocol::Grpc;
+        let rpc = op.rpc.as_ref();
         tracing::span!(
             $level,
             "request",
-            "otel.name" = $values[0].1,
-            "otel.kind" = $values[1].1,
+            "otel.name" = op.span_name(),
+            "otel.kind" = "server",
             "otel.status_code" = Empty,
-            protocol = $values[2].1,
-            request_id = $values[3].1,
+            protocol = op.protocol.as_str(),
+            request_id = $request_id,
             trace_id = Empty,
-            "http.request.method" = $values[4].1,
-            "http.route" = $values[5].1,
-            "url.path" = $values[6].1,
+            "http.request.method" = op.method,
+            "http.route" = op.route.as_deref().filter(|_| !grpc),
+            "url.path" = $path,
             "http.response.status_code" = Empty,
-            "rpc.system" = $values[7].1,
-            "rpc.service" = $values[8].1,
-            "rpc.method" = $values[9].1,
+            "rpc.system" = rpc.map(|_| "grpc"),
+            "rpc.service" = rpc.map(|r| r.0.as_str()),
+            "rpc.method" = rpc.map(|r| r.1.as_str()),
             "rpc.grpc.status_code" = Empty,
         )
-    };
+    }};
 }
 
-/// The span of one request (HTTP or gRPC), of operation `op`.
-///
-/// Carries the operation, the request id (from [`set_request_id`]), the
-/// trace id, and later the outcome and latency. With
-/// OpenTelemetry on, a valid `traceparent` makes it a child of the caller's
-/// span; without, the caller's trace id is still logged.
-pub fn request_span<B>(req: &Request<B>, op: &Arc<Operation>, request_id: &HeaderValue) -> Span {
-    let request_id_value = request_id;
-    let request_id = request_id.to_str().unwrap_or_default();
-    let path = log_safe(req.uri().path());
-    let url_path = Some(path.as_ref()).filter(|path| op.writes_path(path));
-    // Nothing to hand over when no layer takes it, or when no span at the
-    // level can be enabled (logs off).
-    let deferring = DEFERRING.load(Ordering::Relaxed) > 0
-        && if op.probe {
-            tracing::level_enabled!(tracing::Level::DEBUG)
+/// What one request (HTTP or gRPC) logs when it completes, besides its
+/// outcome and latency ([`RequestOutcome::record`]): its id, its path
+/// when the operation does not tell it, the trace id, and its span.
+#[derive(Debug)]
+pub struct RequestLog {
+    /// The request span: only while OpenTelemetry exports spans
+    /// (otherwise disabled, `Span::none()`). A valid `traceparent` makes
+    /// it a child of the caller's span.
+    pub span: Span,
+    /// From [`set_request_id`].
+    request_id: HeaderValue,
+    /// `url.path`, made safe ([`log_safe`]), when the operation does not
+    /// tell it ([`Operation::logs_path`]).
+    path: Option<Box<str>>,
+    /// The trace's id: the request span's, or else the caller's
+    /// (`traceparent`), so that it is logged without export too.
+    trace_id: Option<TraceId>,
+}
+
+impl RequestLog {
+    /// Starts the log of a request of operation `op`, with its id (from
+    /// [`set_request_id`]).
+    pub fn start<B>(req: &Request<B>, op: &Operation, request_id: HeaderValue) -> RequestLog {
+        let raw_path = req.uri().path();
+        let path = op.logs_path(raw_path).then(|| log_safe(raw_path).into());
+        let otel = OTEL_ENABLED.load(Ordering::Relaxed);
+        let span = if !otel {
+            Span::none()
         } else {
-            tracing::level_enabled!(tracing::Level::INFO)
+            let id = request_id.to_str().unwrap_or_default();
+            // The exporter reads every path.
+            let path = log_safe(raw_path);
+            if op.probe {
+                request_span!(tracing::Level::DEBUG, op, id, path.as_ref())
+            } else {
+                request_span!(tracing::Level::INFO, op, id, path.as_ref())
+            }
         };
-    if deferring {
-        let fields = RequestFields {
-            operation: op.clone(),
-            request_id: request_id_value.clone(),
-            path: UrlPath::of(op, url_path),
-            recorded: Vec::new(),
+        let mut log = RequestLog {
+            span,
+            request_id,
+            path,
+            trace_id: None,
         };
-        HANDOFF.with(|handoff| *handoff.borrow_mut() = Some(fields));
-    }
-    let values = op.span_values(request_id, url_path);
-    let span = if op.probe {
-        request_span!(tracing::Level::DEBUG, values)
-    } else {
-        request_span!(tracing::Level::INFO, values)
-    };
-    if deferring {
-        // Not taken when the span is disabled.
-        HANDOFF.with(|handoff| handoff.borrow_mut().take());
-    }
-    if span.is_disabled() {
-        return span;
-    }
-    let otel = OTEL_ENABLED.load(Ordering::Relaxed);
-    if !otel && !req.headers().contains_key(&TRACEPARENT_HEADER) {
-        // Nothing to extract, nothing to export: no trace id.
-        return span;
-    }
-    let remote = TraceContextPropagator::new().extract(&HeaderExtractor(req.headers()));
-    let mut trace_id = remote.span().span_context().trace_id();
-    if otel {
-        if remote.span().span_context().is_valid() {
-            let _ = span.set_parent(remote);
+        if !otel && !req.headers().contains_key(&TRACEPARENT_HEADER) {
+            // Nothing to extract, nothing to export: no trace id.
+            return log;
         }
-        trace_id = span.context().span().span_context().trace_id();
+        let remote = TraceContextPropagator::new().extract(&HeaderExtractor(req.headers()));
+        let mut trace_id = remote.span().span_context().trace_id();
+        if !log.span.is_disabled() {
+            if remote.span().span_context().is_valid() {
+                let _ = log.span.set_parent(remote);
+            }
+            trace_id = log.span.context().span().span_context().trace_id();
+            if trace_id != TraceId::INVALID {
+                log.span
+                    .record("trace_id", tracing::field::display(trace_id));
+            }
+        }
+        log.trace_id = Some(trace_id).filter(|&id| id != TraceId::INVALID);
+        log
     }
-    if trace_id != TraceId::INVALID {
-        span.record("trace_id", tracing::field::display(trace_id));
-    }
-    span
 }
 
 /// How a request ended.
@@ -1830,58 +776,66 @@ impl RequestOutcome {
         }
     }
 
-    /// Records the outcome on the request span and logs the completed
-    /// request, with its status and latency, inside it (`error` for faults, `debug` for probes,
-    /// `info` otherwise). `entered`: whether the caller is inside `span`
-    /// (it is the current span), which spares the JSON format entering it
-    /// again for the line.
-    pub fn record(self, span: &Span, entered: bool, probe: bool, latency: Duration) {
+    /// Logs the completed request of operation `op` (`error` for faults,
+    /// `debug` for probes, `info` otherwise): one `request completed` line
+    /// with the request's fields, its status and latency, each fact once
+    /// (no gRPC method when it is `POST`, no path that is the route's). On
+    /// the request span, when there is one, it records the outcome, and
+    /// the line is the span's event.
+    pub fn record(self, request: &RequestLog, op: &Operation, latency: Duration) {
         // Nanoseconds over 1e6: the double nearest the exact decimal
-        // (`0.330189`), which the text format writes as it is
-        // ([`debug_f64`]); `as_secs_f64() * 1000.0` rounds twice and
-        // often ends in 17 digits (`44.413016999999996`).
-        let nanos = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
-        let latency_ms = nanos as f64 / 1e6;
-        match self {
-            RequestOutcome::Http(status) => {
-                span.record("http.response.status_code", i64::from(status.as_u16()));
-            }
-            RequestOutcome::Grpc(code) => {
-                span.record("rpc.grpc.status_code", code as i64);
+        // (`0.330189`); `as_secs_f64() * 1000.0` rounds twice and often
+        // ends in 17 digits (`44.413016999999996`).
+        let latency_ms = latency.as_nanos() as f64 / 1e6;
+        let (http_status, grpc_status) = match self {
+            RequestOutcome::Http(status) => (Some(i64::from(status.as_u16())), None),
+            RequestOutcome::Grpc(code) => (None, Some(code as i64)),
+        };
+        let fault = self.is_fault();
+        let span = &request.span;
+        if !span.is_disabled() {
+            span.record("http.response.status_code", http_status);
+            span.record("rpc.grpc.status_code", grpc_status);
+            if fault {
+                span.record("otel.status_code", "error");
             }
         }
         let label = self.label();
         let status = label.as_ref();
-        let fault = self.is_fault();
+        let grpc = op.protocol == Protocol::Grpc;
+        let rpc = op.rpc.as_ref();
+        let method = (!grpc || op.method != "POST").then_some(op.method);
+        let route = op.route.as_deref().filter(|_| !grpc);
+        let trace_id = request.trace_id.map(tracing::field::display);
+        // Defined here, so that it sees the values above.
+        macro_rules! completed {
+            ($level:expr) => {
+                tracing::event!(
+                    parent: span,
+                    $level,
+                    protocol = op.protocol.as_str(),
+                    request_id = request.request_id.to_str().unwrap_or_default(),
+                    trace_id,
+                    "http.request.method" = method,
+                    "http.route" = route,
+                    "url.path" = request.path.as_deref(),
+                    "http.response.status_code" = http_status,
+                    "rpc.service" = rpc.map(|r| r.0.as_str()),
+                    "rpc.method" = rpc.map(|r| r.1.as_str()),
+                    "rpc.grpc.status_code" = grpc_status,
+                    status,
+                    latency_ms,
+                    "request completed"
+                )
+            };
+        }
         if fault {
-            span.record("otel.status_code", "error");
-        }
-        // The message as a `&str` field (the same line in every format),
-        // which the text format copies instead of formatting; the span as
-        // the explicit parent, which costs no entering and leaving.
-        let message = COMPLETION_MESSAGE;
-        let log = || {
-            if fault {
-                tracing::error!(parent: span, message, status, latency_ms);
-            } else if probe {
-                tracing::debug!(parent: span, message, status, latency_ms);
-            } else {
-                tracing::info!(parent: span, message, status, latency_ms);
-            }
-        };
-        if let Cow::Borrowed(status) = label {
-            COMPLETION.set(Some(Completion {
-                status,
-                latency_ms,
-                nanos,
-            }));
-        }
-        if !entered && ENTER_FOR_EVENTS.load(Ordering::Relaxed) {
-            span.in_scope(log);
+            completed!(tracing::Level::ERROR);
+        } else if op.probe {
+            completed!(tracing::Level::DEBUG);
         } else {
-            log();
+            completed!(tracing::Level::INFO);
         }
-        COMPLETION.set(None);
     }
 }
 
@@ -2032,16 +986,17 @@ pub(crate) fn is_probe(path: &str) -> bool {
 }
 
 #[cfg(test)]
-mod capture {
+mod completion_tests {
     use std::sync::{Arc, Mutex};
+    use std::time::Duration;
 
-    use tracing::Dispatch;
-    use tracing_subscriber::fmt::MakeWriter;
+    use tracing_subscriber::layer::SubscriberExt as _;
 
-    /// Log lines written into a shared buffer, for the tests that compare
-    /// our line writers with tracing-subscriber's.
+    use super::{LogFormat, Operation, Protocol, RequestLog, RequestOutcome, fmt_layer};
+
+    /// Log lines written into a shared buffer.
     #[derive(Clone, Default)]
-    pub(super) struct Capture(Arc<Mutex<Vec<u8>>>);
+    struct Capture(Arc<Mutex<Vec<u8>>>);
 
     impl std::io::Write for Capture {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -2052,810 +1007,124 @@ mod capture {
         }
     }
 
-    impl MakeWriter<'_> for Capture {
-        type Writer = Capture;
-
-        fn make_writer(&self) -> Capture {
-            self.clone()
-        }
-    }
-
-    /// The lines `log` writes with the subscriber `subscribe` makes
-    /// around a capture, and what `log` returns.
-    pub(super) fn logged<T>(
-        subscribe: impl FnOnce(Capture) -> Dispatch,
-        log: impl FnOnce() -> T,
-    ) -> (String, T) {
+    /// The line logged for a request of `op` to `path` ending in `outcome`,
+    /// 330 189 ns after it began.
+    fn completion(
+        format: LogFormat,
+        op: &Operation,
+        path: &str,
+        outcome: RequestOutcome,
+    ) -> String {
         let capture = Capture::default();
-        let returned = tracing::dispatcher::with_default(&subscribe(capture.clone()), log);
-        let lines = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-        (lines, returned)
-    }
-}
-
-#[cfg(test)]
-mod text_fields_tests {
-    use tracing::Dispatch;
-    use tracing_subscriber::fmt::format::DefaultFields;
-
-    use super::capture::logged;
-    use super::{TextFields, TextLine};
-
-    /// Spans and events with every kind of field, some needing escapes.
-    fn log_some() {
-        let err = std::io::Error::other("disk \"full\"\n");
-        let span = tracing::info_span!(
-            "request",
-            "otel.name" = "POST /legal-moves",
-            plain = "abc-123_x/y",
-            quoted = "say \"hi\"",
-            backslash = r"a\b",
-            newline = "line\nbreak",
-            escape = "\u{1b}[31mred",
-            unicode = "caf\u{e9} \u{2026}",
-            tab = "a\tb",
-            empty = "",
-            neg = -42i64,
-            big = u64::MAX,
-            flag = true,
-            ratio = 0.25f64,
-            absent = Option::<&str>::None,
-            present = Some("yes"),
-            later = tracing::field::Empty,
-            r#type = "raw",
-            // Past the visitor's pending buffer, alone and together.
-            medium = "m".repeat(300).as_str(),
-            long = "l".repeat(600).as_str(),
-        );
-        span.record("later", 200i64);
-        span.record("later", "twice");
-        span.in_scope(|| {
-            tracing::info!(status = "200", latency_ms = 0.5, "request completed");
-            tracing::info!(message = "a str message", status = "200");
-            tracing::info!(message = "a str \u{1b}[31m message", tab = "\t");
-            tracing::warn!(
-                error = &err as &(dyn std::error::Error + 'static),
-                code = 7u64,
-                "it \"failed\"\n"
-            );
-            tracing::info!(debug = ?vec!["a", "b"], text = %"shown", "");
-            tracing::info_span!("inner").in_scope(|| {
-                tracing::error!(target: "elsewhere", "nested, another target");
-                tracing::info_span!("with", n = 1).in_scope(|| tracing::debug!("three deep"));
-            });
+        let writer = capture.clone();
+        let subscriber =
+            tracing_subscriber::registry().with(fmt_layer(format, false, move || writer.clone()));
+        let req = http::Request::post(path).body(()).unwrap();
+        tracing::subscriber::with_default(subscriber, || {
+            let log = RequestLog::start(&req, op, http::HeaderValue::from_static("id-1"));
+            outcome.record(&log, op, Duration::from_nanos(330_189));
         });
-        tracing::info!(only = "fields");
-        tracing::trace!("the lowest level");
-        // A `log` record, as the `log` bridge hands it on: its own target
-        // and level, and no `log.*` fields in the line.
-        let _ = tracing_log::format_trace(
-            &log::Record::builder()
-                .args(format_args!("from the log crate"))
-                .level(log::Level::Warn)
-                .target("some::crate")
-                .module_path_static(Some("some::crate"))
-                .file_static(Some("src/lib.rs"))
-                .line(Some(7))
-                .build(),
-        );
+        String::from_utf8(capture.0.lock().unwrap().clone()).unwrap()
     }
 
-    fn lines(text: bool) -> String {
-        lines_with(text, false)
+    fn http_op(route: Option<&str>) -> Operation {
+        Operation::new(
+            Protocol::Http,
+            "POST",
+            route.map(str::to_owned),
+            None,
+            false,
+        )
     }
 
-    /// The lines of [`log_some`]: with our fields (`text`) or the default
-    /// ones, and with our line format (`line`) or the default one.
-    fn lines_with(text: bool, line: bool) -> String {
-        let subscribe = |writer| {
-            let builder = tracing_subscriber::fmt()
-                .with_writer(writer)
-                .with_ansi(false)
-                .with_max_level(tracing::Level::TRACE)
-                .without_time();
-            let ours = TextLine {
-                without_time: true,
-                ..TextLine::default()
-            };
-            match (text, line) {
-                (true, true) => {
-                    Dispatch::new(builder.fmt_fields(TextFields).event_format(ours).finish())
-                }
-                (true, false) => Dispatch::new(builder.fmt_fields(TextFields).finish()),
-                (false, true) => Dispatch::new(
-                    builder
-                        .fmt_fields(DefaultFields::new())
-                        .event_format(ours)
-                        .finish(),
-                ),
-                (false, false) => Dispatch::new(builder.fmt_fields(DefaultFields::new()).finish()),
-            }
-        };
-        logged(subscribe, log_some).0
-    }
-
-    #[test]
-    fn text_fields_write_what_default_fields_write() {
-        let expected = lines(false);
-        // Ten events, seven of them at INFO or WARN (the message and
-        // error of the fourth write their line breaks as they are, in both).
-        assert_eq!(
-            expected.matches(" INFO ").count() + expected.matches(" WARN ").count(),
-            7,
-            "{expected}"
-        );
-        assert!(expected.contains(r#"quoted="say \"hi\"""#), "{expected}");
-        assert!(expected.contains("plain=\"abc-123_x/y\""), "{expected}");
-        assert_eq!(lines(true), expected);
-    }
-
-    /// The JSON lines of [`log_some`]: by tracing-subscriber's JSON format
-    /// or (`ours`) by [`JsonLine`](super::JsonLine).
-    fn json_lines(ours: bool) -> String {
-        let subscribe = |writer| {
-            let builder = tracing_subscriber::fmt()
-                .with_writer(writer)
-                .with_max_level(tracing::Level::TRACE)
-                .json()
-                .without_time();
-            if ours {
-                let line = super::JsonLine { without_time: true };
-                Dispatch::new(builder.event_format(line).finish())
-            } else {
-                Dispatch::new(builder.finish())
-            }
-        };
-        logged(subscribe, log_some).0
-    }
-
-    #[test]
-    fn json_line_writes_what_the_json_format_writes() {
-        let expected = json_lines(false);
-        for needle in [
-            "\"quoted\":\"say \\\"hi\\\"\"",
-            "\"escape\":\"\\u001b[31mred\"",
-            "\"unicode\":\"caf\u{e9} \u{2026}\"",
-            "\"later\":\"twice\"",
-            "\"error\":\"disk \\\"full\\\"\\n\"",
-            "\"debug\":\"[\\\"a\\\", \\\"b\\\"]\"",
-            "\"ratio\":0.25",
-            "{\"level\":\"WARN\",\"fields\":{\"message\":\"from the log crate\",\"log.target\":\"some::crate\"",
-            "\"target\":\"some::crate\"}\n",
-            "{\"level\":\"TRACE\",\"fields\":{\"message\":\"the lowest level\"},\
-             \"target\":\"bgref_service::telemetry::text_fields_tests\"}\n",
-            "{\"n\":1,\"name\":\"with\"}]}\n",
-        ] {
-            assert!(expected.contains(needle), "{needle:?} in {expected}");
-        }
-        assert_eq!(json_lines(true), expected);
-    }
-
-    #[test]
-    fn text_line_writes_what_the_default_format_writes() {
-        let expected = lines_with(false, false);
-        for needle in [
-            " WARN some::crate: from the log crate\n",
-            "ERROR request{",
-            ":inner: elsewhere: nested, another target\n",
-            ":inner:with{n=1}: bgref_service::telemetry::text_fields_tests: three deep\n",
-            "TRACE bgref_service::telemetry::text_fields_tests: the lowest level\n",
-        ] {
-            assert!(expected.contains(needle), "{needle:?} in {expected}");
-        }
-        assert_eq!(lines_with(false, true), expected);
-        assert_eq!(lines_with(true, true), expected);
-    }
-
-    /// The time as the default format writes it: the same up to the second
-    /// (the two clocks are read a moment apart), then six digits and `Z`.
-    #[test]
-    fn the_timestamp_is_the_default_formats() {
-        use tracing_subscriber::fmt::format::Writer;
-        use tracing_subscriber::fmt::time::{FormatTime as _, SystemTime};
-        for _ in 0..5 {
-            let (mut ours, mut theirs) = (String::new(), String::new());
-            SystemTime
-                .format_time(&mut Writer::new(&mut theirs))
-                .unwrap();
-            super::write_timestamp(&mut Writer::new(&mut ours)).unwrap();
-            assert_eq!(ours.len(), 27, "{ours}");
-            assert!(ours.ends_with('Z') && ours[20..26].bytes().all(|b| b.is_ascii_digit()));
-            if ours[..20] == theirs[..20] {
-                return;
-            }
-            // A second began between the two readings: again.
-        }
-        panic!("the timestamps never agreed to the second");
-    }
-
-    /// `debug_f64` writes what `Debug` writes, where it writes anything.
-    #[test]
-    fn floats_are_written_as_debug_writes_them() {
-        let mut buffer = ryu::Buffer::new();
-        let mut check = |value: f64| {
-            if let Some(digits) = super::debug_f64(value, &mut buffer) {
-                assert_eq!(digits, format!("{value:?}"), "{value:e}");
-                true
-            } else {
-                false
-            }
-        };
-        for value in [
-            0.25,
-            1.0,
-            0.1,
-            0.3,
-            0.1 + 0.2,
-            83.329043,
-            1e-4,
-            1e15,
-            9.999_999_999_999_998e15,
-            -2.5,
-            123_456.789,
-            5e-324,
-            1e16,
-            0.0,
-            f64::NAN,
-            f64::INFINITY,
-        ] {
-            check(value);
-        }
-        // Random bit patterns and latencies: millisecond values with
-        // microsecond and nanosecond parts.
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        // Ties, where the two part ways.
-        for value in [1_690_060_720_831_323.2, 1e9 + 1.0 / 256.0] {
-            assert!(!check(value), "{value}");
-        }
-        let mut decimal = 0;
-        for _ in 0..200_000 {
-            decimal += usize::from(check(f64::from_bits(next())));
-            let nanos = next() % 10_000_000_000;
-            decimal += usize::from(check(nanos as f64 / 1e6));
-            decimal += usize::from(check(
-                std::time::Duration::from_nanos(nanos).as_secs_f64() * 1000.0,
-            ));
-        }
-        assert!(decimal > 300_000, "{decimal}");
-    }
-
-    /// `quotes_as_is` agrees with the plain check, byte by byte, for
-    /// every length and position of every byte.
-    #[test]
-    fn quotes_as_is_checks_every_byte() {
-        let plain = |text: &[u8]| {
-            text.iter()
-                .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-        };
-        let mut text = Vec::new();
-        for len in 0..20 {
-            text.clear();
-            text.resize(len, b'a');
-            assert!(super::quotes_as_is(std::str::from_utf8(&text).unwrap()));
-            for at in 0..len {
-                for byte in 0..0x80u8 {
-                    text[at] = byte;
-                    let s = std::str::from_utf8(&text).unwrap();
-                    assert_eq!(super::quotes_as_is(s), plain(&text), "{s:?}");
-                }
-                text[at] = b'a';
-            }
-        }
-        for s in [
-            "caf\u{e9} latte, plain and long",
-            "0123456789abcdef\u{2026}",
-        ] {
-            assert!(!super::quotes_as_is(s), "{s}");
-        }
-    }
-
-    /// `debug_millionths` writes what `Debug` writes, for every whole
-    /// number of millionths it takes, and takes latencies.
-    #[test]
-    fn millionths_are_written_as_debug_writes_them() {
-        let mut out = [0; 24];
-        let mut check = |value: f64| {
-            let written = super::debug_millionths(value, &mut out).map(str::to_owned);
-            if let Some(digits) = &written {
-                assert_eq!(digits, &format!("{value:?}"), "{value:e}");
-            }
-            written.is_some()
-        };
-        for (nanos, taken) in [
-            (317_182_u64, true),
-            (100, true),
-            (99, false),
-            (1_000_000, true),
-            (12_500_000, true),
-            (999_999_999_999_999, true),
-            (1_000_000_000_000_000, false),
-        ] {
-            assert_eq!(check(nanos as f64 / 1e6), taken, "{nanos}");
-        }
-        for value in [0.1 + 0.2, -1.5, 1.0 / 3.0, f64::NAN, f64::INFINITY, 5e-324] {
-            assert!(!check(value), "{value}");
-        }
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut taken = 0;
-        for _ in 0..300_000 {
-            // Latencies of every magnitude, and random doubles.
-            let nanos = next() % 10u64.pow(1 + (next() % 15) as u32);
-            taken += usize::from(check(nanos as f64 / 1e6));
-            check(f64::from_bits(next()));
-            check((next() % 1_000_000_000) as f64 / 1e3);
-        }
-        assert!(taken > 250_000, "{taken}");
-        // The completion line's latency, from the nanoseconds.
-        for nanos in (0..20_000).map(|_| next() % 10u64.pow(1 + (next() % 17) as u32)) {
-            let latency_ms = nanos as f64 / 1e6;
-            let completion = super::Completion {
-                status: "OK",
-                latency_ms,
-                nanos,
-            };
-            let mut text = String::new();
-            let written =
-                completion.write_text(&mut tracing_subscriber::fmt::format::Writer::new(&mut text));
-            assert_eq!(written.is_some(), check(latency_ms), "{nanos}");
-            if written.is_some() {
-                assert_eq!(
-                    text,
-                    format!("request completed status=\"OK\" latency_ms={latency_ms:?}")
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn second_prefixes_follow_the_calendar() {
-        for (second, text) in [
-            (0, "1970-01-01T00:00:00."),
-            (951_782_400, "2000-02-29T00:00:00."),
-            (951_868_799, "2000-02-29T23:59:59."),
-            (951_868_800, "2000-03-01T00:00:00."),
-            (1_796_083_200, "2026-12-01T00:00:00."),
-            (4_107_542_399, "2100-02-28T23:59:59."),
-            (4_107_542_400, "2100-03-01T00:00:00."),
-            (253_402_300_799, "9999-12-31T23:59:59."),
-        ] {
-            let prefix = super::second_prefix(second).unwrap();
-            assert_eq!(std::str::from_utf8(&prefix).unwrap(), text, "{second}");
-        }
-        assert_eq!(super::second_prefix(253_402_300_800), None);
-    }
-}
-
-#[cfg(test)]
-mod deferred_fields_tests {
-    use std::sync::Arc;
-    use std::time::Duration;
-
-    use http::{HeaderValue, Request};
-    use tracing::Dispatch;
-    use tracing_subscriber::layer::SubscriberExt as _;
-
-    use tracing_subscriber::fmt::format::JsonFields;
-
-    use super::capture::logged;
-    use super::{
-        DeferRequestFields, JsonLine, Operation, Protocol, RequestFields, RequestOutcome,
-        TextFields, TextLine, request_span,
-    };
-
-    /// Operations of every kind, with request spans of every field
-    /// (`compact` false) or compact ones.
-    fn operations(compact: bool) -> Vec<Arc<Operation>> {
+    fn grpc_op() -> Operation {
         let rpc = Some(("bgref.v1.Referee".to_owned(), "LegalMoves".to_owned()));
-        vec![
-            Operation::new(
-                Protocol::Http,
-                "POST",
-                Some("/legal-moves".into()),
-                None,
-                false,
-                compact,
-            ),
-            Operation::new(
-                Protocol::Grpc,
-                "POST",
-                Some("/bgref.v1.Referee/{*rest}".into()),
-                rpc,
-                false,
-                compact,
-            ),
-            Operation::new(Protocol::Grpc, "POST", None, None, false, compact),
-            // A probe: its span is at `debug`.
-            Operation::new(
-                Protocol::Http,
-                "GET",
-                Some("/healthz".into()),
-                None,
-                true,
-                compact,
-            ),
-            Operation::new(Protocol::Http, "_OTHER", None, None, false, compact),
-            // A route with something to escape: no fixed text.
-            Operation::new(
-                Protocol::Http,
-                "POST",
-                Some("/odd\"route\\x".into()),
-                None,
-                false,
-                compact,
-            ),
-        ]
-        .into_iter()
-        .map(Arc::new)
-        .collect()
-    }
-
-    /// Requests, each with an id: plain, with quotes and a backslash,
-    /// not UTF-8 (logged as empty), and with a caller's trace context.
-    fn requests() -> Vec<(Request<()>, HeaderValue)> {
-        let request = |path: &str, traceparent: Option<&str>| {
-            let mut builder = Request::builder().method("POST").uri(path);
-            if let Some(tp) = traceparent {
-                builder = builder.header("traceparent", tp);
-            }
-            builder.body(()).unwrap()
-        };
-        vec![
-            (
-                request("/legal-moves", None),
-                HeaderValue::from_static("d695134e-eb9e-89ee-8000-00000000015d"),
-            ),
-            (
-                request("/a%22b/caf%C3%A9?q=1", None),
-                HeaderValue::from_static("id \"quoted\" and \\ back"),
-            ),
-            (
-                request("/legal-moves", None),
-                HeaderValue::from_bytes(b"caf\xe9").unwrap(),
-            ),
-            (
-                request(
-                    "/games/act",
-                    Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-                ),
-                HeaderValue::from_static("with-trace"),
-            ),
-        ]
-    }
-
-    /// Requests of every operation (of [`operations`]), with lines logged
-    /// in them and in a handler's span, records of every kind, and their
-    /// completion lines; returns how many request spans kept their fields
-    /// unformatted.
-    fn log_requests(compact: bool) -> usize {
-        let mut deferred = 0;
-        let err = std::io::Error::other("disk \"full\"");
-        for (i, op) in operations(compact).into_iter().enumerate() {
-            for (j, (req, id)) in requests().into_iter().enumerate() {
-                let span = request_span(&req, &op, &id);
-                span.with_subscriber(|(id, dispatch)| {
-                    use tracing_subscriber::registry::{LookupSpan as _, SpanData as _};
-                    let registry = dispatch.downcast_ref::<tracing_subscriber::Registry>();
-                    if let Some(data) = registry.and_then(|r| r.span_data(id))
-                        && data.extensions().get::<RequestFields>().is_some()
-                    {
-                        deferred += 1;
-                    }
-                });
-                span.in_scope(|| {
-                    tracing::warn!(slug = "bad", detail = "x\ny", "request refused");
-                    let handler =
-                        tracing::info_span!("legal_moves", match_id = tracing::field::Empty);
-                    handler.in_scope(|| {
-                        tracing::Span::current().record("match_id", "m-1");
-                        tracing::info!(n = 3, "in the handler");
-                    });
-                });
-                match (i + j) % 4 {
-                    0 => {}
-                    1 => {
-                        // Each kind of value, and a record that writes nothing.
-                        span.record("http.response.status_code", 7u64);
-                        span.record("rpc.grpc.status_code", 2.5f64);
-                        span.record("otel.status_code", true);
-                        span.record("trace_id", None::<&str>);
-                        tracing::info!(parent: &span, "after records");
-                    }
-                    2 => {
-                        // An error: the fields are formatted from here on.
-                        span.record(
-                            "otel.status_code",
-                            &err as &(dyn std::error::Error + 'static),
-                        );
-                        tracing::info!(parent: &span, "after an error");
-                    }
-                    _ => {
-                        span.record("otel.status_code", "quoted \"text\"");
-                    }
-                }
-                let outcome = match j {
-                    0 => RequestOutcome::Http(http::StatusCode::OK),
-                    1 => RequestOutcome::Grpc(tonic::Code::Internal),
-                    2 => RequestOutcome::Http(http::StatusCode::SERVICE_UNAVAILABLE),
-                    // A label made for the line (not handed to it).
-                    3 if i % 2 == 1 => RequestOutcome::Http(http::StatusCode::IM_A_TEAPOT),
-                    _ => RequestOutcome::Grpc(tonic::Code::Ok),
-                };
-                let latency = match (i + j) % 5 {
-                    // Written with an exponent (`4.2e-5`), and in years.
-                    3 => Duration::from_nanos(42),
-                    4 => Duration::from_secs(40_000_000),
-                    _ => Duration::from_nanos(317_182 * (j as u64 + 1)),
-                };
-                if i % 2 == 0 {
-                    outcome.record(&span, false, op.probe, latency);
-                } else {
-                    // As the metrics layer does while it polls the request.
-                    span.in_scope(|| outcome.record(&span, true, op.probe, latency));
-                }
-            }
-        }
-        deferred
-    }
-
-    /// The lines of [`log_requests`], and how many request spans were
-    /// kept: by tracing-subscriber's default format and fields (`ours`
-    /// false), or by [`TextLine`] and [`TextFields`] with request spans
-    /// formatted when they open (`defer` false) or kept
-    /// ([`DeferRequestFields`]).
-    fn lines(ours: bool, defer: bool) -> (String, usize) {
-        lines_of(ours, defer, false)
-    }
-
-    /// [`lines`], with compact request spans or not.
-    fn lines_of(ours: bool, defer: bool, compact: bool) -> (String, usize) {
-        let subscribe = |writer| {
-            let registry = tracing_subscriber::registry();
-            if !ours {
-                let layer = tracing_subscriber::fmt::layer()
-                    .with_writer(writer)
-                    .with_ansi(false)
-                    .without_time();
-                return Dispatch::new(registry.with(layer));
-            }
-            let layer = tracing_subscriber::fmt::layer()
-                .with_writer(writer)
-                .with_ansi(false)
-                .fmt_fields(TextFields)
-                .event_format(TextLine {
-                    without_time: true,
-                    ..TextLine::default()
-                });
-            if defer {
-                Dispatch::new(registry.with(DeferRequestFields::<_, TextFields>::new(layer)))
-            } else {
-                Dispatch::new(registry.with(layer))
-            }
-        };
-        logged(subscribe, || log_requests(compact))
+        Operation::new(Protocol::Grpc, "POST", Some("/x".to_owned()), rpc, false)
     }
 
     #[test]
-    fn kept_request_fields_are_written_as_formatted_ones() {
-        let (expected, none) = lines(false, false);
-        assert_eq!(none, 0);
-        let requests = operations(false).len() * requests().len();
-        assert_eq!(expected.matches("request completed").count(), requests);
-        for needle in [
-            "request{otel.name=\"POST /legal-moves\" otel.kind=\"server\" protocol=\"http\" \
-             request_id=\"d695134e-eb9e-89ee-8000-00000000015d\" http.request.method=\"POST\" \
-             http.route=\"/legal-moves\" url.path=\"/legal-moves\" http.response.status_code=200}: \
-             bgref_service::telemetry: request completed status=\"200\" latency_ms=0.317182\n",
-            "rpc.system=\"grpc\" rpc.service=\"bgref.v1.Referee\" rpc.method=\"LegalMoves\"",
-            r#"request_id="id \"quoted\" and \\ back""#,
-            "request_id=\"\"",
-            "trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
-            "http.route=\"/odd\\\"route\\\\x\"",
-            "http.response.status_code=7 rpc.grpc.status_code=2.5 otel.status_code=true }",
-            "otel.status_code=disk \"full\"",
-            "otel.status_code=\"quoted \\\"text\\\"\"",
-            ":legal_moves{match_id=\"m-1\"}: bgref_service::telemetry::deferred_fields_tests: in the handler n=3\n",
-            "DEBUG request{otel.name=\"GET /healthz\"",
-            "status=\"418\"",
-            "latency_ms=4.2e-5\n",
-            "latency_ms=40000000000.0\n",
-        ] {
-            assert!(expected.contains(needle), "{needle:?} in {expected}");
-        }
-        assert_eq!(lines(true, false), (expected.clone(), 0));
-        let (kept, deferred) = lines(true, true);
-        assert_eq!(deferred, requests);
-        assert_eq!(kept, expected);
-    }
+    fn the_json_line_has_the_request_fields_at_the_top_level() {
+        let ok = RequestOutcome::Http(http::StatusCode::OK);
+        let line = completion(
+            LogFormat::Json,
+            &http_op(Some("/legal-moves")),
+            "/legal-moves",
+            ok,
+        );
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "http.request.method",
+                "http.response.status_code",
+                "http.route",
+                "latency_ms",
+                "level",
+                "message",
+                "protocol",
+                "request_id",
+                "status",
+                "target",
+                "timestamp",
+            ],
+            "{line}"
+        );
+        assert_eq!(v["message"], "request completed");
+        assert_eq!(v["level"], "INFO");
+        assert_eq!(v["request_id"], "id-1");
+        assert_eq!(v["http.response.status_code"], 200);
+        assert_eq!(v["status"], "200");
+        assert_eq!(v["latency_ms"], 0.330189);
 
-    /// Compact request spans (text lines, no export): what a reader can
-    /// tell from the other fields is left out, in tracing-subscriber's
-    /// lines as in ours, kept or formatted.
-    #[test]
-    fn compact_request_spans_leave_out_what_the_other_fields_tell() {
-        let (expected, none) = lines_of(false, false, true);
-        assert_eq!(none, 0);
-        let requests = operations(true).len() * requests().len();
-        assert_eq!(expected.matches("request completed").count(), requests);
-        for needle in [
-            // A route's path, a served gRPC method's path and method.
-            "request{protocol=\"http\" request_id=\"d695134e-eb9e-89ee-8000-00000000015d\" \
-             http.request.method=\"POST\" http.route=\"/legal-moves\" \
-             http.response.status_code=200}: bgref_service::telemetry: \
-             request completed status=\"200\" latency_ms=0.317182\n",
-            " WARN request{protocol=\"grpc\" request_id=\"d695134e-eb9e-89ee-8000-00000000015d\" \
-             rpc.service=\"bgref.v1.Referee\" rpc.method=\"LegalMoves\"}: \
-             bgref_service::telemetry::deferred_fields_tests: request refused",
-            "request{protocol=\"grpc\" request_id=\"with-trace\" rpc.service=\"bgref.v1.Referee\" \
-             rpc.method=\"LegalMoves\" trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
-            // A path that is not the route's, and an unknown gRPC method's.
-            "http.route=\"/legal-moves\" url.path=\"/a%22b/caf%C3%A9\"",
-            "request{protocol=\"grpc\" request_id=\"with-trace\" url.path=\"/games/act\" \
-             trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
-            // Methods other than a gRPC call's `POST`.
-            "http.request.method=\"GET\" http.route=\"/healthz\" url.path=\"/legal-moves\"",
-            "http.request.method=\"_OTHER\" url.path=\"/legal-moves\"",
-            r#"request_id="id \"quoted\" and \\ back""#,
-            "http.route=\"/odd\\\"route\\\\x\"",
-            "otel.status_code=disk \"full\"",
-        ] {
-            assert!(expected.contains(needle), "{needle:?} in {expected}");
-        }
+        // An unmatched path is logged, made safe; a fault at `error`.
+        let fault = RequestOutcome::Http(http::StatusCode::INTERNAL_SERVER_ERROR);
+        let line = completion(LogFormat::Json, &http_op(None), "/a%1b", fault);
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["url.path"], "/a%1b");
+        assert_eq!(v["level"], "ERROR");
+        assert!(v.get("http.route").is_none(), "{line}");
+
+        let code = RequestOutcome::Grpc(tonic::Code::InvalidArgument);
+        let path = "/bgref.v1.Referee/LegalMoves";
+        let line = completion(LogFormat::Json, &grpc_op(), path, code);
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["rpc.service"], "bgref.v1.Referee");
+        assert_eq!(v["rpc.method"], "LegalMoves");
+        assert_eq!(v["rpc.grpc.status_code"], 3);
+        assert_eq!(v["status"], "INVALID_ARGUMENT");
         for gone in [
-            "otel.name=",
-            "otel.kind=",
-            "rpc.system=",
-            "url.path=\"/bgref",
+            "http.request.method",
+            "http.route",
+            "url.path",
+            "span",
+            "spans",
         ] {
-            assert!(!expected.contains(gone), "{gone:?} in {expected}");
+            assert!(v.get(gone).is_none(), "{gone} in {line}");
         }
-        assert_eq!(lines_of(true, false, true), (expected.clone(), 0));
-        let (kept, deferred) = lines_of(true, true, true);
-        assert_eq!(deferred, requests);
-        assert_eq!(kept, expected);
-        // Shorter than every field's lines, with the same lines and ids.
-        let (full, _) = lines(false, false);
-        assert_eq!(full.lines().count(), expected.lines().count());
-        assert!(expected.len() < full.len());
-    }
-
-    /// The JSON lines of [`log_requests`]: by tracing-subscriber's JSON
-    /// format (`ours` false), or by [`JsonLine`] with request spans kept
-    /// ([`DeferRequestFields`]); and how many were kept. With `time`, the
-    /// lines have their timestamps.
-    fn json_lines(ours: bool, time: bool) -> (String, usize) {
-        json_lines_of(ours, time, false)
-    }
-
-    /// [`json_lines`], with compact request spans or not.
-    fn json_lines_of(ours: bool, time: bool, compact: bool) -> (String, usize) {
-        let subscribe = |writer| {
-            let registry = tracing_subscriber::registry();
-            if ours {
-                let layer = tracing_subscriber::fmt::layer()
-                    .with_writer(writer)
-                    .with_ansi(false)
-                    .fmt_fields(JsonFields::new())
-                    .event_format(JsonLine {
-                        without_time: !time,
-                    });
-                Dispatch::new(registry.with(DeferRequestFields::<_, JsonFields>::new(layer)))
-            } else if time {
-                let layer = tracing_subscriber::fmt::layer().json().with_writer(writer);
-                Dispatch::new(registry.with(layer))
-            } else {
-                let layer = tracing_subscriber::fmt::layer()
-                    .json()
-                    .without_time()
-                    .with_writer(writer);
-                Dispatch::new(registry.with(layer))
-            }
-        };
-        logged(subscribe, || log_requests(compact))
     }
 
     #[test]
-    fn json_lines_are_written_as_the_json_format_writes_them() {
-        let (expected, none) = json_lines(false, false);
-        assert_eq!(none, 0);
-        let requests = operations(false).len() * requests().len();
-        assert_eq!(expected.matches("request completed").count(), requests);
-        for needle in [
-            "{\"level\":\"INFO\",\"fields\":{\"message\":\"request completed\",\"status\":\"200\",\
-             \"latency_ms\":0.317182},\"target\":\"bgref_service::telemetry\",\"span\":{\
-             \"http.request.method\":\"POST\",\"http.response.status_code\":200,\
-             \"http.route\":\"/legal-moves\",\"otel.kind\":\"server\",\"otel.name\":\
-             \"POST /legal-moves\",\"protocol\":\"http\",\"request_id\":\
-             \"d695134e-eb9e-89ee-8000-00000000015d\",\"url.path\":\"/legal-moves\",\
-             \"name\":\"request\"},\"spans\":[{\"http.request.method\":\"POST\",",
-            "\"rpc.method\":\"LegalMoves\",\"rpc.service\":\"bgref.v1.Referee\",\"rpc.system\":\"grpc\"",
-            r#""request_id":"id \"quoted\" and \\ back""#,
-            "\"request_id\":\"\"",
-            "\"trace_id\":\"4bf92f3577b34da6a3ce929d0e0e4736\"",
-            "\"http.route\":\"/odd\\\"route\\\\x\"",
-            "\"otel.status_code\":true,\"protocol\"",
-            "\"rpc.grpc.status_code\":2.5",
-            "\"otel.status_code\":\"disk \\\"full\\\"\"",
-            "\"otel.status_code\":\"quoted \\\"text\\\"\"",
-            "{\"match_id\":\"m-1\",\"name\":\"legal_moves\"}]}\n",
-            "\"fields\":{\"message\":\"after records\"},\"target\":\
-             \"bgref_service::telemetry::deferred_fields_tests\",\"span\":{",
-            "\"name\":\"request\"},\"spans\":[]}\n",
-            "{\"level\":\"DEBUG\",\"fields\":{\"message\":\"request completed\"",
-        ] {
-            assert!(expected.contains(needle), "{needle:?} in {expected}");
-        }
-        let (kept, deferred) = json_lines(true, false);
-        assert_eq!(deferred, requests);
-        assert_eq!(kept, expected);
-    }
-
-    /// Compact request spans in JSON lines: the same fields as in text
-    /// lines, written as the JSON format writes them.
-    #[test]
-    fn compact_json_lines_are_written_as_the_json_format_writes_them() {
-        let (expected, none) = json_lines_of(false, false, true);
-        assert_eq!(none, 0);
-        let requests = operations(true).len() * requests().len();
-        assert_eq!(expected.matches("request completed").count(), requests);
-        for needle in [
-            "{\"level\":\"INFO\",\"fields\":{\"message\":\"request completed\",\"status\":\"200\",\
-             \"latency_ms\":0.317182},\"target\":\"bgref_service::telemetry\",\"span\":{\
-             \"http.request.method\":\"POST\",\"http.response.status_code\":200,\
-             \"http.route\":\"/legal-moves\",\"protocol\":\"http\",\"request_id\":\
-             \"d695134e-eb9e-89ee-8000-00000000015d\",\"name\":\"request\"},\"spans\":[{",
-            "\"protocol\":\"grpc\",\"request_id\":\"with-trace\",\"rpc.method\":\"LegalMoves\",\
-             \"rpc.service\":\"bgref.v1.Referee\",\"trace_id\"",
-            "\"http.route\":\"/legal-moves\",\"protocol\":\"http\",\
-             \"request_id\":\"id \\\"quoted\\\" and \\\\ back\",\"url.path\":\"/a%22b/caf%C3%A9\"",
-        ] {
-            assert!(expected.contains(needle), "{needle:?} in {expected}");
-        }
-        for gone in [
-            "\"otel.name\"",
-            "\"otel.kind\"",
-            "\"rpc.system\"",
-            "\"url.path\":\"/bgref",
-        ] {
-            assert!(!expected.contains(gone), "{gone:?} in {expected}");
-        }
-        let (kept, deferred) = json_lines_of(true, false, true);
-        assert_eq!(deferred, requests);
-        assert_eq!(kept, expected);
-    }
-
-    /// With timestamps: the same lines but for the time, which is written
-    /// as the JSON format writes it.
-    #[test]
-    fn json_lines_have_the_json_formats_timestamps() {
-        let untimed = |lines: &str| {
-            lines
-                .lines()
-                .map(|line| {
-                    let rest = line
-                        .strip_prefix("{\"timestamp\":\"")
-                        .unwrap_or_else(|| panic!("{line}"));
-                    let (time, rest) = rest.split_at(27);
-                    assert!(time.ends_with('Z') && time.as_bytes()[10] == b'T', "{line}");
-                    assert!(rest.starts_with("\",\"level\":"), "{line}");
-                    format!("{{{}", &rest[2..])
-                })
-                .collect::<Vec<_>>()
-        };
-        let (expected, _) = json_lines(false, true);
-        let (ours, _) = json_lines(true, true);
-        assert_eq!(untimed(&ours), untimed(&expected));
-        assert_eq!(untimed(&ours).join("\n") + "\n", json_lines(false, false).0);
+    fn the_text_line_has_the_request_fields_after_the_message() {
+        let ok = RequestOutcome::Http(http::StatusCode::OK);
+        let line = completion(
+            LogFormat::Text,
+            &http_op(Some("/legal-moves")),
+            "/legal-moves",
+            ok,
+        );
+        assert!(
+            line.starts_with("20") && line.contains("Z  INFO "),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                " bgref_service::telemetry: request completed protocol=\"http\" \
+                 request_id=\"id-1\" http.request.method=\"POST\" http.route=\"/legal-moves\" \
+                 http.response.status_code=200 status=\"200\" latency_ms=0.330189\n"
+            ),
+            "{line}"
+        );
     }
 }

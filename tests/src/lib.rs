@@ -132,9 +132,9 @@ impl Server {
         let addr = tokio::time::timeout(Duration::from_secs(30), async {
             while let Ok(Some(line)) = lines.next_line().await {
                 if let Ok(v) = serde_json::from_str::<Value>(&line)
-                    && v["fields"]["message"] == "bgref serving HTTP and gRPC"
+                    && v["message"] == "bgref serving HTTP and gRPC"
                 {
-                    return v["fields"]["listen"].as_str().and_then(|s| s.parse().ok());
+                    return v["listen"].as_str().and_then(|s| s.parse().ok());
                 }
             }
             None

@@ -971,18 +971,15 @@ async fn a_client_that_disconnects_mid_upload_is_counted_as_client_closed() {
             let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
                 continue;
             };
-            if v["fields"]["message"] == "request completed" {
+            if v["message"] == "request completed" {
                 // The route, or the gRPC method (without export, the path
                 // that is either is not repeated).
-                let path = v["span"]["http.route"]
+                let path = v["http.route"]
                     .as_str()
-                    .or(v["span"]["rpc.method"].as_str())
+                    .or(v["rpc.method"].as_str())
                     .unwrap_or_default()
                     .to_owned();
-                let status = v["fields"]["status"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned();
+                let status = v["status"].as_str().unwrap_or_default().to_owned();
                 http |= path == "/legal-moves" && status == "499";
                 grpc |= path == "LegalMoves" && status == "CANCELLED";
                 seen.push(format!("{path} {status}"));

@@ -295,6 +295,65 @@ async fn every_exported_metric_is_documented_in_the_deploy_readme() {
     );
 }
 
+/// The fields of the `request completed` lines of an HTTP request with a
+/// `traceparent`, one to an unmatched path and a gRPC call are those the
+/// log field table of `deploy/README.md` names, no more, no fewer.
+#[tokio::test]
+async fn every_documented_log_field_is_logged() {
+    let mut server = Server::start(&[]).await;
+    let http = reqwest::Client::new();
+    let resp = http
+        .post(server.url("/legal-moves"))
+        .header("content-type", "application/json")
+        .header("x-request-id", "fields-http")
+        .header(
+            "traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        )
+        .body(LEGAL_MOVES)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let resp = http
+        .get(server.url("/no-such-route"))
+        .header("x-request-id", "fields-unmatched")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+    let mut grpc = server.grpc().await;
+    let mut request = tonic::Request::new(legal_moves_request());
+    request
+        .metadata_mut()
+        .insert("x-request-id", "fields-grpc".parse().unwrap());
+    grpc.legal_moves(request).await.unwrap();
+
+    let mut logs = take_logs(&mut server);
+    let mut logged = std::collections::BTreeSet::new();
+    for id in ["fields-http", "fields-unmatched", "fields-grpc"] {
+        let line = find_log(&mut logs, |v| {
+            v["message"] == "request completed" && v["request_id"] == id
+        })
+        .await;
+        logged.extend(line.as_object().unwrap().keys().cloned());
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/README.md"))
+            .unwrap();
+    let documented: std::collections::BTreeSet<String> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` | log | "))
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    assert_eq!(
+        logged, documented,
+        "log fields logged vs documented in deploy/README.md"
+    );
+    assert_eq!(server.terminate().await, Some(0));
+}
+
 #[tokio::test]
 async fn request_ids_are_kept_or_made_echoed_and_logged() {
     let mut server = Server::start(&[]).await;
@@ -343,40 +402,40 @@ async fn request_ids_are_kept_or_made_echoed_and_logged() {
     let reply = grpc.legal_moves(request).await.unwrap();
     assert_eq!(reply.metadata().get("x-request-id").unwrap(), "grpc-id-7");
 
-    // One "request completed" line per request, in its span.
+    // One "request completed" line per request, with its fields.
     let mut logs = take_logs(&mut server);
     let line = find_log(&mut logs, |v| {
-        v["fields"]["message"] == "request completed" && v["span"]["request_id"] == "client-id-1"
+        v["message"] == "request completed" && v["request_id"] == "client-id-1"
     })
     .await;
     let http_line = line.clone();
     assert_eq!(line["level"], "INFO");
-    assert_eq!(line["fields"]["status"], "200");
-    assert!(line["fields"]["latency_ms"].as_f64().unwrap() > 0.0);
-    assert_eq!(line["span"]["protocol"], "http");
-    assert_eq!(line["span"]["http.request.method"], "POST");
-    assert_eq!(line["span"]["http.route"], "/legal-moves");
-    assert_eq!(line["span"]["http.response.status_code"], 200);
+    assert_eq!(line["status"], "200");
+    assert!(line["latency_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(line["protocol"], "http");
+    assert_eq!(line["http.request.method"], "POST");
+    assert_eq!(line["http.route"], "/legal-moves");
+    assert_eq!(line["http.response.status_code"], 200);
     // Without an OTLP endpoint the caller's trace id is still logged.
-    assert_eq!(line["span"]["trace_id"], trace_id);
+    assert_eq!(line["trace_id"], trace_id);
 
     let line = find_log(&mut logs, |v| {
-        v["fields"]["message"] == "request completed" && v["span"]["request_id"] == "grpc-id-7"
+        v["message"] == "request completed" && v["request_id"] == "grpc-id-7"
     })
     .await;
-    assert_eq!(line["fields"]["status"], "OK");
-    assert_eq!(line["span"]["protocol"], "grpc");
-    assert_eq!(line["span"]["rpc.service"], "bgref.v1.Referee");
-    assert_eq!(line["span"]["rpc.method"], "LegalMoves");
-    assert_eq!(line["span"]["rpc.grpc.status_code"], 0);
+    assert_eq!(line["status"], "OK");
+    assert_eq!(line["protocol"], "grpc");
+    assert_eq!(line["rpc.service"], "bgref.v1.Referee");
+    assert_eq!(line["rpc.method"], "LegalMoves");
+    assert_eq!(line["rpc.grpc.status_code"], 0);
     // Without export, each fact once: nothing the fields above tell
     // (OpenTelemetry's naming fields, the route's own path, gRPC's POST).
     for line in [&http_line, &line] {
         for gone in ["otel.name", "otel.kind", "rpc.system", "url.path"] {
-            assert!(line["span"].get(gone).is_none(), "{gone} in {line}");
+            assert!(line.get(gone).is_none(), "{gone} in {line}");
         }
     }
-    assert!(line["span"].get("http.request.method").is_none(), "{line}");
+    assert!(line.get("http.request.method").is_none(), "{line}");
 }
 
 mod otlp {
@@ -625,10 +684,7 @@ async fn sigterm_stops_accepting_finishes_in_flight_requests_and_exits_0() {
     let mut slow = start_slow_request(addr, 10).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let exit = tokio::spawn(server.terminate());
-    find_log(&mut logs, |v| {
-        v["fields"]["message"] == "shutdown signal: draining"
-    })
-    .await;
+    find_log(&mut logs, |v| v["message"] == "shutdown signal: draining").await;
     assert!(
         refuses_connections(addr).await,
         "still accepting after SIGTERM"
@@ -670,10 +726,7 @@ async fn with_a_shutdown_delay_readiness_fails_first_then_the_process_exits_0() 
     let mut logs = take_logs(&mut server);
     let start = Instant::now();
     let exit = tokio::spawn(server.terminate());
-    find_log(&mut logs, |v| {
-        v["fields"]["message"] == "shutdown signal: draining"
-    })
-    .await;
+    find_log(&mut logs, |v| v["message"] == "shutdown signal: draining").await;
 
     // Still serving, on new connections too, but no longer ready.
     let http = reqwest::Client::builder()
@@ -810,12 +863,12 @@ async fn the_bare_binary_runs_with_text_logs() {
         .insert("x-request-id", "text-grpc-1".parse().unwrap());
     grpc.legal_moves(request).await.unwrap();
     let expected = [
-        "request{protocol=\"http\" request_id=\"text-http-1\" http.request.method=\"POST\" \
-         http.route=\"/legal-moves\" http.response.status_code=200}: \
-         bgref_service::telemetry: request completed status=\"200\" latency_ms=",
-        "request{protocol=\"grpc\" request_id=\"text-grpc-1\" rpc.service=\"bgref.v1.Referee\" \
-         rpc.method=\"LegalMoves\" rpc.grpc.status_code=0}: \
-         bgref_service::telemetry: request completed status=\"OK\" latency_ms=",
+        "bgref_service::telemetry: request completed protocol=\"http\" request_id=\"text-http-1\" \
+         http.request.method=\"POST\" http.route=\"/legal-moves\" http.response.status_code=200 \
+         status=\"200\" latency_ms=",
+        "bgref_service::telemetry: request completed protocol=\"grpc\" request_id=\"text-grpc-1\" \
+         rpc.service=\"bgref.v1.Referee\" rpc.method=\"LegalMoves\" rpc.grpc.status_code=0 \
+         status=\"OK\" latency_ms=",
     ];
     let mut seen = [false; 2];
     tokio::time::timeout(Duration::from_secs(30), async {
