@@ -1418,10 +1418,18 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
             .map(|p| p["notation"].as_str().unwrap().to_owned())
             .collect()
     };
-    let (status, plain) = server.post("/legal-moves", &turn(Value::Null, None)).await;
+    // Since issue 25 `forbidden_in_home` is the default, as both sources
+    // say; `allowed` is backgammon's movement.
+    let allowed = json!({"hit_and_run": "allowed"});
+    let (status, plain) = server
+        .post("/legal-moves", &turn(allowed.clone(), None))
+        .await;
     assert_eq!(status, 200, "{plain}");
     assert!(notations(&plain).contains(&"8/5*/3".to_owned()), "{plain}");
     assert_eq!(notations(&plain).len(), 3);
+    let (status, usual) = server.post("/legal-moves", &turn(Value::Null, None)).await;
+    assert_eq!(status, 200, "{usual}");
+    assert_eq!(notations(&usual).len(), 2, "{usual}");
     let forbidden = json!({"hit_and_run": "forbidden_in_home"});
     let (status, restricted) = server
         .post("/legal-moves", &turn(forbidden.clone(), None))
@@ -1446,9 +1454,13 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         "{answer}"
     );
     let (status, answer) = server
-        .post("/apply-move", &turn(Value::Null, Some("8/5*/3")))
+        .post("/apply-move", &turn(allowed.clone(), Some("8/5*/3")))
         .await;
     assert_eq!(status, 200, "{answer}");
+    let (status, _) = server
+        .post("/apply-move", &turn(Value::Null, Some("8/5*/3")))
+        .await;
+    assert_eq!(status, 422);
     let (status, answer) = server
         .post("/apply-move", &turn(forbidden.clone(), Some("8/5* 13/11")))
         .await;
@@ -1475,15 +1487,20 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
     let answer = grpc.legal_moves(request).await.unwrap().into_inner();
     assert_eq!(answer.plays.len(), 2);
 
-    // Fevga, "Primes" (open_when_blocked, Fevga's default): x holds its
-    // 2-7 with every o checker on o's start (x's 12): with 2-1 x must open
-    // the prime (12 plays), under `free` it need not.
+    // Fevga, "Primes" (open_when_blocked): x holds its 2-7 with every o
+    // checker on o's start (x's 12): with 2-1 x must open the prime (12
+    // plays), under `free` it need not; nor under `open_when_stuck`,
+    // Fevga's default, as o can still move.
+    let owb = json!({"primes": "open_when_blocked"});
     let mut points = vec![0i64; 24];
     for (p, n) in [(7, 1), (6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (24, 4)] {
         points[p - 1] = n;
     }
+    let mut stuck_points = points.clone();
     points[11] = -15;
-    let fevga = |rules: Value, play: Option<&str>| {
+    // Every o checker right behind the prime (o's 20, x's 8): o is stuck.
+    stuck_points[7] = -15;
+    let fevga_on = |points: &Vec<i64>, rules: Value, play: Option<&str>| {
         let mut body = json!({"variant": "fevga", "dice": [2, 1],
             "position": {"board": {"points": points, "turn": "x"}}});
         if !rules.is_null() {
@@ -1494,15 +1511,45 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         }
         body
     };
-    let (status, usual) = server.post("/legal-moves", &fevga(Value::Null, None)).await;
-    assert_eq!(status, 200, "{usual}");
-    assert_eq!(usual["plays"].as_array().unwrap().len(), 12, "{usual}");
+    let fevga = |rules: Value, play: Option<&str>| fevga_on(&points, rules, play);
+    let count = |answer: &Value| answer["plays"].as_array().unwrap().len();
+    let (status, blocked) = server.post("/legal-moves", &fevga(owb.clone(), None)).await;
+    assert_eq!(status, 200, "{blocked}");
+    assert_eq!(count(&blocked), 12, "{blocked}");
     let (_, free) = server
         .post("/legal-moves", &fevga(json!({"primes": "free"}), None))
         .await;
-    assert!(free["plays"].as_array().unwrap().len() > 12, "{free}");
+    assert!(count(&free) > 12, "{free}");
+    let (_, usual) = server.post("/legal-moves", &fevga(Value::Null, None)).await;
+    assert_eq!(count(&usual), count(&free), "{usual}");
+    // o stuck: the default obliges x as open_when_blocked does.
+    let (_, stuck) = server
+        .post("/legal-moves", &fevga_on(&stuck_points, Value::Null, None))
+        .await;
+    let (_, stuck_owb) = server
+        .post("/legal-moves", &fevga_on(&stuck_points, owb.clone(), None))
+        .await;
+    let (_, stuck_free) = server
+        .post(
+            "/legal-moves",
+            &fevga_on(&stuck_points, json!({"primes": "free"}), None),
+        )
+        .await;
+    assert_eq!(stuck["plays"], stuck_owb["plays"], "{stuck}");
+    assert!(count(&stuck) < count(&stuck_free), "{stuck}");
+    let (status, _) = server
+        .post(
+            "/apply-move",
+            &fevga_on(
+                &stuck_points,
+                json!({"primes": "open_when_stuck"}),
+                Some("24/22 24/23"),
+            ),
+        )
+        .await;
+    assert_eq!(status, 422);
     let (status, answer) = server
-        .post("/apply-move", &fevga(Value::Null, Some("24/22 24/23")))
+        .post("/apply-move", &fevga(owb.clone(), Some("24/22 24/23")))
         .await;
     assert_eq!(
         (status, answer["type"].clone()),
@@ -1513,10 +1560,11 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         "{answer}"
     );
     let (status, _) = server
-        .post(
-            "/apply-move",
-            &fevga(json!({"primes": "open_when_blocked"}), Some("7/5 24/23")),
-        )
+        .post("/apply-move", &fevga(owb, Some("7/5 24/23")))
+        .await;
+    assert_eq!(status, 200);
+    let (status, _) = server
+        .post("/apply-move", &fevga(Value::Null, Some("24/22 24/23")))
         .await;
     assert_eq!(status, 200);
 
@@ -1529,7 +1577,7 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         body
     };
     let (_, plain) = server.post("/games", &start(Value::Null)).await;
-    let (status, chosen) = server.post("/games", &start(forbidden)).await;
+    let (status, chosen) = server.post("/games", &start(allowed)).await;
     assert_eq!(status, 200, "{chosen}");
     assert_ne!(plain["state"], chosen["state"]);
 }

@@ -54,19 +54,22 @@ pub enum PrimeRule {
     /// A prime may be built, even one that blocks the opponent fully; but a
     /// player who begins its turn with such a prime must open it: of the
     /// plays the dice rules allow, only those after which no prime of the
-    /// player blocks the opponent fully, when there is one (Fevga's usual
-    /// rule).
+    /// player blocks the opponent fully, when there is one.
     OpenWhenBlocked,
+    /// As [`PrimeRule::OpenWhenBlocked`], but the obligation holds only
+    /// when the opponent cannot move at all: behind the prime that blocks
+    /// it fully, no die moves any of its checkers (Fevga's usual rule).
+    OpenWhenStuck,
 }
 
 impl PrimeRule {
     /// The usual rule of `game` where the sources read agree most: Fevga
-    /// [`PrimeRule::OpenWhenBlocked`], every other game
+    /// [`PrimeRule::OpenWhenStuck`], every other game
     /// [`PrimeRule::NeedsCheckerAhead`] (see `docs/variants.md`).
     #[must_use]
     pub const fn usual(game: Game) -> PrimeRule {
         match game {
-            Game::Fevga => PrimeRule::OpenWhenBlocked,
+            Game::Fevga => PrimeRule::OpenWhenStuck,
             _ => PrimeRule::NeedsCheckerAhead,
         }
     }
@@ -79,11 +82,11 @@ impl PrimeRule {
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum HitAndRun {
     /// Backgammon's movement: a hitter may move on.
-    #[default]
     Allowed,
     /// A checker that hits on the mover's points 1 to 6 stays there for
     /// the rest of the turn; the dice rules (both dice, else the larger)
-    /// apply to the plays that remain.
+    /// apply to the plays that remain (Tavla's usual rule).
+    #[default]
     ForbiddenInHome,
 }
 
@@ -125,7 +128,7 @@ impl TablesRules {
         fevga_start: FevgaStart::PassStartPoint,
         primes: None,
         head_doubles: HeadDoubles::SixFourThree,
-        hit_and_run: HitAndRun::Allowed,
+        hit_and_run: HitAndRun::ForbiddenInHome,
     };
 
     /// The prime rule in force in `game`: the option when given, else the

@@ -172,6 +172,7 @@ pub fn tables_rules_in(
             Ok(proto::PrimeRule::NeedsCheckerAhead) => Some(PrimeRule::NeedsCheckerAhead),
             Ok(proto::PrimeRule::Free) => Some(PrimeRule::Free),
             Ok(proto::PrimeRule::OpenWhenBlocked) => Some(PrimeRule::OpenWhenBlocked),
+            Ok(proto::PrimeRule::OpenWhenStuck) => Some(PrimeRule::OpenWhenStuck),
             Err(_) => return Err(bad("primes", r.primes)),
         },
         head_doubles: match proto::HeadDoubles::try_from(r.head_doubles) {

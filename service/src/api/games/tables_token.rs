@@ -41,12 +41,15 @@ fn rules_bytes(r: &TablesRules) -> [u8; 4] {
             FevgaStart::Off => 2,
         },
         // 3: each game's usual rule (tokens written before that default
-        // existed carry 0, the rule they were played under).
+        // existed carry 0, the rule they were played under; Fevga's usual
+        // rule was open_when_blocked until open_when_stuck came, which
+        // allows every play it allowed).
         match r.primes {
             Some(PrimeRule::NeedsCheckerAhead) => 0,
             Some(PrimeRule::Free) => 1,
             Some(PrimeRule::OpenWhenBlocked) => 2,
             None => 3,
+            Some(PrimeRule::OpenWhenStuck) => 4,
         },
         // Tavla's hit-and-run rule in the high nibble (0 in tokens written
         // before the option).
@@ -80,6 +83,7 @@ fn rules_of(b: &[u8]) -> Result<TablesRules, ApiError> {
             1 => Some(PrimeRule::Free),
             2 => Some(PrimeRule::OpenWhenBlocked),
             3 => None,
+            4 => Some(PrimeRule::OpenWhenStuck),
             _ => return Err(bad()),
         },
         head_doubles: match b[3] & 0x0F {

@@ -343,7 +343,7 @@ pub enum FevgaStartName {
 }
 
 /// The six-point prime rule of Fevga and Long Nardy (`docs/variants.md`,
-/// "Fevga"); left out: each game's usual rule, `open_when_blocked` in
+/// "Fevga"); left out: each game's usual rule, `open_when_stuck` in
 /// Fevga and `needs_checker_ahead` in Long Nardy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -355,18 +355,20 @@ pub enum PrimeRuleName {
     Free,
     /// A prime may be built; a player who begins its turn with a prime
     /// that no opposing checker is ahead of must open it if a play does.
-    /// Fevga's default.
     OpenWhenBlocked,
+    /// As `open_when_blocked`, but only when the opponent cannot move at
+    /// all (no die moves any of its checkers). Fevga's default.
+    OpenWhenStuck,
 }
 
 /// Tavla's hit-and-run rule (`docs/variants.md`, "Tavla").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HitAndRunName {
-    /// Backgammon's movement: a checker that hits may move on. Default.
+    /// Backgammon's movement: a checker that hits may move on.
     Allowed,
     /// A checker that hits on the mover's points 1 to 6 may not move on in
-    /// the same turn.
+    /// the same turn. Default.
     ForbiddenInHome,
 }
 
@@ -424,6 +426,7 @@ impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
                 PrimeRuleName::NeedsCheckerAhead => PrimeRule::NeedsCheckerAhead,
                 PrimeRuleName::Free => PrimeRule::Free,
                 PrimeRuleName::OpenWhenBlocked => PrimeRule::OpenWhenBlocked,
+                PrimeRuleName::OpenWhenStuck => PrimeRule::OpenWhenStuck,
             }),
             head_doubles: o.head_doubles.map(|h| match h {
                 HeadDoublesName::SixFourThree => HeadDoubles::SixFourThree,
