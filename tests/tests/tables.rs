@@ -961,6 +961,14 @@ async fn a_tavli_match_rotates_the_games_to_the_end() {
         if let Some(over) = answer.get("tables_game_over") {
             assert_eq!(over["game"], rotation[games % 3]);
             last_winner = over.get("winner").cloned();
+            // docs/referee.md, "The view": once the game is over the view
+            // counts it and names its winner as the next starter.
+            assert_eq!(view["tables"]["games_played"], games + 1, "{view}");
+            assert_eq!(
+                view["tables"]["next_starter"],
+                last_winner.clone().unwrap_or(Value::Null),
+                "{view}"
+            );
         }
     }
     let last = played.views.last().unwrap();

@@ -383,6 +383,14 @@ impl TablesGameState {
         }
     }
 
+    /// The match as it stands: once the game is over ([`Phase::GameOver`],
+    /// [`Phase::MatchOver`]) the match after it (the game counted, its
+    /// winner the next starter), else [`TablesGameState::tables_match`].
+    #[must_use]
+    pub fn match_now(&self) -> TablesMatch {
+        self.result.map_or(self.tables_match, |r| r.match_after)
+    }
+
     /// The game played now.
     #[must_use]
     pub const fn current_game(&self) -> Game {
@@ -701,5 +709,58 @@ mod notation_round_trip {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod game_end {
+    use alloc::string::ToString;
+
+    use super::*;
+    use crate::tables::setup::TablesSetup;
+
+    #[test]
+    fn the_mother_pin_ends_the_game_at_the_move_and_the_view_counts_it() {
+        // docs/variants.md, "Plakoto / The mother rule": the move that pins
+        // the mother ends the game; the match after it is the match now.
+        let mut setup = TablesSetup::empty(Game::Plakoto, Player::X);
+        setup.points.x[3] = 1; // x's 4
+        setup.points.x[1] = 1; // x's 2
+        setup.off.x = 13;
+        setup.points.o[23] = 1; // o's mother, x's 1
+        setup.points.o[14] = 14; // o's 15, x's 10
+        let board = TablesPosition::from_setup(&setup).unwrap();
+        let fresh = TablesGameState::new(
+            TablesRules::DEFAULT,
+            TablesMatch::new(TablesSeries::Single(Game::Plakoto), 3),
+            "seed".to_string(),
+        );
+        let state = TablesGameState {
+            board: TablesBoard::Tables(board),
+            phase: Phase::Move,
+            dice: Some(Dice::new(Die::new(3), Die::new(1))),
+            turn: 5,
+            ..fresh
+        };
+        assert_eq!(state.match_now(), state.tables_match);
+        let roller = Roller::new(&[9u8; 32]);
+        let (over, _) = state
+            .act(Player::X, &Action::Move("4/1*".parse().unwrap()), &roller)
+            .unwrap();
+        assert_eq!(over.phase, Phase::GameOver);
+        let score = over.result.unwrap();
+        assert_eq!(
+            (score.winner, score.kind, score.points),
+            (Some(Player::X), OutcomeKind::Mother, 2)
+        );
+        // The view's match: the game counted, its winner starts the next.
+        assert_eq!(over.tables_match.games_played, 0);
+        let now = over.match_now();
+        assert_eq!(
+            (now.games_played, now.starter, now.score.x),
+            (1, Some(Player::X), 2)
+        );
+        let (next, _) = over.act(Player::X, &Action::NextGame, &roller).unwrap();
+        assert_eq!(next.match_now(), now);
     }
 }
