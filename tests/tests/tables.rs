@@ -4,7 +4,7 @@
 //! scoring the end, and one probe per rule the service must refuse with
 //! its exact reason.
 
-use bgref_e2e::{Server, proto_act, proto_player, proto_step};
+use bgref_e2e::{Server, proto_act, proto_player, proto_step, with_roll_token};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic_types::StatusExt as _;
@@ -1588,4 +1588,70 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
     let (status, chosen) = server.post("/games", &start(allowed)).await;
     assert_eq!(status, 200, "{chosen}");
     assert_ne!(plain["state"], chosen["state"]);
+}
+
+/// docs/variants.md, "The referee game flow" ([W-Pl], [Ludii-P], [W-Tv],
+/// [BGE-Tv]): in Portes and Tavla the opening roll only picks the starter,
+/// who rolls again, and there is no cube; `/dice/opening` says so as
+/// `/games` plays it (issue 25).
+#[tokio::test]
+async fn the_opening_roll_of_portes_and_tavla_picks_the_starter_only() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    for variant in ["portes", "tavla"] {
+        let mut ties = 0;
+        for game in 1..=40u32 {
+            let body = json!({"match_id": "opening-tables", "client_seed": "a:b", "game": game,
+                "variant": variant, "rules": {"automatic_doubles": 2, "max_cube": 64}});
+            let (status, http) = server.post_roll("/dice/opening", &body).await;
+            assert_eq!(status, 200, "{http}");
+            assert_eq!(http["dice_played"], false, "{http}");
+            assert_eq!(http["cube"]["value"], 1, "{http}");
+            ties += http["ties"].as_u64().unwrap();
+            let g = grpc
+                .opening_roll(with_roll_token(proto::OpeningRollRequest {
+                    match_id: "opening-tables".into(),
+                    client_seed: "a:b".into(),
+                    game,
+                    variant: proto_variant(variant),
+                    rules: Some(proto::CubeRules {
+                        automatic_doubles: Some(2),
+                        max_cube: Some(64),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }))
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(!g.dice_played);
+            assert_eq!(g.cube.unwrap().value, Some(1));
+        }
+        assert!(ties > 0, "no tied opening roll in 40 games");
+        // The backgammon board's own variant plays the opening dice.
+        let body = json!({"match_id": "opening-tables", "client_seed": "a:b", "game": 1,
+            "variant": "standard"});
+        let (_, first) = server.post_roll("/dice/opening", &body).await;
+        assert_eq!(first["dice_played"], true, "{first}");
+        // `/games` agrees: the starter chosen, then the starter's own roll.
+        let (status, started) = server
+            .post(
+                "/games",
+                &json!({"match_id": "opening-tables", "client_seed": "a:b", "variant": variant}),
+            )
+            .await;
+        assert_eq!(status, 200, "{started}");
+        let (status, rolled) = server
+            .post(
+                "/games/act",
+                &json!({"state": started["state"], "player": "x", "action": "roll"}),
+            )
+            .await;
+        assert_eq!(status, 200, "{rolled}");
+        assert_eq!(rolled["view"]["phase"], "roll_or_double", "{rolled}");
+        assert_eq!(rolled["view"]["cube"]["value"], 1);
+        assert_eq!(rolled["event"]["player"], rolled["view"]["to_act"]);
+        assert_eq!(rolled["event"]["player"], first["starts"]);
+        assert_eq!(rolled["event"]["dice"], first["dice"]);
+    }
 }
