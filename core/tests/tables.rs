@@ -1580,9 +1580,9 @@ fn random_mother_position(rules: TablesRules, rng: &mut Rng) -> Option<TablesPos
     }
     for (player, counts, pins) in [(turn, mover, mover_pinned), (opp, them, them_pinned)] {
         s.off[player] = counts[0];
-        for own in 1..=24usize {
-            s.points[player][own - 1] = counts[own];
-            s.pinned[player][own - 1] = pins & (1 << own) != 0;
+        s.points[player].copy_from_slice(&counts[1..]);
+        for (i, pin) in s.pinned[player].iter_mut().enumerate() {
+            *pin = pins & (2 << i) != 0;
         }
     }
     let pos = TablesPosition::from_setup(&s).ok()?;
