@@ -613,14 +613,21 @@ fn proto_new_game(start: &Value) -> proto::NewGameRequest {
                 length: n as u32,
                 ..Default::default()
             }),
-        tables_rules: match start["tables_rules"]["hit_and_run"].as_str() {
-            None => None,
-            Some("forbidden_in_home") => Some(proto::TablesRules {
-                hit_and_run: proto::HitAndRun::ForbiddenInHome as i32,
-                ..Default::default()
-            }),
-            Some(other) => panic!("hit_and_run {other} not mapped in this test"),
-        },
+        tables_rules: start.get("tables_rules").map(|r| proto::TablesRules {
+            hit_and_run: match r["hit_and_run"].as_str() {
+                None => 0,
+                Some("forbidden_in_home") => proto::HitAndRun::ForbiddenInHome as i32,
+                Some("allowed") => proto::HitAndRun::Allowed as i32,
+                Some(other) => panic!("hit_and_run {other} not mapped in this test"),
+            },
+            nardy_opening: match r["nardy_opening"].as_str() {
+                None => 0,
+                Some("play_dice") => proto::NardyOpening::PlayDice as i32,
+                Some("reroll") => proto::NardyOpening::Reroll as i32,
+                Some(other) => panic!("nardy_opening {other} not mapped in this test"),
+            },
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }
@@ -1653,5 +1660,41 @@ async fn the_opening_roll_of_portes_and_tavla_picks_the_starter_only() {
         assert_eq!(rolled["event"]["player"], rolled["view"]["to_act"]);
         assert_eq!(rolled["event"]["player"], first["starts"]);
         assert_eq!(rolled["event"]["dice"], first["dice"]);
+    }
+}
+
+/// docs/variants.md, "The referee game flow / Opening": Long Nardy's
+/// `nardy_opening: play_dice` ([SG-N]) has the starter play the opening
+/// dice at once; the default re-rolls ([RD-N]). Whole games over both
+/// protocols, the transcript verified.
+#[tokio::test]
+async fn long_nardy_may_play_the_opening_dice_through_the_game_flow() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    for (k, opening) in ["play_dice", "reroll"].into_iter().enumerate() {
+        let start = json!({"match_id": format!("nardy-opening-{k}"), "client_seed": "a:b",
+            "variant": "long-nardy", "tables_rules": {"nardy_opening": opening}});
+        let played = play_games(
+            &server,
+            Some(&mut grpc),
+            &start,
+            4_000 + k as u64,
+            Bot::Random,
+            |v| v["phase"] == "game_over",
+        )
+        .await;
+        let first = &played.answers[0];
+        assert_eq!(first["event"]["type"], "starter_chosen", "{first}");
+        let view = &first["view"];
+        assert_eq!(view["to_act"], first["event"]["player"], "{first}");
+        if opening == "play_dice" {
+            assert_eq!(view["phase"], "move", "{first}");
+            assert_eq!(view["dice"], first["event"]["dice"], "{first}");
+            assert_eq!(played.actions[1]["action"], "move");
+        } else {
+            assert_eq!(view["phase"], "roll_or_double", "{first}");
+            assert_eq!(view["dice"], Value::Null);
+        }
+        verifies(&server, &mut grpc, &start, &played).await;
     }
 }

@@ -7,8 +7,10 @@
 //! The phases of [`Phase`] without the cube:
 //! - [`Phase::OpeningRoll`]: either player asks [`Action::Roll`]; one die
 //!   each (ties thrown again) picks who starts, and the starter then rolls
-//!   both dice: the opening dice are not played. A game that follows a
-//!   won game skips it: the previous winner starts.
+//!   both dice: the opening dice are not played (but in Long Nardy with
+//!   [`crate::tables::NardyOpening::PlayDice`], where the starter plays
+//!   them at once). A game that follows a won game skips it: the previous
+//!   winner starts.
 //! - [`Phase::RollOrDouble`]: the player on roll rolls (no double: every
 //!   cube action is refused with `no-cube-in-variant`) or resigns. A roll
 //!   with no legal play passes the turn at once.
@@ -454,6 +456,17 @@ impl TablesGameState {
                 next.turn = 0;
                 next.board = TablesBoard::start(game, self.rules, opening.starts);
                 next.phase = Phase::RollOrDouble;
+                // Long Nardy, NardyOpening::PlayDice ([SG-N]): the single
+                // dice are the starter's first roll (never a double, so
+                // the head rule's first-roll doubles do not arise).
+                if self.rules.plays_opening_dice(game) {
+                    if next.board.must_pass(opening.dice, self.hit_and_run()) {
+                        next.board = next.board.swap_turn();
+                    } else {
+                        next.phase = Phase::Move;
+                        next.dice = Some(opening.dice);
+                    }
+                }
                 TablesEvent::StarterChosen {
                     x_die: opening.x_die,
                     o_die: opening.o_die,
@@ -762,5 +775,67 @@ mod game_end {
         );
         let (next, _) = over.act(Player::X, &Action::NextGame, &roller).unwrap();
         assert_eq!(next.match_now(), now);
+    }
+}
+
+#[cfg(test)]
+mod nardy_opening {
+    use alloc::string::ToString;
+
+    use super::*;
+    use crate::tables::rules::NardyOpening;
+
+    #[test]
+    fn long_nardy_may_play_the_opening_dice() {
+        // docs/variants.md, "The referee game flow / Opening": [SG-N] has
+        // the starter play the two single dice; [RD-N] has it roll again.
+        let roller = Roller::new(&[5u8; 32]);
+        let rules = TablesRules {
+            nardy_opening: NardyOpening::PlayDice,
+            ..TablesRules::DEFAULT
+        };
+        for (game, rules, played) in [
+            (Game::LongNardy, rules, true),
+            (Game::LongNardy, TablesRules::DEFAULT, false),
+            (Game::Fevga, rules, false),
+        ] {
+            let state = TablesGameState::new(
+                rules,
+                TablesMatch::new(TablesSeries::Single(game), 0),
+                "a:b".to_string(),
+            );
+            let (next, event) = state.act(Player::X, &Action::Roll, &roller).unwrap();
+            let TablesEvent::StarterChosen {
+                x_die,
+                o_die,
+                starts,
+                ..
+            } = event
+            else {
+                panic!("{event:?}");
+            };
+            assert_eq!(next.on_roll(), starts);
+            assert_eq!(next.turn, 0);
+            if played {
+                assert_eq!(next.phase, Phase::Move);
+                assert_eq!(next.dice, Some(Dice::new(x_die, o_die)));
+                let play = next.legal_plays(next.dice.unwrap())[0];
+                let (after, _) = next
+                    .act(
+                        starts,
+                        &Action::Move(play.to_string().parse().unwrap()),
+                        &roller,
+                    )
+                    .unwrap();
+                assert_eq!(
+                    (after.phase, after.on_roll()),
+                    (Phase::RollOrDouble, !starts)
+                );
+                let (rolled, _) = after.act(!starts, &Action::Roll, &roller).unwrap();
+                assert_eq!(rolled.turn, 1);
+            } else {
+                assert_eq!((next.phase, next.dice), (Phase::RollOrDouble, None));
+            }
+        }
     }
 }

@@ -102,8 +102,22 @@ pub enum HeadDoubles {
     SixFour,
 }
 
-/// The rule options of [`crate::tables::TablesPosition`]; each applies to
-/// one game and is ignored by the others.
+/// Long Nardy's opening roll: what the two single dice that pick the
+/// starter are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum NardyOpening {
+    /// They only pick the starter, who then rolls both dice (as in the
+    /// other tables games).
+    #[default]
+    Reroll,
+    /// They are also the starter's first roll, which it plays.
+    PlayDice,
+}
+
+/// The rule options of [`crate::tables::TablesPosition`] and of the
+/// referee flow; each applies to one game and is ignored by the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default))]
@@ -119,6 +133,9 @@ pub struct TablesRules {
     pub head_doubles: HeadDoubles,
     /// Tavla: hit-and-run in the home board.
     pub hit_and_run: HitAndRun,
+    /// Long Nardy: whether the starter plays the opening dice (the referee
+    /// flow, [`crate::tables::TablesGameState`]).
+    pub nardy_opening: NardyOpening,
 }
 
 impl TablesRules {
@@ -129,6 +146,7 @@ impl TablesRules {
         primes: None,
         head_doubles: HeadDoubles::SixFourThree,
         hit_and_run: HitAndRun::ForbiddenInHome,
+        nardy_opening: NardyOpening::Reroll,
     };
 
     /// The prime rule in force in `game`: the option when given, else the
@@ -139,6 +157,16 @@ impl TablesRules {
             Some(rule) => rule,
             None => PrimeRule::usual(game),
         }
+    }
+
+    /// Whether the starter of `game` plays the opening dice: with
+    /// [`NardyOpening::PlayDice`] in Long Nardy, never elsewhere.
+    #[must_use]
+    pub const fn plays_opening_dice(&self, game: Game) -> bool {
+        matches!(
+            (game, self.nardy_opening),
+            (Game::LongNardy, NardyOpening::PlayDice)
+        )
     }
 
     /// The hit-and-run rule in force in `game`: the option in Tavla,

@@ -372,6 +372,18 @@ pub enum HitAndRunName {
     ForbiddenInHome,
 }
 
+/// Long Nardy's opening roll (`docs/variants.md`, "The referee game
+/// flow"): what the two single dice that pick the starter are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NardyOpeningName {
+    /// They only pick the starter, who rolls both dice for its first turn.
+    /// Default.
+    Reroll,
+    /// They are the starter's first roll too, played at once.
+    PlayDice,
+}
+
 /// Long Nardy's first rolls that take two checkers off the head.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -404,13 +416,18 @@ pub struct TablesRulesObject {
     /// Tavla.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hit_and_run: Option<HitAndRunName>,
+    /// Long Nardy, the game flow (`POST /games`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nardy_opening: Option<NardyOpeningName>,
 }
 
 objects_only!(TablesRulesObject);
 
 impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
     fn from(o: TablesRulesObject) -> Self {
-        use bgref_core::tables::{FevgaStart, HeadDoubles, HitAndRun, MotherRule, PrimeRule};
+        use bgref_core::tables::{
+            FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule,
+        };
         crate::api::tables::TablesRulesInput {
             mother: o.mother.map(|m| match m {
                 MotherRuleName::Standard => MotherRule::Standard,
@@ -435,6 +452,10 @@ impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
             hit_and_run: o.hit_and_run.map(|h| match h {
                 HitAndRunName::Allowed => HitAndRun::Allowed,
                 HitAndRunName::ForbiddenInHome => HitAndRun::ForbiddenInHome,
+            }),
+            nardy_opening: o.nardy_opening.map(|n| match n {
+                NardyOpeningName::Reroll => NardyOpening::Reroll,
+                NardyOpeningName::PlayDice => NardyOpening::PlayDice,
             }),
         }
     }
