@@ -457,14 +457,18 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     let start = [*start];
     let mut seen = KeySet::new();
     let mut ended = Vec::new();
-    let mut ended_seen = KeySet::new();
     // The move-order pruning of Plakoto below assumes that no move ends
     // the turn early: a bear-off of the last checker leaves nothing to
     // reorder, but a mother pin may, so it is off when one may happen.
     let mother = c.mother_may_end();
+    // No state can end the game unless a mother may be pinned or the
+    // mover's checkers left are few enough to be borne off this turn.
+    let moves = if dice.is_double() { 4 } else { 2 };
+    let may_end = mother || CHECKERS - start[0].me[0] <= moves;
+    let mut ended_seen = may_end.then(KeySet::new);
     let mut take = |level: &mut Vec<St>, ended: &mut Vec<St>| {
-        if mother || level.iter().any(|s| s.me[0] == CHECKERS) {
-            take_ended(c, level, ended, &mut ended_seen);
+        if let Some(seen) = ended_seen.as_mut() {
+            take_ended(c, level, ended, seen);
         }
     };
     if dice.is_double() {
