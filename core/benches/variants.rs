@@ -8,7 +8,7 @@
 //! Besides the games' defaults: `tavla-forbidden-in-home` (Tavla's
 //! hit-and-run option, its own generator) on the standard positions, and
 //! `fevga-needs-checker-ahead` on the Fevga positions (Fevga's default is
-//! `open_when_blocked`).
+//! `open_when_stuck`).
 
 use std::hint::black_box;
 

@@ -189,6 +189,13 @@ impl Naive {
             for from in 1..=24u8 {
                 if let Some(n) = self.single(ph, from, d, head_moves) {
                     any = true;
+                    if naive_phys_outcome(self.game, self.rules, &n).is_some() {
+                        // "Dice and moves", "The mother rule": a move that
+                        // ends the game ends the turn; the play counts as
+                        // using the whole roll.
+                        out.push((n, order.to_vec()));
+                        continue;
+                    }
                     used.push(d);
                     self.dfs(&n, order, used, head_moves + u8::from(from == 24), out);
                     used.pop();
@@ -203,24 +210,44 @@ impl Naive {
 
 /// The mother rule and the bear-off win, from the doc.
 fn naive_outcome(s: &TablesSetup) -> Option<(Option<Player>, u32)> {
+    naive_phys_outcome(s.game, s.rules, &Phys::from_setup(s))
+}
+
+/// [`naive_outcome`] on the physical board.
+fn naive_phys_outcome(game: Game, rules: TablesRules, ph: &Phys) -> Option<(Option<Player>, u32)> {
     for w in Player::ALL {
-        if s.off[w] == 15 {
-            return Some((Some(w), if s.off[!w] == 0 { 2 } else { 1 }));
+        if ph.off[idx(w)] == 15 {
+            return Some((Some(w), if ph.off[idx(!w)] == 0 { 2 } else { 1 }));
         }
     }
-    if s.game != Game::Plakoto || s.rules.mother == MotherRule::Off {
+    if game != Game::Plakoto || rules.mother == MotherRule::Off {
         return None;
     }
-    let mother = |p: Player| s.points[p][23] == 1 && s.pinned[p][23];
+    let mother = |p: Player| {
+        let c = cell(game, p, 24);
+        ph.count(p, c) == 1 && ph.pin[c] == sign(p)
+    };
     if mother(Player::X) && mother(Player::O) {
         return Some((None, 0));
     }
     for l in Player::ALL {
-        if mother(l) && (s.rules.mother == MotherRule::Immediate || s.points[!l][23] == 0) {
+        if mother(l) && (rules.mother == MotherRule::Immediate || ph.own(game, !l, 24) == 0) {
             return Some((Some(!l), 2));
         }
     }
     None
+}
+
+/// "Primes", `open_when_stuck`: whether no die moves any checker of
+/// `player` (its first move of a turn).
+fn naive_cannot_move(s: &TablesSetup, ph: &Phys, player: Player) -> bool {
+    let naive = Naive {
+        game: s.game,
+        rules: s.rules,
+        mover: player,
+        head_limit: 1,
+    };
+    (1..=6u8).all(|d| (1..=24u8).all(|from| naive.single(ph, from, d, 0).is_none()))
 }
 
 /// "Primes": whether `player` holds six points in a row along the
@@ -243,9 +270,12 @@ fn naive_plays(s: &TablesSetup, dice: Dice) -> BTreeSet<Phys> {
     let plays = naive_dice_plays(s, dice);
     // "Primes", open_when_blocked: a mover that begins its turn with a
     // prime blocking the opponent fully plays one that opens it, if any.
+    // open_when_stuck: the same, only when the opponent cannot move.
     let ph = Phys::from_setup(s);
-    if s.rules.prime_rule(s.game) == PrimeRule::OpenWhenBlocked
+    let rule = s.rules.prime_rule(s.game);
+    if matches!(rule, PrimeRule::OpenWhenBlocked | PrimeRule::OpenWhenStuck)
         && naive_blocks_fully(s.game, &ph, s.turn)
+        && (rule == PrimeRule::OpenWhenBlocked || naive_cannot_move(s, &ph, !s.turn))
     {
         MUST_OPEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let open: BTreeSet<Phys> = plays
@@ -447,6 +477,8 @@ fn naive_and_fast_generators_agree_on_random_games() {
     for (i, (game, primes)) in [
         (Game::Fevga, PrimeRule::NeedsCheckerAhead),
         (Game::LongNardy, PrimeRule::OpenWhenBlocked),
+        (Game::Fevga, PrimeRule::OpenWhenBlocked),
+        (Game::LongNardy, PrimeRule::OpenWhenStuck),
     ]
     .into_iter()
     .enumerate()
@@ -726,7 +758,7 @@ fn probe_plakoto_mother_rule() {
     );
     assert_eq!(open.outcome(), None);
     // ... until it leaves it: then the game is lost at once.
-    let (left, _) = open.play(&text("24/13"), d(6, 5)).unwrap();
+    let (left, _) = open.play(&text("24/18"), d(6, 5)).unwrap();
     assert_eq!(
         left.outcome().map(|o| (o.winner, o.points)),
         Some((Some(O), 2))
@@ -758,6 +790,119 @@ fn probe_plakoto_mother_rule() {
         ..TablesRules::DEFAULT
     });
     assert_eq!(off.outcome(), None);
+}
+
+#[test]
+fn probe_plakoto_mother_rule_ends_the_turn() {
+    // "Plakoto / The mother rule" ([Board], [PBM], [MSO], [Hist]): the game
+    // ends the moment the mother is pinned, so the move that pins it ends
+    // the turn and its play is complete, whatever dice are left. x: 4 and
+    // 2, 13 off; o: the mother alone on its 24 (x's 1), 14 on x's 10.
+    let p = pos(
+        Game::Plakoto,
+        X,
+        &[(4, 1), (2, 1)],
+        &[(24, 1), (15, 14)],
+        NO,
+    );
+    expect(&p, d(3, 1), &["4/1*", "2/1*", "4/3/off"]);
+    let (won, play) = p.play(&text("4/1*"), d(3, 1)).unwrap();
+    assert_eq!(play.to_string(), "4/1*");
+    let out = won.outcome().unwrap();
+    assert_eq!(
+        (out.winner, out.kind, out.points),
+        (Some(X), OutcomeKind::Mother, 2)
+    );
+    // No move after the pin: the game is over.
+    refuse(&p, d(3, 1), "4/1* 2/1", TablesIllegalPlay::GameOver);
+    refuse(&p, d(3, 1), "4/1*/off", TablesIllegalPlay::GameOver);
+    let partial = p.partial_play(text("4/1*").moves(), d(3, 1)).unwrap();
+    assert_eq!(
+        (
+            partial.complete,
+            partial.completions,
+            partial.remaining.len()
+        ),
+        (true, 1, 0)
+    );
+    // With x's second checker on 6 and two o checkers on x's 5, only the
+    // pin ends the game (4/1*/off bore the pinner off before).
+    let q = pos(
+        Game::Plakoto,
+        X,
+        &[(6, 1), (4, 1)],
+        &[(24, 1), (20, 2), (15, 12)],
+        NO,
+    );
+    let (won, _) = q.play(&text("4/1*"), d(3, 1)).unwrap();
+    assert_eq!(won.outcome().map(|o| o.kind), Some(OutcomeKind::Mother));
+    assert_eq!(
+        naive_plays(&q.to_setup(), d(3, 1)).len(),
+        q.legal_plays(d(3, 1)).len()
+    );
+    // The winner leaves its own start while the mother stays pinned: the
+    // game ends at that move (24/18 or 24/19; 24/13 goes on after it).
+    let open = pos(
+        Game::Plakoto,
+        O,
+        &[(24, 1), (10, 14)],
+        &[(1, 1), (24, 1), (5, 13)],
+        (&[24], &[]),
+    );
+    expect(&open, d(6, 5), &["24/18", "24/19"]);
+    refuse(&open, d(6, 5), "24/13", TablesIllegalPlay::GameOver);
+    // Both mothers pinned: a draw at the pin, with three dice of 1-1 left.
+    let both = pos(
+        Game::Plakoto,
+        X,
+        &[(24, 1), (2, 1), (10, 13)],
+        &[(1, 1), (24, 1), (5, 13)],
+        (&[24], &[]),
+    );
+    let (drawn, _) = both.play(&text("2/1*"), d(1, 1)).unwrap();
+    assert_eq!(
+        drawn.outcome(),
+        Some(TablesOutcome {
+            winner: None,
+            kind: OutcomeKind::Draw,
+            points: 0
+        })
+    );
+    // Moves written after the pin are played before it when they can be.
+    let (_, play) = both.play(&text("2/1* 10/9"), d(1, 1)).unwrap();
+    assert_eq!(play.to_string(), "10/9 2/1*");
+    assert!(both.play(&text("10/9 10/9 10/9 10/9"), d(1, 1)).is_ok());
+    assert_eq!(
+        naive_plays(&both.to_setup(), d(1, 1)).len(),
+        both.legal_plays(d(1, 1)).len()
+    );
+    // The immediate rule: the pin ends the game though the pinner still
+    // has a checker on its start; the rule off: the pin is an ordinary one.
+    let immediate = TablesRules {
+        mother: MotherRule::Immediate,
+        ..TablesRules::DEFAULT
+    };
+    let home = pos(
+        Game::Plakoto,
+        X,
+        &[(24, 1), (4, 1), (2, 1), (11, 12)],
+        &[(24, 1), (15, 14)],
+        NO,
+    );
+    assert!(home.play(&text("4/1*"), d(3, 1)).is_err());
+    let (won, _) = home
+        .with_rules(immediate)
+        .play(&text("4/1*"), d(3, 1))
+        .unwrap();
+    assert_eq!(won.outcome().map(|o| o.winner), Some(Some(X)));
+    let off = p.with_rules(TablesRules {
+        mother: MotherRule::Off,
+        ..TablesRules::DEFAULT
+    });
+    assert_eq!(
+        off.play(&text("4/1*"), d(3, 1)).err(),
+        Some(TablesIllegalPlay::BothDiceCanBePlayed)
+    );
 }
 
 #[test]
@@ -858,19 +1003,20 @@ fn probe_fevga() {
 
 #[test]
 fn probe_fevga_open_when_blocked() {
-    // "Fevga / Primes", the usual Fevga rule ([BK-F], [DV-F], [iT-F]): a
-    // prime that blocks every opposing checker may be built...
+    // "Fevga / Primes", the option `open_when_blocked`: a prime that
+    // blocks every opposing checker may be built...
+    let owb = TablesRules {
+        primes: Some(PrimeRule::OpenWhenBlocked),
+        ..TablesRules::DEFAULT
+    };
     let s = pos(
         Game::Fevga,
         X,
         &[(2, 1), (3, 1), (4, 1), (5, 1), (6, 1), (10, 1), (24, 9)],
         &[(24, 15)],
         NO,
-    );
-    assert_eq!(
-        s.rules().prime_rule(Game::Fevga),
-        PrimeRule::OpenWhenBlocked
-    );
+    )
+    .with_rules(owb);
     assert!(s.play(&text("10/7 24/23"), d(3, 1)).is_ok());
     // ...but the next turn its owner must open it. x holds its 2-7 (o's
     // 14-19) with every o checker behind, on o's 24 (x's 12). With 2-1 the
@@ -883,7 +1029,8 @@ fn probe_fevga_open_when_blocked() {
         &[(7, 1), (6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (24, 4)],
         &[(24, 15)],
         NO,
-    );
+    )
+    .with_rules(owb);
     expect(
         &p,
         d(2, 1),
@@ -919,7 +1066,8 @@ fn probe_fevga_open_when_blocked() {
         &[(7, 2), (6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (24, 3)],
         &[(24, 15)],
         NO,
-    );
+    )
+    .with_rules(owb);
     let plays: Vec<String> = q
         .legal_plays(d(6, 6))
         .iter()
@@ -937,6 +1085,58 @@ fn probe_fevga_open_when_blocked() {
     assert!(!plays.is_empty());
     assert_eq!(plays, free_plays);
     assert_eq!(naive_plays(&q.to_setup(), d(6, 6)).len(), plays.len());
+}
+
+#[test]
+fn probe_fevga_open_when_stuck() {
+    // "Fevga / Primes", Fevga's default `open_when_stuck` ([BK-F]: the
+    // opponent has gathered all its checkers on the point behind the
+    // prime; [iT-F]: all its checkers are blocked; [Ludii]): the prime
+    // must be opened only when the opponent cannot move at all. x holds
+    // its 8-3 (o's 20-15) and has 9 on 24; o has 10 on its 24 (x's 12)
+    // and 5 on its 22 (x's 10), all behind the prime, but o can move.
+    assert_eq!(
+        TablesRules::DEFAULT.prime_rule(Game::Fevga),
+        PrimeRule::OpenWhenStuck
+    );
+    let row = [(8, 1), (7, 1), (6, 1), (5, 1), (4, 1), (3, 1), (24, 9)];
+    let free = pos(Game::Fevga, X, &row, &[(24, 10), (22, 5)], NO);
+    assert!(free.play(&text("24/13"), d(6, 5)).is_ok());
+    agree(&free, d(6, 5));
+    // Under open_when_blocked the same play is refused.
+    let owb = free.with_rules(TablesRules {
+        primes: Some(PrimeRule::OpenWhenBlocked),
+        ..TablesRules::DEFAULT
+    });
+    refuse(&owb, d(6, 5), "24/13", TablesIllegalPlay::MustOpenPrime);
+    // Every o checker on its 21 (x's 9), right behind the prime: no die
+    // moves any, so x must open it.
+    let stuck = pos(Game::Fevga, X, &row, &[(21, 15)], NO);
+    refuse(&stuck, d(6, 5), "24/13", TablesIllegalPlay::MustOpenPrime);
+    assert!(stuck.play(&text("8/3 24/18"), d(6, 5)).is_ok());
+    agree(&stuck, d(6, 5));
+    // The option applies to Long Nardy too (its default stays
+    // needs_checker_ahead, under which x could not have built the prime).
+    let nardy = TablesRules {
+        primes: Some(PrimeRule::OpenWhenStuck),
+        ..TablesRules::DEFAULT
+    };
+    let n_stuck = pos(Game::LongNardy, X, &row, &[(21, 15)], NO).with_rules(nardy);
+    refuse(&n_stuck, d(6, 5), "24/13", TablesIllegalPlay::MustOpenPrime);
+    let n_free = pos(Game::LongNardy, X, &row, &[(24, 10), (22, 5)], NO).with_rules(nardy);
+    assert!(n_free.play(&text("24/13"), d(6, 5)).is_ok());
+    for dice in Dice::ALL_21 {
+        for p in [&free, &stuck, &n_stuck, &n_free] {
+            agree(p, dice);
+        }
+    }
+}
+
+/// The engine and the naive generator give the same plays.
+fn agree(pos: &TablesPosition, dice: Dice) {
+    let (n, fast) = engine_plays(pos, dice);
+    assert_eq!(n, fast.len());
+    assert!(fast == naive_plays(&pos.to_setup(), dice), "{dice}");
 }
 
 #[test]
@@ -1125,17 +1325,18 @@ fn naive_and_fast_generators_agree_on_random_setups() {
         primes: Some(PrimeRule::NeedsCheckerAhead),
         ..TablesRules::DEFAULT
     };
-    let open = TablesRules {
-        primes: Some(PrimeRule::OpenWhenBlocked),
+    let open = |primes| TablesRules {
+        primes: Some(primes),
         ..TablesRules::DEFAULT
     };
     for game in [Game::Plakoto, Game::Fevga, Game::LongNardy] {
         let (mut positions, mut pairs, mut plays) = (0, 0, 0);
         while positions < 400 {
-            let rules = match positions % 4 {
-                3 => other,
-                1 => checker_ahead,
-                2 => open,
+            let rules = match positions % 8 {
+                3 | 7 => other,
+                1 | 5 => checker_ahead,
+                2 => open(PrimeRule::OpenWhenBlocked),
+                6 => open(PrimeRule::OpenWhenStuck),
                 _ => TablesRules::DEFAULT,
             };
             let bear_off = positions % 2 == 0;
@@ -1177,10 +1378,13 @@ fn naive_and_fast_generators_agree_on_random_setups() {
 /// six-point prime with every opposing checker on the board behind it
 /// (the case of "Fevga / Primes", open_when_blocked, that random games
 /// seldom reach): the row, then the mover's other checkers anywhere, then
-/// the opponent's behind the row (or off).
+/// the opponent's behind the row (or off). With `stuck`, every opposing
+/// checker left on the board stands on the point right behind the row
+/// (open_when_stuck's case: the opponent cannot move).
 fn random_blocked_position(
     game: Game,
     rules: TablesRules,
+    stuck: bool,
     rng: &mut Rng,
 ) -> Option<TablesPosition> {
     let turn = if rng.below(2) == 0 { X } else { O };
@@ -1205,8 +1409,15 @@ fn random_blocked_position(
             *ph.count_mut(turn, cell(game, turn, own)) += 1;
         }
     }
+    if stuck && b + 6 > 24 {
+        return None;
+    }
     for _ in 0..15 {
-        let q = b + 6 + rng.below(usize::from(25 - b - 6) + 1) as u8;
+        let q = if stuck {
+            b + 6
+        } else {
+            b + 6 + rng.below(usize::from(25 - b - 6) + 1) as u8
+        };
         if q > 24 || rng.below(10) == 0 {
             ph.off[idx(opp)] += 1;
             continue;
@@ -1231,9 +1442,18 @@ fn random_blocked_position(
 #[test]
 fn naive_and_fast_generators_agree_when_a_prime_must_open() {
     let mut rng = Rng(0x0BE2_7E11);
-    for (game, primes) in [
-        (Game::Fevga, None),
-        (Game::LongNardy, Some(PrimeRule::OpenWhenBlocked)),
+    let (owb, ows) = (
+        Some(PrimeRule::OpenWhenBlocked),
+        Some(PrimeRule::OpenWhenStuck),
+    );
+    // (game, rule, opponent stuck, whether the rule obliges the mover).
+    for (game, primes, stuck, obliged) in [
+        (Game::Fevga, owb, false, true),
+        (Game::LongNardy, owb, false, true),
+        (Game::Fevga, None, true, true),
+        (Game::LongNardy, ows, true, true),
+        (Game::Fevga, None, false, false),
+        (Game::LongNardy, ows, false, false),
     ] {
         let rules = TablesRules {
             primes,
@@ -1241,7 +1461,7 @@ fn naive_and_fast_generators_agree_when_a_prime_must_open() {
         };
         let (mut positions, mut pairs, mut plays, mut narrowed, mut kept) = (0, 0, 0, 0, 0);
         while positions < 120 {
-            let Some(pos) = random_blocked_position(game, rules, &mut rng) else {
+            let Some(pos) = random_blocked_position(game, rules, stuck, &mut rng) else {
                 continue;
             };
             let setup = pos.to_setup();
@@ -1285,11 +1505,145 @@ fn naive_and_fast_generators_agree_when_a_prime_must_open() {
             }
             positions += 1;
         }
+        let rule = rules.prime_rule(game);
         eprintln!(
-            "{game} (open_when_blocked), mover fully blocking: {positions} positions, {pairs} \
-             pairs, {plays} plays: all agree; the rule narrowed {narrowed} pairs, no play \
-             opened in {kept}"
+            "{game} ({rule:?}), mover fully blocking, opponent stuck {stuck}: {positions} \
+             positions, {pairs} pairs, {plays} plays: all agree; the rule narrowed {narrowed} \
+             pairs, kept every play in {kept}"
         );
-        assert!(narrowed > 1000 && kept > 0, "{narrowed} {kept}");
+        if obliged {
+            assert!(narrowed > 1000 && kept > 0, "{narrowed} {kept}");
+        } else {
+            // The opponent can move in most of these: the rule rarely
+            // applies.
+            assert!(narrowed < 500, "{narrowed} {kept}");
+        }
+    }
+}
+
+/// A random Plakoto position aimed at the mother rule: the opponent of the
+/// player on roll has its mother alone on its start (the mover's 1-point),
+/// pinned there already in a third of them; the mover has most checkers
+/// on its points 1 to 8, in half of them one or two still on its own start,
+/// and in a quarter its own mother pinned.
+fn random_mother_position(rules: TablesRules, rng: &mut Rng) -> Option<TablesPosition> {
+    let game = Game::Plakoto;
+    let turn = if rng.below(2) == 0 { X } else { O };
+    let opp = !turn;
+    let mut s = TablesSetup::empty(game, turn);
+    s.rules = rules;
+    let (mut mover, mut them) = ([0u8; 25], [0u8; 25]);
+    let (mut mover_pinned, mut them_pinned) = (0u32, 0u32);
+    // The opponent's mother, and the mover's start.
+    them[24] = 1;
+    if rng.below(3) == 0 {
+        mover[1] = 1 + rng.below(2) as u8;
+        them_pinned |= 1 << 24;
+    }
+    match rng.below(4) {
+        0 => {
+            // The mover's mother pinned by the opponent (its 1-point).
+            mover[24] = 1;
+            mover_pinned |= 1 << 24;
+            them[1] = 1 + rng.below(2) as u8;
+        }
+        1 | 2 => mover[24] = 1 + rng.below(2) as u8,
+        _ => {}
+    }
+    let placed = |mine: &[u8; 25], theirs: &[u8; 25], own: u8| {
+        // `own` in the placing player's numbering; Plakoto: 25 - own.
+        let other = usize::from(25 - own);
+        mine[usize::from(own)] < 15 && theirs[other] == 0
+    };
+    while mover.iter().sum::<u8>() < 15 {
+        let own = match rng.below(10) {
+            0..=1 => 0,
+            2..=8 => rng.below(8) as u8 + 1,
+            _ => rng.below(23) as u8 + 1,
+        };
+        if own == 0 || (placed(&mover, &them, own) && own != 24) {
+            mover[usize::from(own)] += 1;
+        } else {
+            mover[0] += 1;
+        }
+    }
+    while them.iter().sum::<u8>() < 15 {
+        let own = match rng.below(10) {
+            0 => 0,
+            _ => rng.below(22) as u8 + 2,
+        };
+        if own == 0 || placed(&them, &mover, own) {
+            them[usize::from(own)] += 1;
+        } else {
+            them[0] += 1;
+        }
+    }
+    for (player, counts, pins) in [(turn, mover, mover_pinned), (opp, them, them_pinned)] {
+        s.off[player] = counts[0];
+        s.points[player].copy_from_slice(&counts[1..]);
+        for (i, pin) in s.pinned[player].iter_mut().enumerate() {
+            *pin = pins & (2 << i) != 0;
+        }
+    }
+    let pos = TablesPosition::from_setup(&s).ok()?;
+    pos.outcome().is_none().then_some(pos)
+}
+
+#[test]
+fn naive_and_fast_generators_agree_on_mother_setups() {
+    // "Plakoto / The mother rule": the move that pins the mother (or
+    // leaves the pinner's start) ends the game and the turn.
+    let mut rng = Rng(0x0307_4E55);
+    for mother in [MotherRule::Standard, MotherRule::Immediate, MotherRule::Off] {
+        let rules = TablesRules {
+            mother,
+            ..TablesRules::DEFAULT
+        };
+        let (mut positions, mut pairs, mut plays, mut ending, mut short) = (0, 0, 0, 0, 0);
+        while positions < 300 {
+            let Some(pos) = random_mother_position(rules, &mut rng) else {
+                continue;
+            };
+            let setup = pos.to_setup();
+            for dice in Dice::ALL_21 {
+                let (n, fast) = engine_plays(&pos, dice);
+                let slow = naive_plays(&setup, dice);
+                assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
+                assert!(
+                    fast == slow,
+                    "{setup:?} {dice}: fast {} naive {}",
+                    fast.len(),
+                    slow.len()
+                );
+                let list = pos.legal_plays(dice);
+                let max = list.moves_per_play();
+                let mut ends = false;
+                for play in list.iter() {
+                    let (next, _) = pos.play(play, dice).expect("a generated play is legal");
+                    if next.outcome().is_some() {
+                        ends = true;
+                        short += usize::from(play.len() < max);
+                    } else {
+                        assert_eq!(play.len(), max, "{setup:?} {dice} {play}");
+                    }
+                    let partial = pos.partial_play(play.moves(), dice).unwrap();
+                    assert!(partial.complete, "{setup:?} {dice} {play}");
+                }
+                ending += usize::from(ends);
+                pairs += 1;
+                plays += n;
+            }
+            positions += 1;
+        }
+        eprintln!(
+            "Plakoto mother setups ({mother:?}): {positions} positions, {pairs} pairs, {plays} \
+             plays: all agree; a play ended the game in {ending} pairs, {short} plays with \
+             dice left"
+        );
+        if mother == MotherRule::Off {
+            assert_eq!(short, 0);
+        } else {
+            assert!(ending > 500 && short > 100, "{ending} {short}");
+        }
     }
 }

@@ -321,6 +321,33 @@ fn probe_hit_and_run_in_the_home_board() {
 }
 
 #[test]
+fn tavla_defaults_to_the_sources() {
+    // "Tavla / Hit-and-run": [W-Tv] and [BGE-Tv] both forbid hit-and-run
+    // in the home board, so that is the default; `allowed` stays an
+    // option. Portes and the other games move as backgammon whatever it
+    // says.
+    use bgref_core::tables::{Game, TablesRules};
+    assert_eq!(HitAndRun::default(), FORBIDDEN);
+    let rules = TablesRules::default();
+    assert_eq!(rules, TablesRules::DEFAULT);
+    assert_eq!(rules.hit_and_run_in(Game::Tavla), FORBIDDEN);
+    assert_eq!(rules.hit_and_run_in(Game::Portes), HitAndRun::Allowed);
+    let allowed = TablesRules {
+        hit_and_run: HitAndRun::Allowed,
+        ..TablesRules::DEFAULT
+    };
+    assert_eq!(allowed.hit_and_run_in(Game::Tavla), HitAndRun::Allowed);
+    let p = pos(&[(8, 1), (13, 1)], &[(20, 1), (19, 2), (1, 12)]);
+    let by_default = rules.hit_and_run_in(Game::Tavla);
+    assert!(by_default.play_text(&p, &text("8/5*/3"), d(3, 2)).is_err());
+    assert!(
+        HitAndRun::Allowed
+            .play_text(&p, &text("8/5*/3"), d(3, 2))
+            .is_ok()
+    );
+}
+
+#[test]
 fn probe_hit_and_run_outside_the_home_board_is_allowed() {
     // [W-Tv], [BGE-Tv] restrict the home board only: 13/9*/7 hits on the
     // 9-point and moves on.

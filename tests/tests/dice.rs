@@ -435,8 +435,9 @@ async fn http_and_grpc_agree() {
             assert_eq!(
                 json!({"match_id": g.match_id, "client_seed": g.client_seed, "game": g.game,
                        "turn": g.turn, "x_die": g.x_die, "o_die": g.o_die, "starts": starts,
-                       "ties": g.ties, "dice": g.dice, "commitment": g.commitment,
-                       "key_id": g.key_id, "signature": g.signature}),
+                       "ties": g.ties, "dice": g.dice, "dice_played": g.dice_played,
+                       "commitment": g.commitment, "key_id": g.key_id,
+                       "signature": g.signature}),
                 http
             );
             for turn in [1u32, 2, 3, 10_000] {

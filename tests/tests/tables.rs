@@ -4,7 +4,7 @@
 //! scoring the end, and one probe per rule the service must refuse with
 //! its exact reason.
 
-use bgref_e2e::{Server, proto_act, proto_player, proto_step};
+use bgref_e2e::{Server, proto_act, proto_player, proto_step, with_roll_token};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic_types::StatusExt as _;
@@ -613,14 +613,21 @@ fn proto_new_game(start: &Value) -> proto::NewGameRequest {
                 length: n as u32,
                 ..Default::default()
             }),
-        tables_rules: match start["tables_rules"]["hit_and_run"].as_str() {
-            None => None,
-            Some("forbidden_in_home") => Some(proto::TablesRules {
-                hit_and_run: proto::HitAndRun::ForbiddenInHome as i32,
-                ..Default::default()
-            }),
-            Some(other) => panic!("hit_and_run {other} not mapped in this test"),
-        },
+        tables_rules: start.get("tables_rules").map(|r| proto::TablesRules {
+            hit_and_run: match r["hit_and_run"].as_str() {
+                None => 0,
+                Some("forbidden_in_home") => proto::HitAndRun::ForbiddenInHome as i32,
+                Some("allowed") => proto::HitAndRun::Allowed as i32,
+                Some(other) => panic!("hit_and_run {other} not mapped in this test"),
+            },
+            nardy_opening: match r["nardy_opening"].as_str() {
+                None => 0,
+                Some("play_dice") => proto::NardyOpening::PlayDice as i32,
+                Some("reroll") => proto::NardyOpening::Reroll as i32,
+                Some(other) => panic!("nardy_opening {other} not mapped in this test"),
+            },
+            ..Default::default()
+        }),
         ..Default::default()
     }
 }
@@ -961,6 +968,14 @@ async fn a_tavli_match_rotates_the_games_to_the_end() {
         if let Some(over) = answer.get("tables_game_over") {
             assert_eq!(over["game"], rotation[games % 3]);
             last_winner = over.get("winner").cloned();
+            // docs/referee.md, "The view": once the game is over the view
+            // counts it and names its winner as the next starter.
+            assert_eq!(view["tables"]["games_played"], games + 1, "{view}");
+            assert_eq!(
+                view["tables"]["next_starter"],
+                last_winner.clone().unwrap_or(Value::Null),
+                "{view}"
+            );
         }
     }
     let last = played.views.last().unwrap();
@@ -1418,10 +1433,18 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
             .map(|p| p["notation"].as_str().unwrap().to_owned())
             .collect()
     };
-    let (status, plain) = server.post("/legal-moves", &turn(Value::Null, None)).await;
+    // Since issue 25 `forbidden_in_home` is the default, as both sources
+    // say; `allowed` is backgammon's movement.
+    let allowed = json!({"hit_and_run": "allowed"});
+    let (status, plain) = server
+        .post("/legal-moves", &turn(allowed.clone(), None))
+        .await;
     assert_eq!(status, 200, "{plain}");
     assert!(notations(&plain).contains(&"8/5*/3".to_owned()), "{plain}");
     assert_eq!(notations(&plain).len(), 3);
+    let (status, usual) = server.post("/legal-moves", &turn(Value::Null, None)).await;
+    assert_eq!(status, 200, "{usual}");
+    assert_eq!(notations(&usual).len(), 2, "{usual}");
     let forbidden = json!({"hit_and_run": "forbidden_in_home"});
     let (status, restricted) = server
         .post("/legal-moves", &turn(forbidden.clone(), None))
@@ -1446,9 +1469,13 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         "{answer}"
     );
     let (status, answer) = server
-        .post("/apply-move", &turn(Value::Null, Some("8/5*/3")))
+        .post("/apply-move", &turn(allowed.clone(), Some("8/5*/3")))
         .await;
     assert_eq!(status, 200, "{answer}");
+    let (status, _) = server
+        .post("/apply-move", &turn(Value::Null, Some("8/5*/3")))
+        .await;
+    assert_eq!(status, 422);
     let (status, answer) = server
         .post("/apply-move", &turn(forbidden.clone(), Some("8/5* 13/11")))
         .await;
@@ -1475,15 +1502,20 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
     let answer = grpc.legal_moves(request).await.unwrap().into_inner();
     assert_eq!(answer.plays.len(), 2);
 
-    // Fevga, "Primes" (open_when_blocked, Fevga's default): x holds its
-    // 2-7 with every o checker on o's start (x's 12): with 2-1 x must open
-    // the prime (12 plays), under `free` it need not.
+    // Fevga, "Primes" (open_when_blocked): x holds its 2-7 with every o
+    // checker on o's start (x's 12): with 2-1 x must open the prime (12
+    // plays), under `free` it need not; nor under `open_when_stuck`,
+    // Fevga's default, as o can still move.
+    let owb = json!({"primes": "open_when_blocked"});
     let mut points = vec![0i64; 24];
     for (p, n) in [(7, 1), (6, 2), (5, 2), (4, 2), (3, 2), (2, 2), (24, 4)] {
         points[p - 1] = n;
     }
+    let mut stuck_points = points.clone();
     points[11] = -15;
-    let fevga = |rules: Value, play: Option<&str>| {
+    // Every o checker right behind the prime (o's 20, x's 8): o is stuck.
+    stuck_points[7] = -15;
+    let fevga_on = |points: &Vec<i64>, rules: Value, play: Option<&str>| {
         let mut body = json!({"variant": "fevga", "dice": [2, 1],
             "position": {"board": {"points": points, "turn": "x"}}});
         if !rules.is_null() {
@@ -1494,15 +1526,45 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         }
         body
     };
-    let (status, usual) = server.post("/legal-moves", &fevga(Value::Null, None)).await;
-    assert_eq!(status, 200, "{usual}");
-    assert_eq!(usual["plays"].as_array().unwrap().len(), 12, "{usual}");
+    let fevga = |rules: Value, play: Option<&str>| fevga_on(&points, rules, play);
+    let count = |answer: &Value| answer["plays"].as_array().unwrap().len();
+    let (status, blocked) = server.post("/legal-moves", &fevga(owb.clone(), None)).await;
+    assert_eq!(status, 200, "{blocked}");
+    assert_eq!(count(&blocked), 12, "{blocked}");
     let (_, free) = server
         .post("/legal-moves", &fevga(json!({"primes": "free"}), None))
         .await;
-    assert!(free["plays"].as_array().unwrap().len() > 12, "{free}");
+    assert!(count(&free) > 12, "{free}");
+    let (_, usual) = server.post("/legal-moves", &fevga(Value::Null, None)).await;
+    assert_eq!(count(&usual), count(&free), "{usual}");
+    // o stuck: the default obliges x as open_when_blocked does.
+    let (_, stuck) = server
+        .post("/legal-moves", &fevga_on(&stuck_points, Value::Null, None))
+        .await;
+    let (_, stuck_owb) = server
+        .post("/legal-moves", &fevga_on(&stuck_points, owb.clone(), None))
+        .await;
+    let (_, stuck_free) = server
+        .post(
+            "/legal-moves",
+            &fevga_on(&stuck_points, json!({"primes": "free"}), None),
+        )
+        .await;
+    assert_eq!(stuck["plays"], stuck_owb["plays"], "{stuck}");
+    assert!(count(&stuck) < count(&stuck_free), "{stuck}");
+    let (status, _) = server
+        .post(
+            "/apply-move",
+            &fevga_on(
+                &stuck_points,
+                json!({"primes": "open_when_stuck"}),
+                Some("24/22 24/23"),
+            ),
+        )
+        .await;
+    assert_eq!(status, 422);
     let (status, answer) = server
-        .post("/apply-move", &fevga(Value::Null, Some("24/22 24/23")))
+        .post("/apply-move", &fevga(owb.clone(), Some("24/22 24/23")))
         .await;
     assert_eq!(
         (status, answer["type"].clone()),
@@ -1513,10 +1575,11 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         "{answer}"
     );
     let (status, _) = server
-        .post(
-            "/apply-move",
-            &fevga(json!({"primes": "open_when_blocked"}), Some("7/5 24/23")),
-        )
+        .post("/apply-move", &fevga(owb, Some("7/5 24/23")))
+        .await;
+    assert_eq!(status, 200);
+    let (status, _) = server
+        .post("/apply-move", &fevga(Value::Null, Some("24/22 24/23")))
         .await;
     assert_eq!(status, 200);
 
@@ -1529,7 +1592,109 @@ async fn tavla_hit_and_run_and_fevga_open_prime() {
         body
     };
     let (_, plain) = server.post("/games", &start(Value::Null)).await;
-    let (status, chosen) = server.post("/games", &start(forbidden)).await;
+    let (status, chosen) = server.post("/games", &start(allowed)).await;
     assert_eq!(status, 200, "{chosen}");
     assert_ne!(plain["state"], chosen["state"]);
+}
+
+/// docs/variants.md, "The referee game flow" ([W-Pl], [Ludii-P], [W-Tv],
+/// [BGE-Tv]): in Portes and Tavla the opening roll only picks the starter,
+/// who rolls again, and there is no cube; `/dice/opening` says so as
+/// `/games` plays it (issue 25).
+#[tokio::test]
+async fn the_opening_roll_of_portes_and_tavla_picks_the_starter_only() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    for variant in ["portes", "tavla"] {
+        let mut ties = 0;
+        for game in 1..=40u32 {
+            let body = json!({"match_id": "opening-tables", "client_seed": "a:b", "game": game,
+                "variant": variant, "rules": {"automatic_doubles": 2, "max_cube": 64}});
+            let (status, http) = server.post_roll("/dice/opening", &body).await;
+            assert_eq!(status, 200, "{http}");
+            assert_eq!(http["dice_played"], false, "{http}");
+            assert_eq!(http["cube"]["value"], 1, "{http}");
+            ties += http["ties"].as_u64().unwrap();
+            let g = grpc
+                .opening_roll(with_roll_token(proto::OpeningRollRequest {
+                    match_id: "opening-tables".into(),
+                    client_seed: "a:b".into(),
+                    game,
+                    variant: proto_variant(variant),
+                    rules: Some(proto::CubeRules {
+                        automatic_doubles: Some(2),
+                        max_cube: Some(64),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }))
+                .await
+                .unwrap()
+                .into_inner();
+            assert!(!g.dice_played);
+            assert_eq!(g.cube.unwrap().value, Some(1));
+        }
+        assert!(ties > 0, "no tied opening roll in 40 games");
+        // The backgammon board's own variant plays the opening dice.
+        let body = json!({"match_id": "opening-tables", "client_seed": "a:b", "game": 1,
+            "variant": "standard"});
+        let (_, first) = server.post_roll("/dice/opening", &body).await;
+        assert_eq!(first["dice_played"], true, "{first}");
+        // `/games` agrees: the starter chosen, then the starter's own roll.
+        let (status, started) = server
+            .post(
+                "/games",
+                &json!({"match_id": "opening-tables", "client_seed": "a:b", "variant": variant}),
+            )
+            .await;
+        assert_eq!(status, 200, "{started}");
+        let (status, rolled) = server
+            .post(
+                "/games/act",
+                &json!({"state": started["state"], "player": "x", "action": "roll"}),
+            )
+            .await;
+        assert_eq!(status, 200, "{rolled}");
+        assert_eq!(rolled["view"]["phase"], "roll_or_double", "{rolled}");
+        assert_eq!(rolled["view"]["cube"]["value"], 1);
+        assert_eq!(rolled["event"]["player"], rolled["view"]["to_act"]);
+        assert_eq!(rolled["event"]["player"], first["starts"]);
+        assert_eq!(rolled["event"]["dice"], first["dice"]);
+    }
+}
+
+/// docs/variants.md, "The referee game flow / Opening": Long Nardy's
+/// `nardy_opening: play_dice` ([SG-N]) has the starter play the opening
+/// dice at once; the default re-rolls ([RD-N]). Whole games over both
+/// protocols, the transcript verified.
+#[tokio::test]
+async fn long_nardy_may_play_the_opening_dice_through_the_game_flow() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    for (k, opening) in ["play_dice", "reroll"].into_iter().enumerate() {
+        let start = json!({"match_id": format!("nardy-opening-{k}"), "client_seed": "a:b",
+            "variant": "long-nardy", "tables_rules": {"nardy_opening": opening}});
+        let played = play_games(
+            &server,
+            Some(&mut grpc),
+            &start,
+            4_000 + k as u64,
+            Bot::Random,
+            |v| v["phase"] == "game_over",
+        )
+        .await;
+        let first = &played.answers[0];
+        assert_eq!(first["event"]["type"], "starter_chosen", "{first}");
+        let view = &first["view"];
+        assert_eq!(view["to_act"], first["event"]["player"], "{first}");
+        if opening == "play_dice" {
+            assert_eq!(view["phase"], "move", "{first}");
+            assert_eq!(view["dice"], first["event"]["dice"], "{first}");
+            assert_eq!(played.actions[1]["action"], "move");
+        } else {
+            assert_eq!(view["phase"], "roll_or_double", "{first}");
+            assert_eq!(view["dice"], Value::Null);
+        }
+        verifies(&server, &mut grpc, &start, &played).await;
+    }
 }

@@ -40,6 +40,8 @@ pub use referee::{
     TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
     resignation_points,
 };
-pub use rules::{FevgaStart, HeadDoubles, HitAndRun, MotherRule, PrimeRule, TablesRules};
+pub use rules::{
+    FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule, TablesRules,
+};
 pub use setup::{CHECKERS, TablesSetup, other_view};
 pub use tavli::{TavliError, TavliMatch};

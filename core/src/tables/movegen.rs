@@ -13,7 +13,9 @@
 //! are deduplicated together. "Use as much of the roll as possible": the
 //! plays are the states of the deepest level reached; when no state uses
 //! both dice of a non-double, the larger die's states if there are any,
-//! else the smaller's.
+//! else the smaller's. A move that ends the game (the last checker borne
+//! off, Plakoto's mother rule) ends the turn: that play is complete at any
+//! depth and counts as using the whole roll.
 //!
 //! A state's key packs the mover's 25 counts (off and points 1 to 24, four
 //! bits each, a count never exceeds 15) and the opposing checkers the mover
@@ -25,7 +27,7 @@ use alloc::vec::Vec;
 
 use crate::tables::error::TablesIllegalPlay;
 use crate::tables::game::Game;
-use crate::tables::rules::{FevgaStart, PrimeRule, TablesRules};
+use crate::tables::rules::{FevgaStart, MotherRule, PrimeRule, TablesRules};
 use crate::tables::setup::{CHECKERS, other_view};
 use crate::{Dice, Move, Play, Point};
 
@@ -54,9 +56,54 @@ pub(crate) struct Ctx {
     pub(crate) head_limit: u8,
     /// The prime rule in force (Fevga, Long Nardy).
     pub(crate) prime: PrimeRule,
-    /// [`PrimeRule::OpenWhenBlocked`]: the mover began the turn with a
-    /// prime that blocks the opponent fully, and must open it if it can.
+    /// [`PrimeRule::OpenWhenBlocked`] (or [`PrimeRule::OpenWhenStuck`] with
+    /// the opponent unable to move): the mover began the turn with a prime
+    /// that blocks the opponent fully, and must open it if it can.
     pub(crate) must_open: bool,
+}
+
+impl Ctx {
+    /// Whether a move this turn may end the game by Plakoto's mother rule:
+    /// the opponent's last checker on its starting point (the mover's
+    /// point 1) stands alone there, pinned already or not.
+    #[inline]
+    pub(crate) fn mother_may_end(&self) -> bool {
+        self.game == Game::Plakoto && self.rules.mother != MotherRule::Off && self.opp[1] == 1
+    }
+}
+
+/// Whether the game is over in state `s`: the mover has borne off every
+/// checker, or (Plakoto) the mother rule ends it. The mover's turn ends
+/// there, whatever dice are left.
+#[inline]
+pub(crate) fn ends_game(c: &Ctx, s: &St) -> bool {
+    if s.me[0] == CHECKERS {
+        return true;
+    }
+    // The opponent's mother (on the mover's point 1) pinned by the mover:
+    // a draw when the mover's own mother is pinned too; else the mover
+    // wins at once under the immediate rule, and under the standard rule
+    // once no checker of the mover is left on its own starting point.
+    c.mother_may_end()
+        && s.opp_pinned & (1 << 1) != 0
+        && (c.my_pinned & (1 << 24) != 0
+            || c.rules.mother == MotherRule::Immediate
+            || s.me[24] == 0)
+}
+
+/// Moves the states of `level` that end the game to `ended` (once per
+/// position, `seen` holding the keys of `ended`).
+fn take_ended(c: &Ctx, level: &mut Vec<St>, ended: &mut Vec<St>, seen: &mut KeySet) {
+    level.retain(|s| {
+        if ends_game(c, s) {
+            if seen.insert(s.key) {
+                ended.push(*s);
+            }
+            false
+        } else {
+            true
+        }
+    });
 }
 
 /// A position reached during the turn.
@@ -399,12 +446,33 @@ pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
 
 /// The plays the dice rules allow (every rule but the obligation to open a
 /// prime).
+///
+/// A move that ends the game (the last checker borne off, Plakoto's mother
+/// rule) ends the turn: its play is complete and counts as using the whole
+/// roll, so the plays are those ending the game at any depth and those
+/// using every die; only when no play ends the game do the rules for
+/// fewer dice apply.
 pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
     let start = [*start];
     let mut seen = KeySet::new();
+    let mut ended = Vec::new();
+    // The move-order pruning of Plakoto below assumes that no move ends
+    // the turn early: a bear-off of the last checker leaves nothing to
+    // reorder, but a mother pin may, so it is off when one may happen.
+    let mother = c.mother_may_end();
+    // No state can end the game unless a mother may be pinned or the
+    // mover's checkers left are few enough to be borne off this turn.
+    let moves = if dice.is_double() { 4 } else { 2 };
+    let may_end = mother || CHECKERS - start[0].me[0] <= moves;
+    let mut ended_seen = may_end.then(KeySet::new);
+    let mut take = |level: &mut Vec<St>, ended: &mut Vec<St>| {
+        if let Some(seen) = ended_seen.as_mut() {
+            take_ended(c, level, ended, seen);
+        }
+    };
     if dice.is_double() {
-        let ordered = c.game == Game::Plakoto;
+        let ordered = c.game == Game::Plakoto && !mother;
         let mut level = start.to_vec();
         let mut next = Vec::with_capacity(64);
         let mut depth = 0;
@@ -416,21 +484,33 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
                 seen.clear();
                 expand(c, &level, hi, ordered, Some(&mut seen), &mut next);
             }
+            take(&mut next, &mut ended);
             if next.is_empty() {
                 break;
             }
             core::mem::swap(&mut level, &mut next);
             depth += 1;
         }
-        if depth == 0 { Vec::new() } else { level }
+        if !ended.is_empty() {
+            if depth == 4 {
+                ended.extend(level);
+            }
+            ended
+        } else if depth == 0 {
+            Vec::new()
+        } else {
+            level
+        }
     } else {
         let mut first_hi = Vec::with_capacity(16);
         let mut first_lo = Vec::with_capacity(16);
         expand(c, &start, hi, false, None, &mut first_hi);
         expand(c, &start, lo, false, None, &mut first_lo);
+        take(&mut first_hi, &mut ended);
+        take(&mut first_lo, &mut ended);
         let mut both = Vec::with_capacity(64);
         expand(c, &first_hi, lo, false, Some(&mut seen), &mut both);
-        if c.game == Game::Plakoto {
+        if c.game == Game::Plakoto && !mother {
             // Smaller die first, then the larger: unless the smaller bore
             // off, only the checker it moved, or a checker the larger die
             // may bear off (points up to `hi`), can reach a position the
@@ -449,7 +529,11 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
         } else {
             expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);
         }
-        if !both.is_empty() {
+        take(&mut both, &mut ended);
+        if !ended.is_empty() {
+            ended.extend(both);
+            ended
+        } else if !both.is_empty() {
             both
         } else if !first_hi.is_empty() {
             first_hi
@@ -461,8 +545,10 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
 
 /// The keys of the positions reached from `s` by playing exactly `depth`
 /// of the dice `left` (in any order).
+///
+/// A state that ends the game is a play's end whatever depth is left.
 pub(crate) fn keys_after(c: &Ctx, s: &St, left: &[u8], depth: usize) -> Vec<u128> {
-    if depth == 0 {
+    if depth == 0 || ends_game(c, s) {
         return alloc::vec![s.key];
     }
     let mut out = Vec::new();

@@ -45,10 +45,13 @@ impl TablesPlayList {
         self.entries.get(index).map(|(_, p)| p)
     }
 
-    /// The number of single-die moves each play makes (0 when empty).
+    /// The most single-die moves a play makes (0 when empty): every play
+    /// makes that many, but one that ends the game, which may make fewer
+    /// (Plakoto's mother rule ends the game, and the turn, at the move that
+    /// pins the mother).
     #[must_use]
     pub fn moves_per_play(&self) -> usize {
-        self.entries.first().map_or(0, |(_, p)| p.len())
+        self.entries.iter().map(|(_, p)| p.len()).max().unwrap_or(0)
     }
 
     fn find(&self, key: u128) -> Option<&Play> {
@@ -293,8 +296,33 @@ impl TablesPosition {
 
     /// The mover's view of the turn.
     fn ctx(&self, dice: Dice) -> (Ctx, St) {
-        let me = self.side[self.turn];
-        let them = &self.side[!self.turn];
+        let (mut ctx, start) = self.ctx_of(self.turn, dice);
+        ctx.must_open = matches!(self.game, Game::Fevga | Game::LongNardy)
+            && match ctx.prime {
+                PrimeRule::OpenWhenBlocked => movegen::blocks_fully(&ctx, start.occ),
+                PrimeRule::OpenWhenStuck => {
+                    movegen::blocks_fully(&ctx, start.occ) && self.cannot_move(!self.turn)
+                }
+                PrimeRule::NeedsCheckerAhead | PrimeRule::Free => false,
+            };
+        (ctx, start)
+    }
+
+    /// Whether no die moves any checker of `player` here (its first move
+    /// of a turn, every rule checked).
+    fn cannot_move(&self, player: Player) -> bool {
+        let (ctx, start) = self.ctx_of(player, Dice::new(Die::new(1), Die::new(2)));
+        (1..=6u8).all(|d| {
+            (1..=24u8).all(|from| {
+                start.me[usize::from(from)] == 0 || movegen::step(&ctx, &start, from, d).is_err()
+            })
+        })
+    }
+
+    /// `mover`'s view of a turn (without the obligation to open a prime).
+    fn ctx_of(&self, mover: Player, dice: Dice) -> (Ctx, St) {
+        let me = self.side[mover];
+        let them = &self.side[!mover];
         let mut opp = [0u8; 25];
         let mut opp_pinned = 0u32;
         let mut opp_low = 25;
@@ -305,7 +333,7 @@ impl TablesPosition {
             if n > 0 && q < opp_low {
                 opp_low = q;
             }
-            if self.pinned[!self.turn] & (1 << q) != 0 {
+            if self.pinned[!mover] & (1 << q) != 0 {
                 opp_pinned |= 1 << p;
             }
         }
@@ -315,23 +343,18 @@ impl TablesPosition {
                 (self.rules.head_doubles, dice.first().get()),
                 (_, 6 | 4) | (HeadDoubles::SixFourThree, 3)
             );
-        let prime = self.rules.prime_rule(self.game);
-        let mut ctx = Ctx {
+        let ctx = Ctx {
             game: self.game,
             rules: self.rules,
             opp,
-            my_pinned: self.pinned[self.turn],
+            my_pinned: self.pinned[mover],
             opp_low,
             head_start: me[24],
             head_limit: if first_roll_double { 2 } else { 1 },
-            prime,
+            prime: self.rules.prime_rule(self.game),
             must_open: false,
         };
-        let start = St::new(me, opp_pinned);
-        ctx.must_open = matches!(self.game, Game::Fevga | Game::LongNardy)
-            && prime == PrimeRule::OpenWhenBlocked
-            && movegen::blocks_fully(&ctx, start.occ);
-        (ctx, start)
+        (ctx, St::new(me, opp_pinned))
     }
 
     /// The position after the mover reached state `s`, opponent on roll.
@@ -498,13 +521,13 @@ impl TablesPosition {
         keys.dedup();
         let completions = keys.iter().filter(|&&k| legal.find(k).is_some()).count();
         if completions == 0 && !legal.is_empty() {
-            return Err(if used.len() == max {
+            return Err(if complete_here(&ctx, &s, used.len(), max) {
                 self.check_play(&s.play, dice).err().unwrap_or(E::NotLegal)
             } else {
                 E::NotLegal
             });
         }
-        let complete = used.len() == max;
+        let complete = complete_here(&ctx, &s, used.len(), max);
         let mut remaining: Vec<Die> = if complete {
             Vec::new()
         } else {
@@ -605,6 +628,10 @@ impl TablesPosition {
             if to >= from || to == 25 {
                 return Err(E::Backwards(mv.from(), mv.to()));
             }
+            if movegen::ends_game(ctx, &s) {
+                // The move before ended the game, and the turn.
+                return Err(E::GameOver);
+            }
             if left.is_empty() {
                 return Err(E::TooManyMoves);
             }
@@ -625,6 +652,12 @@ impl TablesPosition {
         }
         Ok((s, used))
     }
+}
+
+/// Whether a partial play of `used` dice reaching `s` is a whole play's
+/// length: every die the plays use, or a move that ended the game.
+fn complete_here(ctx: &Ctx, s: &St, used: usize, max: usize) -> bool {
+    used == max || movegen::ends_game(ctx, s)
 }
 
 /// Moves one checker from `at` to `to` with some of `dice`, every step a
@@ -649,6 +682,11 @@ fn cover(
         }
         match movegen::step(ctx, s, at, d) {
             Ok(next) => {
+                if next_point != to && movegen::ends_game(ctx, &next) {
+                    // The touch-down ended the game: the checker stops.
+                    *reason = TablesIllegalPlay::GameOver;
+                    continue;
+                }
                 path.push(d);
                 if next_point == to {
                     return Some(next);

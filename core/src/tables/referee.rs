@@ -7,8 +7,10 @@
 //! The phases of [`Phase`] without the cube:
 //! - [`Phase::OpeningRoll`]: either player asks [`Action::Roll`]; one die
 //!   each (ties thrown again) picks who starts, and the starter then rolls
-//!   both dice: the opening dice are not played. A game that follows a
-//!   won game skips it: the previous winner starts.
+//!   both dice: the opening dice are not played (but in Long Nardy with
+//!   [`crate::tables::NardyOpening::PlayDice`], where the starter plays
+//!   them at once). A game that follows a won game skips it: the previous
+//!   winner starts.
 //! - [`Phase::RollOrDouble`]: the player on roll rolls (no double: every
 //!   cube action is refused with `no-cube-in-variant`) or resigns. A roll
 //!   with no legal play passes the turn at once.
@@ -383,6 +385,14 @@ impl TablesGameState {
         }
     }
 
+    /// The match as it stands: once the game is over ([`Phase::GameOver`],
+    /// [`Phase::MatchOver`]) the match after it (the game counted, its
+    /// winner the next starter), else [`TablesGameState::tables_match`].
+    #[must_use]
+    pub fn match_now(&self) -> TablesMatch {
+        self.result.map_or(self.tables_match, |r| r.match_after)
+    }
+
     /// The game played now.
     #[must_use]
     pub const fn current_game(&self) -> Game {
@@ -446,6 +456,17 @@ impl TablesGameState {
                 next.turn = 0;
                 next.board = TablesBoard::start(game, self.rules, opening.starts);
                 next.phase = Phase::RollOrDouble;
+                // Long Nardy, NardyOpening::PlayDice ([SG-N]): the single
+                // dice are the starter's first roll (never a double, so
+                // the head rule's first-roll doubles do not arise).
+                if self.rules.plays_opening_dice(game) {
+                    if next.board.must_pass(opening.dice, self.hit_and_run()) {
+                        next.board = next.board.swap_turn();
+                    } else {
+                        next.phase = Phase::Move;
+                        next.dice = Some(opening.dice);
+                    }
+                }
                 TablesEvent::StarterChosen {
                     x_die: opening.x_die,
                     o_die: opening.o_die,
@@ -699,6 +720,121 @@ mod notation_round_trip {
                         state = state.act(player, &Action::Roll, &r).unwrap().0;
                     }
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod game_end {
+    use alloc::string::ToString;
+
+    use super::*;
+    use crate::tables::setup::TablesSetup;
+
+    #[test]
+    fn the_mother_pin_ends_the_game_at_the_move_and_the_view_counts_it() {
+        // docs/variants.md, "Plakoto / The mother rule": the move that pins
+        // the mother ends the game; the match after it is the match now.
+        let mut setup = TablesSetup::empty(Game::Plakoto, Player::X);
+        setup.points.x[3] = 1; // x's 4
+        setup.points.x[1] = 1; // x's 2
+        setup.off.x = 13;
+        setup.points.o[23] = 1; // o's mother, x's 1
+        setup.points.o[14] = 14; // o's 15, x's 10
+        let board = TablesPosition::from_setup(&setup).unwrap();
+        let fresh = TablesGameState::new(
+            TablesRules::DEFAULT,
+            TablesMatch::new(TablesSeries::Single(Game::Plakoto), 3),
+            "seed".to_string(),
+        );
+        let state = TablesGameState {
+            board: TablesBoard::Tables(board),
+            phase: Phase::Move,
+            dice: Some(Dice::new(Die::new(3), Die::new(1))),
+            turn: 5,
+            ..fresh
+        };
+        assert_eq!(state.match_now(), state.tables_match);
+        let roller = Roller::new(&[9u8; 32]);
+        let (over, _) = state
+            .act(Player::X, &Action::Move("4/1*".parse().unwrap()), &roller)
+            .unwrap();
+        assert_eq!(over.phase, Phase::GameOver);
+        let score = over.result.unwrap();
+        assert_eq!(
+            (score.winner, score.kind, score.points),
+            (Some(Player::X), OutcomeKind::Mother, 2)
+        );
+        // The view's match: the game counted, its winner starts the next.
+        assert_eq!(over.tables_match.games_played, 0);
+        let now = over.match_now();
+        assert_eq!(
+            (now.games_played, now.starter, now.score.x),
+            (1, Some(Player::X), 2)
+        );
+        let (next, _) = over.act(Player::X, &Action::NextGame, &roller).unwrap();
+        assert_eq!(next.match_now(), now);
+    }
+}
+
+#[cfg(test)]
+mod nardy_opening {
+    use alloc::string::ToString;
+
+    use super::*;
+    use crate::tables::rules::NardyOpening;
+
+    #[test]
+    fn long_nardy_may_play_the_opening_dice() {
+        // docs/variants.md, "The referee game flow / Opening": [SG-N] has
+        // the starter play the two single dice; [RD-N] has it roll again.
+        let roller = Roller::new(&[5u8; 32]);
+        let rules = TablesRules {
+            nardy_opening: NardyOpening::PlayDice,
+            ..TablesRules::DEFAULT
+        };
+        for (game, rules, played) in [
+            (Game::LongNardy, rules, true),
+            (Game::LongNardy, TablesRules::DEFAULT, false),
+            (Game::Fevga, rules, false),
+        ] {
+            let state = TablesGameState::new(
+                rules,
+                TablesMatch::new(TablesSeries::Single(game), 0),
+                "a:b".to_string(),
+            );
+            let (next, event) = state.act(Player::X, &Action::Roll, &roller).unwrap();
+            let TablesEvent::StarterChosen {
+                x_die,
+                o_die,
+                starts,
+                ..
+            } = event
+            else {
+                panic!("{event:?}");
+            };
+            assert_eq!(next.on_roll(), starts);
+            assert_eq!(next.turn, 0);
+            if played {
+                assert_eq!(next.phase, Phase::Move);
+                assert_eq!(next.dice, Some(Dice::new(x_die, o_die)));
+                let play = next.legal_plays(next.dice.unwrap())[0];
+                let (after, _) = next
+                    .act(
+                        starts,
+                        &Action::Move(play.to_string().parse().unwrap()),
+                        &roller,
+                    )
+                    .unwrap();
+                assert_eq!(
+                    (after.phase, after.on_roll()),
+                    (Phase::RollOrDouble, !starts)
+                );
+                let (rolled, _) = after.act(!starts, &Action::Roll, &roller).unwrap();
+                assert_eq!(rolled.turn, 1);
+            } else {
+                assert_eq!((next.phase, next.dice), (Phase::RollOrDouble, None));
             }
         }
     }

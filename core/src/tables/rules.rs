@@ -54,19 +54,22 @@ pub enum PrimeRule {
     /// A prime may be built, even one that blocks the opponent fully; but a
     /// player who begins its turn with such a prime must open it: of the
     /// plays the dice rules allow, only those after which no prime of the
-    /// player blocks the opponent fully, when there is one (Fevga's usual
-    /// rule).
+    /// player blocks the opponent fully, when there is one.
     OpenWhenBlocked,
+    /// As [`PrimeRule::OpenWhenBlocked`], but the obligation holds only
+    /// when the opponent cannot move at all: behind the prime that blocks
+    /// it fully, no die moves any of its checkers (Fevga's usual rule).
+    OpenWhenStuck,
 }
 
 impl PrimeRule {
     /// The usual rule of `game` where the sources read agree most: Fevga
-    /// [`PrimeRule::OpenWhenBlocked`], every other game
+    /// [`PrimeRule::OpenWhenStuck`], every other game
     /// [`PrimeRule::NeedsCheckerAhead`] (see `docs/variants.md`).
     #[must_use]
     pub const fn usual(game: Game) -> PrimeRule {
         match game {
-            Game::Fevga => PrimeRule::OpenWhenBlocked,
+            Game::Fevga => PrimeRule::OpenWhenStuck,
             _ => PrimeRule::NeedsCheckerAhead,
         }
     }
@@ -79,11 +82,11 @@ impl PrimeRule {
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum HitAndRun {
     /// Backgammon's movement: a hitter may move on.
-    #[default]
     Allowed,
     /// A checker that hits on the mover's points 1 to 6 stays there for
     /// the rest of the turn; the dice rules (both dice, else the larger)
-    /// apply to the plays that remain.
+    /// apply to the plays that remain (Tavla's usual rule).
+    #[default]
     ForbiddenInHome,
 }
 
@@ -99,8 +102,22 @@ pub enum HeadDoubles {
     SixFour,
 }
 
-/// The rule options of [`crate::tables::TablesPosition`]; each applies to
-/// one game and is ignored by the others.
+/// Long Nardy's opening roll: what the two single dice that pick the
+/// starter are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+pub enum NardyOpening {
+    /// They only pick the starter, who then rolls both dice (as in the
+    /// other tables games).
+    #[default]
+    Reroll,
+    /// They are also the starter's first roll, which it plays.
+    PlayDice,
+}
+
+/// The rule options of [`crate::tables::TablesPosition`] and of the
+/// referee flow; each applies to one game and is ignored by the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default))]
@@ -116,6 +133,9 @@ pub struct TablesRules {
     pub head_doubles: HeadDoubles,
     /// Tavla: hit-and-run in the home board.
     pub hit_and_run: HitAndRun,
+    /// Long Nardy: whether the starter plays the opening dice (the referee
+    /// flow, [`crate::tables::TablesGameState`]).
+    pub nardy_opening: NardyOpening,
 }
 
 impl TablesRules {
@@ -125,7 +145,8 @@ impl TablesRules {
         fevga_start: FevgaStart::PassStartPoint,
         primes: None,
         head_doubles: HeadDoubles::SixFourThree,
-        hit_and_run: HitAndRun::Allowed,
+        hit_and_run: HitAndRun::ForbiddenInHome,
+        nardy_opening: NardyOpening::Reroll,
     };
 
     /// The prime rule in force in `game`: the option when given, else the
@@ -136,6 +157,16 @@ impl TablesRules {
             Some(rule) => rule,
             None => PrimeRule::usual(game),
         }
+    }
+
+    /// Whether the starter of `game` plays the opening dice: with
+    /// [`NardyOpening::PlayDice`] in Long Nardy, never elsewhere.
+    #[must_use]
+    pub const fn plays_opening_dice(&self, game: Game) -> bool {
+        matches!(
+            (game, self.nardy_opening),
+            (Game::LongNardy, NardyOpening::PlayDice)
+        )
     }
 
     /// The hit-and-run rule in force in `game`: the option in Tavla,

@@ -18,6 +18,7 @@
 //! [`verify::roll_signing_bytes`]; an opening roll is signed the same way
 //! with turn 0 and the dice `[x_die, o_die]`.
 
+use bgref_core::tables::Game;
 use bgref_core::verify::{self, ClaimedRoll};
 use bgref_core::{CubeState, Dice, Die, Player, Position, Variant};
 
@@ -77,6 +78,10 @@ pub struct OpeningInput {
     pub game: i64,
     /// The variant whose starting position the answer gives.
     pub variant: Variant,
+    /// Portes or Tavla, played on `variant`'s (standard) board: the opening
+    /// roll only picks the starter, and there is no cube (`None`: a
+    /// backgammon variant).
+    pub tables_game: Option<Game>,
     /// The match (`None`: money play).
     pub match_state: Option<MatchInput>,
     /// Rule options (automatic doubles, maximum cube).
@@ -99,12 +104,17 @@ pub struct Opening {
     pub x_die: u8,
     /// o's die of the deciding throw (never equal to `x_die`).
     pub o_die: u8,
-    /// The player with the higher die, who plays both dice.
+    /// The player with the higher die, who plays both dice (or, in Portes
+    /// and Tavla, rolls again: see `dice_played`).
     pub starts: Player,
     /// Tied throws before the deciding one (for automatic doubles).
     pub ties: u32,
-    /// The starter's roll: `[x_die, o_die]`.
+    /// The opening roll: `[x_die, o_die]`.
     pub dice: [u8; 2],
+    /// Whether the starter plays `dice` as its first roll (the backgammon
+    /// variants); false in Portes and Tavla, where the starter rolls again
+    /// for its first turn (turn 1).
+    pub dice_played: bool,
     /// The match's commitment.
     pub commitment: String,
     /// Id of the key that signed.
@@ -112,7 +122,8 @@ pub struct Opening {
     /// Ed25519 signature over the same bytes as a roll's, with turn `0` and
     /// the dice `[x_die, o_die]`.
     pub signature: String,
-    /// The cube the game starts with (automatic doubles in money play).
+    /// The cube the game starts with (automatic doubles in money play);
+    /// Portes and Tavla have no cube: always the centred 1.
     pub cube: CubeState,
     /// The variant's starting position, the starter on roll.
     pub position: PositionView,
@@ -430,8 +441,15 @@ pub fn opening(
     let opening = verify::opening_roll(&seed, &req.client_seed, game);
     let cube =
         super::cube::starting_cube(opening.ties, req.match_state.as_ref(), req.rules.as_ref())?;
+    // docs/variants.md, "The referee game flow": Portes and Tavla re-roll
+    // after the opening roll and play without the cube.
+    let (cube, dice_played) = match req.tables_game {
+        Some(_) => (CubeState::START, false),
+        None => (cube, true),
+    };
     Ok(Opening {
         cube,
+        dice_played,
         position: PositionView::new(Position::start(req.variant, opening.starts), None),
         match_id: req.match_id.clone(),
         client_seed: req.client_seed.clone(),
@@ -703,6 +721,7 @@ mod tests {
             client_seed: "alice:bob".into(),
             game: 2,
             variant: Variant::Nackgammon,
+            tables_game: None,
             match_state: None,
             rules: None,
         };
@@ -725,6 +744,42 @@ mod tests {
     }
 
     #[test]
+    fn portes_and_tavla_roll_again_without_a_cube() {
+        // docs/variants.md, "The referee game flow" ([W-Pl], [Ludii-P],
+        // [W-Tv], [BGE-Tv]): the opening roll only picks the starter, who
+        // rolls again; no cube, whatever automatic doubles say.
+        let k = keys(None);
+        for game in [Game::Portes, Game::Tavla] {
+            let mut seen_tie = false;
+            for n in 1..200 {
+                let req = OpeningInput {
+                    match_id: "match-0001".into(),
+                    client_seed: "alice:bob".into(),
+                    game: n,
+                    variant: Variant::Standard,
+                    tables_game: Some(game),
+                    match_state: None,
+                    rules: Some(RulesInput {
+                        automatic_doubles: Some(2),
+                        max_cube: Some(64),
+                        ..RulesInput::default()
+                    }),
+                };
+                let o = opening(&k, &req, AUTH).unwrap();
+                assert!(!o.dice_played);
+                assert_eq!(o.cube, CubeState::START, "{game} game {n}");
+                seen_tie |= o.ties > 0;
+                let backgammon = OpeningInput {
+                    tables_game: None,
+                    ..req
+                };
+                assert!(opening(&k, &backgammon, AUTH).unwrap().dice_played);
+            }
+            assert!(seen_tie);
+        }
+    }
+
+    #[test]
     fn automatic_doubles_set_the_starting_cube() {
         let k = keys(None);
         let mut req = OpeningInput {
@@ -732,6 +787,7 @@ mod tests {
             client_seed: "alice:bob".into(),
             game: 1,
             variant: Variant::Standard,
+            tables_game: None,
             match_state: None,
             rules: Some(RulesInput {
                 automatic_doubles: Some(2),
@@ -826,6 +882,7 @@ mod tests {
             client_seed: String::new(),
             game: 1,
             variant: Variant::Standard,
+            tables_game: None,
             match_state: None,
             rules: None,
         };

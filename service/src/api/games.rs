@@ -541,10 +541,11 @@ impl AnyGame {
         }
     }
 
-    /// The tables match, in a tables game.
-    pub fn tables_match(&self) -> Option<&TablesMatch> {
+    /// The tables match as it stands (after the game once it is over), in
+    /// a tables game.
+    pub fn tables_match(&self) -> Option<TablesMatch> {
         match self {
-            AnyGame::Tables(s) => Some(&s.tables_match),
+            AnyGame::Tables(s) => Some(s.match_now()),
             AnyGame::Backgammon(_) => None,
         }
     }

@@ -9,8 +9,8 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{
-    CHECKERS, FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, OutcomeKind, PrimeRule,
-    TablesOutcome, TablesPosition, TablesRules, TablesSetup,
+    CHECKERS, FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, NardyOpening, OutcomeKind,
+    PrimeRule, TablesOutcome, TablesPosition, TablesRules, TablesSetup,
 };
 use bgref_core::{ByPlayer, Dice, GameOutcome, GameResult, PartialPlay, Play, Player};
 
@@ -34,6 +34,8 @@ pub struct TablesRulesInput {
     pub head_doubles: Option<HeadDoubles>,
     /// Tavla's hit-and-run rule in the home board.
     pub hit_and_run: Option<HitAndRun>,
+    /// Long Nardy's opening dice (the game flow).
+    pub nardy_opening: Option<NardyOpening>,
 }
 
 /// The rule options of a request for `variant`: the defaults where left
@@ -63,6 +65,7 @@ pub fn read_rules(
         primes: input.primes.or(d.primes),
         head_doubles: input.head_doubles.unwrap_or(d.head_doubles),
         hit_and_run: input.hit_and_run.unwrap_or(d.hit_and_run),
+        nardy_opening: input.nardy_opening.unwrap_or(d.nardy_opening),
     })
 }
 

@@ -45,11 +45,13 @@ impl TryFrom<proto::OpeningRollRequest> for OpeningInput {
     type Error = ApiError;
 
     fn try_from(req: proto::OpeningRollRequest) -> Result<Self, ApiError> {
+        let variant = variant_in(req.variant)?;
         Ok(OpeningInput {
             match_id: req.match_id,
             client_seed: req.client_seed,
             game: i64::from(req.game),
-            variant: input::board_only(variant_in(req.variant)?, "the opening roll")?,
+            variant: input::board_only(variant, "the opening roll")?,
+            tables_game: variant.game(),
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
         })
@@ -68,6 +70,7 @@ impl From<&Opening> for proto::OpeningRollResponse {
             starts: player_out(o.starts),
             ties: o.ties,
             dice: dice_out(o.dice),
+            dice_played: o.dice_played,
             commitment: o.commitment.clone(),
             key_id: o.key_id.clone(),
             signature: o.signature.clone(),

@@ -145,7 +145,9 @@ impl From<&ScoreAnswer> for proto::ScoreGameResponse {
 pub fn tables_rules_in(
     rules: Option<proto::TablesRules>,
 ) -> Result<Option<crate::api::tables::TablesRulesInput>, crate::error::ApiError> {
-    use bgref_core::tables::{FevgaStart, HeadDoubles, HitAndRun, MotherRule, PrimeRule};
+    use bgref_core::tables::{
+        FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule,
+    };
     let Some(r) = rules else {
         return Ok(None);
     };
@@ -172,6 +174,7 @@ pub fn tables_rules_in(
             Ok(proto::PrimeRule::NeedsCheckerAhead) => Some(PrimeRule::NeedsCheckerAhead),
             Ok(proto::PrimeRule::Free) => Some(PrimeRule::Free),
             Ok(proto::PrimeRule::OpenWhenBlocked) => Some(PrimeRule::OpenWhenBlocked),
+            Ok(proto::PrimeRule::OpenWhenStuck) => Some(PrimeRule::OpenWhenStuck),
             Err(_) => return Err(bad("primes", r.primes)),
         },
         head_doubles: match proto::HeadDoubles::try_from(r.head_doubles) {
@@ -185,6 +188,12 @@ pub fn tables_rules_in(
             Ok(proto::HitAndRun::Allowed) => Some(HitAndRun::Allowed),
             Ok(proto::HitAndRun::ForbiddenInHome) => Some(HitAndRun::ForbiddenInHome),
             Err(_) => return Err(bad("hit_and_run", r.hit_and_run)),
+        },
+        nardy_opening: match proto::NardyOpening::try_from(r.nardy_opening) {
+            Ok(proto::NardyOpening::Unspecified) => None,
+            Ok(proto::NardyOpening::Reroll) => Some(NardyOpening::Reroll),
+            Ok(proto::NardyOpening::PlayDice) => Some(NardyOpening::PlayDice),
+            Err(_) => return Err(bad("nardy_opening", r.nardy_opening)),
         },
     }))
 }

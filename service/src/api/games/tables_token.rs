@@ -4,9 +4,9 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{
-    FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, OutcomeKind, PrimeRule, TablesBoard,
-    TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore, TablesSeries,
-    TablesSetup,
+    FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, NardyOpening, OutcomeKind, PrimeRule,
+    TablesBoard, TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore,
+    TablesSeries, TablesSetup,
 };
 use bgref_core::{ByPlayer, GameResult, Phase, Player, Position, Variant};
 
@@ -30,10 +30,15 @@ fn game_byte(game: Game) -> u8 {
 
 fn rules_bytes(r: &TablesRules) -> [u8; 4] {
     [
+        // Long Nardy's opening dice in the high nibble (0 in tokens
+        // written before the option: the re-roll they were played with).
         match r.mother {
             MotherRule::Standard => 0,
             MotherRule::Immediate => 1,
             MotherRule::Off => 2,
+        } | match r.nardy_opening {
+            NardyOpening::Reroll => 0,
+            NardyOpening::PlayDice => 0x10,
         },
         match r.fevga_start {
             FevgaStart::PassStartPoint => 0,
@@ -41,12 +46,15 @@ fn rules_bytes(r: &TablesRules) -> [u8; 4] {
             FevgaStart::Off => 2,
         },
         // 3: each game's usual rule (tokens written before that default
-        // existed carry 0, the rule they were played under).
+        // existed carry 0, the rule they were played under; Fevga's usual
+        // rule was open_when_blocked until open_when_stuck came, which
+        // allows every play it allowed).
         match r.primes {
             Some(PrimeRule::NeedsCheckerAhead) => 0,
             Some(PrimeRule::Free) => 1,
             Some(PrimeRule::OpenWhenBlocked) => 2,
             None => 3,
+            Some(PrimeRule::OpenWhenStuck) => 4,
         },
         // Tavla's hit-and-run rule in the high nibble (0 in tokens written
         // before the option).
@@ -63,7 +71,7 @@ fn rules_bytes(r: &TablesRules) -> [u8; 4] {
 fn rules_of(b: &[u8]) -> Result<TablesRules, ApiError> {
     let bad = || bad_token("the state token's tables rules are out of range");
     Ok(TablesRules {
-        mother: match b[0] {
+        mother: match b[0] & 0x0F {
             0 => MotherRule::Standard,
             1 => MotherRule::Immediate,
             2 => MotherRule::Off,
@@ -80,6 +88,7 @@ fn rules_of(b: &[u8]) -> Result<TablesRules, ApiError> {
             1 => Some(PrimeRule::Free),
             2 => Some(PrimeRule::OpenWhenBlocked),
             3 => None,
+            4 => Some(PrimeRule::OpenWhenStuck),
             _ => return Err(bad()),
         },
         head_doubles: match b[3] & 0x0F {
@@ -90,6 +99,11 @@ fn rules_of(b: &[u8]) -> Result<TablesRules, ApiError> {
         hit_and_run: match b[3] >> 4 {
             0 => HitAndRun::Allowed,
             1 => HitAndRun::ForbiddenInHome,
+            _ => return Err(bad()),
+        },
+        nardy_opening: match b[0] >> 4 {
+            0 => NardyOpening::Reroll,
+            1 => NardyOpening::PlayDice,
             _ => return Err(bad()),
         },
     })

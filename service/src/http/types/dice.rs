@@ -109,13 +109,18 @@ pub struct OpeningResponse {
     /// o's die of the deciding throw (never equal to `x_die`).
     #[schema(minimum = 1, maximum = 6)]
     pub o_die: u8,
-    /// The player with the higher die, who plays both dice.
+    /// The player with the higher die, who plays both dice (Portes and
+    /// Tavla: rolls again, see `dice_played`).
     pub starts: PlayerName,
     /// Tied throws before the deciding one (for automatic doubles).
     pub ties: u32,
-    /// The starter's roll: `[x_die, o_die]`.
+    /// The opening roll: `[x_die, o_die]`.
     #[schema(schema_with = super::schema::dice)]
     pub dice: [u8; 2],
+    /// Whether the starter plays `dice` as its first roll: true in the
+    /// backgammon variants; false in Portes and Tavla, where the starter
+    /// rolls again for its first turn (`POST /dice/roll`, turn 1).
+    pub dice_played: bool,
     /// The match's commitment.
     pub commitment: String,
     /// Id of the key that signed.
@@ -124,7 +129,8 @@ pub struct OpeningResponse {
     /// the dice `[x_die, o_die]`.
     pub signature: String,
     /// The cube the game starts with: centred; with automatic doubles in
-    /// money play 2^min(ties, automatic_doubles), at most `max_cube`; else 1.
+    /// money play 2^min(ties, automatic_doubles), at most `max_cube`; else 1
+    /// (always 1 in Portes and Tavla, which have no cube).
     pub cube: Cube,
     /// The variant's starting position with the starter on roll.
     pub position: PositionOutput,
@@ -311,14 +317,13 @@ impl From<&SignedRoll> for RollResponse {
 impl OpeningRequest {
     /// The transport-free input.
     pub fn into_input(self) -> Result<OpeningInput, ApiError> {
+        let variant = input::any_variant(self.variant.as_deref())?;
         Ok(OpeningInput {
             match_id: self.match_id,
             client_seed: self.client_seed,
             game: self.game,
-            variant: input::board_only(
-                input::any_variant(self.variant.as_deref())?,
-                "the opening roll",
-            )?,
+            variant: input::board_only(variant, "the opening roll")?,
+            tables_game: variant.game(),
             match_state: self.match_state.map(Into::into),
             rules: self.rules.map(Into::into),
         })
@@ -337,6 +342,7 @@ impl From<&Opening> for OpeningResponse {
             starts: o.starts.into(),
             ties: o.ties,
             dice: o.dice,
+            dice_played: o.dice_played,
             commitment: o.commitment.clone(),
             key_id: o.key_id.clone(),
             signature: o.signature.clone(),

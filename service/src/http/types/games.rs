@@ -346,10 +346,11 @@ pub struct TablesMatchOutput {
     /// Portes, Plakoto and Fevga in rotation (`variant` is the game of
     /// the rotation played now).
     pub tavli: bool,
-    /// Games played before this one, draws included.
+    /// Games played, draws included: those before this one, and this one
+    /// too once it is over (`game_over`, `match_over`).
     pub games_played: u32,
-    /// Who starts the next game: the last game's winner (null: an opening
-    /// roll decides).
+    /// Who starts the next game: the last game's winner (this game's once
+    /// it is over; null: an opening roll decides).
     pub next_starter: Option<PlayerName>,
 }
 

@@ -343,7 +343,7 @@ pub enum FevgaStartName {
 }
 
 /// The six-point prime rule of Fevga and Long Nardy (`docs/variants.md`,
-/// "Fevga"); left out: each game's usual rule, `open_when_blocked` in
+/// "Fevga"); left out: each game's usual rule, `open_when_stuck` in
 /// Fevga and `needs_checker_ahead` in Long Nardy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -355,19 +355,33 @@ pub enum PrimeRuleName {
     Free,
     /// A prime may be built; a player who begins its turn with a prime
     /// that no opposing checker is ahead of must open it if a play does.
-    /// Fevga's default.
     OpenWhenBlocked,
+    /// As `open_when_blocked`, but only when the opponent cannot move at
+    /// all (no die moves any of its checkers). Fevga's default.
+    OpenWhenStuck,
 }
 
 /// Tavla's hit-and-run rule (`docs/variants.md`, "Tavla").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HitAndRunName {
-    /// Backgammon's movement: a checker that hits may move on. Default.
+    /// Backgammon's movement: a checker that hits may move on.
     Allowed,
     /// A checker that hits on the mover's points 1 to 6 may not move on in
-    /// the same turn.
+    /// the same turn. Default.
     ForbiddenInHome,
+}
+
+/// Long Nardy's opening roll (`docs/variants.md`, "The referee game
+/// flow"): what the two single dice that pick the starter are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NardyOpeningName {
+    /// They only pick the starter, who rolls both dice for its first turn.
+    /// Default.
+    Reroll,
+    /// They are the starter's first roll too, played at once.
+    PlayDice,
 }
 
 /// Long Nardy's first rolls that take two checkers off the head.
@@ -402,13 +416,18 @@ pub struct TablesRulesObject {
     /// Tavla.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hit_and_run: Option<HitAndRunName>,
+    /// Long Nardy, the game flow (`POST /games`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nardy_opening: Option<NardyOpeningName>,
 }
 
 objects_only!(TablesRulesObject);
 
 impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
     fn from(o: TablesRulesObject) -> Self {
-        use bgref_core::tables::{FevgaStart, HeadDoubles, HitAndRun, MotherRule, PrimeRule};
+        use bgref_core::tables::{
+            FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule,
+        };
         crate::api::tables::TablesRulesInput {
             mother: o.mother.map(|m| match m {
                 MotherRuleName::Standard => MotherRule::Standard,
@@ -424,6 +443,7 @@ impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
                 PrimeRuleName::NeedsCheckerAhead => PrimeRule::NeedsCheckerAhead,
                 PrimeRuleName::Free => PrimeRule::Free,
                 PrimeRuleName::OpenWhenBlocked => PrimeRule::OpenWhenBlocked,
+                PrimeRuleName::OpenWhenStuck => PrimeRule::OpenWhenStuck,
             }),
             head_doubles: o.head_doubles.map(|h| match h {
                 HeadDoublesName::SixFourThree => HeadDoubles::SixFourThree,
@@ -432,6 +452,10 @@ impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
             hit_and_run: o.hit_and_run.map(|h| match h {
                 HitAndRunName::Allowed => HitAndRun::Allowed,
                 HitAndRunName::ForbiddenInHome => HitAndRun::ForbiddenInHome,
+            }),
+            nardy_opening: o.nardy_opening.map(|n| match n {
+                NardyOpeningName::Reroll => NardyOpening::Reroll,
+                NardyOpeningName::PlayDice => NardyOpening::PlayDice,
             }),
         }
     }
