@@ -10,7 +10,7 @@
 # one ledger call. Prints per case the medians over the rounds of the
 # requests per second, p50 and p99, and the differences.
 #
-# Usage: bench/ledger.sh   (needs wrk and redis-server; ROUNDS=5 DURATION=10s)
+# Usage: bench/ledger.sh   (needs wrk and redis-server; ROUNDS=5 DURATION=10s CONNECTIONS=64)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -18,6 +18,7 @@ ROOT="$(cd "$HERE/.." && pwd)"
 source "$HERE/lib.sh"
 ROUNDS="${ROUNDS:-5}"
 DURATION="${DURATION:-10s}"
+CONNECTIONS="${CONNECTIONS:-64}"
 REDIS_BIN="$(command -v redis-server || command -v valkey-server)"
 (cd "$ROOT" && cargo build --release --locked -p bgref-service --bin bgref)
 BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/bgref"
@@ -62,7 +63,7 @@ script ledger "$LEDGER"
 us_of() { python3 -c 'import sys,re; v,u=re.match(r"([\d.]+)(\w+)",sys.argv[1]).groups(); print(round(float(v)*{"us":1,"ms":1e3,"s":1e6}[u]))' "$1"; }
 run() {
   local name=$1 port=$2 out
-  out=$(wrk -t2 -c64 -d"$DURATION" --latency -s "$WORK/$name.lua" "http://127.0.0.1:$port/games/act")
+  out=$(wrk -t"$(( CONNECTIONS < 2 ? 1 : 2 ))" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$WORK/$name.lua" "http://127.0.0.1:$port/games/act")
   if grep -q "Non-2xx" <<<"$out"; then echo "error: $name answered non-2xx" >&2; echo "$out" >&2; exit 1; fi
   printf '%s %s %s %s\n' "$name" "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
     "$(us_of "$(awk '$1 == "50%" {print $2}' <<<"$out")")" "$(us_of "$(awk '$1 == "99%" {print $2}' <<<"$out")")" >>"$WORK/results"
@@ -71,14 +72,14 @@ for r in $(seq "$ROUNDS"); do
   if ((r % 2)); then run plain "$PLAIN"; run ledger "$LEDGER"; else run ledger "$LEDGER"; run plain "$PLAIN"; fi
   echo "round $r done"
 done
-python3 - "$WORK/results" <<'PY'
+python3 - "$WORK/results" "$CONNECTIONS" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 med = {}
 for name in ("plain", "ledger"):
     rs = [r for r in rows if r[0] == name]
     med[name] = [statistics.median(float(r[i]) for r in rs) for i in (1, 2, 3)]
-print(f"{'case':8} {'req/s':>9} {'p50 us':>8} {'p99 us':>8}   (medians of {len(rows)//2} rounds, 64 connections)")
+print(f"{'case':8} {'req/s':>9} {'p50 us':>8} {'p99 us':>8}   (medians of {len(rows)//2} rounds, {sys.argv[2]} connections)")
 for name, (rps, p50, p99) in med.items():
     print(f"{name:8} {rps:9.0f} {p50:8.0f} {p99:8.0f}")
 (a, b) = med["plain"], med["ledger"]
