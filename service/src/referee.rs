@@ -5,7 +5,11 @@
 use crate::api::games::{
     self, ActInput, Acted, Exported, NewGameInput, Started, TranscriptInput, Verdict,
 };
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::error::ApiError;
+use crate::keys::DiceKeys;
 use crate::ledger::Head;
 use crate::state::AppState;
 
@@ -43,6 +47,35 @@ pub fn log_mode(state: &AppState) {
             "game flow closed by the game token, on the ledger: one history per match"
         ),
     }
+}
+
+/// Sets its flag when dropped: the request's future is gone (its time
+/// limit passed, or its client left), so the replay it started stops.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs a replay on the blocking pool, one per core at a time, as heavy
+/// `/legal-moves` answers run ([`crate::offload`]): a transcript of up to
+/// 20 000 actions does not hold the async workers, and it stops when the
+/// request is dropped.
+async fn off_the_workers<T: Send + 'static>(
+    state: &AppState,
+    input: &TranscriptInput,
+    replay: fn(&DiceKeys, &TranscriptInput, &dyn Fn() -> bool) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let _guard = CancelOnDrop(cancelled.clone());
+    let keys = state.dice.clone();
+    let input = input.clone();
+    crate::offload::run(move || {
+        replay(&keys, &input, &|| cancelled.load(Ordering::Relaxed))
+    })
+    .await
 }
 
 fn head_of(view: &games::GameView) -> Head {
@@ -90,7 +123,10 @@ pub async fn act(state: &AppState, input: &ActInput) -> Result<Acted, ApiError> 
 /// The operation's errors; `stale-state`, `unknown-match`,
 /// `ledger-unavailable`.
 pub async fn verify(state: &AppState, input: &TranscriptInput) -> Result<Verdict, ApiError> {
-    let verdict = games::verify(&state.dice, input)?;
+    let verdict = off_the_workers(state, input, |keys, input, cancelled| {
+        games::verify(keys, input, cancelled)
+    })
+    .await?;
     if let Some(ledger) = &state.ledger {
         ledger
             .check_head(&input.start.match_id, &verdict.game.chain)
@@ -106,7 +142,10 @@ pub async fn verify(state: &AppState, input: &TranscriptInput) -> Result<Verdict
 /// The operation's errors; `stale-state`, `unknown-match`,
 /// `ledger-unavailable`.
 pub async fn export(state: &AppState, input: &TranscriptInput) -> Result<Exported, ApiError> {
-    let exported = games::export(&state.dice, input)?;
+    let exported = off_the_workers(state, input, |keys, input, cancelled| {
+        games::export(keys, input, cancelled)
+    })
+    .await?;
     if let Some(ledger) = &state.ledger {
         ledger
             .check_head(&input.start.match_id, &exported.chain)

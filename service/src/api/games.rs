@@ -1351,14 +1351,15 @@ fn refused(err: &bgref_core::GameError) -> ApiError {
 }
 
 /// One action on a decoded token.
-fn step(
-    keys: &DiceKeys,
-    roller: &Roller,
-    token: &Token,
+/// The state `action` leads to from `state` and what happened: the rules'
+/// part of a step, without its answer (no view, no signature).
+fn advance(
+    state: &AnyGame,
     player: Player,
     action: &Action,
-) -> Result<(Acted, Vec<u8>), ApiError> {
-    let (next, event) = match &token.state {
+    roller: &Roller,
+) -> Result<(AnyGame, AnyEvent), ApiError> {
+    match state {
         AnyGame::Backgammon(s) => s
             .act(player, action, roller)
             .map(|(n, e)| (AnyGame::Backgammon(n), AnyEvent::Backgammon(e))),
@@ -1366,7 +1367,17 @@ fn step(
             .act(player, action, roller)
             .map(|(n, e)| (AnyGame::Tables(n), AnyEvent::Tables(e))),
     }
-    .map_err(|e| refused(&e))?;
+    .map_err(|e| refused(&e))
+}
+
+fn step(
+    keys: &DiceKeys,
+    roller: &Roller,
+    token: &Token,
+    player: Player,
+    action: &Action,
+) -> Result<(Acted, Vec<u8>), ApiError> {
+    let (next, event) = advance(&token.state, player, action, roller)?;
     let chain = next_chain(&token.bytes, player, action, &event);
     let receipt = |turn: u32, dice: Dice| {
         signed_roll(
@@ -1437,15 +1448,19 @@ pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
 /// # Errors
 /// Field errors of the start and the actions' shapes; a refused action is
 /// a verdict (`valid: false`), not an error.
-pub fn verify(keys: &DiceKeys, input: &TranscriptInput) -> Result<Verdict, ApiError> {
-    let replay = replay(keys, input)?;
+pub fn verify(
+    keys: &DiceKeys,
+    input: &TranscriptInput,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Verdict, ApiError> {
+    let replay = replay(keys, input, false, cancelled)?;
     let state_matches = input
         .state
         .as_ref()
         .map(|given| *given == replay.last.token);
     Ok(Verdict {
         valid: replay.refused.is_none() && state_matches != Some(false),
-        actions: replay.steps.len(),
+        actions: replay.actions,
         refused: replay.refused,
         state_matches,
         game: replay.last,
@@ -1469,7 +1484,11 @@ pub struct Exported {
 /// Field errors; `illegal-transcript` (422) when an action is refused,
 /// naming it; `not-exportable` (422) for what the format cannot say (a
 /// starting cube doubled by automatic doubles).
-pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiError> {
+pub fn export(
+    keys: &DiceKeys,
+    input: &TranscriptInput,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Exported, ApiError> {
     let tables = || {
         ApiError::illegal(
             "not-exportable",
@@ -1482,7 +1501,7 @@ pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiE
     if input.start.tavli || matches!(input.start.variant, AnyVariant::Tables(_)) {
         return Err(tables());
     }
-    let replay = replay(keys, input)?;
+    let replay = replay(keys, input, true, cancelled)?;
     if let Some((i, err)) = &replay.refused {
         return Err(ApiError::illegal(
             "illegal-transcript",
@@ -1493,7 +1512,7 @@ pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiE
     let steps: Vec<(GameState, Event)> = replay
         .steps
         .iter()
-        .filter_map(|(_, _, acted)| match (&acted.game.state, &acted.event) {
+        .filter_map(|(state, event)| match (state, event) {
             (AnyGame::Backgammon(state), AnyEvent::Backgammon(event)) => {
                 Some((state.clone(), event.clone()))
             }
@@ -1516,19 +1535,36 @@ pub fn export(keys: &DiceKeys, input: &TranscriptInput) -> Result<Exported, ApiE
 pub struct Replay {
     /// The first state.
     pub start: AnyGame,
-    /// Each action's player, action and answer, in order.
-    pub steps: Vec<(Player, Action, Acted)>,
+    /// Each action's state and event, in order, when asked for (export).
+    pub steps: Vec<(AnyGame, AnyEvent)>,
+    /// Actions replayed (before the refused one, if any).
+    pub actions: usize,
     /// The first refused action, if any: the replay stops there.
     pub refused: Option<(usize, ApiError)>,
     /// The last state reached.
     pub last: GameView,
 }
 
-/// Replays a transcript, stopping at the first refused action.
+/// Actions replayed between two looks at `cancelled`.
+const CANCEL_CHECK_EVERY: usize = 64;
+
+/// Replays a transcript, stopping at the first refused action. Its work
+/// and memory do not grow with what each state shows: a step computes
+/// the next state and chain hash only (no legal plays, no signature, no
+/// receipt), and only the last state gets a view and a token. The states
+/// and events of the steps are kept when `keep_steps` (export needs
+/// them). `cancelled` is asked every [`CANCEL_CHECK_EVERY`] actions: the
+/// request's time limit or its client's departure stops the replay.
 ///
 /// # Errors
-/// Field errors of the start and of the actions' shapes.
-pub fn replay(keys: &DiceKeys, input: &TranscriptInput) -> Result<Replay, ApiError> {
+/// Field errors of the start and of the actions' shapes; `timeout` (503)
+/// when cancelled.
+pub fn replay(
+    keys: &DiceKeys,
+    input: &TranscriptInput,
+    keep_steps: bool,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Replay, ApiError> {
     if input.actions.len() > MAX_TRANSCRIPT_ACTIONS {
         return Err(ApiError::invalid(
             "too-many-actions",
@@ -1539,7 +1575,7 @@ pub fn replay(keys: &DiceKeys, input: &TranscriptInput) -> Result<Replay, ApiErr
             ),
         ));
     }
-    let (state, chain) = start(&input.start)?;
+    let (start_state, start_chain) = start(&input.start)?;
     // Every action's shape first: a malformed one is a 400 wherever it is.
     let actions = input
         .actions
@@ -1557,22 +1593,33 @@ pub fn replay(keys: &DiceKeys, input: &TranscriptInput) -> Result<Replay, ApiErr
             ))
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
-    let roller = Roller::new(&keys.server_seed(&input.start.match_id));
-    let (mut last, mut bytes) = view(keys, state.clone(), &input.start.match_id, &chain);
-    let mut steps = Vec::with_capacity(actions.len());
+    let match_id = &input.start.match_id;
+    let roller = Roller::new(&keys.server_seed(match_id));
+    let key_id = key_id_bytes(keys.key_id());
+    let mut state = start_state.clone();
+    let mut chain = start_chain;
+    // The token's signed bytes, which the next chain hash covers.
+    let mut body = encode_body(&state, match_id, &chain, &key_id);
+    let mut steps = Vec::new();
+    let mut replayed = 0;
     let mut refused = None;
     for (i, (player, action)) in actions.into_iter().enumerate() {
-        let token = Token {
-            state: last.state.clone(),
-            match_id: input.start.match_id.clone(),
-            chain: [0; 32],
-            bytes: bytes.clone(),
-        };
-        match step(keys, &roller, &token, player, &action) {
-            Ok((acted, next_bytes)) => {
-                last = acted.game.clone();
-                bytes = next_bytes;
-                steps.push((player, action, acted));
+        if i % CANCEL_CHECK_EVERY == 0 && cancelled() {
+            return Err(ApiError::new(
+                ErrorKind::Unavailable,
+                "timeout",
+                "the replay was stopped: the request's time limit passed or its client left",
+            ));
+        }
+        match advance(&state, player, &action, &roller) {
+            Ok((next, event)) => {
+                chain = next_chain(&body, player, &action, &event);
+                body = encode_body(&next, match_id, &chain, &key_id);
+                if keep_steps {
+                    steps.push((next.clone(), event));
+                }
+                state = next;
+                replayed += 1;
             }
             Err(err) => {
                 refused = Some((i, err));
@@ -1581,10 +1628,11 @@ pub fn replay(keys: &DiceKeys, input: &TranscriptInput) -> Result<Replay, ApiErr
         }
     }
     Ok(Replay {
-        start: state,
+        start: start_state,
         steps,
+        actions: replayed,
         refused,
-        last,
+        last: view(keys, state, match_id, &chain).0,
     })
 }
 
@@ -1689,19 +1737,37 @@ mod tests {
             game = acted.game;
             tokens.push(game.token.clone());
         }
-        let replayed = replay(
+        // Every prefix of the transcript replays to the token played live
+        // after it (a step keeps no token: the last state signs one).
+        for n in (1..=steps.len()).filter(|n| n % 7 == 0 || *n == steps.len()) {
+            let replayed = replay(
+                &keys,
+                &TranscriptInput {
+                    start: input.clone(),
+                    actions: steps[..n].to_vec(),
+                    state: None,
+                },
+                true,
+                &|| false,
+            )
+            .unwrap();
+            assert!(replayed.refused.is_none());
+            assert_eq!((replayed.actions, replayed.steps.len()), (n, n));
+            assert_eq!(replayed.last.token, tokens[n - 1], "after {n} actions");
+        }
+        // A cancelled replay stops with `timeout`.
+        let err = replay(
             &keys,
             &TranscriptInput {
                 start: input.clone(),
                 actions: steps,
                 state: None,
             },
+            false,
+            &|| true,
         )
-        .unwrap();
-        assert!(replayed.refused.is_none());
-        for (i, (_, _, acted)) in replayed.steps.iter().enumerate() {
-            assert_eq!(acted.game.token, tokens[i], "step {i}");
-        }
+        .unwrap_err();
+        assert_eq!(err.slug, "timeout");
     }
 
     #[test]
@@ -1734,7 +1800,7 @@ mod tests {
                 }],
                 state: None,
             };
-            let err = export(&keys(), &transcript).unwrap_err();
+            let err = export(&keys(), &transcript, &|| false).unwrap_err();
             assert_eq!(err.slug, "invalid-request", "{action:?}");
             assert_eq!(err.field.as_deref(), Some(field), "{action:?}");
         }
