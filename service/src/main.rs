@@ -14,7 +14,7 @@ use bgref_service::{grpc, http, referee, server, telemetry};
 
 /// mimalloc instead of the system allocator: a request allocates and
 /// frees dozens of small blocks (hyper, axum, tracing, the answer), each
-/// cheaper in mimalloc (README "Performance").
+/// cheaper in mimalloc (bench/README.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
