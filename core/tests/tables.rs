@@ -324,6 +324,22 @@ fn engine_plays(pos: &TablesPosition, dice: Dice) -> (usize, BTreeSet<Phys>) {
     (list.len(), set)
 }
 
+/// The fast generator's plays of `pos` (`setup`) with `dice`, after
+/// checking that it lists each once and that the naive generator finds
+/// the same positions.
+fn agreed_plays(pos: &TablesPosition, setup: &TablesSetup, dice: Dice) -> BTreeSet<Phys> {
+    let (n, fast) = engine_plays(pos, dice);
+    let slow = naive_plays(setup, dice);
+    assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
+    assert!(
+        fast == slow,
+        "{setup:?} {dice}: fast {} naive {}",
+        fast.len(),
+        slow.len()
+    );
+    fast
+}
+
 // ---------------------------------------------------------------------
 // Random games.
 // ---------------------------------------------------------------------
@@ -1351,15 +1367,7 @@ fn naive_and_fast_generators_agree_on_random_setups() {
                 "{setup:?}"
             );
             for dice in Dice::ALL_21 {
-                let (n, fast) = engine_plays(&pos, dice);
-                let slow = naive_plays(&setup, dice);
-                assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
-                assert!(
-                    fast == slow,
-                    "{setup:?} {dice}: fast {} naive {}",
-                    fast.len(),
-                    slow.len()
-                );
+                let fast = agreed_plays(&pos, &setup, dice);
                 for play in pos.legal_plays(dice).iter() {
                     assert!(pos.is_legal(play, dice));
                 }
@@ -1466,15 +1474,7 @@ fn naive_and_fast_generators_agree_when_a_prime_must_open() {
             };
             let setup = pos.to_setup();
             for dice in Dice::ALL_21 {
-                let (n, fast) = engine_plays(&pos, dice);
-                let slow = naive_plays(&setup, dice);
-                assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
-                assert!(
-                    fast == slow,
-                    "{setup:?} {dice}: fast {} naive {}",
-                    fast.len(),
-                    slow.len()
-                );
+                let fast = agreed_plays(&pos, &setup, dice);
                 let all = naive_dice_plays(&setup, dice).len();
                 if all > n {
                     narrowed += 1;
@@ -1606,15 +1606,7 @@ fn naive_and_fast_generators_agree_on_mother_setups() {
             };
             let setup = pos.to_setup();
             for dice in Dice::ALL_21 {
-                let (n, fast) = engine_plays(&pos, dice);
-                let slow = naive_plays(&setup, dice);
-                assert_eq!(n, fast.len(), "duplicate plays {setup:?} {dice}");
-                assert!(
-                    fast == slow,
-                    "{setup:?} {dice}: fast {} naive {}",
-                    fast.len(),
-                    slow.len()
-                );
+                let fast = agreed_plays(&pos, &setup, dice);
                 let list = pos.legal_plays(dice);
                 let max = list.moves_per_play();
                 let mut ends = false;

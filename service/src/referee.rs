@@ -72,10 +72,7 @@ async fn off_the_workers<T: Send + 'static>(
     let _guard = CancelOnDrop(cancelled.clone());
     let keys = state.dice.clone();
     let input = input.clone();
-    crate::offload::run(move || {
-        replay(&keys, &input, &|| cancelled.load(Ordering::Relaxed))
-    })
-    .await
+    crate::offload::run(move || replay(&keys, &input, &|| cancelled.load(Ordering::Relaxed))).await
 }
 
 fn head_of(view: &games::GameView) -> Head {

@@ -101,14 +101,7 @@ done
 USER_DIRECTIVE=""
 if [[ $EUID -eq 0 ]]; then USER_DIRECTIVE="user $(id -un) $(id -gn);"; fi
 PREFIX="$PREFIX" LISTEN="127.0.0.1:$LB_PORT" SERVERS="$SERVERS" USER_DIRECTIVE="$USER_DIRECTIVE" \
-  python3 - "$HERE/nginx.conf.template" "$PREFIX/nginx.conf" <<'PY'
-import os, sys
-text = open(sys.argv[1]).read()
-for key, var in [("@PREFIX@", "PREFIX"), ("@LISTEN@", "LISTEN"),
-                 ("@SERVERS@\n", "SERVERS"), ("@USER@", "USER_DIRECTIVE")]:
-    text = text.replace(key, os.environ[var])
-open(sys.argv[2], "w").write(text)
-PY
+  python3 "$ROOT/tests/lb/render_nginx.py" "$HERE/nginx.conf.template" "$PREFIX/nginx.conf"
 # nginx reads inherited listening sockets from $NGINX: never pass one on.
 unset NGINX
 "$NGINX_BIN" -t -q -p "$PREFIX" -c "$PREFIX/nginx.conf" -e "$PREFIX/error.log"

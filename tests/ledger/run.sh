@@ -90,17 +90,7 @@ for a in "${REPLICAS[@]}"; do SERVERS+="        server ${a#http://};"$'\n'; done
 USER_DIRECTIVE=""
 if [[ $EUID -eq 0 ]]; then USER_DIRECTIVE="user $(id -un) $(id -gn);"; fi
 PREFIX="$PREFIX" LISTEN="127.0.0.1:$LB_PORT" SERVERS="$SERVERS" USER_DIRECTIVE="$USER_DIRECTIVE" \
-  python3 - "$ROOT/tests/lb/nginx.conf.template" "$PREFIX/nginx.conf" <<'PY'
-import os, sys
-text = open(sys.argv[1]).read()
-for key, var in [("@PREFIX@", "PREFIX"), ("@LISTEN@", "LISTEN"),
-                 ("@SERVERS@\n", "SERVERS"), ("@USER@", "USER_DIRECTIVE")]:
-    text = text.replace(key, os.environ[var])
-# A 503 of the ledger is the answer, not a reason to try the other replica.
-text = text.replace("proxy_next_upstream error timeout non_idempotent;",
-                    "proxy_next_upstream error timeout;")
-open(sys.argv[2], "w").write(text)
-PY
+  python3 "$ROOT/tests/lb/render_nginx.py" "$ROOT/tests/lb/nginx.conf.template" "$PREFIX/nginx.conf" --no-retry-posts
 unset NGINX
 "$NGINX_BIN" -t -q -p "$PREFIX" -c "$PREFIX/nginx.conf" -e "$PREFIX/error.log"
 "$NGINX_BIN" -p "$PREFIX" -c "$PREFIX/nginx.conf" -e "$PREFIX/error.log" &

@@ -69,6 +69,17 @@ pub fn with_roll_token<T>(message: T) -> tonic::Request<T> {
     request
 }
 
+/// A gRPC request with an `authorization` value (or none).
+pub fn authorized<T>(message: T, authorization: Option<&str>) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    if let Some(a) = authorization {
+        request
+            .metadata_mut()
+            .insert("authorization", a.parse().expect("metadata value"));
+    }
+    request
+}
+
 /// A `bgref` command on 127.0.0.1 with a free port and JSON logs on a
 /// piped stderr, an otherwise empty environment, the fixed test secrets
 /// (dice secret, signing key, reveal and roll tokens) when `test_secrets`,

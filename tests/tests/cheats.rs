@@ -11,7 +11,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use bgref_e2e::{Redis, Server, grpc_slug, proto_act, proto_step};
+use bgref_e2e::{Redis, Server, authorized, grpc_slug, proto_act, proto_step};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
@@ -72,16 +72,6 @@ async fn deployments() -> Option<Vec<Deployment>> {
         });
     }
     Some(out)
-}
-
-fn authorized<T>(message: T, bearer: Option<&str>) -> tonic::Request<T> {
-    let mut request = tonic::Request::new(message);
-    if let Some(b) = bearer {
-        request
-            .metadata_mut()
-            .insert("authorization", b.parse().expect("metadata"));
-    }
-    request
 }
 
 /// An answer as both protocols give it: the token, the seats of a new

@@ -5,7 +5,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use bgref_e2e::{Server, TEST_DICE_SECRET, grpc_slug, proto_act, proto_step};
+use bgref_e2e::{Server, TEST_DICE_SECRET, authorized, grpc_slug, proto_act, proto_step};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::Code;
@@ -403,17 +403,6 @@ async fn tampered_tokens_and_wrong_actions_are_refused() {
 }
 
 const GAME_TOKEN: &str = "test-game-token-0001";
-
-/// A gRPC request with an `authorization` value (or none).
-fn authorized<T>(message: T, authorization: Option<&str>) -> tonic::Request<T> {
-    let mut request = tonic::Request::new(message);
-    if let Some(a) = authorization {
-        request
-            .metadata_mut()
-            .insert("authorization", a.parse().expect("metadata value"));
-    }
-    request
-}
 
 /// The start-up log lines of `bgref` with the test secrets and `env`, up to
 /// the line saying it serves; the process is killed.
