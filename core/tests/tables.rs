@@ -1368,6 +1368,7 @@ fn naive_and_fast_generators_agree_on_random_setups() {
             );
             for dice in Dice::ALL_21 {
                 let fast = agreed_plays(&pos, &setup, dice);
+                let n = fast.len();
                 for play in pos.legal_plays(dice).iter() {
                     assert!(pos.is_legal(play, dice));
                 }
@@ -1475,6 +1476,7 @@ fn naive_and_fast_generators_agree_when_a_prime_must_open() {
             let setup = pos.to_setup();
             for dice in Dice::ALL_21 {
                 let fast = agreed_plays(&pos, &setup, dice);
+                let n = fast.len();
                 let all = naive_dice_plays(&setup, dice).len();
                 if all > n {
                     narrowed += 1;
@@ -1607,6 +1609,7 @@ fn naive_and_fast_generators_agree_on_mother_setups() {
             let setup = pos.to_setup();
             for dice in Dice::ALL_21 {
                 let fast = agreed_plays(&pos, &setup, dice);
+                let n = fast.len();
                 let list = pos.legal_plays(dice);
                 let max = list.moves_per_play();
                 let mut ends = false;
