@@ -7,7 +7,7 @@
 
 use bgref_core::Player;
 use bgref_fuzz::service::keys;
-use bgref_service::api::games::{ActInput, ActionInput, act};
+use bgref_service::api::games::{ActInput, ActionInput, act, decode, seats};
 use bgref_service::error::ErrorKind;
 use libfuzzer_sys::fuzz_target;
 
@@ -15,6 +15,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(state) = std::str::from_utf8(data) else {
         return;
     };
+    // The seats of the token's match, when it is one this service signed:
+    // the rules are then reached; any other text is refused before.
+    let seats = decode(keys(), state)
+        .ok()
+        .map(|t| seats(keys(), &t.match_id, t.state.client_seed()));
     for (player, action) in [
         (Player::X, ActionInput::Roll),
         (Player::O, ActionInput::Double),
@@ -24,6 +29,10 @@ fuzz_target!(|data: &[u8]| {
             player: Some(player),
             action: Some(action),
             match_id: None,
+            seat: seats.as_ref().map(|s| match player {
+                Player::X => s.x.clone(),
+                Player::O => s.o.clone(),
+            }),
         };
         if let Err(err) = act(keys(), &input) {
             assert!(
