@@ -49,6 +49,9 @@ pub fn log_mode(state: &AppState) {
     }
 }
 
+/// A replaying operation: the keys, the transcript, and whether to stop.
+type Replayer<T> = fn(&DiceKeys, &TranscriptInput, &dyn Fn() -> bool) -> Result<T, ApiError>;
+
 /// Sets its flag when dropped: the request's future is gone (its time
 /// limit passed, or its client left), so the replay it started stops.
 struct CancelOnDrop(Arc<AtomicBool>);
@@ -66,7 +69,7 @@ impl Drop for CancelOnDrop {
 async fn off_the_workers<T: Send + 'static>(
     state: &AppState,
     input: &TranscriptInput,
-    replay: fn(&DiceKeys, &TranscriptInput, &dyn Fn() -> bool) -> Result<T, ApiError>,
+    replay: Replayer<T>,
 ) -> Result<T, ApiError> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(cancelled.clone());

@@ -1553,7 +1553,7 @@ const CANCEL_CHECK_EVERY: usize = 64;
 /// the next state and chain hash only (no legal plays, no signature, no
 /// receipt), and only the last state gets a view and a token. The states
 /// and events of the steps are kept when `keep_steps` (export needs
-/// them). `cancelled` is asked every [`CANCEL_CHECK_EVERY`] actions: the
+/// them). `cancelled` is asked every 64 actions: the
 /// request's time limit or its client's departure stops the replay.
 ///
 /// # Errors
