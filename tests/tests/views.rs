@@ -205,7 +205,7 @@ fn check_view(view: &Value) {
     assert_eq!(fibs.doubled, x_doubled, "fibs doubled, {}", context());
 
     // gnubg Match ID.
-    let id: MatchId = pos["match_id_gnubg"].as_str().unwrap().parse().unwrap();
+    let id: MatchId = pos["gnubg_match_id"].as_str().unwrap().parse().unwrap();
     assert_eq!(
         id.cube_value.get(),
         cube_value,
@@ -298,7 +298,7 @@ fn same_view(http: &Value, grpc: &proto::GameView) {
     assert_eq!(pos.xgid, h["xgid"].as_str().unwrap());
     assert_eq!(pos.fibs, h["fibs"].as_str().unwrap());
     assert_eq!(pos.position_id, h["position_id"].as_str().unwrap());
-    assert_eq!(pos.match_id_gnubg, h["match_id_gnubg"].as_str().unwrap());
+    assert_eq!(pos.gnubg_match_id, h["gnubg_match_id"].as_str().unwrap());
     let actions: Vec<i32> = names(&http["actions"])
         .into_iter()
         .map(proto_action)

@@ -32,7 +32,7 @@ pub struct PositionInput {
     /// A game view's gnubg Match ID, only beside every encoding (a game
     /// view's position sent back): checked to be a Match ID, otherwise
     /// not read (the position is the checkers and the turn).
-    pub match_id_gnubg: Option<String>,
+    pub gnubg_match_id: Option<String>,
 }
 
 /// The board encoding as given: `points[i]` is point `i + 1` from x's side,
@@ -399,13 +399,13 @@ pub fn position(
             "turn goes only beside position_id alone: xgid and board say who is on roll",
         ));
     }
-    if let Some(id) = &input.match_id_gnubg {
-        let sub = format!("{field}.match_id_gnubg");
+    if let Some(id) = &input.gnubg_match_id {
+        let sub = format!("{field}.gnubg_match_id");
         if !all {
             return Err(ApiError::invalid(
                 "invalid-position",
                 sub,
-                "match_id_gnubg goes only in a position with every encoding, as a game view \
+                "gnubg_match_id goes only in a position with every encoding, as a game view \
                  carries it",
             ));
         }
@@ -542,7 +542,7 @@ mod tests {
             }),
             fibs: Some(view.fibs()),
             turn: None,
-            match_id_gnubg: None,
+            gnubg_match_id: None,
             pips: Some(ByPlayer {
                 x: view.pips().x.into(),
                 o: view.pips().o.into(),

@@ -34,7 +34,7 @@ pub fn tables_position_out(view: &TablesView) -> proto::Position {
         }),
         // FIBS boards and Match IDs describe backgammon games only.
         fibs: String::new(),
-        match_id_gnubg: String::new(),
+        gnubg_match_id: String::new(),
     }
 }
 

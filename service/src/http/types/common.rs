@@ -160,7 +160,7 @@ pub struct PositionInput {
     /// Only in a position sent back as a game view gave it: its gnubg
     /// Match ID, checked to be one and otherwise not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub match_id_gnubg: Option<String>,
+    pub gnubg_match_id: Option<String>,
 }
 
 /// Schema only: a position as a gnubg Position ID.
@@ -238,7 +238,7 @@ struct PositionEcho {
     /// A game view's gnubg Match ID (checked to be one when given,
     /// otherwise not read).
     #[serde(default)]
-    match_id_gnubg: Option<String>,
+    gnubg_match_id: Option<String>,
 }
 
 impl utoipa::PartialSchema for PositionInput {
@@ -311,7 +311,7 @@ impl From<PositionInput> for ApiPosition {
             }),
             turn: p.turn.map(Into::into),
             pips: p.pips.map(Into::into),
-            match_id_gnubg: p.match_id_gnubg,
+            gnubg_match_id: p.gnubg_match_id,
         }
     }
 }
@@ -337,7 +337,7 @@ pub struct PositionOutput {
     /// must act), beside `position_id` as gnubg pairs them. Not the
     /// request's `match_id`, which names the match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub match_id_gnubg: Option<String>,
+    pub gnubg_match_id: Option<String>,
 }
 
 impl From<&PositionView> for PositionOutput {
@@ -355,7 +355,7 @@ impl From<&PositionView> for PositionOutput {
             },
             fibs: view.fibs(),
             pips: view.pips().into(),
-            match_id_gnubg: view.match_id(),
+            gnubg_match_id: view.match_id(),
         }
     }
 }

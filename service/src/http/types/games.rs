@@ -439,7 +439,7 @@ pub struct GameViewOutput {
     /// The position, the player on roll as its turn (Plakoto, Fevga and
     /// Long Nardy: their own encodings, as `/legal-moves` answers them).
     /// On the backgammon board every string describes the whole state:
-    /// the XGID, FIBS board and `match_id_gnubg` carry the cube and its
+    /// the XGID, FIBS board and `gnubg_match_id` carry the cube and its
     /// owner, the dice of the move due, the match length, the score
     /// before this game, the Crawford flag and the player on roll.
     pub position: AnyPositionOutput,
