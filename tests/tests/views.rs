@@ -112,6 +112,8 @@ fn check_view(view: &Value) {
     let cube_value = u32_of(&cube["value"]);
     let cube_owner = owner(&cube["owner"]);
     let beavers = u32_of(&cube["beavers"]);
+    // Portes and Tavla: a centred 1-cube nobody may turn.
+    let tables = view.get("tables").is_some_and(|t| !t.is_null());
     let dice = if phase == "move" {
         view_dice(view)
     } else {
@@ -193,7 +195,8 @@ fn check_view(view: &Value) {
         context()
     );
     for p in [Player::X, Player::O] {
-        let may = !crawford && [CubeOwner::Centre, CubeOwner::Player(p)].contains(&cube_owner);
+        let may =
+            !tables && !crawford && [CubeOwner::Centre, CubeOwner::Player(p)].contains(&cube_owner);
         assert_eq!(
             *fibs.may_double.get(p),
             may,
@@ -222,7 +225,11 @@ fn check_view(view: &Value) {
     assert_eq!(id.crawford, crawford, "match id crawford, {}", context());
     if matches!(phase, "game_over" | "match_over") {
         assert_ne!(id.game_state, GameState::Playing, "{}", context());
-        let after = &view["result"]["match"]["score"];
+        let after = if tables {
+            &view["tables_result"]["match_score"]
+        } else {
+            &view["result"]["match"]["score"]
+        };
         let cap = |n: u32| if length > 0 { n.min(length) } else { n };
         assert_eq!(
             (u32::from(id.score.x), u32::from(id.score.o)),
@@ -333,11 +340,17 @@ async fn play(
                 beavers: r["beavers"].as_u64().map(|n| u32::try_from(n).unwrap()),
                 ..Default::default()
             }),
+            variant: match start["variant"].as_str() {
+                Some("portes") => proto::Variant::Portes as i32,
+                Some("tavla") => proto::Variant::Tavla as i32,
+                _ => proto::Variant::Unspecified as i32,
+            },
             ..Default::default()
         })
         .await
         .unwrap()
         .into_inner();
+    assert_eq!(g.state, first["state"], "HTTP and gRPC start differently");
     let mut state = first["state"].as_str().unwrap().to_owned();
     let mut view = first["view"].clone();
     view["rules_beavers"] = json!(beavers);
@@ -405,6 +418,17 @@ async fn every_view_string_describes_the_game_over_both_protocols() {
                 .map(|a| a["action"].as_str().unwrap().to_owned()),
         );
         kinds.extend(phases);
+    }
+    // Portes and Tavla on the backgammon board: a 3-point match and a
+    // session, the cube centred at 1.
+    for (k, variant) in ["portes", "tavla"].into_iter().enumerate() {
+        let start = json!({"match_id": format!("views-tables-{k}"), "client_seed": "alice:bob",
+            "variant": variant, "match": {"length": 3}});
+        let (phases, _) = play(&server, &mut grpc, &start, usize::MAX).await;
+        assert_eq!(phases.last().map(String::as_str), Some("match_over"));
+        let start = json!({"match_id": format!("views-tables-session-{k}"),
+            "client_seed": "alice:bob", "variant": variant});
+        play(&server, &mut grpc, &start, 3).await;
     }
     for seen in [
         "double",
