@@ -121,9 +121,24 @@ fn reference_fibs(board: &FibsBoard) -> String {
     }
     let turn = if s.turn == Player::X { 1 } else { -1 };
     let off = s.off.unwrap_or_default();
+    let [a, b] = board.dice.map_or([0, 0], |d| d.values());
+    let dice = if s.turn == Player::X {
+        format!("{a}:{b}:0:0")
+    } else {
+        format!("0:0:{a}:{b}")
+    };
+    let flag = |f: bool| u8::from(f);
     out += &format!(
-        ":{turn}:0:0:0:0:{}:1:1:0:1:-1:0:25:{}:{}:{}:{}:0:0:0:0",
-        board.cube, off.x, off.o, s.bar.x, s.bar.o
+        ":{turn}:{dice}:{}:{}:{}:{}:1:-1:0:25:{}:{}:{}:{}:0:0:{}:0",
+        board.cube,
+        flag(board.may_double.x),
+        flag(board.may_double.o),
+        flag(board.doubled),
+        off.x,
+        off.o,
+        s.bar.x,
+        s.bar.o,
+        flag(board.crawford)
     );
     out
 }
@@ -310,9 +325,11 @@ fn every_play_of_the_benchmark_positions_is_written_as_the_references_write_it()
                         xgid.score = ByPlayer { x: 4, o: 11 };
                         xgid.match_length = 13;
                         xgid.crawford = i % 2 == 0;
-                        fibs.match_length = 13;
-                        fibs.score = ByPlayer { x: 4, o: 11 };
-                        fibs.cube = 64;
+                        fibs = FibsBoard::in_game(&position, &xgid);
+                        assert_eq!(
+                            (fibs.match_length, fibs.score, fibs.cube),
+                            (13, ByPlayer { x: 4, o: 11 }, 64)
+                        );
                     }
                     let text = reference_xgid(&xgid);
                     assert_eq!(xgid.to_string(), text);
@@ -608,12 +625,18 @@ proptest! {
         match_length in prop_oneof![Just(UNLIMITED), 0u32..100, any::<u32>()],
         score in (prop_oneof![0u32..100, any::<u32>()], prop_oneof![0u32..100, any::<u32>()]),
         cube in prop_oneof![Just(1u32), any::<u32>()],
+        dice in prop::option::of((1u8..=6, 1u8..=6)),
+        flags in any::<(bool, bool, bool, bool)>(),
     ) {
         let board = FibsBoard {
             setup,
             match_length,
             score: ByPlayer { x: score.0, o: score.1 },
             cube,
+            dice: dice.map(|(a, b)| bgref_core::Dice::new(bgref_core::Die::new(a), bgref_core::Die::new(b))),
+            may_double: ByPlayer { x: flags.0, o: flags.1 },
+            doubled: flags.2,
+            crawford: flags.3,
         };
         let text = reference_fibs(&board);
         prop_assert_eq!(board.to_string(), text.clone());

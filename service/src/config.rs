@@ -39,9 +39,18 @@ pub struct Config {
     #[arg(long, env = "BGREF_GRPC_LISTEN")]
     pub grpc_listen: Option<SocketAddr>,
 
-    /// Largest accepted request body, in bytes (HTTP and gRPC messages).
+    /// Largest accepted request body, in bytes (HTTP and gRPC messages),
+    /// except the transcripts of --max-transcript-bytes.
     #[arg(long, env = "BGREF_MAX_BODY_BYTES", default_value_t = 64 * 1024)]
     pub max_body_bytes: usize,
+
+    /// Largest accepted transcript, in bytes: the bodies of POST
+    /// /games/verify and /games/export and the gRPC VerifyGame and
+    /// ExportGame messages (never below --max-body-bytes). The default
+    /// holds the longest transcript replayed (20 000 actions) with its
+    /// plays in notation.
+    #[arg(long, env = "BGREF_MAX_TRANSCRIPT_BYTES", default_value_t = 2 * 1024 * 1024)]
+    pub max_transcript_bytes: usize,
 
     /// Time limit for one request (e.g. 10s, 500ms).
     #[arg(long, env = "BGREF_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
@@ -361,6 +370,14 @@ impl Config {
     /// The embedded defaults (as the bare binary runs).
     pub fn defaults() -> Config {
         Cli::parse_from(["bgref"]).config
+    }
+
+    /// The request body limits: the global one and the transcripts'.
+    pub fn body_limits(&self) -> crate::http::extract::BodyLimits {
+        crate::http::extract::BodyLimits {
+            body: self.max_body_bytes,
+            transcript: self.max_transcript_bytes.max(self.max_body_bytes),
+        }
     }
 }
 

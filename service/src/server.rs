@@ -53,7 +53,7 @@ pub fn build(state: AppState, config: &Config) -> App {
     let metrics = Metrics::new();
     let (stop_streams, stop) = watch::channel(false);
     let layers = RequestLayers::new(config, &metrics, stop);
-    let (grpc_routes, health) = crate::grpc::routes(state.clone(), config.max_body_bytes, &layers);
+    let (grpc_routes, health) = crate::grpc::routes(state.clone(), config.body_limits(), &layers);
     let router = grpc_routes(layered(crate::http::router(state), config, &layers));
     // The gRPC routes carry their layers; a path that matches none is
     // answered (404) behind them too, as on the main router.
@@ -96,7 +96,11 @@ pub fn build(state: AppState, config: &Config) -> App {
 ///    together; [`ConcurrencyGate`]);
 /// 5. HTTP request bodies are limited to `max_body_bytes` (axum's
 ///    `DefaultBodyLimit`, which the extractors read; gRPC messages have
-///    the same limit as each service's maximum decoding message size).
+///    the same limit as each service's maximum decoding message size),
+///    transcripts (`/games/verify`, `/games/export`, VerifyGame,
+///    ExportGame) to `max_transcript_bytes` (the limits travel in the
+///    request's extensions as [`crate::http::extract::BodyLimits`], so
+///    each 413 names its limit and option).
 ///
 /// 1 to 4 are [`RequestLayers`]. `router`'s routes get them here (with 5);
 /// the gRPC routes get them before they are routed ([`crate::grpc::routes`]).
@@ -108,6 +112,7 @@ fn layered(router: Router, config: &Config, layers: &RequestLayers) -> Router {
     router.layer(
         ServiceBuilder::new()
             .layer(layers.clone())
+            .layer(axum::Extension(config.body_limits()))
             .layer(DefaultBodyLimit::max(config.max_body_bytes)),
     )
 }

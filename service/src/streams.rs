@@ -10,7 +10,9 @@
 //!   that is waiting for its next message ends at once with `UNAVAILABLE`,
 //!   so an open stream does not hold the exit for the whole grace period.
 //! - A request message that is not valid protobuf is the client's fault:
-//!   tonic says `INTERNAL`, the answer says `INVALID_ARGUMENT`.
+//!   tonic says `INTERNAL`, the answer says `INVALID_ARGUMENT`; a message
+//!   over the size limit (tonic's `OUT_OF_RANGE`) is told with the options
+//!   that set the limit.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -174,6 +176,30 @@ fn fix_decode_status(headers: &mut HeaderMap) {
         });
     if undecodable {
         headers.insert(GRPC_STATUS, HeaderValue::from_static("3"));
+    }
+    name_the_size_option(headers);
+}
+
+/// tonic's refusal of a message over the size limit (`OUT_OF_RANGE`,
+/// "decoded message length too large: found N bytes, the limit is: M
+/// bytes") also names the options that set the limit.
+fn name_the_size_option(headers: &mut HeaderMap) {
+    const OPTIONS: &str = " (the server's BGREF_MAX_BODY_BYTES sets it; \
+                           BGREF_MAX_TRANSCRIPT_BYTES for VerifyGame and ExportGame)";
+    let Some(message) = headers.get(&GRPC_MESSAGE) else {
+        return;
+    };
+    let m = message.as_bytes();
+    let oversized = headers.get(&GRPC_STATUS).is_some_and(|s| s == "11")
+        && (m.starts_with(b"Error, decoded message length too large")
+            || m.starts_with(b"Error,%20decoded%20message%20length%20too%20large"));
+    if !oversized {
+        return;
+    }
+    let mut named = m.to_vec();
+    named.extend_from_slice(OPTIONS.as_bytes());
+    if let Ok(value) = HeaderValue::from_bytes(&named) {
+        headers.insert(GRPC_MESSAGE, value);
     }
 }
 

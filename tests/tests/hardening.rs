@@ -343,6 +343,12 @@ async fn every_grpc_service_has_the_message_size_limit() {
         ),
         "{err:?}"
     );
+    // The refusal names the limit and the option that sets it.
+    assert!(
+        err.message().contains("the limit is: 4096 bytes")
+            && err.message().contains("BGREF_MAX_BODY_BYTES"),
+        "{err:?}"
+    );
 }
 
 /// Before: a health Watch (or reflection) stream lived for ever and held

@@ -18,9 +18,10 @@
 //! The texts are byte for byte those of the writers named above, for the
 //! same fields (`tests/encoders.rs` compares them on every play of the
 //! benchmark's 4 000 positions and on random positions): the XGID of
-//! `Xgid { setup: position.to_setup(), ..game }` and the FIBS board of
-//! `FibsBoard::from_position(position)` with the game's score, match
-//! length ([`UNLIMITED`](fibs::UNLIMITED) in money play) and cube.
+//! `Xgid { setup: position.to_setup(), ..game }` and the FIBS board
+//! `FibsBoard::in_game(position, game)` (the game's score, match length,
+//! [`UNLIMITED`](fibs::UNLIMITED) in money play, cube, dice, doubling and
+//! Crawford flags).
 //!
 //! [`PositionId::encode`]: super::position_id::PositionId::encode
 //! [`FibsBoard::write_to`]: super::fibs::FibsBoard::write_to
@@ -85,6 +86,8 @@ pub struct Encoder {
     /// The FIBS board between the bars and the borne-off counts (39 bytes
     /// at most), by the player on roll.
     fibs_middle: ByPlayer<Block>,
+    /// The FIBS board's last four tokens (the Crawford flag), in a word.
+    fibs_tail: u64,
     /// The Position ID part of the last side on roll keyed: in the
     /// positions after each legal play of one position, the side on roll
     /// (the mover's opponent) is the same unless the play hits, so its
@@ -127,7 +130,8 @@ impl Encoder {
     /// and the turn (its `setup` is not read): every XGID has its cube
     /// value and owner, dice, scores, rules and match length and maximum
     /// cube; every FIBS board its scores, match length ([`UNLIMITED`](fibs::UNLIMITED) for
-    /// a match length of 0, money play) and cube value.
+    /// a match length of 0, money play), cube value, dice and doubling and
+    /// Crawford flags ([`FibsBoard::in_game`](super::fibs::FibsBoard::in_game)).
     #[must_use]
     pub fn new(game: &Xgid) -> Encoder {
         let match_length = fibs::match_length_of(game.match_length);
@@ -137,8 +141,17 @@ impl Encoder {
             }),
             fibs_head: Block::written(|text| fibs::write_head(match_length, game.score, text)),
             fibs_middle: ByPlayer::new_with(|turn| {
-                Block::written(|text| fibs::write_middle(game.cube_value.get(), turn, text))
+                Block::written(|text| {
+                    fibs::write_middle_with(
+                        game.cube_value.get(),
+                        turn,
+                        game.rolled_dice(),
+                        fibs::GameFlags::of(game, turn),
+                        text,
+                    );
+                })
             }),
+            fibs_tail: u64::from_le_bytes(*fibs::GameFlags::of(game, Player::X).tail()),
             on_roll_key: Last::new(([0; 3], 0), side_bits),
             opponent_words: [(); 3].map(|()| Last::new(0, WordZeros::of)),
         }
@@ -210,9 +223,6 @@ const _: () = assert!(31 + BLOCK <= XGID_ROOM);
 
 /// `XGID=` in a word (its five bytes first).
 const XGID_PREFIX: u64 = u64::from_le_bytes(*b"XGID=\0\0\0");
-
-/// `:0:0:0:0` in a word: the FIBS board's last tokens (8 bytes).
-const FIBS_TAIL: u64 = u64::from_le_bytes(*b":0:0:0:0");
 
 /// The weights 7 - k of byte k: byte 7 of a word times it is the sum of
 /// k times byte k of the word.
@@ -373,7 +383,7 @@ impl Encodings<'_> {
             text.colon_int(i64::from(self.bar.x));
             self.encoder.fibs_middle[self.turn].append_to(text);
             fibs::write_counts(self.off, self.bar, text);
-            text.word(FIBS_TAIL, 8);
+            text.word(self.encoder.fibs_tail, 8);
         });
     }
 }

@@ -32,21 +32,31 @@
 //! an integer. Only the board counts, turn, colour, direction and the
 //! borne-off and bar counts make the [`Setup`]; the bar counts come from
 //! the on-bar tokens (board indexes 0 and 25 are not read), and a turn of 0
-//! (game over) reads as the player on roll. Match length, scores and cube
-//! are kept in [`FibsBoard`]; dice, doubling flags and the move tokens must
-//! be integers and are otherwise not read. Whether the checkers make a legal
-//! position is [`crate::Position::from_setup`]'s business.
+//! (game over) reads as the player on roll. Match length, scores, cube,
+//! the dice of the player on turn (the player's pair when the turn is the
+//! player's, else the opponent's; a pair that is not two dice 1-6 reads as
+//! not rolled), the two may-double flags, the doubled flag and the
+//! Crawford flag (each nonzero: set) are kept in [`FibsBoard`]; the move
+//! tokens (can-move, forced, redoubles) must be integers and are otherwise
+//! not read. Whether the checkers make a legal position is
+//! [`crate::Position::from_setup`]'s business.
 //!
 //! The writer emits names `x` and `o`, the player as O (colour +1,
 //! direction -1, home 0, bar 25, as FIBS shows its own player), the bars
-//! also at board indexes 25 (player) and 0 (opponent), dice not rolled
-//! (`0:0:0:0`), both players allowed to double, not doubled, and zeros for
-//! the move tokens.
+//! also at board indexes 25 (player) and 0 (opponent), the dice in the pair
+//! of the player on turn (the other pair `0:0`; both `0:0` when not
+//! rolled), the may-double, doubled and Crawford flags as
+//! [`FibsBoard`] holds them, and zeros for the other move tokens
+//! (can-move, forced, redoubles). A board from a position alone
+//! ([`FibsBoard::from_position`]) has no dice, both players allowed to
+//! double, nobody doubled and no Crawford game.
 
 use alloc::vec::Vec;
 use core::fmt;
 use core::str::FromStr;
 
+use crate::cube::CubeOwner;
+use crate::dice::{Dice, Die};
 use crate::digits::{Text, colon_token};
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
@@ -68,6 +78,16 @@ pub struct FibsBoard {
     pub score: ByPlayer<u32>,
     /// The number on the cube.
     pub cube: u32,
+    /// The dice of the player on turn, once rolled.
+    pub dice: Option<Dice>,
+    /// Whether each player may double (FIBS's two may-double tokens, the
+    /// player's first).
+    pub may_double: ByPlayer<bool>,
+    /// The player (x) has been doubled and must answer (FIBS has no
+    /// token for a double offered to the opponent).
+    pub doubled: bool,
+    /// This game is the Crawford game.
+    pub crawford: bool,
 }
 
 /// Error for a string that is not a FIBS board.
@@ -164,6 +184,18 @@ impl FromStr for FibsBoard {
             x: count(47)?,
             o: count(48)?,
         };
+        // The dice of the player on turn: the player's pair (tokens 33
+        // and 34) or the opponent's (35 and 36).
+        let first = if setup.turn == Player::X { 33 } else { 35 };
+        let die = |i: usize| {
+            u8::try_from(numbers[i])
+                .ok()
+                .and_then(|d| Die::try_from(d).ok())
+        };
+        let dice = match (die(first), die(first + 1)) {
+            (Some(a), Some(b)) => Some(Dice::new(a, b)),
+            _ => None,
+        };
         Ok(FibsBoard {
             setup,
             match_length: unsigned(3)?,
@@ -172,7 +204,55 @@ impl FromStr for FibsBoard {
                 o: unsigned(5)?,
             },
             cube: unsigned(37)?,
+            dice,
+            may_double: ByPlayer {
+                x: numbers[38] != 0,
+                o: numbers[39] != 0,
+            },
+            doubled: numbers[40] != 0,
+            crawford: numbers[51] != 0,
         })
+    }
+}
+
+/// The flags of a FIBS board in the game an XGID describes, with `turn`
+/// on roll (see [`FibsBoard::in_game`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct GameFlags {
+    pub(crate) may_double: ByPlayer<bool>,
+    pub(crate) doubled: bool,
+    pub(crate) crawford: bool,
+}
+
+impl GameFlags {
+    pub(crate) fn of(game: &super::xgid::Xgid, turn: Player) -> GameFlags {
+        use super::xgid::XgidDice;
+        let crawford = !game.is_money() && game.crawford;
+        let cube_alive = !crawford && game.max_cube.get() > 1;
+        let may = |p: Player| {
+            cube_alive && [CubeOwner::Centre, CubeOwner::Player(p)].contains(&game.cube_owner)
+        };
+        GameFlags {
+            may_double: ByPlayer {
+                x: may(Player::X),
+                o: may(Player::O),
+            },
+            doubled: match game.dice {
+                XgidDice::DoubleOffered | XgidDice::Raccooned => turn == Player::O,
+                XgidDice::Beavered => turn == Player::X,
+                XgidDice::NotRolled | XgidDice::Rolled(_) => false,
+            },
+            crawford,
+        }
+    }
+
+    /// The last four tokens: can-move, forced, Crawford, redoubles.
+    pub(crate) const fn tail(&self) -> &'static [u8; 8] {
+        if self.crawford {
+            b":0:0:1:0"
+        } else {
+            b":0:0:0:0"
+        }
     }
 }
 
@@ -189,14 +269,23 @@ pub const fn match_length_of(match_length: u32) -> u32 {
 
 impl FibsBoard {
     /// The board of `position` in the game `game` describes (its `setup`
-    /// is not read): its score, match length ([`match_length_of`]) and
-    /// cube value.
+    /// is not read): its score, match length ([`match_length_of`]), cube
+    /// value, dice (a rolled dice field), Crawford flag (match play only),
+    /// who may double (nobody in the Crawford game or with a maximum cube
+    /// of 1, else the centre's or the owner's players) and whether the
+    /// player x has been doubled (a `D`, `B` or `R` dice field that leaves
+    /// x to answer: `D` and `R` with o on turn, `B` with x on turn).
     #[must_use]
     pub fn in_game(position: &Position, game: &super::xgid::Xgid) -> FibsBoard {
+        let flags = GameFlags::of(game, position.turn());
         FibsBoard {
             score: game.score,
             match_length: match_length_of(game.match_length),
             cube: game.cube_value.get(),
+            dice: game.rolled_dice(),
+            may_double: flags.may_double,
+            doubled: flags.doubled,
+            crawford: flags.crawford,
             ..FibsBoard::from_position(position)
         }
     }
@@ -226,6 +315,10 @@ impl FibsBoard {
             match_length: UNLIMITED,
             score: ByPlayer { x: 0, o: 0 },
             cube: 1,
+            dice: None,
+            may_double: ByPlayer { x: true, o: true },
+            doubled: false,
+            crawford: false,
         }
     }
 }
@@ -358,7 +451,17 @@ impl FibsBoard {
             }
         }
         out.colon_int(i64::from(s.bar.x));
-        write_middle(self.cube, s.turn, &mut out);
+        write_middle_with(
+            self.cube,
+            s.turn,
+            self.dice,
+            GameFlags {
+                may_double: self.may_double,
+                doubled: self.doubled,
+                crawford: self.crawford,
+            },
+            &mut out,
+        );
         let off = s.off.unwrap_or_default();
         let counts = [off.x, off.o, s.bar.x, s.bar.o];
         if counts.iter().all(|&n| n <= 15) {
@@ -368,7 +471,11 @@ impl FibsBoard {
                 out.colon_int(i64::from(n));
             }
         }
-        out.bytes(b":0:0:0:0");
+        out.bytes(if self.crawford {
+            b":0:0:1:0"
+        } else {
+            b":0:0:0:0"
+        });
         out.finish()
     }
 }
@@ -404,6 +511,35 @@ pub(crate) fn write_middle<const N: usize>(cube: u32, turn: Player, out: &mut Te
     out.bytes(b":1:1:0:1:-1:0:25");
 }
 
+/// [`write_middle`] with the dice of the player on turn (in its pair) and
+/// the doubling flags of `flags` (its Crawford flag goes in the tail).
+pub(crate) fn write_middle_with<const N: usize>(
+    cube: u32,
+    turn: Player,
+    dice: Option<Dice>,
+    flags: GameFlags,
+    out: &mut Text<'_, N>,
+) {
+    if dice.is_none() && flags.may_double.x && flags.may_double.o && !flags.doubled {
+        return write_middle(cube, turn, out);
+    }
+    out.bytes(if turn == Player::X { b":1" } else { b":-1" });
+    let dice = dice.map_or([0, 0], |d| d.values());
+    let (mine, theirs) = if turn == Player::X {
+        (dice, [0, 0])
+    } else {
+        ([0, 0], dice)
+    };
+    for d in mine.into_iter().chain(theirs) {
+        out.colon_int(i64::from(d));
+    }
+    out.colon_int(i64::from(cube));
+    for flag in [flags.may_double.x, flags.may_double.o, flags.doubled] {
+        out.colon_int(i64::from(flag));
+    }
+    out.bytes(b":1:-1:0:25");
+}
+
 #[cfg(test)]
 mod tests {
     use alloc::string::ToString as _;
@@ -431,6 +567,45 @@ mod tests {
             (7, game.score, 4)
         );
         assert_eq!(board.setup, money.setup);
+    }
+
+    #[test]
+    fn a_board_in_a_game_has_its_dice_cube_flags_and_crawford() {
+        use crate::notation::xgid::XgidDice;
+        let position = Position::start(Variant::Standard, Player::O);
+        let mut game = super::super::xgid::Xgid::money(position.to_setup());
+        game.match_length = 5;
+        game.score = ByPlayer { x: 1, o: 2 };
+        game.cube_value = crate::CubeValue::new(2);
+        game.cube_owner = CubeOwner::Player(Player::X);
+        game.dice = XgidDice::Rolled(Dice::new(Die::new(3), Die::new(2)));
+        let board = FibsBoard::in_game(&position, &game);
+        let text = board.to_string();
+        assert!(text.starts_with("board:x:o:5:1:2:"), "{text}");
+        let read: FibsBoard = text.parse().unwrap();
+        assert_eq!(read, board);
+        assert_eq!(read.dice.map(|d| d.values()), Some([3, 2]));
+        assert_eq!(read.may_double, ByPlayer { x: true, o: false });
+        assert!(!read.crawford && !read.doubled);
+
+        game.crawford = true;
+        game.dice = XgidDice::NotRolled;
+        let read: FibsBoard = FibsBoard::in_game(&position, &game)
+            .to_string()
+            .parse()
+            .unwrap();
+        assert!(read.crawford);
+        assert_eq!(read.may_double, ByPlayer { x: false, o: false });
+        assert_eq!(read.dice, None);
+
+        game.crawford = false;
+        game.cube_owner = CubeOwner::Centre;
+        game.dice = XgidDice::DoubleOffered;
+        let read: FibsBoard = FibsBoard::in_game(&position, &game)
+            .to_string()
+            .parse()
+            .unwrap();
+        assert!(read.doubled);
     }
 
     #[test]

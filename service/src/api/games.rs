@@ -57,7 +57,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bgref_core::Play;
 use bgref_core::notation::mat::write_mat;
+use bgref_core::notation::match_id::{GameState as MatchGameState, MatchId};
 use bgref_core::notation::position_id::PositionId;
+use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::tables::{
     Game, HitAndRun, TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore,
     TablesSeries,
@@ -75,7 +77,7 @@ use super::dice::{SignedRoll, check_client_seed, check_match_id, signed_roll};
 use super::input::{AnyVariant, required};
 use super::moves::PlayInput;
 use super::tables::{TablesPlayView, TablesView};
-use super::view::PositionView;
+use super::view::{InGame, PositionView};
 use crate::error::{ApiError, ErrorKind};
 use crate::keys::{DiceKeys, Signature, TokenAccess, VerifyingKey};
 
@@ -186,6 +188,33 @@ impl ActionInput {
             ActionInput::Stray { action, .. } => action,
         }
     }
+}
+
+/// An action's kind, as a game view lists the actions open now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ActionKind {
+    /// Roll (also the opening roll).
+    Roll,
+    /// Offer a double.
+    Double,
+    /// Take.
+    Take,
+    /// Pass (drop).
+    Pass,
+    /// Beaver.
+    Beaver,
+    /// Raccoon.
+    Raccoon,
+    /// Move.
+    Move,
+    /// Resign.
+    Resign,
+    /// Accept a resignation.
+    Accept,
+    /// Reject a resignation.
+    Reject,
+    /// Start the next game.
+    NextGame,
 }
 
 /// Input of an action on a game.
@@ -373,6 +402,9 @@ pub struct GameView {
     pub match_id: String,
     /// The position and the legal plays.
     pub board: BoardView,
+    /// The actions the player to act may take now (either player, when
+    /// `to_act` is none), in the order of [`ActionKind`].
+    pub actions: Vec<ActionKind>,
     /// The token's chain hash (what the ledger records as the head).
     pub chain: [u8; 32],
 }
@@ -1019,24 +1051,182 @@ fn next_chain(previous: &[u8], player: Player, action: &Action, event: &AnyEvent
     h.finalize().into()
 }
 
+/// The game fields of `state`'s position strings (backgammon board
+/// only): its cube, the dice of the move due (or `D`, `B`, `R` while a
+/// double, beaver or raccoon waits), the score before this game, the
+/// Crawford flag, the money rules (Jacoby, beavers), the match length and
+/// the maximum cube (a tables game: a centred 1-cube that cannot be
+/// turned, maximum 1); and its gnubg Match ID (once a game is over, the
+/// one gnubg writes then: the score after it).
+fn in_game(state: &AnyGame, position: &Position) -> InGame {
+    let (length, score) = state.match_score();
+    let cube = state.cube();
+    let (rules, crawford) = match state {
+        AnyGame::Backgammon(s) => (s.rules, s.match_state.crawford),
+        AnyGame::Tables(_) => (
+            CubeRules {
+                jacoby: false,
+                beavers: 0,
+                automatic_doubles: 0,
+                max_cube: CubeValue::ONE,
+            },
+            false,
+        ),
+    };
+    let rolled = match state.phase() {
+        Phase::Move => state.dice(),
+        _ => None,
+    };
+    let dice = match (state.phase(), rolled) {
+        (_, Some(dice)) => XgidDice::Rolled(dice),
+        (Phase::AnswerDouble, None) => match cube.beavers {
+            0 => XgidDice::DoubleOffered,
+            n if n % 2 == 1 => XgidDice::Beavered,
+            _ => XgidDice::Raccooned,
+        },
+        _ => XgidDice::NotRolled,
+    };
+    let xgid = Xgid {
+        setup: position.to_setup(),
+        cube_value: cube.value,
+        cube_owner: cube.owner,
+        dice,
+        score,
+        crawford,
+        jacoby: rules.jacoby,
+        beavers: rules.beavers > 0,
+        match_length: length,
+        max_cube: rules.max_cube,
+    };
+    let match_state = MatchState {
+        length,
+        score,
+        crawford,
+    };
+    let match_id = match state.result() {
+        Some(AnyScore::Backgammon(score)) => {
+            MatchId::game_over(&score, &cube, &match_state, &rules).ok()
+        }
+        Some(AnyScore::Tables(score)) => {
+            let capped = |n: u32| {
+                let n = if length > 0 { n.min(length) } else { n };
+                u16::try_from(n).ok().filter(|&n| n <= 0x7FFF)
+            };
+            let after = score.match_after.score;
+            MatchId::new(&cube, &match_state, &rules, state.on_roll())
+                .ok()
+                .and_then(|id| {
+                    Some(MatchId {
+                        game_state: if score.resigned {
+                            MatchGameState::Resigned
+                        } else {
+                            MatchGameState::Over
+                        },
+                        score: ByPlayer {
+                            x: capped(after.x)?,
+                            o: capped(after.o)?,
+                        },
+                        ..id
+                    })
+                })
+        }
+        None => MatchId::new(&cube, &match_state, &rules, state.on_roll())
+            .ok()
+            .map(|id| MatchId { dice: rolled, ..id }),
+    };
+    InGame { xgid, match_id }
+}
+
+/// The game fields after a play of the turn `game` describes: the same
+/// cube, score and match, no dice, the opponent on roll.
+fn after_play(game: &InGame) -> InGame {
+    InGame {
+        xgid: Xgid {
+            dice: XgidDice::NotRolled,
+            ..game.xgid.clone()
+        },
+        match_id: game.match_id.map(|id| MatchId {
+            on_roll: !id.on_roll,
+            turn: !id.on_roll,
+            dice: None,
+            ..id
+        }),
+    }
+}
+
+/// The actions `state` accepts now from the player to act (from either
+/// player when nobody in particular must act), found by asking the rules:
+/// each action the phase may take is tried on a copy of the state (a
+/// move is listed whenever one is due, a resignation when a single one
+/// would be accepted).
+fn actions(state: &AnyGame) -> Vec<ActionKind> {
+    use ActionKind as K;
+    let candidates: &[ActionKind] = match state.phase() {
+        Phase::OpeningRoll => &[K::Roll],
+        Phase::RollOrDouble => &[K::Roll, K::Double, K::Resign],
+        Phase::Move => &[K::Move, K::Resign],
+        Phase::AnswerDouble => &[K::Take, K::Pass, K::Beaver, K::Raccoon],
+        Phase::AnswerResignation => &[K::Accept, K::Reject],
+        Phase::GameOver => &[K::NextGame],
+        Phase::MatchOver => &[],
+    };
+    let player = state.to_act().unwrap_or_else(|| state.on_roll());
+    candidates
+        .iter()
+        .copied()
+        .filter(|kind| {
+            let action = match kind {
+                // Always accepted in their phases; trying a roll would
+                // roll.
+                K::Roll | K::Move => return true,
+                K::Double => Action::Double,
+                K::Take => Action::Take,
+                K::Pass => Action::Pass,
+                K::Beaver => Action::Beaver,
+                K::Raccoon => Action::Raccoon,
+                K::Resign => Action::Resign(GameResult::Single),
+                K::Accept => Action::Accept,
+                K::Reject => Action::Reject,
+                K::NextGame => Action::NextGame,
+            };
+            let roller = probe_roller();
+            match state {
+                AnyGame::Backgammon(s) => s.act(player, &action, roller).is_ok(),
+                AnyGame::Tables(s) => s.act(player, &action, roller).is_ok(),
+            }
+        })
+        .collect()
+}
+
+/// A roller for [`actions`]' tries, none of which rolls.
+fn probe_roller() -> &'static Roller {
+    static ROLLER: std::sync::OnceLock<Roller> = std::sync::OnceLock::new();
+    ROLLER.get_or_init(|| Roller::new(&[0; 32]))
+}
+
 fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (GameView, Vec<u8>) {
     let (token, bytes) = encode(keys, &state, match_id, chain);
     let dice = match state.phase() {
         Phase::Move => state.dice(),
         _ => None,
     };
-    let backgammon = |position: &Position, hit_and_run: HitAndRun| BoardView::Backgammon {
-        position: PositionView::new(*position, None),
-        plays: dice.map_or_else(Vec::new, |dice| {
-            hit_and_run
-                .legal_plays(position, dice)
-                .iter()
-                .map(|play| super::moves::PlayView {
-                    play: *play,
-                    position: PositionView::new(position.after(play), None),
-                })
-                .collect()
-        }),
+    let actions = actions(&state);
+    let backgammon = |position: &Position, hit_and_run: HitAndRun| {
+        let game = in_game(&state, position);
+        let next = after_play(&game);
+        BoardView::Backgammon {
+            position: PositionView::in_game(*position, game),
+            plays: dice.map_or_else(Vec::new, |dice| {
+                hit_and_run
+                    .legal_plays(position, dice)
+                    .iter()
+                    .map(|play| super::moves::PlayView {
+                        play: *play,
+                        position: PositionView::in_game(position.after(play), next.clone()),
+                    })
+                    .collect()
+            }),
+        }
     };
     let board = match &state {
         AnyGame::Backgammon(s) => backgammon(&s.position, HitAndRun::Allowed),
@@ -1062,6 +1252,7 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
         token,
         match_id: match_id.to_owned(),
         board,
+        actions,
         state,
         chain: *chain,
     };

@@ -29,6 +29,10 @@ pub struct PositionInput {
     /// Pip counts, only beside every encoding (a response's position sent
     /// back): checked.
     pub pips: Option<ByPlayer<i64>>,
+    /// A game view's gnubg Match ID, only beside every encoding (a game
+    /// view's position sent back): checked to be a Match ID, otherwise
+    /// not read (the position is the checkers and the turn).
+    pub gnubg_match_id: Option<String>,
 }
 
 /// The board encoding as given: `points[i]` is point `i + 1` from x's side,
@@ -395,6 +399,19 @@ pub fn position(
             "turn goes only beside position_id alone: xgid and board say who is on roll",
         ));
     }
+    if let Some(id) = &input.gnubg_match_id {
+        let sub = format!("{field}.gnubg_match_id");
+        if !all {
+            return Err(ApiError::invalid(
+                "invalid-position",
+                sub,
+                "gnubg_match_id goes only in a position with every encoding, as a game view \
+                 carries it",
+            ));
+        }
+        id.parse::<bgref_core::notation::match_id::MatchId>()
+            .map_err(|e| ApiError::invalid("invalid-position", sub, e))?;
+    }
     if input.pips.is_some() && !all {
         return Err(ApiError::invalid(
             "invalid-position",
@@ -525,6 +542,7 @@ mod tests {
             }),
             fibs: Some(view.fibs()),
             turn: None,
+            gnubg_match_id: None,
             pips: Some(ByPlayer {
                 x: view.pips().x.into(),
                 o: view.pips().o.into(),

@@ -3,6 +3,7 @@
 
 use bgref_core::notation::encodings::Encoder;
 use bgref_core::notation::fibs::FibsBoard;
+use bgref_core::notation::match_id::MatchId;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{ByPlayer, Player, Position};
@@ -12,12 +13,28 @@ use crate::error::ApiError;
 /// A position to answer with, in all its encodings and with pip counts. `meta` is the
 /// request's XGID, whose cube, score and match fields are carried into the
 /// answer's XGID (its dice are not: they belonged to the position before).
+/// `game` is the state of a refereed game the position is part of: then
+/// every string describes that whole state (see [`InGame`]).
 #[derive(Debug, Clone)]
 pub struct PositionView {
     /// The position.
     pub position: Position,
     /// The XGID of the request, if the position came as one.
     pub meta: Option<Xgid>,
+    /// The game state around the position (game views), if any.
+    pub game: Option<InGame>,
+}
+
+/// The state of a game around a position, as its strings write it.
+#[derive(Debug, Clone)]
+pub struct InGame {
+    /// Cube value and owner, dice (or `D`, `B`, `R` for a pending double),
+    /// score, Crawford flag (Jacoby and beavers in money play), match
+    /// length and maximum cube; its setup is not read.
+    pub xgid: Xgid,
+    /// The gnubg Match ID of the state (none when a score does not fit
+    /// its 15 bits).
+    pub match_id: Option<MatchId>,
 }
 
 /// The board encoding of a position: `points[i]` is point `i + 1` from x's
@@ -40,7 +57,25 @@ impl PositionView {
         PositionView {
             position,
             meta: meta.cloned(),
+            game: None,
         }
+    }
+
+    /// `position` as part of a game whose state `game` describes.
+    pub fn in_game(position: Position, game: InGame) -> PositionView {
+        PositionView {
+            position,
+            meta: None,
+            game: Some(game),
+        }
+    }
+
+    /// The gnubg Match ID, for a position in a game.
+    pub fn match_id(&self) -> Option<String> {
+        self.game
+            .as_ref()
+            .and_then(|g| g.match_id.as_ref())
+            .map(MatchId::to_string)
     }
 
     /// The gnubg Position ID.
@@ -63,20 +98,25 @@ impl PositionView {
     /// The XGID to write (its `Display`), with the request's cube, score
     /// and match fields.
     pub fn xgid_value(&self) -> Xgid {
-        let mut xgid = match &self.meta {
-            Some(m) => Xgid {
+        let mut xgid = match (&self.game, &self.meta) {
+            (Some(game), _) => Xgid {
+                setup: self.position.to_setup(),
+                ..game.xgid.clone()
+            },
+            (None, Some(m)) => Xgid {
                 setup: self.position.to_setup(),
                 dice: XgidDice::NotRolled,
                 ..m.clone()
             },
-            None => Xgid::from_position(&self.position),
+            (None, None) => Xgid::from_position(&self.position),
         };
         xgid.setup.off = None;
         xgid
     }
 
     /// The FIBS board string, with the request XGID's score, match length
-    /// and cube value.
+    /// and cube value (in a game: the game's, with its dice, doubling
+    /// flags and Crawford flag).
     pub fn fibs(&self) -> String {
         ascii_string(160, |out| self.fibs_value().write_to(out))
     }
@@ -84,9 +124,17 @@ impl PositionView {
     /// The FIBS board to write (its `Display`), with the request XGID's
     /// score, match length and cube value.
     pub fn fibs_value(&self) -> FibsBoard {
-        match &self.meta {
-            Some(game) => FibsBoard::in_game(&self.position, game),
-            None => FibsBoard::from_position(&self.position),
+        match (&self.game, &self.meta) {
+            (Some(InGame { xgid: game, .. }), _) => FibsBoard::in_game(&self.position, game),
+            // The request's dice belonged to the position before.
+            (None, Some(meta)) => FibsBoard::in_game(
+                &self.position,
+                &Xgid {
+                    dice: XgidDice::NotRolled,
+                    ..meta.clone()
+                },
+            ),
+            (None, None) => FibsBoard::from_position(&self.position),
         }
     }
 

@@ -167,6 +167,7 @@ pub fn position_out(view: &PositionView) -> proto::Position {
         }),
         pips: Some(per_player_out(view.pips())),
         fibs: view.fibs(),
+        gnubg_match_id: view.match_id().unwrap_or_default(),
     }
 }
 

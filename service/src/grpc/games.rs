@@ -10,8 +10,8 @@ use super::common::{
 use super::cube::{cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, AnyEvent, AnyScore, BoardView, Exported, GameView, NewGameInput,
-    Started, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, Exported, GameView,
+    NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -186,6 +186,24 @@ fn tables_score_out(score: &TablesScore) -> proto::TablesGameScore {
     }
 }
 
+/// An action kind as its proto value.
+fn action_out(kind: ActionKind) -> i32 {
+    let action = match kind {
+        ActionKind::Roll => proto::GameAction::Roll,
+        ActionKind::Double => proto::GameAction::Double,
+        ActionKind::Take => proto::GameAction::Take,
+        ActionKind::Pass => proto::GameAction::Pass,
+        ActionKind::Beaver => proto::GameAction::Beaver,
+        ActionKind::Raccoon => proto::GameAction::Raccoon,
+        ActionKind::Move => proto::GameAction::Move,
+        ActionKind::Resign => proto::GameAction::Resign,
+        ActionKind::Accept => proto::GameAction::Accept,
+        ActionKind::Reject => proto::GameAction::Reject,
+        ActionKind::NextGame => proto::GameAction::NextGame,
+    };
+    action.into()
+}
+
 fn view_out(view: &GameView) -> proto::GameView {
     let s = &view.state;
     let (length, score) = s.match_score();
@@ -219,6 +237,7 @@ fn view_out(view: &GameView) -> proto::GameView {
         phase: phase_out(s.phase()),
         on_roll: player_out(s.on_roll()),
         to_act: s.to_act().map_or(0, player_out),
+        actions: view.actions.iter().map(|&k| action_out(k)).collect(),
         position: Some(position),
         dice: s
             .dice()

@@ -27,6 +27,7 @@ use tonic::{Request, Response, Status};
 
 use crate::api;
 use crate::error::ApiError;
+use crate::http::extract::BodyLimits;
 use crate::proto;
 use crate::proto::referee_server::{Referee, RefereeServer};
 use crate::server::RequestLayers;
@@ -316,20 +317,31 @@ const LEGAL_MOVES_PATH: &str = "/bgref.v1.Referee/LegalMoves";
 #[derive(Debug, Clone)]
 pub struct RefereeRoutes {
     generated: RefereeServer<RefereeService>,
+    /// The same server under the transcript limit, for VerifyGame and
+    /// ExportGame.
+    transcripts: RefereeServer<RefereeService>,
     max_message_bytes: usize,
 }
 
 impl RefereeRoutes {
     /// The service over shared state, taking messages up to
-    /// `max_message_bytes`.
-    pub fn new(state: AppState, max_message_bytes: usize) -> RefereeRoutes {
+    /// `limits.body` bytes, and transcripts (VerifyGame, ExportGame) up to
+    /// `limits.transcript`.
+    pub fn new(state: AppState, limits: BodyLimits) -> RefereeRoutes {
+        let service = RefereeService::new(state);
         RefereeRoutes {
-            generated: RefereeServer::new(RefereeService::new(state))
-                .max_decoding_message_size(max_message_bytes),
-            max_message_bytes,
+            generated: RefereeServer::new(service.clone()).max_decoding_message_size(limits.body),
+            transcripts: RefereeServer::new(service).max_decoding_message_size(limits.transcript),
+            max_message_bytes: limits.body,
         }
     }
 }
+
+/// The paths of the methods that take a transcript.
+const TRANSCRIPT_PATHS: [&str; 2] = [
+    "/bgref.v1.Referee/VerifyGame",
+    "/bgref.v1.Referee/ExportGame",
+];
 
 impl NamedService for RefereeRoutes {
     const NAME: &'static str = <RefereeServer<RefereeService> as NamedService>::NAME;
@@ -345,6 +357,9 @@ impl tower::Service<http::Request<tonic::body::Body>> for RefereeRoutes {
     }
 
     fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        if TRANSCRIPT_PATHS.contains(&req.uri().path()) {
+            return self.transcripts.call(req);
+        }
         if req.uri().path() != LEGAL_MOVES_PATH {
             return self.generated.call(req);
         }
@@ -490,13 +505,14 @@ where
 /// If the embedded descriptor set is corrupt (a build error).
 pub(crate) fn routes(
     state: AppState,
-    max_message_bytes: usize,
+    limits: BodyLimits,
     layers: &RequestLayers,
 ) -> (
     impl Fn(Router) -> Router + use<>,
     tonic_health::server::HealthReporter,
 ) {
-    let referee = RefereeRoutes::new(state, max_message_bytes);
+    let referee = RefereeRoutes::new(state, limits);
+    let max_message_bytes = limits.body;
     let (reporter, health) = tonic_health::server::health_reporter();
     // One message size limit for every gRPC service (tonic's default is 4 MiB).
     let health = health.max_decoding_message_size(max_message_bytes);
@@ -637,7 +653,13 @@ mod tests {
         let served = || {
             route(
                 axum::Router::new(),
-                RefereeRoutes::new(state.clone(), limit),
+                RefereeRoutes::new(
+                    state.clone(),
+                    crate::http::extract::BodyLimits {
+                        body: limit,
+                        transcript: limit,
+                    },
+                ),
                 &no_layers,
             )
         };
@@ -763,7 +785,14 @@ mod tests {
         let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
         let (_, stop) = tokio::sync::watch::channel(false);
         let layers = crate::server::RequestLayers::new(&config, &Metrics::new(), stop);
-        let (add_routes, _health) = super::routes(state, 1024, &layers);
+        let (add_routes, _health) = super::routes(
+            state,
+            crate::http::extract::BodyLimits {
+                body: 1024,
+                transcript: 1024,
+            },
+            &layers,
+        );
         let router = add_routes(axum::Router::new());
         let matched = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = matched.clone();

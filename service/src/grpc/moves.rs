@@ -100,6 +100,7 @@ fn position_fields_out(view: &PositionView, fields: Fields) -> Option<proto::Pos
         } else {
             String::new()
         },
+        gnubg_match_id: view.match_id().unwrap_or_default(),
     })
 }
 

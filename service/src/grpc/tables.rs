@@ -32,8 +32,9 @@ pub fn tables_position_out(view: &TablesView) -> proto::Position {
             x: view.position.pip_count(bgref_core::Player::X),
             o: view.position.pip_count(bgref_core::Player::O),
         }),
-        // FIBS boards describe backgammon positions only.
+        // FIBS boards and Match IDs describe backgammon games only.
         fibs: String::new(),
+        gnubg_match_id: String::new(),
     }
 }
 

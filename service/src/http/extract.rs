@@ -1,5 +1,7 @@
-//! `ApiJson`: the JSON body extractor whose every failure is a problem
-//! document naming the field (via serde_path_to_error).
+//! `ApiJson` and `TranscriptJson`: the JSON body extractors whose every
+//! failure is a problem document naming the field (via
+//! serde_path_to_error), and a too-large body a 413 naming the limit and
+//! the option that sets it.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -7,6 +9,59 @@ use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
 
 use crate::error::{ApiError, ErrorKind};
+
+/// The request body limits in force, in bytes: what the server layers
+/// put in each request's extensions (a router served without them, as in
+/// tests, has the defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyLimits {
+    /// Every body but a transcript's (`BGREF_MAX_BODY_BYTES`).
+    pub body: usize,
+    /// The bodies of `/games/verify` and `/games/export`
+    /// (`BGREF_MAX_TRANSCRIPT_BYTES`).
+    pub transcript: usize,
+}
+
+impl Default for BodyLimits {
+    fn default() -> Self {
+        crate::config::Config::defaults().body_limits()
+    }
+}
+
+impl BodyLimits {
+    /// The limits of `req` (the defaults when no layer gave them).
+    fn of(req: &Request) -> BodyLimits {
+        req.extensions()
+            .get::<BodyLimits>()
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+/// The 413 of a body over `limit` bytes, which `option` sets.
+pub fn too_large(limit: usize, option: &str) -> ApiError {
+    ApiError::new(
+        ErrorKind::TooLarge,
+        "payload-too-large",
+        format!(
+            "the request body is larger than the limit of {limit} bytes ({}; the server's \
+             {option} sets it)",
+            human_bytes(limit)
+        ),
+    )
+}
+
+/// `bytes` in KiB or MiB when it is a whole number of them.
+fn human_bytes(bytes: usize) -> String {
+    const KIB: usize = 1024;
+    if bytes >= KIB * KIB && bytes.is_multiple_of(KIB * KIB) {
+        format!("{} MiB", bytes / (KIB * KIB))
+    } else if bytes >= KIB && bytes.is_multiple_of(KIB) {
+        format!("{} KiB", bytes / KIB)
+    } else {
+        format!("{bytes} B")
+    }
+}
 
 /// A JSON request body. Any content type is accepted (curl's default
 /// included); the body must be one JSON value of the expected shape.
@@ -21,18 +76,51 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let limit = BodyLimits::of(&req).body;
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(
-                    ErrorKind::TooLarge,
-                    "payload-too-large",
-                    "the request body is larger than the limit",
-                )
+                too_large(limit, "BGREF_MAX_BODY_BYTES")
             } else {
                 ApiError::invalid_request("malformed-json", rejection.body_text())
             }
         })?;
         parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// A transcript's JSON body (`/games/verify`, `/games/export`): as
+/// [`ApiJson`], under the transcript limit (`BGREF_MAX_TRANSCRIPT_BYTES`)
+/// instead of the global one.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TranscriptJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for TranscriptJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
+        let limit = BodyLimits::of(&req).transcript;
+        let bytes = axum::body::to_bytes(req.into_body(), limit)
+            .await
+            .map_err(|err| {
+                let over =
+                    std::iter::successors(Some(&err as &(dyn std::error::Error + 'static)), |e| {
+                        e.source()
+                    })
+                    .any(|e| e.is::<http_body_util::LengthLimitError>());
+                if over {
+                    too_large(limit, "BGREF_MAX_TRANSCRIPT_BYTES")
+                } else {
+                    ApiError::invalid_request(
+                        "malformed-json",
+                        format!("failed to read the request body: {err}"),
+                    )
+                }
+            })?;
+        parse_json(&bytes).map(TranscriptJson)
     }
 }
 

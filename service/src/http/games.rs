@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::error::Problem;
-use super::extract::ApiJson;
+use super::extract::{ApiJson, TranscriptJson};
 use super::types::games::{
     ActRequest, ActResponse, ExportGameRequest, ExportGameResponse, GameResponse, NewGameRequest,
     VerifyGameRequest, VerifyGameResponse,
@@ -86,7 +86,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         (status = 400, description = "Malformed request, match id, seed, match or rules", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The ledger holds this match already (`match-exists`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "new_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn new_game(
@@ -118,7 +118,7 @@ pub async fn new_game(
         (status = 403, description = "The seat is the other player's than `player` (`not-your-seat`)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "The ledger holds no such match (`unknown-match`: never started on it, or expired)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The state token is not the match's head (`stale-state`, naming the head's game and turn)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The rules refuse the action", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "act", skip_all, fields(match_id = tracing::field::Empty))]
@@ -143,13 +143,13 @@ pub async fn act(
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "With a ledger: it holds no such match (`unknown-match`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "With a ledger: the transcript does not end at the match's head (`stale-state`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the transcript limit (`payload-too-large`; BGREF_MAX_TRANSCRIPT_BYTES, 2 MiB by default: a 20 000-action transcript, the most replayed)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "verify_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn verify(
     State(state): State<AppState>,
     _access: GameAccess,
-    ApiJson(req): ApiJson<VerifyGameRequest>,
+    TranscriptJson(req): TranscriptJson<VerifyGameRequest>,
 ) -> Result<Json<VerifyGameResponse>, ApiError> {
     let verdict = crate::referee::verify(&state, &req.into_input()?).await?;
     Ok(Json((&verdict).into()))
@@ -172,14 +172,14 @@ pub async fn verify(
         (status = 401, description = "A game token is configured and none or a wrong one was given (`unauthorized`)", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "With a ledger: it holds no such match (`unknown-match`)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "With a ledger: the transcript does not end at the match's head (`stale-state`)", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "The body is larger than the limit (`payload-too-large`)", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "The body is larger than the transcript limit (`payload-too-large`; BGREF_MAX_TRANSCRIPT_BYTES, 2 MiB by default: a 20 000-action transcript, the most replayed)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An action is refused (`illegal-transcript`), or the format cannot say it (`not-exportable`)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "export_game", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn export(
     State(state): State<AppState>,
     _access: GameAccess,
-    ApiJson(req): ApiJson<ExportGameRequest>,
+    TranscriptJson(req): TranscriptJson<ExportGameRequest>,
 ) -> Result<Json<ExportGameResponse>, ApiError> {
     let exported = crate::referee::export(&state, &req.into_input()?).await?;
     Ok(Json((&exported).into()))

@@ -157,6 +157,10 @@ pub struct PositionInput {
     /// checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pips: Option<PerPlayer>,
+    /// Only in a position sent back as a game view gave it: its gnubg
+    /// Match ID, checked to be one and otherwise not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gnubg_match_id: Option<String>,
 }
 
 /// Schema only: a position as a gnubg Position ID.
@@ -231,6 +235,10 @@ struct PositionEcho {
     #[serde(default)]
     #[schema(schema_with = schema::pips_or_null, required = false)]
     pips: Option<PerPlayer>,
+    /// A game view's gnubg Match ID (checked to be one when given,
+    /// otherwise not read).
+    #[serde(default)]
+    gnubg_match_id: Option<String>,
 }
 
 impl utoipa::PartialSchema for PositionInput {
@@ -303,6 +311,7 @@ impl From<PositionInput> for ApiPosition {
             }),
             turn: p.turn.map(Into::into),
             pips: p.pips.map(Into::into),
+            gnubg_match_id: p.gnubg_match_id,
         }
     }
 }
@@ -323,6 +332,12 @@ pub struct PositionOutput {
     /// Pip counts.
     #[schema(schema_with = schema::pips)]
     pub pips: PerPlayer,
+    /// Game views only: the gnubg Match ID of the game state (cube and
+    /// owner, dice, score, match length, Crawford, who is on roll and who
+    /// must act), beside `position_id` as gnubg pairs them. Not the
+    /// request's `match_id`, which names the match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gnubg_match_id: Option<String>,
 }
 
 impl From<&PositionView> for PositionOutput {
@@ -340,6 +355,7 @@ impl From<&PositionView> for PositionOutput {
             },
             fibs: view.fibs(),
             pips: view.pips().into(),
+            gnubg_match_id: view.match_id(),
         }
     }
 }

@@ -11,8 +11,8 @@ use super::dice::RollResponse;
 use super::moves::{PlayInput, PlayOutput};
 use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, AnyEvent, AnyScore, BoardView, Exported, GameView, NewGameInput,
-    Started, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, Exported, GameView,
+    NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -117,6 +117,24 @@ pub enum GameActionName {
     Reject,
     /// Start the next game of the match.
     NextGame,
+}
+
+impl From<ActionKind> for GameActionName {
+    fn from(kind: ActionKind) -> Self {
+        match kind {
+            ActionKind::Roll => GameActionName::Roll,
+            ActionKind::Double => GameActionName::Double,
+            ActionKind::Take => GameActionName::Take,
+            ActionKind::Pass => GameActionName::Pass,
+            ActionKind::Beaver => GameActionName::Beaver,
+            ActionKind::Raccoon => GameActionName::Raccoon,
+            ActionKind::Move => GameActionName::Move,
+            ActionKind::Resign => GameActionName::Resign,
+            ActionKind::Accept => GameActionName::Accept,
+            ActionKind::Reject => GameActionName::Reject,
+            ActionKind::NextGame => GameActionName::NextGame,
+        }
+    }
 }
 
 fn action_input(
@@ -414,8 +432,16 @@ pub struct GameViewOutput {
     /// Who must act; null when either may (opening roll, next game) or
     /// nobody (match over).
     pub to_act: Option<PlayerName>,
+    /// The actions `to_act` (either player when null) may take now, as
+    /// the rules decide them: e.g. `["take", "pass", "beaver"]`; empty
+    /// once the match is over.
+    pub actions: Vec<GameActionName>,
     /// The position, the player on roll as its turn (Plakoto, Fevga and
     /// Long Nardy: their own encodings, as `/legal-moves` answers them).
+    /// On the backgammon board every string describes the whole state:
+    /// the XGID, FIBS board and `gnubg_match_id` carry the cube and its
+    /// owner, the dice of the move due, the match length, the score
+    /// before this game, the Crawford flag and the player on roll.
     pub position: AnyPositionOutput,
     /// This turn's dice, once rolled.
     #[schema(schema_with = super::schema::dice_or_null)]
@@ -607,6 +633,7 @@ impl From<&GameView> for GameViewOutput {
             phase: s.phase().into(),
             on_roll: s.on_roll().into(),
             to_act: s.to_act().map(Into::into),
+            actions: view.actions.iter().map(|&k| k.into()).collect(),
             position,
             dice: s.dice().map(|d| d.values()),
             cube: (&s.cube()).into(),
