@@ -1373,17 +1373,21 @@ fn seated(
     seat: Option<&str>,
     player: Option<Player>,
 ) -> Result<Player, ApiError> {
+    let at_seat = |err: ApiError| ApiError {
+        field: Some("seat".to_owned()),
+        ..err
+    };
     let seat = seat.filter(|s| !s.is_empty()).ok_or_else(|| {
-        ApiError::new(
+        at_seat(ApiError::new(
             ErrorKind::Unauthenticated,
             "invalid-seat",
             "seat is required: the acting player's seat, from the `seats` of the POST /games \
              answer that started this match",
-        )
+        ))
     })?;
     let start = start_chain(&token.match_id, token.state.client_seed());
     let holder = keys.seat_player(&start, seat).ok_or_else(|| {
-        ApiError::new(
+        at_seat(ApiError::new(
             ErrorKind::Unauthenticated,
             "invalid-seat",
             format!(
@@ -1391,17 +1395,17 @@ fn seated(
                  `seats` of the POST /games answer that started it",
                 token.match_id
             ),
-        )
+        ))
     })?;
     match player {
-        Some(named) if named != holder => Err(ApiError::new(
+        Some(named) if named != holder => Err(at_seat(ApiError::new(
             ErrorKind::Forbidden,
             "not-your-seat",
             format!(
                 "the seat is {holder}'s, and the request acts for {named}: each player acts \
                  with its own seat only"
             ),
-        )),
+        ))),
         _ => Ok(holder),
     }
 }

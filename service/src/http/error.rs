@@ -32,6 +32,7 @@ impl From<ErrorKind> for StatusCode {
             ErrorKind::InvalidInput => StatusCode::BAD_REQUEST,
             ErrorKind::IllegalMove => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
             ErrorKind::Forbidden => StatusCode::FORBIDDEN,
             ErrorKind::NotFound => StatusCode::NOT_FOUND,
@@ -73,6 +74,13 @@ impl IntoResponse for ApiError {
             self.detail,
             self.field,
         );
+        // RFC 9110, 15.5.16: the codings a 415 for a content coding accepts.
+        if self.kind == ErrorKind::UnsupportedMediaType {
+            response.headers_mut().insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_static("identity"),
+            );
+        }
         // The bearer challenge is for the operator's tokens, not for a seat.
         if self.kind == ErrorKind::Unauthenticated && self.slug != "invalid-seat" {
             response

@@ -135,6 +135,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_compressed_body_is_a_415_saying_what_to_send() {
+        let config = Config::defaults();
+        let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
+        for path in ["/legal-moves", "/games/verify"] {
+            let request = axum::http::Request::builder()
+                .method("POST")
+                .uri(path)
+                .header("content-type", "application/json")
+                .header("content-encoding", "gzip")
+                .body(Body::from(vec![0x1f, 0x8b, 8, 0]))
+                .unwrap();
+            let response = super::router(state.clone()).oneshot(request).await.unwrap();
+            let (parts, body) = response.into_parts();
+            let bytes = body.collect().await.unwrap().to_bytes();
+            let problem: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(parts.status, 415, "{path}: {problem}");
+            assert_eq!(parts.headers["accept-encoding"], "identity");
+            assert_eq!(problem["type"], "unsupported-media-type");
+            let detail = problem["detail"].as_str().unwrap();
+            assert!(detail.contains("gzip") && detail.contains("without a content-encoding"));
+        }
+    }
+
+    #[tokio::test]
     async fn a_wrong_method_is_a_405_problem_with_allow() {
         let (parts, body) = call("DELETE", "/legal-moves").await;
         assert_eq!(parts.status, 405);
