@@ -7,10 +7,9 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorKind};
 
-/// A problem document (RFC 9457).
+/// A problem document (RFC 9457). Each response of the OpenAPI document
+/// shows its own (`http/examples.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"type": "invalid-dice", "title": "Bad Request", "status": 400,
-    "detail": "a die shows 1 to 6, got 7", "field": "dice[1]"}))]
 pub struct Problem {
     /// Stable slug naming the kind of problem, e.g. `invalid-position`, `illegal-play`.
     #[serde(rename = "type")]

@@ -3,6 +3,7 @@
 pub mod cube;
 pub mod dice;
 pub mod error;
+pub mod examples;
 pub mod extract;
 pub mod games;
 pub mod moves;
@@ -66,14 +67,17 @@ fn api_router() -> OpenApiRouter<AppState> {
 
 /// The OpenAPI document, as committed in `openapi/openapi.json`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    api_router().split_for_parts().1
+    let mut doc = api_router().split_for_parts().1;
+    examples::apply(&mut doc);
+    doc
 }
 
 /// The HTTP routes with `/openapi.json`, `/docs` (`GET /` redirects
 /// there) and a problem+json 404. The Swagger UI asks no outside validator
 /// for a badge: the page makes no request beyond this server.
 pub fn router(state: AppState) -> Router {
-    let (router, api) = api_router().split_for_parts();
+    let (router, mut api) = api_router().split_for_parts();
+    examples::apply(&mut api);
     router
         .route(
             "/",

@@ -162,12 +162,12 @@ fn action_input(
     Some(action.with_fields(play, level.map(GameResult::from)))
 }
 
-/// Request of `POST /games/act`. (The example's token is only an
-/// illustration: a real one comes from this service's last answer.)
+/// Request of `POST /games/act`. (Its OpenAPI example, in
+/// `http/examples.json`, carries a real token and seat of the example
+/// server; a caller's come from this service's last answer.)
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"state": "AQ...", "seat": "Xq3v0hW1b5kR9mT2pL7yN4cJ8sA6eD0f", "player": "x", "action": "move", "play": "8/5 6/5"}))]
 pub struct ActRequest {
     /// The state token of the last answer.
     #[schema(max_length = 2048)]
