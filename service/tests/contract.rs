@@ -290,10 +290,8 @@ impl Walk<'_> {
                 out.extend(self.leaves(alt));
             }
         }
-        if !combined || schema.get("properties").is_some() {
-            if schema["type"] != "null" {
-                out.push(schema.clone());
-            }
+        if (!combined || schema.get("properties").is_some()) && schema["type"] != "null" {
+            out.push(schema.clone());
         }
         out
     }

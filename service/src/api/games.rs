@@ -483,25 +483,6 @@ pub enum EventKind {
     NewGame,
 }
 
-impl EventKind {
-    /// Every kind, in the order of the wire enums.
-    pub const ALL: [EventKind; 13] = [
-        EventKind::OpeningRoll,
-        EventKind::StarterChosen,
-        EventKind::Rolled,
-        EventKind::Doubled,
-        EventKind::Beavered,
-        EventKind::Raccooned,
-        EventKind::Taken,
-        EventKind::Dropped,
-        EventKind::Moved,
-        EventKind::Resigned,
-        EventKind::Rejected,
-        EventKind::GameEnded,
-        EventKind::NewGame,
-    ];
-}
-
 /// An event of either kind of game as the wire shows it (HTTP `GameEvent`,
 /// gRPC `GameEvent`): its kind and the fields that kind carries; one
 /// mapping serves both protocols and both event enums.
