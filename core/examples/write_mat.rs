@@ -22,7 +22,7 @@ use bgref_core::notation::mat::write_mat;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::verify::Roller;
 use bgref_core::{
-    CubeRules, Event, GameEnd, GameKind, GameState, MatchState, Phase, Player, Position, Variant,
+    CubeRules, Event, GameEnd, GameKind, GameState, MatchState, Player, Position, Variant,
 };
 use serde_json::{Value, json};
 
@@ -71,13 +71,11 @@ fn summary(start: &GameState, steps: &[(GameState, Event)]) -> Value {
                 passed: true,
             } => roll(*player, *dice, String::new()),
             Event::Moved { player, play } => roll(*player, prev.dice.unwrap(), play.to_string()),
-            Event::Doubled { by } => {
-                let action = if prev.phase != Phase::AnswerDouble {
-                    "double"
-                } else if prev.cube.beavers.is_multiple_of(2) {
-                    "beaver"
-                } else {
-                    "raccoon"
+            Event::Doubled { by } | Event::Beavered { by } | Event::Raccooned { by } => {
+                let action = match event {
+                    Event::Doubled { .. } => "double",
+                    Event::Beavered { .. } => "beaver",
+                    _ => "raccoon",
                 };
                 game["actions"].as_array_mut().unwrap().push(json!({
                     "player": by.as_str(),

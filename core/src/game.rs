@@ -284,9 +284,19 @@ pub enum Event {
         /// No legal play: the turn passed.
         passed: bool,
     },
-    /// A double, beaver or raccoon offered.
+    /// A double offered.
     Doubled {
         /// Who doubled.
+        by: Player,
+    },
+    /// A double taken and redoubled at once (money play with beavers).
+    Beavered {
+        /// Who beavered.
+        by: Player,
+    },
+    /// A beaver taken and redoubled at once.
+    Raccooned {
+        /// Who raccooned.
         by: Player,
     },
     /// The double (beaver, raccoon) was taken.
@@ -313,7 +323,9 @@ pub enum Event {
         /// Who rejected.
         by: Player,
     },
-    /// The game ended (by bearing off, a pass or an accepted resignation).
+    /// The game ended by a pass (drop: the score's `end` is
+    /// [`GameEnd::Pass`]) or an accepted resignation. A game ended by
+    /// bearing off is the [`Event::Moved`] that bore off.
     GameEnded(GameScore),
     /// A new game began.
     NewGame {
@@ -505,9 +517,9 @@ impl GameState {
                             Phase::resume(self.dice.is_some())
                         };
                         match action {
-                            Action::Double | Action::Beaver | Action::Raccoon => {
-                                Event::Doubled { by: player }
-                            }
+                            Action::Double => Event::Doubled { by: player },
+                            Action::Beaver => Event::Beavered { by: player },
+                            Action::Raccoon => Event::Raccooned { by: player },
                             Action::Take => Event::Taken { by: player },
                             Action::Resign(level) => Event::Resigned {
                                 by: player,

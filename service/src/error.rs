@@ -16,6 +16,9 @@ pub enum ErrorKind {
     IllegalMove,
     /// The body is larger than the configured limit (HTTP 413).
     TooLarge,
+    /// The body is in an encoding the server does not read, e.g.
+    /// `content-encoding: gzip` (HTTP 415).
+    UnsupportedMediaType,
     /// Credentials are missing or wrong (HTTP 401, gRPC UNAUTHENTICATED).
     Unauthenticated,
     /// The operation is disabled by configuration (HTTP 403, gRPC PERMISSION_DENIED).

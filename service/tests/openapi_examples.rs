@@ -6,21 +6,18 @@
 //! `POST /legal-moves`.
 
 use axum::body::Body;
+use bgref_service::http::examples::{self, Auth, Example};
 use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
-const REVEAL_TOKEN: &str = "examples-reveal-token";
+const REVEAL_TOKEN: &str = examples::TOKEN;
 
+/// The example server (`http/examples.rs`): its fixed keys signed the
+/// state token of the `/games/act` example, and one token opens both
+/// doors, the reveal and the rolls.
 fn app() -> axum::Router {
-    let mut config = bgref_service::config::Config::defaults();
-    config.dice.reveal_token = Some(REVEAL_TOKEN.into());
-    // One token opens both doors here: the reveal and the rolls.
-    config.dice.dice_roll_token = Some(REVEAL_TOKEN.into());
-    let state = bgref_service::state::AppState::new(
-        bgref_service::keys::DiceKeys::from_config(&config.dice).expect("keys"),
-    );
-    bgref_service::server::app(state, &config).0
+    examples::app(examples::Server::Open)
 }
 
 async fn send(method: &str, uri: &str, body: Option<&Value>, auth: bool) -> (u16, Value) {
@@ -102,11 +99,6 @@ async fn every_example_in_the_document_is_accepted() {
                 !examples.is_empty(),
                 "{method} {path} has no request example"
             );
-            // An action needs a token signed by this very instance's key:
-            // tests/tests/games.rs plays whole matches through it.
-            if path == "/games/act" {
-                continue;
-            }
             for (name, body) in examples {
                 let (status, answer) = send(&method.to_uppercase(), path, Some(&body), auth).await;
                 assert!(
@@ -154,4 +146,131 @@ async fn a_response_position_is_accepted_back_verbatim() {
     )
     .await;
     assert_eq!(status, 200, "{again}");
+}
+
+/// Sends an example's request to its server.
+async fn send_example(example: &Example) -> (u16, Value) {
+    let (method, path) = example.operation.split_once(' ').unwrap();
+    let uri = match &example.query {
+        Some(query) => format!("{path}?{query}"),
+        None => path.to_owned(),
+    };
+    let mut request = axum::http::Request::builder()
+        .method(method.to_uppercase().as_str())
+        .uri(uri);
+    match example.auth {
+        Auth::None => {}
+        Auth::Operator => {
+            request = request.header("authorization", format!("Bearer {}", examples::TOKEN));
+        }
+        Auth::Wrong => {
+            request = request.header("authorization", "Bearer not-the-operator-token");
+        }
+    }
+    if let Some(encoding) = &example.encoding {
+        request = request.header("content-encoding", encoding);
+    }
+    let body = match (example.oversize, &example.body) {
+        (Some(size), _) => Body::from(format!("{{\"pad\": \"{}\"}}", "x".repeat(size))),
+        (None, Value::Null) => Body::empty(),
+        (None, body) => Body::from(body.to_string()),
+    };
+    if method == "post" {
+        request = request.header("content-type", "application/json");
+    }
+    let response = examples::app(example.server)
+        .oneshot(request.body(body).expect("request"))
+        .await
+        .expect("response");
+    let status = response.status().as_u16();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+/// Each response example of the document is the answer the server gives
+/// to its request (`http/examples.json`): the 200s to the request example
+/// of the same operation, each refusal to a request that makes it. Every
+/// JSON 200 and every documented refusal status has one, except the
+/// ledger's own 404 and 409 (they need a ledger that holds matches:
+/// `tests/tests/ledger.rs`).
+#[tokio::test]
+async fn every_response_example_is_a_real_answer() {
+    let update = std::env::var_os("UPDATE_OPENAPI").is_some();
+    let mut list = examples::examples();
+    let mut wrong = Vec::new();
+    for example in &mut list {
+        let (status, answer) = send_example(example).await;
+        let name = format!(
+            "{} {} ({})",
+            example.operation, example.status, example.about
+        );
+        if update {
+            if status != example.status {
+                wrong.push(format!("{name}: answered {status} {answer}"));
+            }
+            example.answer = answer;
+        } else if (status, &answer) != (example.status, &example.answer) {
+            wrong.push(format!("{name}: answered {status} {answer}"));
+        }
+    }
+    if update {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/http/examples.json");
+        let text = serde_json::to_string_pretty(&list).expect("examples") + "\n";
+        std::fs::write(path, text).expect("write examples.json");
+        assert!(wrong.is_empty(), "wrong statuses:\n{}", wrong.join("\n"));
+        return;
+    }
+    assert!(
+        wrong.is_empty(),
+        "examples.json is out of date (UPDATE_OPENAPI=1 cargo test -p bgref-service --test \
+         openapi_examples, then --test openapi):\n{}",
+        wrong.join("\n")
+    );
+
+    // Coverage, and the document shows them.
+    let doc = serde_json::to_value(bgref_service::http::openapi()).expect("document");
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("path item") {
+            let operation = format!("{method} {path}");
+            for (status, response) in op["responses"].as_object().expect("responses") {
+                let Some((mime, content)) = response["content"]
+                    .as_object()
+                    .and_then(|c| c.iter().next())
+                else {
+                    continue;
+                };
+                let json = mime.ends_with("json");
+                let exempt = (status == "200" && !json)
+                    || matches!(path.as_str(), "/healthz" | "/readyz" | "/metrics")
+                    || (path.starts_with("/games") && matches!(status.as_str(), "404" | "409"));
+                let shown = list
+                    .iter()
+                    .find(|e| e.operation == operation && e.status.to_string() == *status);
+                match shown {
+                    Some(example) => assert_eq!(
+                        content["example"], example.answer,
+                        "{operation} {status}: the document's example"
+                    ),
+                    None => assert!(exempt, "{operation} {status} has no example"),
+                }
+                if status == "200"
+                    && let Some(example) = shown
+                    && method == "post"
+                {
+                    assert_eq!(
+                        op["requestBody"]["content"]["application/json"]["example"], example.body,
+                        "{operation}: the 200 example answers the request example"
+                    );
+                }
+            }
+        }
+    }
 }

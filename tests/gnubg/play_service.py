@@ -118,7 +118,7 @@ def play_match(referee, rng, name, length, rules, max_games):
         actions.append(step)
         if step["action"] == "resign":
             offered = step["level"]
-        kind = event["type"]
+        kind = event["kind"]
         if kind == "moved" or (kind == "rolled" and event.get("passed")):
             dice = before["dice"] if kind == "moved" else event["dice"]
             game["rolls"].append({
@@ -128,11 +128,8 @@ def play_match(referee, rng, name, length, rules, max_games):
                 "before": before["position"]["position_id"],
                 "after": view["position"]["position_id"],
             })
-        elif kind == "doubled":
-            if before["phase"] != "answer_double":
-                action = "double"
-            else:
-                action = "raccoon" if before["cube"]["beavers"] % 2 else "beaver"
+        elif kind in ("doubled", "beavered", "raccooned"):
+            action = {"doubled": "double", "beavered": "beaver", "raccooned": "raccoon"}[kind]
             game["actions"].append({"player": event["player"], "action": action})
         elif kind == "taken":
             game["actions"].append({"player": event["player"], "action": "take"})

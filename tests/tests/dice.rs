@@ -627,8 +627,8 @@ async fn out_of_bounds_inputs_are_clear_4xx() {
         (
             "/dice/roll",
             json!({"match_id": "m", "client_seed": "c", "game": 1}),
-            "malformed-json",
-            ".",
+            "missing-field",
+            "turn",
         ),
         (
             "/dice/roll",

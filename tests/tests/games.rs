@@ -221,7 +221,7 @@ async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
         .await;
     assert_eq!(verdict["valid"], false);
     assert_eq!(verdict["refused"]["index"], i);
-    assert_eq!(verdict["refused"]["type"], "not-your-turn");
+    assert_eq!(verdict["refused"]["reason_slug"], "not-your-turn");
     let (status, problem) = server
         .post("/games/export", &json!({"start": start, "actions": forged}))
         .await;

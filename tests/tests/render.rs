@@ -321,7 +321,11 @@ async fn bad_input_is_a_400_with_its_slug_over_both_protocols() {
             "invalid-match",
             Some("crawford"),
         ),
-        ("positionid=4HPwATDgc/ABMA", "invalid-query", None),
+        (
+            "positionid=4HPwATDgc/ABMA",
+            "invalid-query",
+            Some("positionid"),
+        ),
     ] {
         let (status, _, body) = get(&server, &format!("/render.svg?{query}")).await;
         assert_eq!(status, 400, "{query}: {body}");

@@ -798,14 +798,14 @@ async fn whole_tables_games_through_the_game_flow_over_both_protocols() {
             .await;
             // The opening roll only picks the starter, who then rolls.
             let first = &played.answers[0];
-            assert_eq!(first["event"]["type"], "starter_chosen", "{first}");
+            assert_eq!(first["event"]["kind"], "starter_chosen", "{first}");
             let starter = first["event"]["player"].clone();
             let dice = first["event"]["dice"].as_array().unwrap();
             assert_ne!(dice[0], dice[1]);
             assert_eq!(first["view"]["phase"], "roll_or_double");
             assert_eq!(first["view"]["to_act"], starter);
             assert_eq!(first["view"]["dice"], Value::Null);
-            assert_eq!(played.answers[1]["event"]["type"], "rolled");
+            assert_eq!(played.answers[1]["event"]["kind"], "rolled");
             assert_eq!(first["roll"]["turn"], 0);
             assert_eq!(played.answers[1]["roll"]["turn"], 1);
             // Every view: the variant, no cube, the tables match.
@@ -1029,7 +1029,7 @@ async fn plakoto_mother_rule_and_draw_through_the_game_flow() {
     let winner = over["winner"].as_str().unwrap();
     let loser = if winner == "x" { "o" } else { "x" };
     assert_eq!(over["points"], 2);
-    assert_eq!(end["event"]["type"], "moved");
+    assert_eq!(end["event"]["kind"], "moved");
     // On the board (x's view): the loser's start point holds a pinned
     // checker, and no other checker of the loser.
     let board = &end["view"]["position"]["board"];
@@ -1684,7 +1684,7 @@ async fn long_nardy_may_play_the_opening_dice_through_the_game_flow() {
         )
         .await;
         let first = &played.answers[0];
-        assert_eq!(first["event"]["type"], "starter_chosen", "{first}");
+        assert_eq!(first["event"]["kind"], "starter_chosen", "{first}");
         let view = &first["view"];
         assert_eq!(view["to_act"], first["event"]["player"], "{first}");
         if opening == "play_dice" {

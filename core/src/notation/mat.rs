@@ -287,13 +287,11 @@ pub fn write_mat(start: &GameState, steps: &[(GameState, Event)]) -> Result<Stri
                     write_result(&mut out, score);
                 }
             }
-            Event::Doubled { by } => {
-                let word = if prev.phase != Phase::AnswerDouble {
-                    "Doubles"
-                } else if prev.cube.beavers.is_multiple_of(2) {
-                    "Beavers"
-                } else {
-                    "Raccoons"
+            Event::Doubled { by } | Event::Beavered { by } | Event::Raccooned { by } => {
+                let word = match event {
+                    Event::Doubled { .. } => "Doubles",
+                    Event::Beavered { .. } => "Beavers",
+                    _ => "Raccoons",
                 };
                 let value = state.cube.value.doubled().ok_or(MatError::Inconsistent)?;
                 let mut entry = String::new();

@@ -450,15 +450,48 @@ pub enum AnyEvent {
     Tables(TablesEvent),
 }
 
+/// The kind of an event (HTTP `GameEvent.kind`, gRPC `GameEventKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    /// The opening roll: `player` starts with `dice`, after `ties`.
+    OpeningRoll,
+    /// The tables games: the opening dice (`[x, o]`) pick the starter
+    /// (`player`), who then rolls.
+    StarterChosen,
+    /// A roll (`passed` when no play was legal).
+    Rolled,
+    /// A double offered.
+    Doubled,
+    /// A double taken and redoubled at once (beaver).
+    Beavered,
+    /// A beaver taken and redoubled at once (raccoon).
+    Raccooned,
+    /// The double (beaver, raccoon) taken.
+    Taken,
+    /// The double (beaver, raccoon) passed: `player` dropped, the game is
+    /// over.
+    Dropped,
+    /// A play.
+    Moved,
+    /// A resignation offered, at `level`.
+    Resigned,
+    /// The resignation rejected.
+    Rejected,
+    /// The resignation accepted: the game is over (`player` won).
+    GameEnded,
+    /// A new game began.
+    NewGame,
+}
+
 /// An event of either kind of game as the wire shows it (HTTP `GameEvent`,
-/// gRPC `GameEvent`): its name and the fields that name carries; one
+/// gRPC `GameEvent`): its kind and the fields that kind carries; one
 /// mapping serves both protocols and both event enums.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventFields {
-    /// `opening_roll`, `starter_chosen`, `rolled`, `doubled`, `taken`,
-    /// `moved`, `resigned`, `rejected`, `game_ended`, `new_game`.
-    pub kind: &'static str,
-    /// Who acted (the starter, the winner, a tables game's next starter).
+    /// What happened.
+    pub kind: EventKind,
+    /// Who acted (the starter, the player who dropped, the winner of an
+    /// accepted resignation, a tables game's next starter).
     pub player: Option<Player>,
     /// The roll (the tables games' opening throw: `[x, o]`).
     pub dice: Option<[u8; 2]>,
@@ -475,7 +508,7 @@ pub struct EventFields {
 }
 
 impl EventFields {
-    const fn of(kind: &'static str, player: Option<Player>) -> EventFields {
+    const fn of(kind: EventKind, player: Option<Player>) -> EventFields {
         EventFields {
             kind,
             player,
@@ -499,7 +532,7 @@ impl AnyEvent {
             }) => F {
                 dice: Some(dice.values()),
                 ties: Some(*ties),
-                ..F::of("opening_roll", Some(*starts))
+                ..F::of(EventKind::OpeningRoll, Some(*starts))
             },
             AnyEvent::Tables(TablesEvent::StarterChosen {
                 x_die,
@@ -509,7 +542,7 @@ impl AnyEvent {
             }) => F {
                 dice: Some([x_die.get(), o_die.get()]),
                 ties: Some(*ties),
-                ..F::of("starter_chosen", Some(*starts))
+                ..F::of(EventKind::StarterChosen, Some(*starts))
             },
             AnyEvent::Backgammon(Event::Rolled {
                 player,
@@ -523,33 +556,40 @@ impl AnyEvent {
             }) => F {
                 dice: Some(dice.values()),
                 passed: *passed,
-                ..F::of("rolled", Some(*player))
+                ..F::of(EventKind::Rolled, Some(*player))
             },
-            AnyEvent::Backgammon(Event::Doubled { by }) => F::of("doubled", Some(*by)),
-            AnyEvent::Backgammon(Event::Taken { by }) => F::of("taken", Some(*by)),
+            AnyEvent::Backgammon(Event::Doubled { by }) => F::of(EventKind::Doubled, Some(*by)),
+            AnyEvent::Backgammon(Event::Beavered { by }) => F::of(EventKind::Beavered, Some(*by)),
+            AnyEvent::Backgammon(Event::Raccooned { by }) => F::of(EventKind::Raccooned, Some(*by)),
+            AnyEvent::Backgammon(Event::Taken { by }) => F::of(EventKind::Taken, Some(*by)),
             AnyEvent::Backgammon(Event::Moved { player, play })
             | AnyEvent::Tables(TablesEvent::Moved { player, play }) => F {
                 play: Some(*play),
-                ..F::of("moved", Some(*player))
+                ..F::of(EventKind::Moved, Some(*player))
             },
             AnyEvent::Backgammon(Event::Resigned { by, level })
             | AnyEvent::Tables(TablesEvent::Resigned { by, level }) => F {
                 level: Some(*level),
-                ..F::of("resigned", Some(*by))
+                ..F::of(EventKind::Resigned, Some(*by))
             },
             AnyEvent::Backgammon(Event::Rejected { by })
-            | AnyEvent::Tables(TablesEvent::Rejected { by }) => F::of("rejected", Some(*by)),
-            AnyEvent::Backgammon(Event::GameEnded(score)) => {
-                F::of("game_ended", Some(score.winner))
+            | AnyEvent::Tables(TablesEvent::Rejected { by }) => {
+                F::of(EventKind::Rejected, Some(*by))
             }
-            AnyEvent::Tables(TablesEvent::GameEnded(score)) => F::of("game_ended", score.winner),
+            AnyEvent::Backgammon(Event::GameEnded(score)) => match score.end {
+                GameEnd::Pass { winner } => F::of(EventKind::Dropped, Some(!winner)),
+                _ => F::of(EventKind::GameEnded, Some(score.winner)),
+            },
+            AnyEvent::Tables(TablesEvent::GameEnded(score)) => {
+                F::of(EventKind::GameEnded, score.winner)
+            }
             AnyEvent::Backgammon(Event::NewGame { game }) => F {
                 game: Some(*game),
-                ..F::of("new_game", None)
+                ..F::of(EventKind::NewGame, None)
             },
             AnyEvent::Tables(TablesEvent::NewGame { game, starter }) => F {
                 game: Some(*game),
-                ..F::of("new_game", *starter)
+                ..F::of(EventKind::NewGame, *starter)
             },
         }
     }
@@ -1314,17 +1354,21 @@ fn seated(
     seat: Option<&str>,
     player: Option<Player>,
 ) -> Result<Player, ApiError> {
+    let at_seat = |err: ApiError| ApiError {
+        field: Some("seat".to_owned()),
+        ..err
+    };
     let seat = seat.filter(|s| !s.is_empty()).ok_or_else(|| {
-        ApiError::new(
+        at_seat(ApiError::new(
             ErrorKind::Unauthenticated,
             "invalid-seat",
             "seat is required: the acting player's seat, from the `seats` of the POST /games \
              answer that started this match",
-        )
+        ))
     })?;
     let start = start_chain(&token.match_id, token.state.client_seed());
     let holder = keys.seat_player(&start, seat).ok_or_else(|| {
-        ApiError::new(
+        at_seat(ApiError::new(
             ErrorKind::Unauthenticated,
             "invalid-seat",
             format!(
@@ -1332,17 +1376,17 @@ fn seated(
                  `seats` of the POST /games answer that started it",
                 token.match_id
             ),
-        )
+        ))
     })?;
     match player {
-        Some(named) if named != holder => Err(ApiError::new(
+        Some(named) if named != holder => Err(at_seat(ApiError::new(
             ErrorKind::Forbidden,
             "not-your-seat",
             format!(
                 "the seat is {holder}'s, and the request acts for {named}: each player acts \
                  with its own seat only"
             ),
-        )),
+        ))),
         _ => Ok(holder),
     }
 }
@@ -2012,5 +2056,71 @@ mod tests {
         play_and_replay(&start(AnyVariant::Tables(Game::Portes), false), 40);
         play_and_replay(&start(AnyVariant::Tables(Game::Plakoto), false), 40);
         play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), true), 200);
+    }
+
+    /// A double, a beaver, a raccoon and a drop are four kinds of event,
+    /// each naming who acted.
+    #[test]
+    fn beaver_raccoon_and_drop_are_events_of_their_own() {
+        let keys = keys();
+        let mut input = start(AnyVariant::Backgammon(Variant::Standard), false);
+        input.match_state = None;
+        input.rules = Some(RulesInput {
+            beavers: Some(2),
+            ..RulesInput::default()
+        });
+        let started = new_game(&keys, &input).unwrap();
+        let seats = started.seats;
+        let mut game = started.game;
+        let act_as = |game: &GameView, player: Player, action: ActionInput| {
+            act(
+                &keys,
+                &ActInput {
+                    state: game.token.clone(),
+                    player: Some(player),
+                    action: Some(action),
+                    match_id: None,
+                    seat: Some(match player {
+                        Player::X => seats.x.clone(),
+                        Player::O => seats.o.clone(),
+                    }),
+                },
+            )
+            .unwrap()
+        };
+        let opening = act_as(&game, Player::X, ActionInput::Roll);
+        assert_eq!(opening.event.fields().kind, EventKind::OpeningRoll);
+        game = opening.game;
+        // The starter moves; the other player is then on roll and doubles.
+        let mover = game.state.to_act().unwrap();
+        let BoardView::Backgammon { plays, .. } = &game.board else {
+            panic!("a backgammon board")
+        };
+        let play = ActionInput::Move(Some(super::super::moves::PlayInput::Notation(
+            plays[0].play.to_string(),
+        )));
+        game = act_as(&game, mover, play).game;
+        let doubler = !mover;
+        let expect = |game: &mut GameView, player, action, kind| {
+            let acted = act_as(game, player, action);
+            let fields = acted.event.fields();
+            assert_eq!((fields.kind, fields.player), (kind, Some(player)));
+            *game = acted.game.clone();
+            acted
+        };
+        expect(&mut game, doubler, ActionInput::Double, EventKind::Doubled);
+        expect(&mut game, mover, ActionInput::Beaver, EventKind::Beavered);
+        expect(
+            &mut game,
+            doubler,
+            ActionInput::Raccoon,
+            EventKind::Raccooned,
+        );
+        let dropped = expect(&mut game, mover, ActionInput::Pass, EventKind::Dropped);
+        let Some(AnyScore::Backgammon(score)) = dropped.scored else {
+            panic!("the drop scores the game")
+        };
+        // The raccoon passed: the cube it was offered on (4) is lost.
+        assert_eq!((score.winner, score.points), (doubler, 4));
     }
 }

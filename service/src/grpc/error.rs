@@ -14,6 +14,9 @@ pub fn code(kind: ErrorKind) -> Code {
         ErrorKind::InvalidInput => Code::InvalidArgument,
         ErrorKind::IllegalMove => Code::FailedPrecondition,
         ErrorKind::TooLarge => Code::ResourceExhausted,
+        // gRPC negotiates its own compression (grpc-encoding); an HTTP
+        // content-encoding never reaches here.
+        ErrorKind::UnsupportedMediaType => Code::Unimplemented,
         ErrorKind::Unauthenticated => Code::Unauthenticated,
         ErrorKind::Forbidden => Code::PermissionDenied,
         ErrorKind::NotFound => Code::NotFound,

@@ -10,8 +10,8 @@ use super::common::{
 use super::cube::{cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, Exported, GameView,
-    NewGameInput, Started, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
+    GameView, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -169,6 +169,7 @@ impl From<&Exported> for proto::ExportGameResponse {
         proto::ExportGameResponse {
             mat: e.mat.clone(),
             actions: u32::try_from(e.actions).unwrap_or(u32::MAX),
+            format: proto::ExportFormat::Mat.into(),
         }
     }
 }
@@ -274,10 +275,30 @@ impl From<&Started> for proto::NewGameResponse {
     }
 }
 
+fn event_kind_out(kind: EventKind) -> i32 {
+    use proto::GameEventKind as K;
+    match kind {
+        EventKind::OpeningRoll => K::OpeningRoll,
+        EventKind::StarterChosen => K::StarterChosen,
+        EventKind::Rolled => K::Rolled,
+        EventKind::Doubled => K::Doubled,
+        EventKind::Beavered => K::Beavered,
+        EventKind::Raccooned => K::Raccooned,
+        EventKind::Taken => K::Taken,
+        EventKind::Dropped => K::Dropped,
+        EventKind::Moved => K::Moved,
+        EventKind::Resigned => K::Resigned,
+        EventKind::Rejected => K::Rejected,
+        EventKind::GameEnded => K::GameEnded,
+        EventKind::NewGame => K::NewGame,
+    }
+    .into()
+}
+
 fn event_out(event: &AnyEvent) -> proto::GameEvent {
     let f = event.fields();
     proto::GameEvent {
-        kind: f.kind.to_owned(),
+        kind: event_kind_out(f.kind),
         player: f.player.map_or(0, player_out),
         dice: f.dice.map_or_else(Vec::new, |d| d.map(u32::from).to_vec()),
         passed: f.passed,

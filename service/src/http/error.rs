@@ -7,10 +7,9 @@ use utoipa::ToSchema;
 
 use crate::error::{ApiError, ErrorKind};
 
-/// A problem document (RFC 9457).
+/// A problem document (RFC 9457). Each response of the OpenAPI document
+/// shows its own (`http/examples.json`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[schema(example = json!({"type": "invalid-dice", "title": "Bad Request", "status": 400,
-    "detail": "a die shows 1 to 6, got 7", "field": "dice[1]"}))]
 pub struct Problem {
     /// Stable slug naming the kind of problem, e.g. `invalid-position`, `illegal-play`.
     #[serde(rename = "type")]
@@ -32,6 +31,7 @@ impl From<ErrorKind> for StatusCode {
             ErrorKind::InvalidInput => StatusCode::BAD_REQUEST,
             ErrorKind::IllegalMove => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ErrorKind::Unauthenticated => StatusCode::UNAUTHORIZED,
             ErrorKind::Forbidden => StatusCode::FORBIDDEN,
             ErrorKind::NotFound => StatusCode::NOT_FOUND,
@@ -73,6 +73,13 @@ impl IntoResponse for ApiError {
             self.detail,
             self.field,
         );
+        // RFC 9110, 15.5.16: the codings a 415 for a content coding accepts.
+        if self.kind == ErrorKind::UnsupportedMediaType {
+            response.headers_mut().insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_static("identity"),
+            );
+        }
         // The bearer challenge is for the operator's tokens, not for a seat.
         if self.kind == ErrorKind::Unauthenticated && self.slug != "invalid-seat" {
             response

@@ -5,7 +5,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use serde::de::DeserializeOwned;
 
 use crate::error::{ApiError, ErrorKind};
@@ -63,6 +63,31 @@ fn human_bytes(bytes: usize) -> String {
     }
 }
 
+/// A body sent in a content coding (`content-encoding: gzip`, ...) is
+/// refused with 415 before it is read: bgref decodes none, and reading
+/// compressed bytes as JSON would only say "not valid JSON".
+fn check_encoding(req: &Request) -> Result<(), ApiError> {
+    let codings = req.headers().get_all(header::CONTENT_ENCODING);
+    let named: Vec<&str> = codings
+        .iter()
+        .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+        .collect();
+    if named.is_empty() {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorKind::UnsupportedMediaType,
+        "unsupported-media-type",
+        format!(
+            "the body is sent with content-encoding {}, which bgref does not decode: send the \
+             JSON body as it is, without a content-encoding header",
+            crate::telemetry::log_safe(&named.join(", "))
+        ),
+    ))
+}
+
 /// A JSON request body. Any content type is accepted (curl's default
 /// included); the body must be one JSON value of the expected shape.
 #[derive(Debug, Clone, Copy, Default)]
@@ -76,6 +101,7 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        check_encoding(&req)?;
         let limit = BodyLimits::of(&req).body;
         let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -102,6 +128,7 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
+        check_encoding(&req)?;
         let limit = BodyLimits::of(&req).transcript;
         let bytes = axum::body::to_bytes(req.into_body(), limit)
             .await
@@ -147,10 +174,16 @@ fn explain_failure<T: DeserializeOwned>(bytes: &[u8], err: &serde_json::Error) -
         Err(err) => {
             let path = err.path().to_string();
             let inner = err.into_inner();
-            if inner.is_syntax() || inner.is_eof() || path == "." {
+            if inner.is_syntax() || inner.is_eof() {
                 malformed(&inner)
             } else {
-                ApiError::invalid("invalid-request", path, inner)
+                let message = inner.to_string();
+                // serde_json appends the place in the text: the field says
+                // it better.
+                let message = message
+                    .rfind(" at line ")
+                    .map_or(message.as_str(), |at| &message[..at]);
+                in_api_words(&path, message, "invalid-request")
             }
         }
         // The value parsed: what failed is the end (trailing characters).
@@ -161,5 +194,273 @@ fn explain_failure<T: DeserializeOwned>(bytes: &[u8], err: &serde_json::Error) -
             Ok(()) if err.is_data() => ApiError::invalid_request("invalid-request", err),
             Ok(()) => malformed(err),
         },
+    }
+}
+
+/// The problem of a query string axum's `Query` could not read: as a
+/// body's (`invalid-query` instead of `invalid-request`), the parameter
+/// named in `field`.
+#[cold]
+pub fn query_problem(rejection: &axum::extract::rejection::QueryRejection) -> ApiError {
+    let text = rejection.body_text();
+    let text = text
+        .strip_prefix("Failed to deserialize query string: ")
+        .unwrap_or(&text);
+    // axum tracks the path: `name: message`, or the message alone.
+    match text.split_once(": ") {
+        Some((path, message))
+            if !path.is_empty() && !path.contains(' ') && !message.starts_with('`') =>
+        {
+            in_api_words(path, message, "invalid-query")
+        }
+        _ => in_api_words(".", text, "invalid-query"),
+    }
+}
+
+/// The problem of a value of the wrong shape at `path` (serde_path_to_error's
+/// path, `.` for the whole request): serde's `message` said in the API's
+/// words, naming the field and what to send there; `slug` for all but a
+/// missing field.
+#[cold]
+fn in_api_words(path: &str, message: &str, slug: &'static str) -> ApiError {
+    let at = |name: &str| match path {
+        "." => name.to_owned(),
+        _ => format!("{path}.{name}"),
+    };
+    let whole = |field: &str| match field {
+        "." if slug == "invalid-query" => "the query".to_owned(),
+        "." => "the body".to_owned(),
+        f => format!("`{f}`"),
+    };
+    if let Some(name) = quoted_after(message, "missing field ") {
+        let field = at(name);
+        let detail = format!("`{field}` is required: send it");
+        return ApiError::invalid("missing-field", field, detail);
+    }
+    // serde_path_to_error's path of an unknown field ends with its name.
+    if let Some(name) = quoted_after(message, "unknown field ") {
+        let known = message
+            .split_once(", expected ")
+            .map_or_else(Vec::new, |(_, e)| backquoted(e));
+        let noun = match slug {
+            "invalid-query" => "parameter",
+            _ => "field",
+        };
+        let detail = if known.is_empty() {
+            format!("`{name}` is not a {noun} here: send none")
+        } else {
+            format!(
+                "`{name}` is not a {noun} here: send only {}",
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        return with_field(slug, path, detail);
+    }
+    let what = whole(path);
+    if let Some(rest) = message.strip_prefix("unknown variant ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        let detail = format!(
+            "{what} must be {}; got {}",
+            api_expected(expected),
+            got.replace('`', "\"")
+        );
+        return with_field(slug, path, detail);
+    }
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix)
+            && let Some((got, expected)) = rest.split_once(", expected ")
+        {
+            let detail = format!(
+                "{what} must be {}; got {}",
+                api_expected(expected),
+                api_unexpected(got)
+            );
+            return with_field(slug, path, detail);
+        }
+    }
+    if let Some(rest) = message.strip_prefix("invalid length ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        let detail = format!(
+            "{what} must be {}; got {got} values",
+            api_expected(expected)
+        );
+        return with_field(slug, path, detail);
+    }
+    if let Some(name) = message.strip_prefix("data did not match any variant of untagged enum ") {
+        let detail = format!("{what} is none of the forms a {name} takes (see its schema)");
+        return with_field(slug, path, detail);
+    }
+    // A message of our own (a notation's parser, a bound): already in the
+    // API's words.
+    with_field(slug, path, message)
+}
+
+/// A `slug` problem at `path`, with no field for the whole request.
+fn with_field(slug: &'static str, path: &str, detail: impl std::fmt::Display) -> ApiError {
+    match path {
+        "." => ApiError::invalid_request(slug, detail),
+        _ => ApiError::invalid(slug, path, detail),
+    }
+}
+
+/// The name in backquotes that follows `prefix` at the start of `message`.
+fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
+    message
+        .strip_prefix(prefix)?
+        .strip_prefix('`')?
+        .split('`')
+        .next()
+}
+
+/// The names serde quotes in backquotes (`` `x` or `o` ``).
+fn backquoted(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// serde's "expected" (`` `x` or `o` ``, `one of ...`, `u8`, `a
+/// sequence`, `struct Cube`) in the API's words.
+fn api_expected(expected: &str) -> String {
+    let names = backquoted(expected);
+    if !names.is_empty() {
+        let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+        return match quoted.as_slice() {
+            [one] => one.clone(),
+            [a, b] => format!("{a} or {b}"),
+            [init @ .., last] => format!("one of {} or {last}", init.join(", ")),
+            [] => unreachable!("names is not empty"),
+        };
+    }
+    let bounds = |max: u64| format!("a whole number from 0 to {max}");
+    match expected {
+        "u8" => bounds(u8::MAX.into()),
+        "u16" => bounds(u16::MAX.into()),
+        "u32" => bounds(u32::MAX.into()),
+        "u64" | "usize" => bounds(u64::MAX),
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number".to_owned(),
+        "f32" | "f64" => "a number".to_owned(),
+        "a boolean" => "true or false".to_owned(),
+        "a string" | "a borrowed string" | "a character" => "a string".to_owned(),
+        "a sequence" => "an array".to_owned(),
+        "a map" => "an object".to_owned(),
+        e if e.starts_with("struct ") || e.starts_with("internally tagged enum") => {
+            "an object".to_owned()
+        }
+        e => {
+            if let Some(n) = e
+                .strip_prefix("an array of length ")
+                .or_else(|| e.strip_prefix("a tuple of size "))
+                .or_else(|| e.strip_prefix("tuple of size "))
+            {
+                format!("an array of {n} values")
+            } else {
+                e.to_owned()
+            }
+        }
+    }
+}
+
+/// serde's "unexpected" (`string "a"`, `integer `300``, `sequence`) in
+/// the API's words.
+fn api_unexpected(got: &str) -> String {
+    let value = |s: &str| s.trim_matches('`').to_owned();
+    if let Some(s) = got.strip_prefix("string ") {
+        format!("the string {s}")
+    } else if let Some(n) = got
+        .strip_prefix("integer ")
+        .or_else(|| got.strip_prefix("floating point "))
+        .or_else(|| got.strip_prefix("boolean "))
+    {
+        value(n)
+    } else {
+        match got {
+            "sequence" => "an array".to_owned(),
+            "map" => "an object".to_owned(),
+            "unit value" | "null" => "null".to_owned(),
+            other => other.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::parse_json;
+    use crate::http::types::dice::RollRequest;
+    use crate::http::types::games::{ActRequest, VerifyGameRequest};
+
+    fn refusal<T: serde::de::DeserializeOwned>(
+        body: serde_json::Value,
+    ) -> (&'static str, Option<String>, String) {
+        let err = parse_json::<T>(body.to_string().as_bytes())
+            .err()
+            .expect("refused");
+        (err.slug, err.field, err.detail)
+    }
+
+    #[test]
+    fn a_missing_field_is_named() {
+        let (slug, field, detail) =
+            refusal::<RollRequest>(json!({"match_id": "m", "client_seed": "c", "game": 1}));
+        assert_eq!((slug, field.as_deref()), ("missing-field", Some("turn")));
+        assert_eq!(detail, "`turn` is required: send it");
+        // Inside an object: the whole path.
+        let (slug, field, _) = refusal::<VerifyGameRequest>(json!({
+            "start": {"client_seed": "c"},
+            "actions": [{"player": "x", "action": "roll"}],
+        }));
+        assert_eq!(
+            (slug, field.as_deref()),
+            ("missing-field", Some("start.match_id"))
+        );
+    }
+
+    #[test]
+    fn wrong_values_are_said_in_the_api_words() {
+        let cases = [
+            (
+                json!({"state": "s", "player": "X", "action": "roll"}),
+                "player",
+                "`player` must be \"x\" or \"o\"; got \"X\"",
+            ),
+            (
+                json!({"state": "s", "player": "x", "action": "roll", "match_id": 5}),
+                "match_id",
+                "`match_id` must be a string; got 5",
+            ),
+            (
+                json!({"state": "s", "player": "x", "action": "roll", "extra": 1}),
+                "extra",
+                "`extra` is not a field here",
+            ),
+        ];
+        for (body, expected_field, expected) in cases {
+            let (slug, field, detail) = refusal::<ActRequest>(body.clone());
+            assert_eq!(slug, "invalid-request", "{body}");
+            assert_eq!(field.as_deref(), Some(expected_field), "{body}");
+            assert!(detail.starts_with(expected), "{body}: {detail}");
+        }
+        let (slug, field, detail) = refusal::<RollRequest>(
+            json!({"match_id": "m", "client_seed": "c", "game": "one", "turn": 1}),
+        );
+        assert_eq!((slug, field.as_deref()), ("invalid-request", Some("game")));
+        assert!(
+            !detail.contains("i64") && !detail.contains("u32"),
+            "{detail}"
+        );
+        assert!(detail.contains("whole number"), "{detail}");
+        // A body that is not an object: no field, the body named.
+        let (slug, field, detail) = refusal::<RollRequest>(json!(["m", "c", 1, 1]));
+        assert_eq!((slug, field), ("invalid-request", None));
+        assert_eq!(detail, "the body must be an object; got an array");
+        // Not JSON at all stays malformed-json.
+        let err = parse_json::<RollRequest>(b"{\"match_id\": ").unwrap_err();
+        assert_eq!(err.slug, "malformed-json");
     }
 }

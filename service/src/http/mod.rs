@@ -3,6 +3,7 @@
 pub mod cube;
 pub mod dice;
 pub mod error;
+pub mod examples;
 pub mod extract;
 pub mod games;
 pub mod moves;
@@ -66,14 +67,17 @@ fn api_router() -> OpenApiRouter<AppState> {
 
 /// The OpenAPI document, as committed in `openapi/openapi.json`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    api_router().split_for_parts().1
+    let mut doc = api_router().split_for_parts().1;
+    examples::apply(&mut doc);
+    doc
 }
 
 /// The HTTP routes with `/openapi.json`, `/docs` (`GET /` redirects
 /// there) and a problem+json 404. The Swagger UI asks no outside validator
 /// for a badge: the page makes no request beyond this server.
 pub fn router(state: AppState) -> Router {
-    let (router, api) = api_router().split_for_parts();
+    let (router, mut api) = api_router().split_for_parts();
+    examples::apply(&mut api);
     router
         .route(
             "/",
@@ -132,6 +136,30 @@ mod tests {
         let (parts, body) = response.into_parts();
         let bytes = body.collect().await.unwrap().to_bytes();
         (parts, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_compressed_body_is_a_415_saying_what_to_send() {
+        let config = Config::defaults();
+        let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
+        for path in ["/legal-moves", "/games/verify"] {
+            let request = axum::http::Request::builder()
+                .method("POST")
+                .uri(path)
+                .header("content-type", "application/json")
+                .header("content-encoding", "gzip")
+                .body(Body::from(vec![0x1f, 0x8b, 8, 0]))
+                .unwrap();
+            let response = super::router(state.clone()).oneshot(request).await.unwrap();
+            let (parts, body) = response.into_parts();
+            let bytes = body.collect().await.unwrap().to_bytes();
+            let problem: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(parts.status, 415, "{path}: {problem}");
+            assert_eq!(parts.headers["accept-encoding"], "identity");
+            assert_eq!(problem["type"], "unsupported-media-type");
+            let detail = problem["detail"].as_str().unwrap();
+            assert!(detail.contains("gzip") && detail.contains("without a content-encoding"));
+        }
     }
 
     #[tokio::test]

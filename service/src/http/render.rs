@@ -14,8 +14,7 @@ use crate::error::ApiError;
 /// The query as api input; a field error of the position is named by its
 /// query parameter (`xgid`, not `position.xgid`).
 fn input(query: Result<Query<RenderQuery>, QueryRejection>) -> Result<RenderInput, ApiError> {
-    let Query(query) =
-        query.map_err(|e| ApiError::invalid_request("invalid-query", e.body_text()))?;
+    let Query(query) = query.map_err(|e| super::extract::query_problem(&e))?;
     query.into_input()
 }
 

@@ -11,8 +11,8 @@ use super::dice::RollResponse;
 use super::moves::{PlayInput, PlayOutput};
 use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, Exported, GameView,
-    NewGameInput, Started, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
+    GameView, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -162,12 +162,12 @@ fn action_input(
     Some(action.with_fields(play, level.map(GameResult::from)))
 }
 
-/// Request of `POST /games/act`. (The example's token is only an
-/// illustration: a real one comes from this service's last answer.)
+/// Request of `POST /games/act`. (Its OpenAPI example, in
+/// `http/examples.json`, carries a real token and seat of the example
+/// server; a caller's come from this service's last answer.)
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
 #[serde(remote = "Self")]
 #[serde(deny_unknown_fields)]
-#[schema(example = json!({"state": "AQ...", "seat": "Xq3v0hW1b5kR9mT2pL7yN4cJ8sA6eD0f", "player": "x", "action": "move", "play": "8/5 6/5"}))]
 pub struct ActRequest {
     /// The state token of the last answer.
     #[schema(max_length = 2048)]
@@ -257,13 +257,21 @@ pub struct ExportGameRequest {
 /// Response of `POST /games/export`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ExportGameResponse {
-    /// Always `mat`.
-    pub format: String,
+    /// The format of the export (gRPC `ExportFormat`).
+    pub format: ExportFormat,
     /// The Jellyfish `.mat` match text that GNU Backgammon's `import mat`
     /// reads (players `x` and `o`; money play as a 0-point match).
     pub mat: String,
     /// Actions replayed.
     pub actions: usize,
+}
+
+/// The format of an exported match (gRPC `ExportFormat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// The Jellyfish `.mat` match text, in `mat`.
+    Mat,
 }
 
 impl ExportGameRequest {
@@ -281,7 +289,7 @@ impl ExportGameRequest {
 impl From<&Exported> for ExportGameResponse {
     fn from(e: &Exported) -> Self {
         ExportGameResponse {
-            format: "mat".to_owned(),
+            format: ExportFormat::Mat,
             mat: e.mat.clone(),
             actions: e.actions,
         }
@@ -495,18 +503,69 @@ impl std::fmt::Debug for SeatsOutput {
     }
 }
 
+/// The kind of an event (gRPC `GameEventKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GameEventKind {
+    /// The opening roll: `player` starts with `dice`, after `ties` tied
+    /// throws.
+    OpeningRoll,
+    /// The tables games: the opening dice (`[x, o]`) pick the starter
+    /// (`player`), who then rolls.
+    StarterChosen,
+    /// A roll (`passed` when no play was legal: the turn passed).
+    Rolled,
+    /// A double offered.
+    Doubled,
+    /// A double taken and redoubled at once (a beaver).
+    Beavered,
+    /// A beaver taken and redoubled at once (a raccoon).
+    Raccooned,
+    /// The double, beaver or raccoon taken.
+    Taken,
+    /// The double, beaver or raccoon passed (dropped) by `player`: the game
+    /// is over (`game_over`).
+    Dropped,
+    /// A play (`play`).
+    Moved,
+    /// A resignation offered, at `level`.
+    Resigned,
+    /// The resignation rejected.
+    Rejected,
+    /// The resignation accepted: the game is over and `player` won.
+    GameEnded,
+    /// A new game began (`game`; the tables games: `player` is its starter,
+    /// when the last game had a winner).
+    NewGame,
+}
+
+impl From<EventKind> for GameEventKind {
+    fn from(kind: EventKind) -> Self {
+        match kind {
+            EventKind::OpeningRoll => GameEventKind::OpeningRoll,
+            EventKind::StarterChosen => GameEventKind::StarterChosen,
+            EventKind::Rolled => GameEventKind::Rolled,
+            EventKind::Doubled => GameEventKind::Doubled,
+            EventKind::Beavered => GameEventKind::Beavered,
+            EventKind::Raccooned => GameEventKind::Raccooned,
+            EventKind::Taken => GameEventKind::Taken,
+            EventKind::Dropped => GameEventKind::Dropped,
+            EventKind::Moved => GameEventKind::Moved,
+            EventKind::Resigned => GameEventKind::Resigned,
+            EventKind::Rejected => GameEventKind::Rejected,
+            EventKind::GameEnded => GameEventKind::GameEnded,
+            EventKind::NewGame => GameEventKind::NewGame,
+        }
+    }
+}
+
 /// What an action did.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct GameEvent {
-    /// `opening_roll`, `starter_chosen` (the tables games: the opening
-    /// dice, `[x, o]`, pick the starter, who then rolls), `rolled`,
-    /// `doubled`, `taken`, `moved`, `resigned`, `rejected`, `game_ended`,
-    /// `new_game` (the tables games: `player` is its starter, when the last
-    /// game had a winner).
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Who acted (the starter for the opening roll, the winner when the
-    /// game ended).
+    /// What happened.
+    pub kind: GameEventKind,
+    /// Who acted (the starter for the opening roll, the player who dropped,
+    /// the winner when a resignation was accepted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub player: Option<PlayerName>,
     /// The roll.
@@ -551,16 +610,16 @@ pub struct ActResponse {
     pub tables_game_over: Option<TablesGameScoreOutput>,
 }
 
-/// A refused action of a transcript.
+/// A refused action of a transcript (named as `POST /cube` names a refused
+/// action: `reason`, `reason_slug`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct RefusedAction {
     /// Its index in `actions`.
     pub index: usize,
-    /// The stable slug.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Why.
-    pub detail: String,
+    /// The stable slug (the problem `type` `/games/act` would answer).
+    pub reason_slug: String,
+    /// Why (the problem `detail` `/games/act` would answer).
+    pub reason: String,
 }
 
 /// Response of `POST /games/verify`.
@@ -672,7 +731,7 @@ impl From<&Started> for GameResponse {
 fn event_output(event: &AnyEvent) -> GameEvent {
     let f = event.fields();
     GameEvent {
-        kind: f.kind.to_owned(),
+        kind: f.kind.into(),
         player: f.player.map(Into::into),
         dice: f.dice,
         passed: f.passed,
@@ -709,8 +768,8 @@ impl From<&Verdict> for VerifyGameResponse {
             actions: v.actions,
             refused: v.refused.as_ref().map(|(index, err)| RefusedAction {
                 index: *index,
-                kind: err.slug.to_owned(),
-                detail: err.detail.clone(),
+                reason_slug: err.slug.to_owned(),
+                reason: err.detail.clone(),
             }),
             state_matches: v.state_matches,
             state: v.game.token.clone(),
