@@ -432,7 +432,7 @@ fn grpc_code_of_http(status: StatusCode) -> tonic::Code {
 
 fn grpc_status(headers: &HeaderMap) -> Option<tonic::Code> {
     headers
-        .get(&crate::grpc::GRPC_STATUS)
+        .get(&crate::protocol::GRPC_STATUS)
         .map(|v| tonic::Code::from_bytes(v.as_bytes()))
 }
 
@@ -548,7 +548,7 @@ where
         // A gRPC body runs the method's response stream; an HTTP body is
         // the answer, polled in the span only the first time (when the
         // send deadline decides whether it needs a watchdog, which logs
-        // in the span: `crate::streams::SendDeadline`).
+        // in the span: `crate::layers::streams::SendDeadline`).
         let first = !std::mem::replace(this.polled, true);
         let enter = first || tally.operation.protocol == Protocol::Grpc;
         let _entered = enter.then(|| log.span.enter());
@@ -573,7 +573,9 @@ where
                 let outcome = match tally.operation.protocol {
                     Protocol::Http => tally.outcome_at_end(),
                     // Not sent in time: the client's fault.
-                    Protocol::Grpc if crate::streams::ResponseAbandoned::is_cause_of(err) => {
+                    Protocol::Grpc
+                        if crate::layers::streams::ResponseAbandoned::is_cause_of(err) =>
+                    {
                         cancelled(Protocol::Grpc)
                     }
                     Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),

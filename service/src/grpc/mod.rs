@@ -28,9 +28,9 @@ use tonic::{Request, Response, Status};
 use crate::api;
 use crate::error::ApiError;
 use crate::http::extract::BodyLimits;
+use crate::layers::RequestLayers;
 use crate::proto;
 use crate::proto::referee_server::{Referee, RefereeServer};
-use crate::server::RequestLayers;
 use crate::state::AppState;
 
 /// The Referee service: each method converts and calls `api`.
@@ -291,22 +291,6 @@ impl Referee for RefereeService {
 }
 
 /// The path of LegalMoves, which [`RefereeRoutes`] answers itself.
-/// The gRPC status header. A `HeaderName`, not a `&str`, which every lookup
-/// or insert would parse again (the unary hot path reads it in the response
-/// head and in the trailers).
-pub(crate) const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");
-
-/// The gRPC status message header (see [`GRPC_STATUS`]).
-pub(crate) const GRPC_MESSAGE: http::HeaderName = http::HeaderName::from_static("grpc-message");
-
-/// Whether a request with `headers` is gRPC (or gRPC-Web): its content
-/// type is `application/grpc…`.
-pub(crate) fn is_grpc(headers: &http::HeaderMap) -> bool {
-    headers
-        .get(http::header::CONTENT_TYPE)
-        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"))
-}
-
 const LEGAL_MOVES_PATH: &str = "/bgref.v1.Referee/LegalMoves";
 
 /// The Referee service as served: LegalMoves with its answer written as
@@ -784,7 +768,7 @@ mod tests {
         let config = Config::defaults();
         let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
         let (_, stop) = tokio::sync::watch::channel(false);
-        let layers = crate::server::RequestLayers::new(&config, &Metrics::new(), stop);
+        let layers = crate::layers::RequestLayers::new(&config, &Metrics::new(), stop);
         let (add_routes, _health) = super::routes(
             state,
             crate::http::extract::BodyLimits {

@@ -29,9 +29,9 @@ use http_body::Frame;
 use tokio::sync::{Notify, watch};
 use tokio::time::Sleep;
 
-use crate::conn::ConnCloser;
-use crate::grpc::{GRPC_MESSAGE, GRPC_STATUS};
 use crate::metrics::Metrics;
+use crate::protocol::{GRPC_MESSAGE, GRPC_STATUS};
+use crate::transport::ConnCloser;
 
 /// What a response stream is told when the server stops.
 #[derive(Debug, Clone)]
@@ -739,7 +739,7 @@ impl<S> tower::Layer<S> for AnswerLimits {
 impl AnswerLimits {
     /// The limit of `req`'s answer; `None` leaves the answer as it is.
     fn hook(&self, req: &Request) -> Option<Limit> {
-        let grpc = crate::grpc::is_grpc(req.headers());
+        let grpc = crate::protocol::is_grpc(req.headers());
         if STREAMING_METHODS.contains(&req.uri().path()) {
             return grpc.then(|| Limit::Stream(self.streams.clone()));
         }
@@ -1028,8 +1028,8 @@ mod tests {
     use http_body_util::BodyExt as _;
 
     use super::{ResponseAbandoned, SendDeadline};
-    use crate::conn::ConnCloser;
     use crate::metrics::Metrics;
+    use crate::transport::ConnCloser;
 
     fn abandoned(metrics: &Metrics) -> String {
         metrics
