@@ -25,3 +25,7 @@ pub fn is_probe(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/metrics")
         || path.starts_with("/grpc.health.v1.Health/")
 }
+
+/// The request id header, read or generated, and echoed in the response.
+/// (A `HeaderName`, not a `&str`, which every lookup would parse.)
+pub const REQUEST_ID_HEADER: http::HeaderName = http::HeaderName::from_static("x-request-id");

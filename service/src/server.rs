@@ -52,12 +52,11 @@ pub fn build(state: AppState, config: &Config) -> App {
     let router = grpc_routes(layered(crate::http::router(state), config, &layers));
     // The gRPC routes carry their layers; a path that matches none is
     // answered (404) behind them too, as on the main router.
-    let grpc_router = grpc_routes(Router::new()).fallback_service(tower::Layer::layer(
-        &layers,
-        tower::service_fn(|_: Request| async {
+    let grpc_router = grpc_routes(Router::new()).fallback_service(layers.apply(tower::service_fn(
+        |_: Request| async {
             Ok::<_, std::convert::Infallible>(StatusCode::NOT_FOUND.into_response())
-        }),
-    ));
+        },
+    )));
     App {
         router: with_cors(router, config),
         grpc_router: with_cors(grpc_router, config),

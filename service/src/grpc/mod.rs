@@ -445,7 +445,7 @@ fn adapt<S>(svc: S) -> Adapted<S> {
 /// The layers go on the service before it is routed, not through
 /// `Router::layer`, which would put it in a second `Route` (see
 /// [`RequestLayers`]).
-fn route<S, L>(router: Router, svc: S, layer: &L) -> Router
+fn route<S>(router: Router, svc: S, layers: &RequestLayers) -> Router
 where
     S: tower::Service<
             http::Request<tonic::body::Body>,
@@ -457,22 +457,28 @@ where
         + Sync
         + 'static,
     S::Future: Send + 'static,
-    L: tower::Layer<Adapted<S>>,
-    L::Service: tower::Service<axum::extract::Request, Error = std::convert::Infallible>
+{
+    mount(router, S::NAME, layers.apply(adapt(svc)))
+}
+
+/// Adds `svc`, the service named `name` ready to serve, at its routes (see
+/// [`route`]).
+fn mount<T>(router: Router, name: &str, svc: T) -> Router
+where
+    T: tower::Service<axum::extract::Request, Error = std::convert::Infallible>
         + Clone
         + Send
         + Sync
         + 'static,
-    <L::Service as tower::Service<axum::extract::Request>>::Response: axum::response::IntoResponse,
-    <L::Service as tower::Service<axum::extract::Request>>::Future: Send + 'static,
+    T::Response: axum::response::IntoResponse,
+    T::Future: Send + 'static,
 {
-    let svc = layer.layer(adapt(svc));
-    method_paths(S::NAME)
+    method_paths(name)
         .iter()
         .fold(router, |router, path| {
             router.route_service(path, svc.clone())
         })
-        .route_service(&format!("/{}/{{*rest}}", S::NAME), svc)
+        .route_service(&format!("/{name}/{{*rest}}"), svc)
 }
 
 /// The gRPC services: Referee, Render, `grpc.health.v1.Health` and server
@@ -530,7 +536,7 @@ mod tests {
     use http_body_util::BodyExt as _;
     use prost::Message as _;
 
-    use super::{RefereeRoutes, RefereeService, route};
+    use super::{RefereeRoutes, RefereeService, adapt, mount};
     use crate::config::Config;
     use crate::keys::DiceKeys;
     use crate::metrics::Metrics;
@@ -633,26 +639,28 @@ mod tests {
         let config = Config::defaults();
         let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
         let limit = 1024;
-        let no_layers = tower::layer::util::Identity::new();
+        let name = <RefereeRoutes as tonic::server::NamedService>::NAME;
         let served = || {
-            route(
+            mount(
                 axum::Router::new(),
-                RefereeRoutes::new(
+                name,
+                adapt(RefereeRoutes::new(
                     state.clone(),
                     crate::http::extract::BodyLimits {
                         body: limit,
                         transcript: limit,
                     },
-                ),
-                &no_layers,
+                )),
             )
         };
         let generated = || {
-            route(
+            mount(
                 axum::Router::new(),
-                RefereeServer::new(RefereeService::new(state.clone()))
-                    .max_decoding_message_size(limit),
-                &no_layers,
+                name,
+                adapt(
+                    RefereeServer::new(RefereeService::new(state.clone()))
+                        .max_decoding_message_size(limit),
+                ),
             )
         };
         // x's checkers one on each of the points 10 to 24, o's all on x's

@@ -3,26 +3,29 @@
 //! the limits on answers ([`streams`]), problems for panics, timeouts and
 //! refused requests, and the concurrency gate.
 
+mod gate;
+mod problems;
+pub mod request_id;
 pub mod streams;
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, ready};
+use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse as _, Response};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
-use tower::ServiceBuilder;
+use axum::response::{IntoResponse, Response};
+use tokio::sync::watch;
+use tower::{Layer as _, ServiceBuilder};
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Config;
-use crate::error::{ApiError, ErrorKind};
-use crate::metrics::{Metrics, Observe, ObserveLayer};
-use streams::{AnswerLimits, Hooked, SendDeadline, StreamGuard};
+use crate::metrics::{Metrics, ObserveLayer};
+use gate::Gate;
+use request_id::{MakeRequestId, REQUEST_ID_HEADER};
+use streams::{AnswerLimits, SendDeadline, StreamGuard};
 
 /// Applied to every route (after routing, so spans and metrics know the
 /// matched route), outermost first:
@@ -30,12 +33,13 @@ use streams::{AnswerLimits, Hooked, SendDeadline, StreamGuard};
 /// 0. CORS, when `BGREF_CORS_ORIGINS` names origins: preflights are
 ///    answered here, and responses to those origins carry the CORS headers
 ///    (gRPC-Web's headers allowed and its trailers exposed);
-/// 1. [`ObserveLayer`]: the request id (an incoming `x-request-id` of up
-///    to 128 printable ASCII characters is kept, otherwise one is made:
-///    [`crate::telemetry::MakeRequestId`]; echoed in the response), the
-///    request log and span ([`crate::telemetry::RequestLog`]), metrics, outcome
-///    and completion log, which see what the client sees, panics and
-///    timeouts included;
+/// 1. the request id, tower-http's `SetRequestIdLayer` and
+///    `PropagateRequestIdLayer` (an incoming `x-request-id` of up to 128
+///    printable ASCII characters is kept, otherwise one is made:
+///    [`request_id`]; echoed in the response), then [`ObserveLayer`]: the
+///    request log and span ([`crate::telemetry::RequestLog`]), metrics,
+///    outcome and completion log, which see what the client sees, panics
+///    and timeouts included;
 /// 2. gRPC streams have a bounded life ([`StreamGuard`]); every other
 ///    response must be sent within `BGREF_RESPONSE_SEND_TIMEOUT`
 ///    ([`SendDeadline`]); undecodable gRPC messages are INVALID_ARGUMENT
@@ -43,9 +47,10 @@ use streams::{AnswerLimits, Hooked, SendDeadline, StreamGuard};
 /// 3. a query that is not UTF-8 is refused, panics become a 500 problem,
 ///    slow requests a 503 problem (408 when the body had not arrived), a
 ///    client gone mid-body a 499, and a 413 closes the HTTP/1 connection
-///    (its body was not read) ([`ProblemLayer`]);
+///    (its body was not read) (`problems`, around tower-http's
+///    `CatchPanicLayer` and `TimeoutLayer`);
 /// 4. at most `max_concurrency` requests run at once (HTTP and gRPC
-///    together; [`ConcurrencyGate`]);
+///    together; `gate`);
 /// 5. HTTP request bodies are limited to `max_body_bytes` (axum's
 ///    `DefaultBodyLimit`, which the extractors read; gRPC messages have
 ///    the same limit as each service's maximum decoding message size),
@@ -61,12 +66,13 @@ pub(crate) fn layered(router: Router, config: &Config, layers: &RequestLayers) -
     // its own (a boxed service cloned per request and a future around the
     // next), so the body limit is the innermost layer of the one stack,
     // not a layer of its own.
-    router.layer(
-        ServiceBuilder::new()
-            .layer(layers.clone())
-            .layer(axum::Extension(config.body_limits()))
-            .layer(DefaultBodyLimit::max(config.max_body_bytes)),
-    )
+    let layers = layers.clone();
+    let limits = ServiceBuilder::new()
+        .layer(axum::Extension(config.body_limits()))
+        .layer(DefaultBodyLimit::max(config.max_body_bytes));
+    router.layer(tower::layer::layer_fn(move |route| {
+        layers.apply(limits.service(route))
+    }))
 }
 
 /// `router` with CORS, when `BGREF_CORS_ORIGINS` names origins.
@@ -123,10 +129,11 @@ fn cors(origins: &[String]) -> Option<tower_http::cors::CorsLayer> {
 /// (one request extension fewer).
 #[derive(Debug, Clone)]
 pub(crate) struct RequestLayers {
+    make_id: MakeRequestId,
     observe: ObserveLayer,
     limits: AnswerLimits,
-    problems: ProblemLayer,
-    gate: ConcurrencyGate,
+    request_timeout: Duration,
+    gate: Gate,
 }
 
 impl RequestLayers {
@@ -140,601 +147,57 @@ impl RequestLayers {
         let streams = StreamGuard::new(config.stream_timeout, stop);
         let deadline = SendDeadline::new(config.response_send_timeout, metrics.clone());
         RequestLayers {
+            make_id: MakeRequestId::default(),
             observe: ObserveLayer::new(metrics.clone()),
             limits: AnswerLimits::new(streams, deadline),
-            problems: ProblemLayer {
-                request_timeout: config.request_timeout,
-            },
-            gate: ConcurrencyGate::new(config.max_concurrency, config.queue_timeout),
+            request_timeout: config.request_timeout,
+            gate: Gate::new(config.max_concurrency, config.queue_timeout),
         }
     }
-}
 
-impl<S> tower::Layer<S> for RequestLayers {
-    type Service = Observe<Hooked<Problems<Admit<S>>>>;
-
-    /// Outermost first: observe, answer limits, problems, gate.
-    fn layer(&self, inner: S) -> Self::Service {
-        let inner = self.gate.layer(inner);
-        let inner = self.problems.layer(inner);
-        let inner = self.limits.layer(inner);
-        self.observe.layer(inner)
-    }
-}
-
-/// At most `max` requests at once, HTTP and gRPC together. A request waits
-/// at most `queue_timeout` for a slot, then gets a 503 problem with
-/// `Retry-After` (gRPC clients read it as UNAVAILABLE). Probes
-/// (`/healthz`, `/readyz`, `/metrics`, gRPC health) never wait: a
-/// saturated server still answers its orchestrator.
-#[derive(Debug, Clone)]
-pub(crate) struct ConcurrencyGate {
-    slots: Arc<Semaphore>,
-    queue_timeout: Duration,
-}
-
-impl ConcurrencyGate {
-    fn new(max: usize, queue_timeout: Duration) -> ConcurrencyGate {
-        ConcurrencyGate {
-            slots: Arc::new(Semaphore::new(max.max(1))),
-            queue_timeout,
-        }
-    }
-}
-
-impl<S> tower::Layer<S> for ConcurrencyGate {
-    type Service = Admit<S>;
-
-    fn layer(&self, inner: S) -> Admit<S> {
-        Admit {
-            inner,
-            gate: self.clone(),
-        }
-    }
-}
-
-/// The service of [`ConcurrencyGate`].
-#[derive(Debug, Clone)]
-pub(crate) struct Admit<S> {
-    inner: S,
-    gate: ConcurrencyGate,
-}
-
-/// Waiting for a slot: the permit (or the queue timeout's end).
-type Acquire = Pin<
-    Box<
-        dyn Future<
-                Output = Result<
-                    Result<OwnedSemaphorePermit, tokio::sync::AcquireError>,
-                    tokio::time::error::Elapsed,
-                >,
-            > + Send,
-    >,
->;
-
-impl<S> tower::Service<Request> for Admit<S>
-where
-    S: tower::Service<Request, Response = Response> + Clone,
-{
-    type Response = Response;
-    type Error = S::Error;
-    type Future = AdmitFuture<S, S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: Request) -> Self::Future {
-        if crate::protocol::is_probe(req.uri().path()) {
-            return AdmitFuture::Running {
-                inner: self.inner.call(req),
-                permit: None,
-            };
-        }
-        // A free slot is taken at once; only a full server queues.
-        match self.gate.slots.clone().try_acquire_owned() {
-            Ok(permit) => AdmitFuture::Running {
-                inner: self.inner.call(req),
-                permit: Some(permit),
-            },
-            Err(_) => {
-                // The inner service, ready, is called once a slot is free;
-                // a clone takes its place.
-                let clone = self.inner.clone();
-                AdmitFuture::Queued {
-                    acquire: Box::pin(tokio::time::timeout(
-                        self.gate.queue_timeout,
-                        self.gate.slots.clone().acquire_owned(),
-                    )),
-                    call: Some((std::mem::replace(&mut self.inner, clone), req)),
-                }
-            }
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The response future of [`Admit`].
-    #[project = AdmitProj]
-    pub(crate) enum AdmitFuture<S, F> {
-        Queued {
-            acquire: Acquire,
-            call: Option<(S, Request)>,
-        },
-        Running {
-            #[pin]
-            inner: F,
-            // Held until the response is out of the handler.
-            permit: Option<OwnedSemaphorePermit>,
-        },
-    }
-}
-
-impl<S, F, E> Future for AdmitFuture<S, F>
-where
-    S: tower::Service<Request, Response = Response, Future = F, Error = E>,
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        loop {
-            match self.as_mut().project() {
-                AdmitProj::Queued { acquire, call } => {
-                    let Ok(Ok(permit)) = ready!(acquire.as_mut().poll(cx)) else {
-                        return Poll::Ready(Ok(overloaded()));
-                    };
-                    let Some((mut service, req)) = call.take() else {
-                        return Poll::Ready(Ok(overloaded()));
-                    };
-                    let inner = service.call(req);
-                    self.set(AdmitFuture::Running {
-                        inner,
-                        permit: Some(permit),
-                    });
-                }
-                AdmitProj::Running { inner, permit } => {
-                    let response = ready!(inner.poll(cx));
-                    drop(permit.take());
-                    return Poll::Ready(response);
-                }
-            }
-        }
-    }
-}
-
-/// The 503 of a request that found no slot within the queue timeout.
-fn overloaded() -> Response {
-    let mut response = axum::response::IntoResponse::into_response(ApiError::new(
-        ErrorKind::Unavailable,
-        "overloaded",
-        "the server is handling as many requests as it may \
-         (BGREF_MAX_CONCURRENCY); retry shortly",
-    ));
-    response.headers_mut().insert(
-        http::header::RETRY_AFTER,
-        http::HeaderValue::from_static("1"),
-    );
-    response
-}
-
-/// The request's time limit, panics, and the checks before the handler,
-/// each answered with a problem document:
-///
-/// - a query string that is not UTF-8 once percent-decoded is refused
-///   ([`decodes_to_utf8`]);
-/// - a panic in the handler is a 500 (and an `error` log line);
-/// - a request still running after `BGREF_REQUEST_TIMEOUT` is dropped:
-///   408 when its body had not arrived (the client's fault, and the
-///   connection is closed), 503 otherwise ([`timeout_as_problem`]);
-/// - a client that went away in the middle of its body gets a 499
-///   ([`client_closed_response`]);
-/// - a 413 closes the HTTP/1 connection ([`close_after_refused_body`]).
-///
-/// One hand-written layer instead of tower-http's `CatchPanic` and
-/// `Timeout` and three `from_fn` middlewares (each a boxed clone of the
-/// inner service and two boxed futures per request); the timer is only
-/// armed when the handler does not answer at its first poll.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ProblemLayer {
-    request_timeout: Duration,
-}
-
-impl<S> tower::Layer<S> for ProblemLayer {
-    type Service = Problems<S>;
-
-    fn layer(&self, inner: S) -> Problems<S> {
-        Problems {
-            inner,
-            request_timeout: self.request_timeout,
-        }
-    }
-}
-
-/// The service of [`ProblemLayer`].
-#[derive(Debug, Clone)]
-pub(crate) struct Problems<S> {
-    inner: S,
-    request_timeout: Duration,
-}
-
-impl<S, E> tower::Service<Request> for Problems<S>
-where
-    S: tower::Service<Request, Response = Response, Error = E>,
-{
-    type Response = Response;
-    type Error = E;
-    type Future = ProblemsFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), E>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, req: Request) -> Self::Future {
-        if let Some(query) = req.uri().query()
-            && !decodes_to_utf8(query)
-        {
-            return ProblemsFuture::Answered {
-                answer: Some(Answer::Refused(ApiError::invalid_request(
-                    "invalid-query",
-                    "the query string is not UTF-8 once percent-decoded",
-                ))),
-            };
-        }
-        let grpc = crate::protocol::is_grpc(req.headers());
-        let http1 = req.version() <= http::Version::HTTP_11;
-        // A body with nothing to send (a GET) has arrived, whether or
-        // not the handler reads it.
-        let body = Arc::new(BodyProgress {
-            received: AtomicBool::new(http_body::Body::is_end_stream(req.body())),
-            client_closed: AtomicBool::new(false),
-        });
-        let req = req.map(|inner| {
-            axum::body::Body::new(Tracked {
-                inner,
-                progress: body.clone(),
-            })
-        });
-        let deadline = tokio::time::Instant::now() + self.request_timeout;
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.inner.call(req))) {
-            Ok(inner) => ProblemsFuture::Running {
-                inner,
-                deadline,
-                sleep: None,
-                body,
-                grpc,
-                http1,
-            },
-            Err(panic) => ProblemsFuture::Answered {
-                answer: Some(Answer::Panicked(panic)),
-            },
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The response future of [`Problems`].
-    #[project = ProblemsProj]
-    pub(crate) enum ProblemsFuture<F> {
-        // Answered without the handler: made into a response (and logged)
-        // when polled, inside the request span.
-        Answered {
-            answer: Option<Answer>,
-        },
-        Running {
-            #[pin]
-            inner: F,
-            // The time limit, counted from the call.
-            deadline: tokio::time::Instant,
-            // Its timer, made only when the handler does not answer at
-            // its first poll (most answer at once: no timer, and a
-            // smaller future to move).
-            sleep: Option<Pin<Box<tokio::time::Sleep>>>,
-            body: Arc<BodyProgress>,
-            grpc: bool,
-            http1: bool,
-        },
-    }
-}
-
-impl<F, E> Future for ProblemsFuture<F>
-where
-    F: Future<Output = Result<Response, E>>,
-{
-    type Output = Result<Response, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            ProblemsProj::Answered { answer } => Poll::Ready(Ok(match answer.take() {
-                Some(Answer::Refused(error)) => error.into_response(),
-                Some(Answer::Panicked(panic)) => panic_response(panic),
-                None => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-            })),
-            ProblemsProj::Running {
-                inner,
-                deadline,
-                sleep,
-                body,
-                grpc,
-                http1,
-            } => {
-                // Once armed, the time limit is looked at first: a handler
-                // that would answer after it does not.
-                let timed_out = sleep
-                    .as_mut()
-                    .is_some_and(|sleep| sleep.as_mut().poll(cx).is_ready());
-                let polled = (!timed_out).then(|| {
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.poll(cx)))
-                });
-                let response = match polled {
-                    Some(Ok(Poll::Ready(Ok(response)))) => response,
-                    Some(Ok(Poll::Ready(Err(err)))) => return Poll::Ready(Err(err)),
-                    Some(Ok(Poll::Pending)) => {
-                        let sleep = sleep
-                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(*deadline)));
-                        ready!(sleep.as_mut().poll(cx));
-                        StatusCode::SERVICE_UNAVAILABLE.into_response()
-                    }
-                    // Out of time: the bare 503 that `timeout_as_problem`
-                    // explains (the handler is dropped with this future).
-                    None => StatusCode::SERVICE_UNAVAILABLE.into_response(),
-                    Some(Err(panic)) => panic_response(panic),
-                };
-                let response = if body.client_closed.load(Ordering::Relaxed) {
-                    client_closed_response(*grpc)
-                } else {
-                    timeout_as_problem(response, body.received.load(Ordering::Relaxed))
-                };
-                Poll::Ready(Ok(close_after_refused_body(response, *http1)))
-            }
-        }
-    }
-}
-
-/// What [`Problems`] answers without the handler.
-enum Answer {
-    Refused(ApiError),
-    Panicked(Box<dyn std::any::Any + Send>),
-}
-
-/// The 500 of a handler that panicked, logged with the panic's message.
-fn panic_response(panic: Box<dyn std::any::Any + Send>) -> Response {
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    tracing::error!(panic = %message, "the handler panicked");
-    axum::response::IntoResponse::into_response(ApiError::new(
-        ErrorKind::Internal,
-        "internal",
-        "the referee failed on this request; it has been logged",
-    ))
-}
-
-/// The timeout layer answers a bare 503; say what happened in a problem
-/// document like every other error (a 503 with a body, such as `/readyz`
-/// while draining, is left alone). `received`: whether the request body
-/// had arrived in full.
-fn timeout_as_problem(response: Response, received: bool) -> Response {
-    if response.status() != StatusCode::SERVICE_UNAVAILABLE
-        || response.headers().contains_key(http::header::CONTENT_TYPE)
+    /// `inner` behind the layers, outermost first: request id, observe,
+    /// answer limits, problems (catching panics, timing out), gate.
+    pub(crate) fn apply<S>(
+        &self,
+        inner: S,
+    ) -> impl tower::Service<
+        Request,
+        Response = Response,
+        Error = Infallible,
+        Future: Send + 'static,
+    >
+    + Clone
+    + Send
+    + Sync
+    + 'static
+    + use<S>
+    where
+        S: tower::Service<Request, Error = Infallible> + Clone + Send + Sync + 'static,
+        S::Response: IntoResponse,
+        S::Future: Send + 'static,
     {
-        return response;
-    }
-    if !received {
-        // The client's fault: its body did not arrive in time.
-        tracing::warn!(slug = "request-timeout", "request refused");
-        let mut response = crate::http::error::problem_response(
-            StatusCode::REQUEST_TIMEOUT,
-            "request-timeout",
-            "the request body did not arrive within the server's time limit \
-             (BGREF_REQUEST_TIMEOUT)"
-                .to_owned(),
-            None,
-        );
-        response.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
-        return response;
-    }
-    axum::response::IntoResponse::into_response(ApiError::new(
-        ErrorKind::Unavailable,
-        "timeout",
-        "the request took longer than the server's time limit (BGREF_REQUEST_TIMEOUT)",
-    ))
-}
-
-/// What a [`Tracked`] request body tells the layer that made it.
-#[derive(Debug)]
-struct BodyProgress {
-    /// The body was received in full.
-    received: AtomicBool,
-    /// The client went away before sending it all.
-    client_closed: AtomicBool,
-}
-
-/// A request body that notes when it has been received in full, and when
-/// the client went away before sending it all.
-struct Tracked {
-    inner: axum::body::Body,
-    progress: Arc<BodyProgress>,
-}
-
-/// Whether a body error means the client closed the connection (or reset
-/// the stream) before the body was complete: hyper's incomplete message or
-/// canceled body, or a reset or broken connection underneath.
-fn is_client_gone(err: &(dyn std::error::Error + 'static)) -> bool {
-    let mut source = Some(err);
-    while let Some(err) = source {
-        if let Some(hyper) = err.downcast_ref::<hyper::Error>()
-            && (hyper.is_incomplete_message() || hyper.is_canceled() || hyper.is_closed())
-        {
-            return true;
-        }
-        if let Some(io) = err.downcast_ref::<std::io::Error>()
-            && matches!(
-                io.kind(),
-                std::io::ErrorKind::ConnectionReset
-                    | std::io::ErrorKind::BrokenPipe
-                    | std::io::ErrorKind::UnexpectedEof
-                    | std::io::ErrorKind::ConnectionAborted
-            )
-        {
-            return true;
-        }
-        if let Some(h2) = err.downcast_ref::<h2::Error>()
-            && (h2.is_io() || h2.is_remote() && h2.reason() == Some(h2::Reason::CANCEL))
-        {
-            return true;
-        }
-        source = err.source();
-    }
-    false
-}
-
-/// The answer to a request whose client went away in the middle of its
-/// body: nobody receives it, but the logs and metrics say what happened,
-/// as nginx does: 499 "client closed request" (gRPC: CANCELLED), not a 400
-/// or UNKNOWN blamed on the request.
-fn client_closed_response(grpc: bool) -> axum::response::Response {
-    tracing::info!(
-        slug = "client-closed",
-        "the client closed the connection before sending the whole request"
-    );
-    if grpc {
-        let mut response = axum::response::Response::new(axum::body::Body::empty());
-        let headers = response.headers_mut();
-        headers.insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("application/grpc"),
-        );
-        headers.insert(
-            crate::protocol::GRPC_STATUS,
-            http::HeaderValue::from_static("1"),
-        );
-        headers.insert(
-            crate::protocol::GRPC_MESSAGE,
-            http::HeaderValue::from_static("client%20closed%20the%20request"),
-        );
-        return response;
-    }
-    crate::http::error::problem_response(
-        StatusCode::from_u16(499).unwrap_or(StatusCode::BAD_REQUEST),
-        "client-closed",
-        "the client closed the connection before sending the whole request".to_owned(),
-        None,
-    )
-}
-
-impl http_body::Body for Tracked {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        let poll = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
-        if let std::task::Poll::Ready(Some(Err(err))) = &poll
-            && is_client_gone(err)
-        {
-            self.progress.client_closed.store(true, Ordering::Relaxed);
-        }
-        if matches!(poll, std::task::Poll::Ready(None)) || self.inner.is_end_stream() {
-            self.progress.received.store(true, Ordering::Relaxed);
-        }
-        poll
-    }
-
-    fn is_end_stream(&self) -> bool {
-        let end = self.inner.is_end_stream();
-        if end {
-            self.progress.received.store(true, Ordering::Relaxed);
-        }
-        end
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
-/// A query string whose percent-decoding is not UTF-8 is refused (400
-/// `invalid-query`, by [`ProblemLayer`]) instead of being read with U+FFFD
-/// in place of the bad bytes, which would make two different queries
-/// (`%FF`, `%FE`) the same.
-///
-/// Whether each `&`/`=`-separated part of a query percent-decodes
-/// (`+` as a space) to UTF-8.
-fn decodes_to_utf8(query: &str) -> bool {
-    fn hex(b: u8) -> Option<u8> {
-        char::from(b)
-            .to_digit(16)
-            .and_then(|d| u8::try_from(d).ok())
-    }
-    let bytes = query.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(h), Some(l)) => {
-                    decoded.push(h << 4 | l);
-                    i += 3;
-                    continue;
-                }
-                _ => decoded.push(b'%'),
-            },
-            b'&' | b'=' => {
-                if std::str::from_utf8(&decoded).is_err() {
-                    return false;
-                }
-                decoded.clear();
-            }
-            b => decoded.push(b),
-        }
-        i += 1;
-    }
-    std::str::from_utf8(&decoded).is_ok()
-}
-
-/// A body refused as too large is left unread, so the HTTP/1 connection
-/// cannot carry another request: say so (`Connection: close`), or a client
-/// reusing it would fail on its next request.
-fn close_after_refused_body(mut response: Response, http1: bool) -> Response {
-    if http1 && response.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        response.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
-    }
-    response
-}
-
-#[cfg(test)]
-mod query_tests {
-    #[test]
-    fn percent_decoding_must_give_utf8() {
-        for ok in [
-            "match_id=abc",
-            "match_id=%C3%A9",
-            "a=%",
-            "a=%4",
-            "a=%zz",
-            "a=b&c=%E2%82%AC",
-        ] {
-            assert!(super::decodes_to_utf8(ok), "{ok}");
-        }
-        for bad in ["match_id=%FF", "a=%C3&b=%A9", "%FE=x"] {
-            assert!(!super::decodes_to_utf8(bad), "{bad}");
-        }
+        let inner =
+            axum::middleware::from_fn_with_state(self.gate.clone(), gate::admit).layer(inner);
+        let inner =
+            TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, self.request_timeout)
+                .layer(inner);
+        let inner =
+            CatchPanicLayer::custom(problems::panic_response as fn(_) -> Response).layer(inner);
+        let inner = axum::middleware::from_fn(problems::problems).layer(inner);
+        let inner = self.limits.layer(inner);
+        let inner = self.observe.layer(inner);
+        let inner = PropagateRequestIdLayer::new(REQUEST_ID_HEADER).layer(inner);
+        let inner = SetRequestIdLayer::new(REQUEST_ID_HEADER, self.make_id.clone()).layer(inner);
+        let inner =
+            tower::util::MapRequestLayer::new(request_id::keep_valid_id::<axum::body::Body>)
+                .layer(inner);
+        tower::util::MapResponseLayer::new(|r: http::Response<_>| r.map(axum::body::Body::new))
+            .layer(inner)
     }
 }
 
 #[cfg(test)]
-mod layer_tests {
+mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
