@@ -30,7 +30,7 @@ use crate::telemetry::{Operation, Protocol, RequestLog, RequestOutcome};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 
-/// The route that serves [`Metrics::render`] (`crate::http::ops::metrics`).
+/// The route that serves [`Metrics::render`] (`GET /metrics`).
 const METRICS_ROUTE: &str = "/metrics";
 
 /// `Content-Type` of [`Metrics::render`]'s output.
@@ -530,7 +530,7 @@ where
         };
         // A gRPC body runs the method's response stream; an HTTP body is
         // the answer, polled in the span only the first time (when the
-        // send deadline decides whether it needs a watchdog, which logs
+        // send deadline decides whether it needs a timer, which logs
         // in the span: `crate::layers::streams::SendDeadline`).
         let first = !std::mem::replace(this.polled, true);
         let enter = first || tally.operation.protocol == Protocol::Grpc;

@@ -715,7 +715,7 @@ impl http_body::Body for Deadlined {
     }
 }
 
-/// `Deadlined`'s `poll_frame` once on the list.
+/// `Deadlined`'s `poll_frame` once under its timer.
 fn poll_watched(
     shared: &Mutex<Pending>,
     cx: &mut Context<'_>,
@@ -771,7 +771,7 @@ mod tests {
             let deadline = SendDeadline::new(Duration::from_millis(100), metrics.clone());
 
             if http1 {
-                // Kept past the deadline: not on the list, not dropped.
+                // Kept past the deadline: no timer, not dropped.
                 let mut small = deadline.watch(Body::from("small"), None, http1);
                 let frame = small.frame().await.unwrap().unwrap();
                 assert_eq!(frame.into_data().unwrap(), "small");

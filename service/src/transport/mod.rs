@@ -5,7 +5,7 @@
 //!
 //! Every request carries its connection's [`ConnCloser`] (a request
 //! extension): a response that cannot be delivered in time uses it to end
-//! the connection ([`crate::layers::streams::SendDeadline`]).
+//! the connection (the send deadline, `layers::streams::SendDeadline`).
 //!
 //! axum's `serve` offers none of these knobs, so connections are driven by
 //! hyper-util's `auto::Builder` directly.
