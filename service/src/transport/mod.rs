@@ -1,7 +1,8 @@
 //! Connections: the accept loop with a connection cap, HTTP/1 and HTTP/2
-//! tuned against slow and greedy clients, and a socket wrapper ([`io`])
-//! that cuts off idle connections and clients that do not read, and sends
-//! an HTTP/2 connection's frames in as few system calls as it can.
+//! tuned against slow and greedy clients, and the socket under each
+//! connection ([`GuardedIo`]): timeouts that cut off idle connections and
+//! clients that do not read ([`TimedIo`]), and an HTTP/2 connection's
+//! frames sent in as few system calls as it can ([`Gathered`]).
 //!
 //! Every request carries its connection's [`ConnCloser`] (a request
 //! extension): a response that cannot be delivered in time uses it to end
@@ -10,7 +11,8 @@
 //! axum's `serve` offers none of these knobs, so connections are driven by
 //! hyper-util's `auto::Builder` directly.
 
-mod io;
+mod gather;
+mod timeouts;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -25,7 +27,19 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, Semaphore};
 
 use crate::config::Config;
-pub use io::GuardedIo;
+pub use gather::Gathered;
+pub use timeouts::TimedIo;
+
+/// The socket under each connection: writes gathered ([`Gathered`]) over
+/// the timeouts ([`TimedIo`]), which see every write that reaches the
+/// socket.
+pub type GuardedIo<T> = Gathered<TimedIo<T>>;
+
+/// `inner` with the timeouts `idle` and `send`, its writes gathered on
+/// HTTP/2.
+pub fn guarded<T>(inner: T, idle: Duration, send: Duration) -> GuardedIo<T> {
+    Gathered::new(TimedIo::new(inner, idle, send))
+}
 
 /// The connection-level limits (see [`Config`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,11 +165,7 @@ pub async fn serve(
         if let Err(err) = stream.set_nodelay(true) {
             tracing::warn!(error = %err, "could not set TCP_NODELAY on a connection");
         }
-        let io = TokioIo::new(GuardedIo::new(
-            stream,
-            limits.idle_timeout,
-            limits.send_timeout,
-        ));
+        let io = TokioIo::new(guarded(stream, limits.idle_timeout, limits.send_timeout));
         let closer = ConnCloser::default();
         let service = TowerToHyperService::new(tower::util::MapRequest::new(router.clone(), {
             let closer = closer.clone();

@@ -1,33 +1,24 @@
-//! The socket under every connection: timeouts for idle connections and
-//! clients that do not read, and the gathering of an HTTP/2 connection's
-//! writes into as few system calls as it can.
+//! The gathering of an HTTP/2 connection's writes into as few system
+//! calls as it can ([`Gathered`]).
 
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
-use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::time::{Instant, Sleep};
 
-/// A socket that fails with `TimedOut` when no byte has moved either way
-/// for `idle`, or when a write has been stuck for `send`. hyper then
-/// closes the connection.
-///
-/// On an HTTP/2 connection it also gathers writes (see `Gather`): h2
-/// writes each large DATA frame in a system call of its own and the frames
-/// after it (a gRPC answer's trailers) in the next one, so one answer
-/// costs about two sends. Gathered, the frames of every answer ready at
-/// once go out in one.
+/// A socket that gathers an HTTP/2 connection's writes (see `Gather`):
+/// h2 writes each large DATA frame in a system call of its own and the
+/// frames after it (a gRPC answer's trailers) in the next one, so one
+/// answer costs about two sends. Gathered, the frames of every answer
+/// ready at once go out in one. Other connections write through.
 #[derive(Debug)]
-pub struct GuardedIo<T> {
+pub struct Gathered<T> {
     inner: T,
-    idle: Duration,
-    send: Duration,
-    last_progress: Instant,
-    write_stuck_since: Option<Instant>,
-    timer: Pin<Box<Sleep>>,
     gather: Gather,
+    /// Whether the last write to `inner` could not go out (the socket was
+    /// full).
+    stuck: bool,
 }
 
 /// The HTTP/2 connection preface: a connection whose first bytes are these
@@ -105,88 +96,35 @@ impl Gather {
     }
 }
 
-impl<T> GuardedIo<T> {
+impl<T> Gathered<T> {
     /// Wraps `inner`.
-    pub fn new(inner: T, idle: Duration, send: Duration) -> GuardedIo<T> {
-        let now = Instant::now();
-        GuardedIo {
+    pub fn new(inner: T) -> Gathered<T> {
+        Gathered {
             inner,
-            idle,
-            send,
-            last_progress: now,
-            write_stuck_since: None,
-            timer: Box::pin(tokio::time::sleep_until(now + idle)),
             gather: Gather::default(),
+            stuck: false,
         }
     }
 
-    fn progress(&mut self) {
-        self.last_progress = Instant::now();
-    }
-
-    /// The nearest deadline, and what passing it means.
-    fn deadline(&self) -> (Instant, &'static str) {
-        let idle = self.last_progress + self.idle;
-        match self.write_stuck_since {
-            Some(since) if since + self.send < idle => (since + self.send, "client does not read"),
-            _ => (idle, "idle connection"),
+    /// Books the outcome of a write to `inner`: whether the socket was
+    /// full.
+    fn wrote(&mut self, result: Poll<io::Result<usize>>) -> Poll<io::Result<usize>> {
+        match &result {
+            Poll::Ready(Ok(_)) => self.stuck = false,
+            Poll::Pending => self.stuck = true,
+            Poll::Ready(Err(_)) => {}
         }
-    }
-
-    /// Called when the inner socket is not ready: arms the timer for the
-    /// nearest deadline, or fails if it has passed.
-    ///
-    /// The timer is moved only to an earlier deadline: armed for an
-    /// earlier one than needed (there has been progress since), it fires
-    /// early and is moved on then, instead of at every read and write.
-    fn check(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
-        let (deadline, _) = self.deadline();
-        if self.timer.deadline() > deadline {
-            self.timer.as_mut().reset(deadline);
-        }
-        loop {
-            ready!(self.timer.as_mut().poll(cx));
-            let (deadline, what) = self.deadline();
-            if Instant::now() >= deadline {
-                return Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, what));
-            }
-            self.timer.as_mut().reset(deadline);
-        }
-    }
-
-    /// Books the outcome of a write to the inner socket: progress, or the
-    /// start of a stuck write (and its deadline).
-    fn wrote(
-        &mut self,
-        cx: &mut Context<'_>,
-        result: Poll<io::Result<usize>>,
-    ) -> Poll<io::Result<usize>> {
-        match result {
-            Poll::Ready(Ok(n)) => {
-                if n > 0 {
-                    self.progress();
-                }
-                self.write_stuck_since = None;
-                Poll::Ready(Ok(n))
-            }
-            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
-            Poll::Pending => {
-                if self.write_stuck_since.is_none() {
-                    self.write_stuck_since = Some(Instant::now());
-                }
-                self.check(cx).map(Err)
-            }
-        }
+        result
     }
 }
 
-impl<T: AsyncWrite + Unpin> GuardedIo<T> {
+impl<T: AsyncWrite + Unpin> Gathered<T> {
     /// Sends every gathered byte.
     fn send_gathered(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while self.gather.pending() > 0 {
             let sent = self.gather.sent;
             let result = Pin::new(&mut self.inner).poll_write(cx, &self.gather.buf[sent..]);
-            match ready!(self.wrote(cx, result))? {
+            match ready!(self.wrote(result))? {
                 0 => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
                 n => self.gather.sent += n,
             }
@@ -216,7 +154,7 @@ impl<T: AsyncWrite + Unpin> GuardedIo<T> {
         }
         if len > GATHER_BYTES {
             let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-            return self.wrote(cx, result);
+            return self.wrote(result);
         }
         for buf in bufs {
             self.gather.buf.extend_from_slice(buf);
@@ -226,7 +164,7 @@ impl<T: AsyncWrite + Unpin> GuardedIo<T> {
     }
 }
 
-impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for GuardedIo<T> {
+impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for Gathered<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -240,21 +178,15 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for GuardedIo<T> {
             }
         }
         let before = buf.filled().len();
-        match Pin::new(&mut self.inner).poll_read(cx, buf) {
-            Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before {
-                    self.gather.first_bytes(&buf.filled()[before..]);
-                    self.progress();
-                }
-                Poll::Ready(Ok(()))
-            }
-            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
-            Poll::Pending => self.check(cx).map(Err),
+        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.gather.first_bytes(&buf.filled()[before..]);
         }
+        result
     }
 }
 
-impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
+impl<T: AsyncWrite + Unpin> AsyncWrite for Gathered<T> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -264,7 +196,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
             return self.poll_gather(cx, &[io::IoSlice::new(buf)]);
         }
         let result = Pin::new(&mut self.inner).poll_write(cx, buf);
-        self.wrote(cx, result)
+        self.wrote(result)
     }
 
     fn poll_write_vectored(
@@ -276,7 +208,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
             return self.poll_gather(cx, bufs);
         }
         let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        self.wrote(cx, result)
+        self.wrote(result)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -288,10 +220,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
             // Put off after a payload, unless the socket was full at the
             // last try (then the flush waits for it, as any flush would) or
             // too many were.
-            if self.gather.ends_in_payload
-                && self.write_stuck_since.is_none()
-                && self.gather.put_off < GATHER_FLUSHES
-            {
+            if self.gather.ends_in_payload && !self.stuck && self.gather.put_off < GATHER_FLUSHES {
                 self.gather.put_off += 1;
                 cx.waker().wake_by_ref();
                 return Poll::Ready(Ok(()));
@@ -318,45 +247,8 @@ mod tests {
 
     use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
 
-    use super::{GATHER_BYTES, GATHER_FLUSHES, GuardedIo, H2_PREFACE};
-
-    /// Progress keeps a connection open past its idle timeout (the timer,
-    /// armed for the first deadline, moves on when it fires); silence
-    /// then closes it, with the reason.
-    #[tokio::test]
-    async fn progress_keeps_a_connection_and_silence_ends_it() {
-        let (client, server) = tokio::io::duplex(1024);
-        let idle = Duration::from_secs(1);
-        let mut guarded = GuardedIo::new(server, idle, Duration::from_secs(60));
-        let mut client = client;
-        let writer = tokio::spawn(async move {
-            for _ in 0..10 {
-                tokio::time::sleep(Duration::from_millis(150)).await;
-                client.write_all(b"x").await.unwrap();
-            }
-            client
-        });
-        let mut byte = [0u8; 1];
-        for _ in 0..10 {
-            guarded.read_exact(&mut byte).await.unwrap();
-        }
-        let _client = writer.await.unwrap();
-        let err = guarded.read_exact(&mut byte).await.unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
-        assert_eq!(err.to_string(), "idle connection");
-    }
-
-    /// A write that cannot go out (the peer does not read) fails after the
-    /// send timeout, before the idle timeout.
-    #[tokio::test]
-    async fn a_stuck_write_ends_the_connection() {
-        let (_client, server) = tokio::io::duplex(16);
-        let mut guarded =
-            GuardedIo::new(server, Duration::from_secs(60), Duration::from_millis(100));
-        let err = guarded.write_all(&[0u8; 64]).await.unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
-        assert_eq!(err.to_string(), "client does not read");
-    }
+    use super::{GATHER_BYTES, GATHER_FLUSHES, H2_PREFACE};
+    use crate::transport::{GuardedIo, guarded};
 
     /// A socket that counts the writes that reach it.
     struct Counted {
@@ -427,7 +319,7 @@ mod tests {
             inner: server,
             writes: 0,
         };
-        let mut guarded = GuardedIo::new(counted, Duration::from_secs(60), send);
+        let mut guarded = guarded(counted, Duration::from_secs(60), send);
         client.write_all(first).await.unwrap();
         let mut read = vec![0u8; first.len()];
         guarded.read_exact(&mut read).await.unwrap();
@@ -465,7 +357,8 @@ mod tests {
             &[b"trailers 1 headers 2 ", b"data 2 "],
         );
         assert_eq!(
-            guarded.inner.writes, 0,
+            guarded.inner.get_ref().writes,
+            0,
             "flushes after a payload are put off"
         );
         assert!(
@@ -473,7 +366,11 @@ mod tests {
             "a put-off flush wakes the task"
         );
         write_and_flush(&mut guarded, &mut cx, &[b"trailers 2"]);
-        assert_eq!(guarded.inner.writes, 1, "one write for the five frames");
+        assert_eq!(
+            guarded.inner.get_ref().writes,
+            1,
+            "one write for the five frames"
+        );
         let expected = b"headers 1 data 1 trailers 1 headers 2 data 2 trailers 2";
         let mut sent = [0u8; 55];
         client.read_exact(&mut sent).await.unwrap();
@@ -488,7 +385,7 @@ mod tests {
         let waker = Waker::from(Arc::new(Wakes::default()));
         let mut cx = Context::from_waker(&waker);
         write_and_flush(&mut guarded, &mut cx, &[b"headers ", b"data"]);
-        assert_eq!(guarded.inner.writes, 0);
+        assert_eq!(guarded.inner.get_ref().writes, 0);
         let mut buf = [0u8; 16];
         let mut read = ReadBuf::new(&mut buf);
         assert!(
@@ -496,7 +393,7 @@ mod tests {
                 .poll_read(&mut cx, &mut read)
                 .is_pending()
         );
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         let mut sent = [0u8; 12];
         client.read_exact(&mut sent).await.unwrap();
         assert_eq!(&sent, b"headers data");
@@ -512,14 +409,22 @@ mod tests {
         for _ in 0..GATHER_FLUSHES {
             write_and_flush(&mut guarded, &mut cx, &[b"h", b"x"]);
         }
-        assert_eq!(guarded.inner.writes, 0);
+        assert_eq!(guarded.inner.get_ref().writes, 0);
         write_and_flush(&mut guarded, &mut cx, &[b"h", b"y"]);
-        assert_eq!(guarded.inner.writes, 1, "the flush past the bound sends");
+        assert_eq!(
+            guarded.inner.get_ref().writes,
+            1,
+            "the flush past the bound sends"
+        );
 
         write_and_flush(&mut guarded, &mut cx, &[b"h", b"z"]);
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         guarded.shutdown().await.unwrap();
-        assert_eq!(guarded.inner.writes, 2, "shutdown sends what is gathered");
+        assert_eq!(
+            guarded.inner.get_ref().writes,
+            2,
+            "shutdown sends what is gathered"
+        );
         let mut sent = Vec::new();
         client.read_to_end(&mut sent).await.unwrap();
         let mut expected = b"hx".repeat(usize::from(GATHER_FLUSHES));
@@ -535,7 +440,7 @@ mod tests {
         let waker = Waker::from(Arc::new(Wakes::default()));
         let mut cx = Context::from_waker(&waker);
         write_and_flush(&mut guarded, &mut cx, &[b"HTTP/1.1 200 OK\r\n{}"]);
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         let mut sent = [0u8; 19];
         client.read_exact(&mut sent).await.unwrap();
         assert_eq!(&sent, b"HTTP/1.1 200 OK\r\n{}");
@@ -553,7 +458,7 @@ mod tests {
             .write_all(&vec![0u8; GATHER_BYTES + 1])
             .await
             .unwrap();
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         assert_eq!(guarded.gather.pending(), GATHER_BYTES + 1 - 64);
         // Flushes are put off a bounded number of times, then wait for the
         // socket, which fails after the send timeout.
