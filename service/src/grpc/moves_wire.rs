@@ -7,8 +7,8 @@
 //! length computed once (prost measures a nested message again at every
 //! level above it). The notations are written by bgref-core's byte
 //! writers, each position's encodings in one pass over it
-//! (`bgref_core::notation::encodings`), as the HTTP answer's JSON does
-//! (`http::types::moves::LegalMovesBody`, through serde).
+//! (`bgref_core::notation::encodings`), as the HTTP answer's hand-written
+//! JSON does (`http::types::moves::LegalMovesJson`).
 //!
 //! The messages, by field number:
 //!

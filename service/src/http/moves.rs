@@ -6,12 +6,12 @@ use axum::response::{IntoResponse as _, Response};
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use super::types::moves::{ApplyMoveRequest, LegalMovesBody, LegalMovesRequest};
+use super::types::moves::{ApplyMoveRequest, LegalMovesJson, LegalMovesRequest};
 use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
 use crate::api;
 use crate::api::moves::LegalMovesInput;
 use crate::api::tables::LegalMovesAnswer;
-use crate::error::{ApiError, ErrorKind};
+use crate::error::ApiError;
 use crate::offload;
 
 /// Every legal play of a position for a roll.
@@ -45,13 +45,12 @@ fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
         return Ok(Json(LegalMovesAnswerOutput::from(&reply.answer)).into_response());
     };
     // The hot path: one buffer, sized up front, written in one pass.
-    let json = LegalMovesBody {
+    let json = LegalMovesJson {
         answer,
         fields: reply.fields,
     };
     let mut body = Vec::with_capacity(json.size_hint());
-    serde_json::to_writer(&mut body, &json)
-        .map_err(|err| ApiError::new(ErrorKind::Internal, "internal", err))?;
+    json.write(&mut body);
     Ok((
         [(
             header::CONTENT_TYPE,

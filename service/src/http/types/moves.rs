@@ -1,10 +1,7 @@
 //! `POST /legal-moves` and `POST /apply-move`.
 
-use std::cell::RefCell;
-
-use bgref_core::notation::encodings::{Encoder, Encodings, FIBS_ROOM};
-use serde::ser::{Error as _, SerializeStruct as _};
-use serde::{Deserialize, Serialize, Serializer};
+use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput, VariantName};
@@ -397,183 +394,366 @@ impl From<&Applied> for ApplyMoveResponse {
     }
 }
 
-/// The body of a backgammon legal-moves answer, serialized from borrowed
-/// views of the domain values, with no string or vector per play: the
-/// same bytes as `LegalMovesResponse::new(answer, fields)` (the tests
-/// compare them). The notations come from bgref-core's byte writers
-/// ([`Play::write_notation`], and for each position [`Encodings`], one
-/// pass for all its encodings: the texts of [`PositionId::encode`],
-/// [`Xgid::write_to`] and [`FibsBoard::write_to`]) into one buffer reused
-/// for the whole answer.
+/// The body of a backgammon legal-moves answer written straight from the
+/// domain values into one buffer, with no string or vector per play, no
+/// serializer and no formatting machinery: the same bytes as
+/// `LegalMovesResponse::new(answer, fields)` serialized by serde_json (the
+/// tests compare them), at a fraction of the cost. The notations are
+/// written by bgref-core's byte writers ([`Play::write_notation`], and
+/// for each position [`Encodings`], one pass for all its encodings, the
+/// texts of [`PositionId::encode`], [`Xgid::write_to`] and
+/// [`FibsBoard::write_to`]); none of their characters (ASCII letters,
+/// digits, `/*()+:=-` and the space) needs escaping in JSON, so they go
+/// between quotes as they are.
 ///
 /// [`Play::write_notation`]: bgref_core::Play::write_notation
 /// [`PositionId::encode`]: bgref_core::notation::position_id::PositionId::encode
 /// [`Xgid::write_to`]: bgref_core::notation::xgid::Xgid::write_to
 /// [`FibsBoard::write_to`]: bgref_core::notation::fibs::FibsBoard::write_to
 #[derive(Debug, Clone, Copy)]
-pub struct LegalMovesBody<'a> {
+pub struct LegalMovesJson<'a> {
     /// The answer.
     pub answer: &'a LegalMoves,
     /// What each play carries.
     pub fields: Fields,
 }
 
-impl LegalMovesBody<'_> {
-    /// A capacity that holds the body without growing (an opening
-    /// position's play with every field is about 480 bytes).
-    pub fn size_hint(&self) -> usize {
+impl LegalMovesJson<'_> {
+    /// The most one play takes with `fields` (an opening position's play
+    /// with every field is about 480 bytes), with the slack of the stack
+    /// chunk ([`JsonChunk::append_to`]) and the room the XGID and FIBS
+    /// writers fill before cutting to their text: reserved before each
+    /// play, so a play's writes never grow the buffer.
+    fn per_play(&self) -> usize {
         let f = self.fields;
         let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
-        let per_play = 64
+        64 + CHUNK
             + part(Fields::MOVES, 4 * 40)
             + part(Fields::POSITION_ID, 32)
-            + part(Fields::XGID, 64)
+            + part(Fields::XGID, 16 + XGID_ROOM)
             + part(Fields::BOARD, 24 * 4 + 80)
-            + part(Fields::FIBS, 128)
-            + part(Fields::PIPS, 40);
-        64 + self.answer.plays.len() * per_play
+            + part(Fields::FIBS, 16 + FIBS_ROOM)
+            + part(Fields::PIPS, 40)
     }
-}
 
-impl Serialize for LegalMovesBody<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+    /// A capacity that holds the body without growing.
+    pub fn size_hint(&self) -> usize {
+        64 + self.answer.plays.len() * self.per_play()
+    }
+
+    /// Appends the body to `out`.
+    ///
+    /// Between the notation writers' texts, everything of a play (keys,
+    /// numbers, the moves, the board) is gathered in a `JsonChunk` on
+    /// the stack and appended in one copy.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        let fields = self.fields;
+        let per_play = self.per_play();
+        let mut chunk = JsonChunk::new();
         // One encoder for the answer: every play's position has the
         // request's game fields.
         let encoder = view::encoder(self.answer.meta.as_ref());
-        let text = RefCell::new(Vec::with_capacity(FIBS_ROOM));
-        let plays = self.answer.plays.iter().map(|play| PlayBody {
-            body: self,
-            play,
-            encoder: &encoder,
-            text: &text,
-        });
-        let mut out = serializer.serialize_struct("LegalMovesResponse", 3)?;
-        out.serialize_field("plays", &Seq(RefCell::new(Some(plays))))?;
-        out.serialize_field("dice", &self.answer.dice.values())?;
-        out.serialize_field("forced", &self.answer.forced())?;
-        out.end()
-    }
-}
-
-/// A sequence serialized from an iterator, once.
-struct Seq<I>(RefCell<Option<I>>);
-
-impl<I: Iterator<Item: Serialize>> Serialize for Seq<I> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0.borrow_mut().take() {
-            Some(items) => serializer.collect_seq(items),
-            None => serializer.collect_seq(std::iter::empty::<()>()),
+        out.extend_from_slice(b"{\"plays\":[");
+        for (i, play) in self.answer.plays.iter().enumerate() {
+            out.reserve(per_play);
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"notation\":\"");
+            play.write_notation(out);
+            chunk.put(b"\"");
+            if fields.has(Fields::MOVES) {
+                chunk.put(b",\"moves\":[");
+                for (j, m) in play.moves().iter().enumerate() {
+                    // `,{"from":25,"to":25,"hit":false}`, and the 7 bytes
+                    // a word stores past.
+                    chunk.room(out, 40);
+                    if j > 0 {
+                        chunk.put(b",");
+                    }
+                    chunk.put(b"{\"from\":");
+                    chunk.int(m.from().get().into());
+                    chunk.put(b",\"to\":");
+                    chunk.int(m.to().get().into());
+                    if m.is_hit() {
+                        chunk.put(b",\"hit\":true}");
+                    } else {
+                        chunk.put(b",\"hit\":false}");
+                    }
+                }
+                chunk.room(out, 1);
+                chunk.put(b"]");
+            }
+            if fields.any(Fields::POSITION) {
+                let after = self.answer.after(play);
+                write_position(out, &mut chunk, &encoder.encode(&after), fields);
+            }
+            chunk.room(out, 1);
+            chunk.put(b"}");
+            chunk.append_to(out);
         }
-    }
-}
-
-/// The text a core writer appends to `text` (cleared first), as a `str`.
-fn write_text<E: serde::ser::Error>(
-    text: &RefCell<Vec<u8>>,
-    write: impl FnOnce(&mut Vec<u8>),
-    then: impl FnOnce(&str) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut text = text.borrow_mut();
-    text.clear();
-    write(&mut text);
-    then(std::str::from_utf8(&text).map_err(E::custom)?)
-}
-
-/// One play of a [`LegalMovesBody`], as `LegalPlayOutput`.
-struct PlayBody<'a> {
-    body: &'a LegalMovesBody<'a>,
-    play: &'a bgref_core::Play,
-    encoder: &'a Encoder,
-    text: &'a RefCell<Vec<u8>>,
-}
-
-impl Serialize for PlayBody<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let fields = self.body.fields;
-        let mut out = serializer.serialize_struct("LegalPlayOutput", 3)?;
-        write_text(
-            self.text,
-            |text| self.play.write_notation(text),
-            |notation| out.serialize_field("notation", notation),
-        )?;
-        if fields.has(Fields::MOVES) {
-            let moves = self.play.moves().iter().map(|m| MoveOutput {
-                from: m.from().get(),
-                to: m.to().get(),
-                hit: m.is_hit(),
-            });
-            out.serialize_field("moves", &Seq(RefCell::new(Some(moves))))?;
-        }
-        if fields.any(Fields::POSITION) {
-            let after = self.body.answer.after(self.play);
-            let position = PositionBody {
-                position: &self.encoder.encode(&after),
-                fields,
-                text: self.text,
-            };
-            out.serialize_field("position", &position)?;
-        }
-        out.end()
-    }
-}
-
-/// The position after a play, as `PlayPositionOutput`.
-struct PositionBody<'a> {
-    position: &'a Encodings<'a>,
-    fields: Fields,
-    text: &'a RefCell<Vec<u8>>,
-}
-
-impl Serialize for PositionBody<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (fields, position) = (self.fields, self.position);
-        let mut out = serializer.serialize_struct("PlayPositionOutput", 5)?;
-        if fields.has(Fields::POSITION_ID) {
-            let id = position.position_id();
-            let id = std::str::from_utf8(&id).map_err(S::Error::custom)?;
-            out.serialize_field("position_id", id)?;
-        }
-        if fields.has(Fields::XGID) {
-            write_text(
-                self.text,
-                |text| position.write_xgid(text),
-                |xgid| out.serialize_field("xgid", xgid),
-            )?;
-        }
-        if fields.has(Fields::BOARD) {
-            out.serialize_field("board", &BoardBody(position))?;
-        }
-        if fields.has(Fields::FIBS) {
-            write_text(
-                self.text,
-                |text| position.write_fibs(text),
-                |fibs| out.serialize_field("fibs", fibs),
-            )?;
-        }
-        if fields.has(Fields::PIPS) {
-            out.serialize_field("pips", &PerPlayer::from(position.pips()))?;
-        }
-        out.end()
-    }
-}
-
-/// A position's board, as [`Board`] (no pins: backgammon).
-struct BoardBody<'a>(&'a Encodings<'a>);
-
-impl Serialize for BoardBody<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let position = self.0;
-        let mut out = serializer.serialize_struct("Board", 4)?;
-        out.serialize_field("points", &position.points())?;
-        out.serialize_field("bar", &PerPlayer::from(position.bar()))?;
-        out.serialize_field("off", &PerPlayer::from(position.off()))?;
-        let turn = if position.turn() == bgref_core::Player::X {
-            "x"
+        let [a, b] = self.answer.dice.values();
+        chunk.put(b"],\"dice\":[");
+        chunk.int(a.into());
+        chunk.put(b",");
+        chunk.int(b.into());
+        if self.answer.forced() {
+            chunk.put(b"],\"forced\":true}");
         } else {
-            "o"
-        };
-        out.serialize_field("turn", turn)?;
-        out.end()
+            chunk.put(b"],\"forced\":false}");
+        }
+        chunk.append_to(out);
+    }
+}
+
+/// `,"position":{...}` with the encodings `fields` names, in
+/// `PlayPositionOutput`'s order, from one pass over the position: the
+/// fixed parts gathered in `chunk`, the XGID and FIBS texts written into
+/// `out` by their writers.
+fn write_position(
+    out: &mut Vec<u8>,
+    chunk: &mut JsonChunk,
+    position: &Encodings<'_>,
+    fields: Fields,
+) {
+    // `,"position":{"position_id":"` and the 14 characters and `"`.
+    chunk.room(out, 48);
+    chunk.put(b",\"position\":{");
+    let mut first = true;
+    let mut key = |chunk: &mut JsonChunk, name: &[u8]| {
+        if !std::mem::take(&mut first) {
+            chunk.put(b",");
+        }
+        chunk.put(name);
+    };
+    if fields.has(Fields::POSITION_ID) {
+        key(chunk, b"\"position_id\":\"");
+        chunk.put(&position.position_id());
+        chunk.put(b"\"");
+    }
+    if fields.has(Fields::XGID) {
+        chunk.room(out, 10);
+        key(chunk, b"\"xgid\":\"");
+        chunk.append_to(out);
+        position.write_xgid(out);
+        chunk.put(b"\"");
+    }
+    if fields.has(Fields::BOARD) {
+        // `,"board":{"points":[` (21), 24 counts of at most 4 bytes and 23
+        // commas, the bar and off (`],"bar":` and `,"off":`, 15, and two
+        // `{"x":255,"o":255}`, 34) and `,"turn":"x"}` (12): 201.
+        // The words ([`JsonChunk::word`]) store up to 7 bytes past.
+        chunk.room(out, 201 + 7);
+        key(chunk, b"\"board\":{\"points\":");
+        // Each count with the comma before it, the first one's comma
+        // turned into the `[`.
+        let first = chunk.at();
+        for n in position.points() {
+            chunk.word(POINT_TOKENS[usize::from(n as u8)]);
+        }
+        chunk.bytes[first] = b'[';
+        let (bar, off) = (position.bar(), position.off());
+        chunk.put(b"],\"bar\":");
+        chunk.counts(bar.x.into(), bar.o.into());
+        chunk.put(b",\"off\":");
+        chunk.counts(off.x.into(), off.o.into());
+        if position.turn() == bgref_core::Player::X {
+            chunk.put(b",\"turn\":\"x\"}");
+        } else {
+            chunk.put(b",\"turn\":\"o\"}");
+        }
+    }
+    if fields.has(Fields::FIBS) {
+        chunk.room(out, 10);
+        key(chunk, b"\"fibs\":\"");
+        chunk.append_to(out);
+        position.write_fibs(out);
+        chunk.put(b"\"");
+    }
+    if fields.has(Fields::PIPS) {
+        // `,"pips":` and two counts of at most 10 digits (39 bytes), and
+        // the 7 bytes a word stores past.
+        chunk.room(out, 48);
+        key(chunk, b"\"pips\":");
+        let pips = position.pips();
+        chunk.counts(pips.x, pips.o);
+    }
+    chunk.room(out, 1);
+    chunk.put(b"}");
+}
+
+/// A number's decimal text as one word: `prefix` (unless 0) and the
+/// digits (with `-` when negative) in its first bytes, their count in the
+/// top byte; at most 5 bytes (`,-128`). Written by one 8-byte store and
+/// one addition ([`JsonChunk::word`]) instead of a branch and a store per
+/// character.
+const fn decimal_token(prefix: u8, n: i32) -> u64 {
+    let mut bytes = [0u8; 8];
+    let mut len = 0;
+    if prefix != 0 {
+        bytes[0] = prefix;
+        len = 1;
+    }
+    let mut v = if n < 0 {
+        bytes[len] = b'-';
+        len += 1;
+        -n
+    } else {
+        n
+    };
+    let digits = if v >= 100 {
+        3
+    } else if v >= 10 {
+        2
+    } else {
+        1
+    };
+    let mut i = digits;
+    while i > 0 {
+        bytes[len + i - 1] = b'0' + (v % 10) as u8;
+        v /= 10;
+        i -= 1;
+    }
+    bytes[7] = (len + digits) as u8;
+    u64::from_le_bytes(bytes)
+}
+
+/// The tokens of 0 to 255.
+const NUMBER_TOKENS: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut n = 0;
+    while n < 256 {
+        table[n] = decimal_token(0, n as i32);
+        n += 1;
+    }
+    table
+};
+
+/// The tokens of a board's signed counts with the comma before them
+/// (`,-2`), by the count's byte (`n as u8`).
+const POINT_TOKENS: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut n = 0;
+    while n < 256 {
+        table[n] = decimal_token(b',', n as u8 as i8 as i32);
+        n += 1;
+    }
+    table
+};
+
+/// The bytes a [`JsonChunk`] gathers, copied whole: room for the longest
+/// group its writers put in at once (a board, 201 bytes) after other
+/// bytes. The chunk's length stays below it, so it fits a byte.
+const CHUNK: usize = 256;
+
+/// The most bytes one write of a [`JsonChunk`] stores (its longest text,
+/// `"board":{"points":`, is 19 bytes; a word 8), rounded up: the chunk's
+/// array has this much room past [`CHUNK`].
+const PAST: usize = 64;
+
+/// Bytes of the JSON body gathered on the stack and appended to it in one
+/// copy: the keys, numbers and punctuation between the notation writers'
+/// texts, which written one by one into the body would each check its
+/// capacity and store its length.
+///
+/// Each group of writes first makes sure of its room ([`JsonChunk::room`],
+/// with the most the group can write), so a write never runs past
+/// [`CHUNK`]. The length is a byte and the array has [`PAST`] bytes more
+/// than that: a write of known size at most `PAST` is in bounds wherever
+/// the length is, so the compiler checks no index, and a store into the
+/// array is known not to touch the length (which then stays in a
+/// register across a group of writes instead of being stored after
+/// each).
+struct JsonChunk {
+    bytes: [u8; CHUNK + PAST],
+    len: u8,
+}
+
+impl JsonChunk {
+    fn new() -> JsonChunk {
+        JsonChunk {
+            bytes: [0; CHUNK + PAST],
+            len: 0,
+        }
+    }
+
+    /// Where the next byte goes.
+    #[inline(always)]
+    fn at(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Makes room for `bytes` more (less than [`CHUNK`]): appends what is
+    /// gathered to `out` first when the length would reach `CHUNK`.
+    #[inline]
+    fn room(&mut self, out: &mut Vec<u8>, bytes: usize) {
+        if self.at() + bytes >= CHUNK {
+            self.append_to(out);
+        }
+    }
+
+    /// Adds `n` bytes written to the length (room made for them: the sum
+    /// is below [`CHUNK`]).
+    #[inline(always)]
+    fn advance(&mut self, n: usize) {
+        self.len += n as u8;
+    }
+
+    /// Appends `text` (room made for it).
+    #[inline(always)]
+    fn put(&mut self, text: &[u8]) {
+        let at = self.at();
+        self.bytes[at..at + text.len()].copy_from_slice(text);
+        self.advance(text.len());
+    }
+
+    /// A number in decimal, as serde_json writes it: below 256 from a
+    /// table, below 1000 by hand, others by `itoa` (what serde_json
+    /// itself uses). At most 10 bytes, and (as a word) stores up to 7
+    /// past the text.
+    #[inline(always)]
+    fn int(&mut self, n: u32) {
+        match n {
+            0..256 => self.word(NUMBER_TOKENS[n as usize]),
+            256..1000 => self.put(&[
+                b'0' + (n / 100) as u8,
+                b'0' + (n / 10 % 10) as u8,
+                b'0' + (n % 10) as u8,
+            ]),
+            _ => self.put(itoa::Buffer::new().format(n).as_bytes()),
+        }
+    }
+
+    /// Appends a token ([`decimal_token`]): all 8 bytes stored, the
+    /// length kept. Needs 8 bytes of room.
+    #[inline(always)]
+    fn word(&mut self, token: u64) {
+        let at = self.at();
+        self.bytes[at..at + 8].copy_from_slice(&token.to_le_bytes());
+        self.advance((token >> 56) as usize);
+    }
+
+    /// `{"x":..,"o":..}`, as `PerPlayer` writes it: at most 31 bytes, and
+    /// stores up to 7 past.
+    #[inline(always)]
+    fn counts(&mut self, x: u32, o: u32) {
+        self.put(b"{\"x\":");
+        self.int(x);
+        self.put(b",\"o\":");
+        self.int(o);
+        self.put(b"}");
+    }
+
+    /// Appends the bytes gathered to `out` and empties the chunk. The
+    /// first [`CHUNK`] bytes are copied, then cut (a copy of known size
+    /// is a few vector stores, one of the gathered length a `memcpy`
+    /// call): `out` needs `CHUNK` bytes of spare capacity not to grow.
+    #[inline]
+    fn append_to(&mut self, out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(&self.bytes[..CHUNK]);
+        out.truncate(start + self.at());
+        self.len = 0;
     }
 }
 
@@ -585,7 +765,7 @@ mod tests {
     use bgref_core::{Dice, Player, Position, Variant};
     use serde_json::json;
 
-    use super::{LegalMovesBody, LegalMovesRequest, LegalMovesResponse};
+    use super::{LegalMovesJson, LegalMovesRequest, LegalMovesResponse};
     use crate::api;
     use crate::api::view::Fields;
 
@@ -633,7 +813,7 @@ mod tests {
     }
 
     #[test]
-    fn the_borrowed_views_serialize_to_the_bytes_of_the_response_type() {
+    fn the_direct_writer_writes_the_bytes_of_the_response_type() {
         let field_sets = [
             Fields::ALL,
             Fields::POSITION_ID,
@@ -648,11 +828,12 @@ mod tests {
             let answer = api::moves::legal_moves(&input.turn).unwrap();
             plays += answer.plays.len();
             for fields in field_sets {
-                let fast = serde_json::to_vec(&LegalMovesBody {
+                let json = LegalMovesJson {
                     answer: &answer,
                     fields,
-                })
-                .unwrap();
+                };
+                let mut fast = Vec::new();
+                json.write(&mut fast);
                 let reference =
                     serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
                 assert_eq!(
@@ -667,10 +848,10 @@ mod tests {
 
     /// Every eighth position of the movegen benchmark set (contact, race,
     /// bear-off and bar positions) with each of the 21 rolls, with every
-    /// field and with one other fields list in turn.
+    /// field and with one other fields list in turn: the chunk fills to
+    /// every length and goes out at every point of a play.
     #[test]
-    fn the_borrowed_views_serialize_to_the_bytes_of_the_response_type_for_the_benchmark_positions()
-    {
+    fn the_direct_writer_writes_the_bytes_of_the_response_type_for_the_benchmark_positions() {
         let other_fields = [
             Fields::POSITION_ID,
             Fields::MOVES,
@@ -695,11 +876,12 @@ mod tests {
                     dice,
                 };
                 for fields in [Fields::ALL, other_fields[(i + j) % other_fields.len()]] {
-                    let fast = serde_json::to_vec(&LegalMovesBody {
+                    let mut fast = Vec::new();
+                    LegalMovesJson {
                         answer: &answer,
                         fields,
-                    })
-                    .unwrap();
+                    }
+                    .write(&mut fast);
                     let reference =
                         serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
                     assert!(fast == reference, "{line} {dice:?} {fields:?}");
@@ -712,6 +894,29 @@ mod tests {
         assert!(plays > 100_000, "{plays} plays compared");
     }
 
+    /// The chunk's numbers and board counts are what serde_json writes,
+    /// on every value a table holds and past them; a chunk filled past
+    /// its size goes out in pieces.
+    #[test]
+    fn the_chunk_writes_numbers_and_counts_as_serde_json_does() {
+        let mut out = Vec::new();
+        let mut chunk = super::JsonChunk::new();
+        let mut expected = String::new();
+        for n in (0..2000).chain([9_999, 10_000, 123_456, u32::MAX]) {
+            chunk.room(&mut out, 18);
+            chunk.int(n);
+            chunk.put(b" ");
+            expected.push_str(&format!("{} ", serde_json::to_string(&n).unwrap()));
+        }
+        for n in i8::MIN..=i8::MAX {
+            chunk.room(&mut out, 8);
+            chunk.word(super::POINT_TOKENS[usize::from(n as u8)]);
+            expected.push_str(&format!(",{}", serde_json::to_string(&n).unwrap()));
+        }
+        chunk.append_to(&mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+
     #[test]
     fn fields_leave_parts_out() {
         let req: LegalMovesRequest = serde_json::from_value(json!({
@@ -721,11 +926,12 @@ mod tests {
         .unwrap();
         let input = req.into_input().unwrap();
         let answer = api::moves::legal_moves(&input.turn).unwrap();
-        let bytes = serde_json::to_vec(&LegalMovesBody {
+        let mut bytes = Vec::new();
+        LegalMovesJson {
             answer: &answer,
             fields: input.fields,
-        })
-        .unwrap();
+        }
+        .write(&mut bytes);
         let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(body["plays"].as_array().unwrap().len(), 16);
         let play = &body["plays"][0];
