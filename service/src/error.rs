@@ -1,6 +1,7 @@
 //! One error type for every operation, classified once; `http/error.rs` and
 //! `grpc/error.rs` are the only places that turn it into a transport status.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use bgref_core::IllegalPlay;
@@ -118,9 +119,8 @@ impl ApiError {
     /// Records the error on the current span and logs it at its level.
     ///
     /// The detail and the field may quote the request: they are escaped
-    /// and cut ([`crate::telemetry::log_safe`]).
+    /// and cut ([`log_safe`]).
     pub fn log(&self) {
-        use crate::telemetry::log_safe;
         let detail = log_safe(&self.detail);
         let field = self.field.as_deref().map(log_safe);
         match self.tracing_level() {
@@ -173,5 +173,103 @@ impl From<bgref_core::tables::TablesIllegalPlay> for ApiError {
 impl From<ParseMoveTextError> for ApiError {
     fn from(err: ParseMoveTextError) -> ApiError {
         ApiError::invalid("invalid-play", "play", err)
+    }
+}
+
+/// Longest request-derived text written to a log field, in characters.
+pub const MAX_LOGGED_CHARS: usize = 256;
+
+/// Request-derived text made safe for a log line: control characters
+/// (line breaks, terminal escapes) written as escapes (`\n`, `\u{1b}`),
+/// and at most [`MAX_LOGGED_CHARS`] characters kept (then `…` and the
+/// number of bytes left out). A forged log line or a 60 KB line cannot
+/// come from a request.
+pub fn log_safe(text: &str) -> Cow<'_, str> {
+    if text.len() <= MAX_LOGGED_CHARS && printable_ascii(text) {
+        // The usual path: nothing to escape or cut (checked a word at a
+        // time, where counting and classifying `char`s costs hundreds of
+        // instructions per request).
+        return Cow::Borrowed(text);
+    }
+    let clean = text.chars().count() <= MAX_LOGGED_CHARS && !text.chars().any(char::is_control);
+    if clean {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(MAX_LOGGED_CHARS + 32);
+    for (kept, (i, c)) in text.char_indices().enumerate() {
+        if kept == MAX_LOGGED_CHARS {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\u{2026} ({} more bytes)", text.len() - i);
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `value` is printable ASCII (`0x20` to `0x7e`), eight bytes at a
+/// time: it then has no control character, one byte per character.
+fn printable_ascii(value: &str) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const TOPS: u64 = ONES * 0x80;
+    // Whether a byte of `word` is below `n` (at most 0x80; exact as a
+    // whole, for any bytes: a borrow only runs on past such a byte).
+    let any_below = |word: u64, n: u64| word.wrapping_sub(ONES * n) & !word & TOPS != 0;
+    let mut words = value.as_bytes().chunks_exact(8);
+    for chunk in &mut words {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        if word & TOPS != 0 || any_below(word, 0x20) || any_below(word ^ (ONES * 0x7f), 1) {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|b| (0x20..0x7f).contains(b))
+}
+
+#[cfg(test)]
+mod log_safe_tests {
+    use super::{log_safe, printable_ascii};
+
+    #[test]
+    fn printable_ascii_checks_every_byte_at_every_place_in_a_word() {
+        for c in (0..=0x100).filter_map(char::from_u32) {
+            for len in 1..=17 {
+                for at in 0..len {
+                    let text: String = (0..len).map(|i| if i == at { c } else { 'a' }).collect();
+                    let expected = text.bytes().all(|b| (0x20..0x7f).contains(&b));
+                    assert_eq!(printable_ascii(&text), expected, "{text:?}");
+                }
+            }
+        }
+        assert!(printable_ascii(""));
+    }
+
+    #[test]
+    fn text_at_the_length_limit_is_kept_and_past_it_cut() {
+        let most = "/".repeat(super::MAX_LOGGED_CHARS);
+        assert_eq!(log_safe(&most), most.as_str());
+        let over = format!("{most}/");
+        assert!(log_safe(&over).ends_with("(1 more bytes)"));
+        // Characters, not bytes, are counted.
+        let wide = "é".repeat(super::MAX_LOGGED_CHARS);
+        assert_eq!(log_safe(&wide), wide.as_str());
+    }
+
+    #[test]
+    fn control_characters_are_escaped_and_long_text_cut() {
+        assert_eq!(log_safe("plain"), "plain");
+        let forged = "x\n2026-12-01T00:00:00Z ERROR forged\u{1b}[31m";
+        let safe = log_safe(forged);
+        assert!(!safe.contains('\n') && !safe.contains('\u{1b}'), "{safe}");
+        assert!(safe.contains("\\n") && safe.contains("\\u{1b}"), "{safe}");
+        let long = "a".repeat(60_000);
+        let safe = log_safe(&long);
+        assert!(safe.len() < 300, "{}", safe.len());
+        assert!(safe.ends_with("(59744 more bytes)"), "{safe}");
     }
 }

@@ -3,19 +3,20 @@
 
 pub mod api;
 pub mod config;
-pub mod conn;
 pub mod error;
 pub mod grpc;
 pub mod http;
 pub mod keys;
+pub mod layers;
 pub mod ledger;
 pub mod metrics;
 pub mod offload;
+pub mod protocol;
 pub mod referee;
 pub mod server;
 pub mod state;
-pub mod streams;
 pub mod telemetry;
+pub mod transport;
 
 /// Code generated from `proto/bgref/v1/*.proto`.
 #[allow(missing_docs, clippy::all, clippy::pedantic)]

@@ -25,11 +25,12 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::telemetry::{self, MakeRequestId, Operation, Protocol, RequestLog, RequestOutcome};
+use crate::protocol::REQUEST_ID_HEADER;
+use crate::telemetry::{Operation, Protocol, RequestLog, RequestOutcome};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 
-/// The route that serves [`Metrics::render`] (`crate::http::ops::metrics`).
+/// The route that serves [`Metrics::render`] (`GET /metrics`).
 const METRICS_ROUTE: &str = "/metrics";
 
 /// `Content-Type` of [`Metrics::render`]'s output.
@@ -248,24 +249,20 @@ fn escape(value: &str) -> String {
 
 /// Identifies, traces, counts and logs every request; see the module doc.
 ///
-/// One layer instead of the five it replaces (request id sanitizing,
-/// classification, `SetRequestId`, `PropagateRequestId`, `TraceLayer`):
-/// the operation is classified once, the request id made once, and the
-/// span entered while the response future is polled (and a gRPC body,
-/// which runs the method's stream) without a wrapper of its own.
+/// One layer instead of classification and `TraceLayer`: the operation is
+/// classified once, and the span entered while the response future is
+/// polled (and a gRPC body, which runs the method's stream) without a
+/// wrapper of its own. The request id is tower-http's, set outside
+/// ([`crate::layers::request_id`]).
 #[derive(Debug, Clone)]
 pub struct ObserveLayer {
     metrics: Metrics,
-    make_id: MakeRequestId,
 }
 
 impl ObserveLayer {
-    /// A layer feeding `metrics`, with its own request id prefix.
+    /// A layer feeding `metrics`.
     pub fn new(metrics: Metrics) -> ObserveLayer {
-        ObserveLayer {
-            metrics,
-            make_id: MakeRequestId::default(),
-        }
+        ObserveLayer { metrics }
     }
 }
 
@@ -276,7 +273,6 @@ impl<S> tower::Layer<S> for ObserveLayer {
         Observe {
             inner,
             metrics: self.metrics.clone(),
-            make_id: self.make_id.clone(),
         }
     }
 }
@@ -286,7 +282,6 @@ impl<S> tower::Layer<S> for ObserveLayer {
 pub struct Observe<S> {
     inner: S,
     metrics: Metrics,
-    make_id: MakeRequestId,
 }
 
 impl<S, ReqB, ResB> tower::Service<Request<ReqB>> for Observe<S>
@@ -302,15 +297,19 @@ where
         self.inner.poll_ready(cx)
     }
 
-    /// Sets the request id, starts the request's log, and calls the inner
+    /// Starts the request's log, and calls the inner
     /// service (with the metrics in the request's extensions for
     /// `GET /metrics`). The span is entered when the response future is
     /// polled, not here: the services inside only build their futures in
     /// `call`, and what they log, they log when polled.
     fn call(&mut self, mut req: Request<ReqB>) -> Self::Future {
-        let request_id = telemetry::set_request_id(&mut req, &self.make_id);
+        let request_id = req
+            .headers()
+            .get(REQUEST_ID_HEADER)
+            .cloned()
+            .unwrap_or_else(|| HeaderValue::from_static("-"));
         let operation = Operation::shared(&req);
-        let log = RequestLog::start(&req, &operation, request_id.clone());
+        let log = RequestLog::start(&req, &operation, request_id);
         if operation.route.as_deref() == Some(METRICS_ROUTE) {
             // Only its handler reads it (another extension for every
             // request would grow the extension map).
@@ -320,7 +319,6 @@ where
         ObservedFuture {
             inner,
             pending: Some(Pending::new(self.metrics.clone(), operation, log)),
-            request_id: Some(request_id),
         }
     }
 }
@@ -432,7 +430,7 @@ fn grpc_code_of_http(status: StatusCode) -> tonic::Code {
 
 fn grpc_status(headers: &HeaderMap) -> Option<tonic::Code> {
     headers
-        .get(&crate::grpc::GRPC_STATUS)
+        .get(&crate::protocol::GRPC_STATUS)
         .map(|v| tonic::Code::from_bytes(v.as_bytes()))
 }
 
@@ -442,8 +440,6 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: F,
         pending: Option<Pending>,
-        // Echoed in the response's `x-request-id` (unless it has one).
-        request_id: Option<HeaderValue>,
     }
 }
 
@@ -462,7 +458,7 @@ where
         };
         let entered = log.span.enter();
         let result = ready!(this.inner.poll(cx));
-        let mut response = match result {
+        let response = match result {
             Ok(response) => response,
             Err(err) => {
                 tally.finish(
@@ -475,19 +471,6 @@ where
                 return Poll::Ready(Err(err));
             }
         };
-        if let Some(mut id) = this.request_id.take() {
-            // Sent as an HPACK "never indexed" literal over HTTP/2: a value
-            // unique to each response gains nothing from the connection's
-            // header table, and inserting it would evict the entries that
-            // repeat (and cost the table's hashing and eviction on both
-            // ends). HTTP/1.1 ignores the mark.
-            id.set_sensitive(true);
-            // Unless the response has one: one lookup for both.
-            response
-                .headers_mut()
-                .entry(telemetry::REQUEST_ID_HEADER)
-                .or_insert(id);
-        }
         tally.status = Some(response.status());
         if tally.operation.protocol == Protocol::Grpc
             && let Some(code) = grpc_status(response.headers())
@@ -547,8 +530,8 @@ where
         };
         // A gRPC body runs the method's response stream; an HTTP body is
         // the answer, polled in the span only the first time (when the
-        // send deadline decides whether it needs a watchdog, which logs
-        // in the span: `crate::streams::SendDeadline`).
+        // send deadline decides whether it needs a timer, which logs
+        // in the span: `crate::layers::streams::SendDeadline`).
         let first = !std::mem::replace(this.polled, true);
         let enter = first || tally.operation.protocol == Protocol::Grpc;
         let _entered = enter.then(|| log.span.enter());
@@ -573,7 +556,9 @@ where
                 let outcome = match tally.operation.protocol {
                     Protocol::Http => tally.outcome_at_end(),
                     // Not sent in time: the client's fault.
-                    Protocol::Grpc if crate::streams::ResponseAbandoned::is_cause_of(err) => {
+                    Protocol::Grpc
+                        if crate::layers::streams::ResponseAbandoned::is_cause_of(err) =>
+                    {
                         cancelled(Protocol::Grpc)
                     }
                     Protocol::Grpc => RequestOutcome::Grpc(tonic::Code::Internal),

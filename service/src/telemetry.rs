@@ -29,7 +29,7 @@
 use std::borrow::Cow;
 use std::io::IsTerminal as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use http::{HeaderMap, HeaderName, HeaderValue, Request};
@@ -48,19 +48,14 @@ use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 
 use crate::config::{LogFormat, TelemetryConfig};
+use crate::error::log_safe;
+use crate::protocol::is_probe;
 
 /// Whether spans go to an OpenTelemetry exporter (set once by [`init`]).
 static OTEL_ENABLED: AtomicBool = AtomicBool::new(false);
 
-/// The request id header, read or generated, and echoed in the response.
-/// (A `HeaderName`, not a `&str`, which every lookup would parse.)
-pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
-
 /// The W3C trace context header.
 const TRACEPARENT_HEADER: HeaderName = HeaderName::from_static("traceparent");
-
-/// Longest accepted incoming request id; longer ones are replaced.
-const MAX_REQUEST_ID_LEN: usize = 128;
 
 /// Flushes pending trace spans and log lines when dropped (shuts the
 /// tracer provider down, then the log writer's thread).
@@ -178,26 +173,6 @@ fn handler_spans<S: tracing::Subscriber>(exported: bool) -> impl tracing_subscri
     tracing_subscriber::filter::filter_fn(move |meta| {
         exported || !(meta.is_span() && meta.target() == HANDLER_TARGET && meta.fields().is_empty())
     })
-}
-
-/// Whether `value` is printable ASCII (`0x20` to `0x7e`), eight bytes at a
-/// time: it then has no control character, one byte per character.
-fn printable_ascii(value: &str) -> bool {
-    const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const TOPS: u64 = ONES * 0x80;
-    // Whether a byte of `word` is below `n` (at most 0x80; exact as a
-    // whole, for any bytes: a borrow only runs on past such a byte).
-    let any_below = |word: u64, n: u64| word.wrapping_sub(ONES * n) & !word & TOPS != 0;
-    let mut words = value.as_bytes().chunks_exact(8);
-    for chunk in &mut words {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        if word & TOPS != 0 || any_below(word, 0x20) || any_below(word ^ (ONES * 0x7f), 1) {
-            return false;
-        }
-    }
-    words.remainder().iter().all(|b| (0x20..0x7f).contains(b))
 }
 
 /// `--log-filter`, else `RUST_LOG`, else `info`; with the error when the
@@ -372,7 +347,7 @@ fn operation_key<'a, B>(req: &Request<B>, buf: &'a mut [u8; 320]) -> Option<&'a 
 }
 
 fn is_grpc<B>(req: &Request<B>) -> bool {
-    crate::grpc::is_grpc(req.headers())
+    crate::protocol::is_grpc(req.headers())
 }
 
 impl Operation {
@@ -499,134 +474,6 @@ fn standard_method(method: &http::Method) -> &'static str {
     }
 }
 
-/// Makes request ids cheaply: UUID-shaped (RFC 9562 version 8, custom),
-/// 64 random bits drawn once per process followed by a counter, so ids are
-/// unique within a process and, with overwhelming odds, across replicas,
-/// without a system call per request as a random (v4) UUID costs.
-#[derive(Debug, Clone)]
-pub struct MakeRequestId {
-    /// The first 64 bits as text, with the version: `xxxxxxxx-xxxx-8xxx-`
-    /// (written once, not for every id).
-    head: [u8; 19],
-    counter: Arc<AtomicU64>,
-}
-
-/// Lower-case hexadecimal digits.
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-/// The 16 hexadecimal digits of `word`, most significant first.
-fn hex_digits(word: u64) -> [u8; 16] {
-    let mut digits = [0u8; 16];
-    for (i, digit) in digits.iter_mut().enumerate() {
-        *digit = HEX[((word >> (60 - 4 * i)) & 15) as usize];
-    }
-    digits
-}
-
-impl Default for MakeRequestId {
-    fn default() -> MakeRequestId {
-        let mut seed = [0u8; 8];
-        if getrandom::fill(&mut seed).is_err() {
-            // No entropy source: the clock still tells processes apart.
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            seed = (nanos as u64 ^ u64::from(std::process::id())).to_le_bytes();
-        }
-        seed[6] = (seed[6] & 0x0f) | 0x80; // version 8
-        let digits = hex_digits(u64::from_be_bytes(seed));
-        let mut head = [b'-'; 19];
-        head[..8].copy_from_slice(&digits[..8]);
-        head[9..13].copy_from_slice(&digits[8..12]);
-        head[14..18].copy_from_slice(&digits[12..]);
-        MakeRequestId {
-            head,
-            counter: Arc::new(AtomicU64::new(0)),
-        }
-    }
-}
-
-impl MakeRequestId {
-    /// The next id: `xxxxxxxx-xxxx-8xxx-yxxx-xxxxxxxxxxxx`, the counter in
-    /// the last 64 bits (with the variant).
-    pub fn next_id(&self) -> HeaderValue {
-        let count = self.counter.fetch_add(1, Ordering::Relaxed);
-        // Variant 10 in the top two bits.
-        let digits = hex_digits((count & !(0b11 << 62)) | (0b10 << 62));
-        let mut text = [b'-'; 36];
-        text[..19].copy_from_slice(&self.head);
-        text[19..23].copy_from_slice(&digits[..4]);
-        text[24..].copy_from_slice(&digits[4..]);
-        // One allocation that the clones (the request's header, the
-        // response's, the request span's) share: `HeaderValue::from_bytes`
-        // copies into a `Bytes` whose first clone allocates again.
-        HeaderValue::from_maybe_shared(axum::body::Bytes::from_owner(text))
-            .unwrap_or_else(|_| HeaderValue::from_static("-"))
-    }
-}
-
-/// The request's id, also left in its `x-request-id` header (where
-/// handlers and gRPC methods find it): the incoming one if it is valid
-/// (a single value of 1 to 128 printable ASCII characters), otherwise a
-/// new one from `make`.
-pub fn set_request_id<B>(req: &mut Request<B>, make: &MakeRequestId) -> HeaderValue {
-    let valid = |v: &HeaderValue| {
-        let b = v.as_bytes();
-        !b.is_empty() && b.len() <= MAX_REQUEST_ID_LEN && b.iter().all(|c| c.is_ascii_graphic())
-    };
-    // One lookup for both the check and the insertion.
-    match req.headers_mut().entry(REQUEST_ID_HEADER) {
-        http::header::Entry::Occupied(mut entry) => {
-            let mut incoming = entry.iter();
-            if let (Some(id), None) = (incoming.next(), incoming.next())
-                && valid(id)
-            {
-                return id.clone();
-            }
-            let id = make.next_id();
-            // Replaces every value given.
-            entry.insert(id.clone());
-            id
-        }
-        http::header::Entry::Vacant(entry) => entry.insert(make.next_id()).clone(),
-    }
-}
-
-/// Longest request-derived text written to a log field, in characters.
-pub const MAX_LOGGED_CHARS: usize = 256;
-
-/// Request-derived text made safe for a log line: control characters
-/// (line breaks, terminal escapes) written as escapes (`\n`, `\u{1b}`),
-/// and at most [`MAX_LOGGED_CHARS`] characters kept (then `…` and the
-/// number of bytes left out). A forged log line or a 60 KB line cannot
-/// come from a request.
-pub fn log_safe(text: &str) -> Cow<'_, str> {
-    if text.len() <= MAX_LOGGED_CHARS && printable_ascii(text) {
-        // The usual path: nothing to escape or cut (checked a word at a
-        // time, where counting and classifying `char`s costs hundreds of
-        // instructions per request).
-        return Cow::Borrowed(text);
-    }
-    let clean = text.chars().count() <= MAX_LOGGED_CHARS && !text.chars().any(char::is_control);
-    if clean {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(MAX_LOGGED_CHARS + 32);
-    for (kept, (i, c)) in text.char_indices().enumerate() {
-        if kept == MAX_LOGGED_CHARS {
-            use std::fmt::Write as _;
-            let _ = write!(out, "\u{2026} ({} more bytes)", text.len() - i);
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
 /// Reads W3C trace context from request headers.
 struct HeaderExtractor<'a>(&'a HeaderMap);
 
@@ -677,9 +524,9 @@ pub struct RequestLog {
     /// (otherwise disabled, `Span::none()`). A valid `traceparent` makes
     /// it a child of the caller's span.
     pub span: Span,
-    /// From [`set_request_id`].
+    /// From its `x-request-id` header ([`crate::layers::request_id`]).
     request_id: HeaderValue,
-    /// `url.path`, made safe ([`log_safe`]), when the operation does not
+    /// `url.path`, made safe ([`crate::error::log_safe`]), when the operation does not
     /// tell it ([`Operation::logs_path`]).
     path: Option<Box<str>>,
     /// The trace's id: the request span's, or else the caller's
@@ -688,8 +535,8 @@ pub struct RequestLog {
 }
 
 impl RequestLog {
-    /// Starts the log of a request of operation `op`, with its id (from
-    /// [`set_request_id`]).
+    /// Starts the log of a request of operation `op`, with its id (its
+    /// `x-request-id` header).
     pub fn start<B>(req: &Request<B>, op: &Operation, request_id: HeaderValue) -> RequestLog {
         let raw_path = req.uri().path();
         let path = op.logs_path(raw_path).then(|| log_safe(raw_path).into());
@@ -861,128 +708,6 @@ pub fn grpc_code_name(code: tonic::Code) -> &'static str {
         Code::DataLoss => "DATA_LOSS",
         Code::Unauthenticated => "UNAUTHENTICATED",
     }
-}
-
-#[cfg(test)]
-mod request_id_tests {
-    use super::{MakeRequestId, REQUEST_ID_HEADER, set_request_id};
-
-    #[test]
-    fn a_single_valid_incoming_id_is_kept_and_anything_else_replaced() {
-        let make = MakeRequestId::default();
-        let request = |ids: &[&[u8]]| {
-            let mut req = http::Request::new(());
-            for id in ids {
-                let value = http::HeaderValue::from_bytes(id).unwrap();
-                req.headers_mut().append(REQUEST_ID_HEADER, value);
-            }
-            req
-        };
-        let long = [b'a'; 129];
-        for (ids, kept) in [
-            (&[][..], false),
-            (&[&b"abc-123"[..]][..], true),
-            (&[&[b'a'; 128][..]][..], true),
-            (&[&long[..]][..], false),
-            (&[&b"a b"[..]][..], false),
-            (&[&b"one"[..], &b"two"[..]][..], false),
-        ] {
-            let mut req = request(ids);
-            let id = set_request_id(&mut req, &make);
-            let values: Vec<_> = req.headers().get_all(REQUEST_ID_HEADER).iter().collect();
-            assert_eq!(values, [&id], "{ids:?}");
-            if kept {
-                assert_eq!(id.as_bytes(), ids[0]);
-            } else {
-                assert_eq!(id.len(), 36, "{ids:?}: {id:?}");
-            }
-        }
-    }
-
-    #[test]
-    fn request_ids_are_distinct_version_8_uuids() {
-        let make = MakeRequestId::default();
-        let a = make.next_id();
-        let b = make.clone().next_id();
-        assert_ne!(a, b);
-        for id in [a, b] {
-            let id = id.to_str().unwrap();
-            assert_eq!(id.len(), 36, "{id}");
-            let groups: Vec<&str> = id.split('-').collect();
-            assert_eq!(
-                groups.iter().map(|g| g.len()).collect::<Vec<_>>(),
-                [8, 4, 4, 4, 12]
-            );
-            assert!(groups[2].starts_with('8'), "{id}");
-            assert!(matches!(&groups[3][..1], "8" | "9" | "a" | "b"), "{id}");
-            assert!(id.bytes().all(|c| c == b'-' || c.is_ascii_hexdigit()));
-        }
-        // The counter's bits, with the variant's two in place of its top two.
-        let make = MakeRequestId::default();
-        let head = String::from_utf8(make.head.to_vec()).unwrap();
-        for count in [0, 1, 0xabc, u64::MAX >> 2, u64::MAX - 1] {
-            make.counter
-                .store(count, std::sync::atomic::Ordering::Relaxed);
-            let low = (count & (u64::MAX >> 2)) | (1 << 63);
-            let expected = format!("{head}{:04x}-{:012x}", low >> 48, low & ((1 << 48) - 1));
-            assert_eq!(make.next_id().to_str().unwrap(), expected);
-        }
-        // Another process (another maker) draws another prefix.
-        assert_ne!(
-            MakeRequestId::default().next_id().to_str().unwrap()[..18],
-            make.next_id().to_str().unwrap()[..18]
-        );
-    }
-}
-
-#[cfg(test)]
-mod log_safe_tests {
-    use super::{log_safe, printable_ascii};
-
-    #[test]
-    fn printable_ascii_checks_every_byte_at_every_place_in_a_word() {
-        for c in (0..=0x100).filter_map(char::from_u32) {
-            for len in 1..=17 {
-                for at in 0..len {
-                    let text: String = (0..len).map(|i| if i == at { c } else { 'a' }).collect();
-                    let expected = text.bytes().all(|b| (0x20..0x7f).contains(&b));
-                    assert_eq!(printable_ascii(&text), expected, "{text:?}");
-                }
-            }
-        }
-        assert!(printable_ascii(""));
-    }
-
-    #[test]
-    fn text_at_the_length_limit_is_kept_and_past_it_cut() {
-        let most = "/".repeat(super::MAX_LOGGED_CHARS);
-        assert_eq!(log_safe(&most), most.as_str());
-        let over = format!("{most}/");
-        assert!(log_safe(&over).ends_with("(1 more bytes)"));
-        // Characters, not bytes, are counted.
-        let wide = "é".repeat(super::MAX_LOGGED_CHARS);
-        assert_eq!(log_safe(&wide), wide.as_str());
-    }
-
-    #[test]
-    fn control_characters_are_escaped_and_long_text_cut() {
-        assert_eq!(log_safe("plain"), "plain");
-        let forged = "x\n2026-12-01T00:00:00Z ERROR forged\u{1b}[31m";
-        let safe = log_safe(forged);
-        assert!(!safe.contains('\n') && !safe.contains('\u{1b}'), "{safe}");
-        assert!(safe.contains("\\n") && safe.contains("\\u{1b}"), "{safe}");
-        let long = "a".repeat(60_000);
-        let safe = log_safe(&long);
-        assert!(safe.len() < 300, "{}", safe.len());
-        assert!(safe.ends_with("(59744 more bytes)"), "{safe}");
-    }
-}
-
-/// Health checks and scrapes: logged at debug, and let past the
-/// concurrency limit (`crate::server`).
-pub(crate) fn is_probe(path: &str) -> bool {
-    matches!(path, "/healthz" | "/readyz" | "/metrics")
-        || path.starts_with("/grpc.health.v1.Health/")
 }
 
 #[cfg(test)]

@@ -471,7 +471,7 @@ async fn sequential_grpc_calls_do_not_wait_for_delayed_acks() {
 }
 
 /// Many calls at once on one HTTP/2 connection, whose answers the server
-/// gathers into shared writes (`conn::GuardedIo`): every answer arrives
+/// gathers into shared writes (`transport::GuardedIo`): every answer arrives
 /// whole and is the one the same call gets alone. Some answers are large
 /// (every field), some small (`fields`), and the calls come in waves so
 /// that batches start and end at different points.

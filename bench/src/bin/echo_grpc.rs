@@ -4,7 +4,7 @@
 //! `$BENCH_ANSWER_BYTES` bytes whatever the request. No layers.
 //!
 //! With `BENCH_BGREF_CONN=1` the same service is served the way bgref
-//! serves its connections (`bgref_service::conn::serve`: its socket
+//! serves its connections (`bgref_service::transport::serve`: its socket
 //! wrapper, which gathers HTTP/2 writes, and its HTTP/2 settings) instead of
 //! by tonic's own server: the baseline for bgref's own work on the same
 //! transport.
@@ -57,10 +57,10 @@ async fn main() {
     if std::env::var_os("BENCH_BGREF_CONN").is_some_and(|v| v == "1") {
         let config = bgref_service::config::Config::defaults();
         let router = tonic::service::Routes::new(service).into_axum_router();
-        bgref_service::conn::serve(
+        bgref_service::transport::serve(
             listener,
             router,
-            bgref_service::conn::ConnLimits::from_config(&config),
+            bgref_service::transport::ConnLimits::from_config(&config),
             std::future::pending(),
             std::time::Duration::ZERO,
         )

@@ -273,7 +273,7 @@ impl Fields {
                     format!("{field}[{i}]"),
                     format!(
                         "unknown field {:?}: the fields are {}",
-                        crate::telemetry::log_safe(name),
+                        crate::error::log_safe(name),
                         known()
                     ),
                 ));

@@ -28,9 +28,9 @@ use tonic::{Request, Response, Status};
 use crate::api;
 use crate::error::ApiError;
 use crate::http::extract::BodyLimits;
+use crate::layers::RequestLayers;
 use crate::proto;
 use crate::proto::referee_server::{Referee, RefereeServer};
-use crate::server::RequestLayers;
 use crate::state::AppState;
 
 /// The Referee service: each method converts and calls `api`.
@@ -291,22 +291,6 @@ impl Referee for RefereeService {
 }
 
 /// The path of LegalMoves, which [`RefereeRoutes`] answers itself.
-/// The gRPC status header. A `HeaderName`, not a `&str`, which every lookup
-/// or insert would parse again (the unary hot path reads it in the response
-/// head and in the trailers).
-pub(crate) const GRPC_STATUS: http::HeaderName = http::HeaderName::from_static("grpc-status");
-
-/// The gRPC status message header (see [`GRPC_STATUS`]).
-pub(crate) const GRPC_MESSAGE: http::HeaderName = http::HeaderName::from_static("grpc-message");
-
-/// Whether a request with `headers` is gRPC (or gRPC-Web): its content
-/// type is `application/grpc…`.
-pub(crate) fn is_grpc(headers: &http::HeaderMap) -> bool {
-    headers
-        .get(http::header::CONTENT_TYPE)
-        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"))
-}
-
 const LEGAL_MOVES_PATH: &str = "/bgref.v1.Referee/LegalMoves";
 
 /// The Referee service as served: LegalMoves with its answer written as
@@ -382,55 +366,6 @@ impl UnaryService<proto::LegalMovesRequest> for LegalMovesMethod {
     }
 }
 
-/// The descriptor sets of every service the server mounts: bgref's own,
-/// health's and reflection's (both versions).
-const DESCRIPTOR_SETS: [&[u8]; 4] = [
-    proto::FILE_DESCRIPTOR_SET,
-    tonic_health::pb::FILE_DESCRIPTOR_SET,
-    tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET,
-    tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
-];
-
-/// The paths (`/package.Service/Method`) of every method that
-/// [`DESCRIPTOR_SETS`] describe, the sets decoded once.
-static METHOD_PATHS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
-    let mut paths = Vec::new();
-    for bytes in DESCRIPTOR_SETS {
-        let Ok(set) = <prost_types::FileDescriptorSet as prost::Message>::decode(bytes) else {
-            continue;
-        };
-        for file in &set.file {
-            for service in &file.service {
-                let name = match file.package() {
-                    "" => service.name().to_owned(),
-                    package => format!("{package}.{}", service.name()),
-                };
-                paths.extend(
-                    service
-                        .method
-                        .iter()
-                        .map(|m| format!("/{name}/{}", m.name())),
-                );
-            }
-        }
-    }
-    paths
-});
-
-/// The paths of the methods of `service` (its full name); empty when no
-/// descriptor set describes it.
-fn method_paths(service: &str) -> Vec<&'static str> {
-    METHOD_PATHS
-        .iter()
-        .filter(|path| {
-            path.strip_prefix('/')
-                .and_then(|p| p.strip_prefix(service))
-                .is_some_and(|method| method.starts_with('/'))
-        })
-        .map(String::as_str)
-        .collect()
-}
-
 /// A tonic service as an axum service: speaking gRPC-Web too
 /// (`application/grpc-web`, `application/grpc-web-text`, over HTTP/1.1 or
 /// HTTP/2), for browsers (plain gRPC passes through), and answering with
@@ -448,47 +383,81 @@ fn adapt<S>(svc: S) -> Adapted<S> {
     )
 }
 
-/// Adds one tonic service, behind `layer`, at its `/package.Service/*`
-/// path (as tonic's own `Routes` does, minus its catch-all fallback, so
-/// HTTP keeps its 404), speaking gRPC-Web too ([`Adapted`]).
-///
-/// Each method the descriptor sets name also gets a route of its own: it is
-/// the `http.route` of its calls, and a route with no wildcard spares axum
-/// saving the URL parameter of every call (about 1.5k instructions, issue
-/// 11). The wildcard stays for any other method, which the service answers
-/// UNIMPLEMENTED.
-///
-/// The layers go on the service before it is routed, not through
-/// `Router::layer`, which would put it in a second `Route` (see
-/// [`RequestLayers`]).
-fn route<S, L>(router: Router, svc: S, layer: &L) -> Router
+/// A tonic service behind the request layers ([`RequestLayers::apply`]),
+/// speaking gRPC-Web too ([`Adapted`]), under the name of the service it
+/// wraps: what tonic's `Routes` mounts, at `/package.Service/{*rest}`.
+/// (`Routes` hands it tonic's body; the layers read axum's.)
+struct Named<S, T> {
+    inner: T,
+    named: std::marker::PhantomData<fn() -> S>,
+}
+
+impl<S, T: Clone> Clone for Named<S, T> {
+    fn clone(&self) -> Self {
+        Named {
+            inner: self.inner.clone(),
+            named: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<S> Named<S, ()>
 where
     S: tower::Service<
             http::Request<tonic::body::Body>,
             Response = http::Response<tonic::body::Body>,
-            Error = std::convert::Infallible,
+            Error = Infallible,
         > + NamedService
         + Clone
         + Send
         + Sync
         + 'static,
     S::Future: Send + 'static,
-    L: tower::Layer<Adapted<S>>,
-    L::Service: tower::Service<axum::extract::Request, Error = std::convert::Infallible>
+{
+    /// `svc` behind `layers`.
+    fn layered(
+        svc: S,
+        layers: &RequestLayers,
+    ) -> Named<
+        S,
+        impl tower::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        >
         + Clone
         + Send
         + Sync
-        + 'static,
-    <L::Service as tower::Service<axum::extract::Request>>::Response: axum::response::IntoResponse,
-    <L::Service as tower::Service<axum::extract::Request>>::Future: Send + 'static,
+        + 'static
+        + use<S>,
+    > {
+        Named {
+            inner: layers.apply(adapt(svc)),
+            named: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<S: NamedService, T> NamedService for Named<S, T> {
+    const NAME: &'static str = S::NAME;
+}
+
+impl<S, T> tower::Service<http::Request<tonic::body::Body>> for Named<S, T>
+where
+    T: tower::Service<axum::extract::Request>,
 {
-    let svc = layer.layer(adapt(svc));
-    method_paths(S::NAME)
-        .iter()
-        .fold(router, |router, path| {
-            router.route_service(path, svc.clone())
-        })
-        .route_service(&format!("/{}/{{*rest}}", S::NAME), svc)
+    type Response = T::Response;
+    type Error = T::Error;
+    type Future = T::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), T::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> T::Future {
+        self.inner.call(req.map(axum::body::Body::new))
+    }
 }
 
 /// The gRPC services: Referee, Render, `grpc.health.v1.Health` and server
@@ -496,10 +465,11 @@ where
 /// router (any number of routers: the services and the health status are
 /// shared).
 ///
-/// The routes are added to the router that serves them, not merged into
-/// it: `Router::merge` puts each route of a service in a second boxed
-/// `Route`, cloned for every call (three allocations and a future per
-/// call, issue 11).
+/// The routes are added to the router that serves them with tonic's
+/// `Routes` (`Routes::from(router)`, so HTTP keeps its own 404), not
+/// merged into it: `Router::merge` puts each route of a service in a
+/// second boxed `Route`, cloned for every call (three allocations and a
+/// future per call, issue 11).
 ///
 /// # Panics
 /// If the embedded descriptor set is corrupt (a build error).
@@ -532,11 +502,13 @@ pub(crate) fn routes(
         .max_decoding_message_size(max_message_bytes);
     let layers = layers.clone();
     let add = move |router: Router| {
-        let router = route(router, referee.clone(), &layers);
-        let router = route(router, render.clone(), &layers);
-        let router = route(router, health.clone(), &layers);
-        let router = route(router, reflection.clone(), &layers);
-        route(router, reflection_alpha.clone(), &layers)
+        tonic::service::Routes::from(router)
+            .add_service(Named::layered(referee.clone(), &layers))
+            .add_service(Named::layered(render.clone(), &layers))
+            .add_service(Named::layered(health.clone(), &layers))
+            .add_service(Named::layered(reflection.clone(), &layers))
+            .add_service(Named::layered(reflection_alpha.clone(), &layers))
+            .into_axum_router()
     };
     (add, reporter)
 }
@@ -546,7 +518,9 @@ mod tests {
     use http_body_util::BodyExt as _;
     use prost::Message as _;
 
-    use super::{RefereeRoutes, RefereeService, route};
+    use tonic::service::Routes;
+
+    use super::{RefereeRoutes, RefereeService};
     use crate::config::Config;
     use crate::keys::DiceKeys;
     use crate::metrics::Metrics;
@@ -649,10 +623,9 @@ mod tests {
         let config = Config::defaults();
         let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
         let limit = 1024;
-        let no_layers = tower::layer::util::Identity::new();
         let served = || {
-            route(
-                axum::Router::new(),
+            Routes::new(tower::Layer::layer(
+                &tonic_web::GrpcWebLayer::new(),
                 RefereeRoutes::new(
                     state.clone(),
                     crate::http::extract::BodyLimits {
@@ -660,16 +633,16 @@ mod tests {
                         transcript: limit,
                     },
                 ),
-                &no_layers,
-            )
+            ))
+            .into_axum_router()
         };
         let generated = || {
-            route(
-                axum::Router::new(),
+            Routes::new(tower::Layer::layer(
+                &tonic_web::GrpcWebLayer::new(),
                 RefereeServer::new(RefereeService::new(state.clone()))
                     .max_decoding_message_size(limit),
-                &no_layers,
-            )
+            ))
+            .into_axum_router()
         };
         // x's checkers one on each of the points 10 to 24, o's all on x's
         // 1: a 3-3 has more than a thousand plays (offloaded).
@@ -754,37 +727,15 @@ mod tests {
         }
     }
 
-    /// Every mounted service's methods have routes of their own (their
-    /// `http.route`); a method no descriptor names still reaches the service
-    /// (through the wildcard), which answers UNIMPLEMENTED.
+    /// Each mounted service has one route, tonic's `Routes` wildcard: a
+    /// known method answers, an unknown one reaches the service, which
+    /// answers UNIMPLEMENTED.
     #[tokio::test]
-    async fn each_method_is_its_own_route_and_others_reach_the_service() {
-        for (service, method) in [
-            ("bgref.v1.Referee", "LegalMoves"),
-            ("bgref.v1.Referee", "ExportGame"),
-            ("bgref.v1.Render", "RenderSvg"),
-            ("grpc.health.v1.Health", "Check"),
-            (
-                "grpc.reflection.v1.ServerReflection",
-                "ServerReflectionInfo",
-            ),
-            (
-                "grpc.reflection.v1alpha.ServerReflection",
-                "ServerReflectionInfo",
-            ),
-        ] {
-            let paths = super::method_paths(service);
-            assert!(
-                paths.contains(&format!("/{service}/{method}").as_str()),
-                "{service}: {paths:?}"
-            );
-        }
-        assert!(super::method_paths("bgref.v1.Nothing").is_empty());
-
+    async fn each_service_is_one_route_and_unknown_methods_reach_the_service() {
         let config = Config::defaults();
         let state = AppState::new(DiceKeys::from_config(&config.dice).unwrap());
         let (_, stop) = tokio::sync::watch::channel(false);
-        let layers = crate::server::RequestLayers::new(&config, &Metrics::new(), stop);
+        let layers = crate::layers::RequestLayers::new(&config, &Metrics::new(), stop);
         let (add_routes, _health) = super::routes(
             state,
             crate::http::extract::BodyLimits {
@@ -828,7 +779,7 @@ mod tests {
         assert_eq!(
             *matched.lock().unwrap(),
             [
-                Some("/bgref.v1.Referee/LegalMoves".to_owned()),
+                Some("/bgref.v1.Referee/{*rest}".to_owned()),
                 Some("/bgref.v1.Referee/{*rest}".to_owned()),
             ]
         );

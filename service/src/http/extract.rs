@@ -83,7 +83,7 @@ fn check_encoding(req: &Request) -> Result<(), ApiError> {
         format!(
             "the body is sent with content-encoding {}, which bgref does not decode: send the \
              JSON body as it is, without a content-encoding header",
-            crate::telemetry::log_safe(&named.join(", "))
+            crate::error::log_safe(&named.join(", "))
         ),
     ))
 }

@@ -1,215 +1,24 @@
-//! Connections: the accept loop with a connection cap, HTTP/1 and HTTP/2
-//! tuned against slow and greedy clients, and a socket wrapper that cuts
-//! off idle connections and clients that do not read, and sends an HTTP/2
-//! connection's frames in as few system calls as it can.
-//!
-//! Every request carries its connection's [`ConnCloser`] (a request
-//! extension): a response that cannot be delivered in time uses it to end
-//! the connection ([`crate::streams::SendDeadline`]).
-//!
-//! axum's `serve` offers none of these knobs, so connections are driven by
-//! hyper-util's `auto::Builder` directly.
+//! The gathering of an HTTP/2 connection's writes into as few system
+//! calls as it can ([`Gathered`]).
 
-use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll, ready};
-use std::time::Duration;
 
-use axum::Router;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpListener;
-use tokio::sync::{Notify, Semaphore};
-use tokio::time::{Instant, Sleep};
 
-use crate::config::Config;
-
-/// The connection-level limits (see [`Config`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConnLimits {
-    /// Open connections at once.
-    pub max_connections: usize,
-    /// Largest request head.
-    pub max_header_bytes: usize,
-    /// Time to send an HTTP/1 request head.
-    pub header_timeout: Duration,
-    /// No byte either way for this long closes the connection.
-    pub idle_timeout: Duration,
-    /// A write stuck this long closes the connection.
-    pub send_timeout: Duration,
-    /// HTTP/2 streams per connection.
-    pub max_streams: u32,
-}
-
-impl ConnLimits {
-    /// The limits configured.
-    pub fn from_config(config: &Config) -> ConnLimits {
-        ConnLimits {
-            max_connections: config.max_connections,
-            max_header_bytes: config.max_header_bytes,
-            header_timeout: config.header_timeout,
-            idle_timeout: config.idle_timeout,
-            send_timeout: config.send_timeout,
-            max_streams: config.max_streams_per_connection,
-        }
-    }
-}
-
-/// Ends the connection a request came on (found in the request's
-/// extensions when it came through [`serve`]). For what cannot be ended
-/// otherwise: an HTTP/1 response cut short, or an HTTP/2 stream that hyper
-/// will not reset because the client's flow-control window is shut.
-#[derive(Debug, Clone, Default)]
-pub struct ConnCloser(Arc<Notify>);
-
-impl ConnCloser {
-    /// Asks the connection to close now (its socket is dropped, with every
-    /// stream still open on it).
-    pub fn close(&self) {
-        self.0.notify_one();
-    }
-
-    pub(crate) async fn closed(&self) {
-        self.0.notified().await;
-    }
-}
-
-/// Per-stream HTTP/2 flow-control window and send buffer: what one stream
-/// may hold for a client that does not read.
-const H2_STREAM_WINDOW: u32 = 256 * 1024;
-const H2_CONNECTION_WINDOW: u32 = 1024 * 1024;
-const H2_MAX_SEND_BUF: usize = 64 * 1024;
-
-fn builder(limits: &ConnLimits) -> auto::Builder<TokioExecutor> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .max_buf_size(limits.max_header_bytes.max(8192))
-        .max_headers(100);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .max_concurrent_streams(limits.max_streams)
-        .max_header_list_size(u32::try_from(limits.max_header_bytes).unwrap_or(u32::MAX))
-        .initial_stream_window_size(H2_STREAM_WINDOW)
-        .initial_connection_window_size(H2_CONNECTION_WINDOW)
-        .max_send_buf_size(H2_MAX_SEND_BUF)
-        .max_pending_accept_reset_streams(64)
-        .max_local_error_reset_streams(256);
-    builder
-}
-
-/// Serves `router` on `listener` until `shutdown` resolves: then stops
-/// accepting, asks every connection to finish (HTTP/2 GOAWAY, HTTP/1
-/// `Connection: close` after the current request), and waits for them at
-/// most `grace`.
-///
-/// At most `limits.max_connections` connections are open at once: the
-/// next one is accepted only when one closes (until then it waits in the
-/// kernel's listen backlog). Every accepted socket gets `TCP_NODELAY`.
-///
-/// # Errors
-/// None so far: accept errors (out of file descriptors, say) are logged
-/// and retried after a pause.
-pub async fn serve(
-    listener: TcpListener,
-    router: Router,
-    limits: ConnLimits,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-    grace: Duration,
-) -> io::Result<()> {
-    let builder = Arc::new(builder(&limits));
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            () = &mut shutdown => break,
-            permit = slots.clone().acquire_owned() => permit,
-        };
-        let Ok(permit) = permit else { break };
-        let (stream, _peer) = tokio::select! {
-            () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(err) => {
-                    // EMFILE and the like: back off instead of spinning.
-                    tracing::warn!(error = %err, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-        };
-        // Every response goes out at once: without TCP_NODELAY a response
-        // written in two pieces (HTTP/2 headers, then data) waits for the
-        // client's delayed ACK, about 40 ms per gRPC call.
-        if let Err(err) = stream.set_nodelay(true) {
-            tracing::warn!(error = %err, "could not set TCP_NODELAY on a connection");
-        }
-        let io = TokioIo::new(GuardedIo::new(
-            stream,
-            limits.idle_timeout,
-            limits.send_timeout,
-        ));
-        let closer = ConnCloser::default();
-        let service = TowerToHyperService::new(tower::util::MapRequest::new(router.clone(), {
-            let closer = closer.clone();
-            move |mut req: http::Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(closer.clone());
-                req
-            }
-        }));
-        let conn = builder
-            .serve_connection_with_upgrades(io, service)
-            .into_owned();
-        let conn = graceful.watch(conn);
-        tokio::spawn(async move {
-            tokio::select! {
-                result = conn => if let Err(err) = result {
-                    tracing::debug!(error = %err, "connection ended with an error");
-                },
-                () = closer.closed() => {
-                    tracing::info!("connection closed: a response on it could not be delivered in time");
-                }
-            }
-            drop(permit);
-        });
-    }
-    drop(listener);
-    tokio::select! {
-        () = graceful.shutdown() => {},
-        () = tokio::time::sleep(grace) => {
-            tracing::warn!(grace_secs = grace.as_secs_f64(), "in-flight requests did not finish in time; exiting");
-        }
-    }
-    Ok(())
-}
-
-/// A socket that fails with `TimedOut` when no byte has moved either way
-/// for `idle`, or when a write has been stuck for `send`. hyper then
-/// closes the connection.
-///
-/// On an HTTP/2 connection it also gathers writes (see `Gather`): h2
-/// writes each large DATA frame in a system call of its own and the frames
-/// after it (a gRPC answer's trailers) in the next one, so one answer
-/// costs about two sends. Gathered, the frames of every answer ready at
-/// once go out in one.
+/// A socket that gathers an HTTP/2 connection's writes (see `Gather`):
+/// h2 writes each large DATA frame in a system call of its own and the
+/// frames after it (a gRPC answer's trailers) in the next one, so one
+/// answer costs about two sends. Gathered, the frames of every answer
+/// ready at once go out in one. Other connections write through.
 #[derive(Debug)]
-pub struct GuardedIo<T> {
+pub struct Gathered<T> {
     inner: T,
-    idle: Duration,
-    send: Duration,
-    last_progress: Instant,
-    write_stuck_since: Option<Instant>,
-    timer: Pin<Box<Sleep>>,
     gather: Gather,
+    /// Whether the last write to `inner` could not go out (the socket was
+    /// full).
+    stuck: bool,
 }
 
 /// The HTTP/2 connection preface: a connection whose first bytes are these
@@ -227,6 +36,12 @@ const GATHER_KEEP: usize = 8 * 1024;
 const GATHER_FLUSHES: u8 = 32;
 
 /// Writes gathered on an HTTP/2 connection.
+///
+/// A workaround for h2 itself: it flushes after each DATA frame it chains
+/// from the caller's buffer (hyperium/h2 issue 902, fixed by PR 903).
+/// Gathering measured 24.7 -> 15.6 us of CPU per gRPC LegalMoves call
+/// (`bench/cpu.sh grpc`); it can go once the h2 the service builds with
+/// stops flushing after each chained DATA frame.
 ///
 /// h2 flushes after each large DATA frame (it writes the payload from the
 /// caller's buffer, so it sends it before it takes the next frame), and
@@ -281,88 +96,35 @@ impl Gather {
     }
 }
 
-impl<T> GuardedIo<T> {
+impl<T> Gathered<T> {
     /// Wraps `inner`.
-    pub fn new(inner: T, idle: Duration, send: Duration) -> GuardedIo<T> {
-        let now = Instant::now();
-        GuardedIo {
+    pub fn new(inner: T) -> Gathered<T> {
+        Gathered {
             inner,
-            idle,
-            send,
-            last_progress: now,
-            write_stuck_since: None,
-            timer: Box::pin(tokio::time::sleep_until(now + idle)),
             gather: Gather::default(),
+            stuck: false,
         }
     }
 
-    fn progress(&mut self) {
-        self.last_progress = Instant::now();
-    }
-
-    /// The nearest deadline, and what passing it means.
-    fn deadline(&self) -> (Instant, &'static str) {
-        let idle = self.last_progress + self.idle;
-        match self.write_stuck_since {
-            Some(since) if since + self.send < idle => (since + self.send, "client does not read"),
-            _ => (idle, "idle connection"),
+    /// Books the outcome of a write to `inner`: whether the socket was
+    /// full.
+    fn wrote(&mut self, result: Poll<io::Result<usize>>) -> Poll<io::Result<usize>> {
+        match &result {
+            Poll::Ready(Ok(_)) => self.stuck = false,
+            Poll::Pending => self.stuck = true,
+            Poll::Ready(Err(_)) => {}
         }
-    }
-
-    /// Called when the inner socket is not ready: arms the timer for the
-    /// nearest deadline, or fails if it has passed.
-    ///
-    /// The timer is moved only to an earlier deadline: armed for an
-    /// earlier one than needed (there has been progress since), it fires
-    /// early and is moved on then, instead of at every read and write.
-    fn check(&mut self, cx: &mut Context<'_>) -> Poll<io::Error> {
-        let (deadline, _) = self.deadline();
-        if self.timer.deadline() > deadline {
-            self.timer.as_mut().reset(deadline);
-        }
-        loop {
-            ready!(self.timer.as_mut().poll(cx));
-            let (deadline, what) = self.deadline();
-            if Instant::now() >= deadline {
-                return Poll::Ready(io::Error::new(io::ErrorKind::TimedOut, what));
-            }
-            self.timer.as_mut().reset(deadline);
-        }
-    }
-
-    /// Books the outcome of a write to the inner socket: progress, or the
-    /// start of a stuck write (and its deadline).
-    fn wrote(
-        &mut self,
-        cx: &mut Context<'_>,
-        result: Poll<io::Result<usize>>,
-    ) -> Poll<io::Result<usize>> {
-        match result {
-            Poll::Ready(Ok(n)) => {
-                if n > 0 {
-                    self.progress();
-                }
-                self.write_stuck_since = None;
-                Poll::Ready(Ok(n))
-            }
-            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
-            Poll::Pending => {
-                if self.write_stuck_since.is_none() {
-                    self.write_stuck_since = Some(Instant::now());
-                }
-                self.check(cx).map(Err)
-            }
-        }
+        result
     }
 }
 
-impl<T: AsyncWrite + Unpin> GuardedIo<T> {
+impl<T: AsyncWrite + Unpin> Gathered<T> {
     /// Sends every gathered byte.
     fn send_gathered(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while self.gather.pending() > 0 {
             let sent = self.gather.sent;
             let result = Pin::new(&mut self.inner).poll_write(cx, &self.gather.buf[sent..]);
-            match ready!(self.wrote(cx, result))? {
+            match ready!(self.wrote(result))? {
                 0 => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
                 n => self.gather.sent += n,
             }
@@ -392,7 +154,7 @@ impl<T: AsyncWrite + Unpin> GuardedIo<T> {
         }
         if len > GATHER_BYTES {
             let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-            return self.wrote(cx, result);
+            return self.wrote(result);
         }
         for buf in bufs {
             self.gather.buf.extend_from_slice(buf);
@@ -402,7 +164,7 @@ impl<T: AsyncWrite + Unpin> GuardedIo<T> {
     }
 }
 
-impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for GuardedIo<T> {
+impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for Gathered<T> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -416,21 +178,15 @@ impl<T: AsyncRead + AsyncWrite + Unpin> AsyncRead for GuardedIo<T> {
             }
         }
         let before = buf.filled().len();
-        match Pin::new(&mut self.inner).poll_read(cx, buf) {
-            Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before {
-                    self.gather.first_bytes(&buf.filled()[before..]);
-                    self.progress();
-                }
-                Poll::Ready(Ok(()))
-            }
-            Poll::Ready(Err(err)) => Poll::Ready(Err(err)),
-            Poll::Pending => self.check(cx).map(Err),
+        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.gather.first_bytes(&buf.filled()[before..]);
         }
+        result
     }
 }
 
-impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
+impl<T: AsyncWrite + Unpin> AsyncWrite for Gathered<T> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -440,7 +196,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
             return self.poll_gather(cx, &[io::IoSlice::new(buf)]);
         }
         let result = Pin::new(&mut self.inner).poll_write(cx, buf);
-        self.wrote(cx, result)
+        self.wrote(result)
     }
 
     fn poll_write_vectored(
@@ -452,7 +208,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
             return self.poll_gather(cx, bufs);
         }
         let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        self.wrote(cx, result)
+        self.wrote(result)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -464,10 +220,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for GuardedIo<T> {
             // Put off after a payload, unless the socket was full at the
             // last try (then the flush waits for it, as any flush would) or
             // too many were.
-            if self.gather.ends_in_payload
-                && self.write_stuck_since.is_none()
-                && self.gather.put_off < GATHER_FLUSHES
-            {
+            if self.gather.ends_in_payload && !self.stuck && self.gather.put_off < GATHER_FLUSHES {
                 self.gather.put_off += 1;
                 cx.waker().wake_by_ref();
                 return Poll::Ready(Ok(()));
@@ -494,45 +247,8 @@ mod tests {
 
     use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
 
-    use super::{GATHER_BYTES, GATHER_FLUSHES, GuardedIo, H2_PREFACE};
-
-    /// Progress keeps a connection open past its idle timeout (the timer,
-    /// armed for the first deadline, moves on when it fires); silence
-    /// then closes it, with the reason.
-    #[tokio::test]
-    async fn progress_keeps_a_connection_and_silence_ends_it() {
-        let (client, server) = tokio::io::duplex(1024);
-        let idle = Duration::from_secs(1);
-        let mut guarded = GuardedIo::new(server, idle, Duration::from_secs(60));
-        let mut client = client;
-        let writer = tokio::spawn(async move {
-            for _ in 0..10 {
-                tokio::time::sleep(Duration::from_millis(150)).await;
-                client.write_all(b"x").await.unwrap();
-            }
-            client
-        });
-        let mut byte = [0u8; 1];
-        for _ in 0..10 {
-            guarded.read_exact(&mut byte).await.unwrap();
-        }
-        let _client = writer.await.unwrap();
-        let err = guarded.read_exact(&mut byte).await.unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
-        assert_eq!(err.to_string(), "idle connection");
-    }
-
-    /// A write that cannot go out (the peer does not read) fails after the
-    /// send timeout, before the idle timeout.
-    #[tokio::test]
-    async fn a_stuck_write_ends_the_connection() {
-        let (_client, server) = tokio::io::duplex(16);
-        let mut guarded =
-            GuardedIo::new(server, Duration::from_secs(60), Duration::from_millis(100));
-        let err = guarded.write_all(&[0u8; 64]).await.unwrap_err();
-        assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
-        assert_eq!(err.to_string(), "client does not read");
-    }
+    use super::{GATHER_BYTES, GATHER_FLUSHES, H2_PREFACE};
+    use crate::transport::{GuardedIo, guarded};
 
     /// A socket that counts the writes that reach it.
     struct Counted {
@@ -603,7 +319,7 @@ mod tests {
             inner: server,
             writes: 0,
         };
-        let mut guarded = GuardedIo::new(counted, Duration::from_secs(60), send);
+        let mut guarded = guarded(counted, Duration::from_secs(60), send);
         client.write_all(first).await.unwrap();
         let mut read = vec![0u8; first.len()];
         guarded.read_exact(&mut read).await.unwrap();
@@ -641,7 +357,8 @@ mod tests {
             &[b"trailers 1 headers 2 ", b"data 2 "],
         );
         assert_eq!(
-            guarded.inner.writes, 0,
+            guarded.inner.get_ref().writes,
+            0,
             "flushes after a payload are put off"
         );
         assert!(
@@ -649,7 +366,11 @@ mod tests {
             "a put-off flush wakes the task"
         );
         write_and_flush(&mut guarded, &mut cx, &[b"trailers 2"]);
-        assert_eq!(guarded.inner.writes, 1, "one write for the five frames");
+        assert_eq!(
+            guarded.inner.get_ref().writes,
+            1,
+            "one write for the five frames"
+        );
         let expected = b"headers 1 data 1 trailers 1 headers 2 data 2 trailers 2";
         let mut sent = [0u8; 55];
         client.read_exact(&mut sent).await.unwrap();
@@ -664,7 +385,7 @@ mod tests {
         let waker = Waker::from(Arc::new(Wakes::default()));
         let mut cx = Context::from_waker(&waker);
         write_and_flush(&mut guarded, &mut cx, &[b"headers ", b"data"]);
-        assert_eq!(guarded.inner.writes, 0);
+        assert_eq!(guarded.inner.get_ref().writes, 0);
         let mut buf = [0u8; 16];
         let mut read = ReadBuf::new(&mut buf);
         assert!(
@@ -672,7 +393,7 @@ mod tests {
                 .poll_read(&mut cx, &mut read)
                 .is_pending()
         );
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         let mut sent = [0u8; 12];
         client.read_exact(&mut sent).await.unwrap();
         assert_eq!(&sent, b"headers data");
@@ -688,14 +409,22 @@ mod tests {
         for _ in 0..GATHER_FLUSHES {
             write_and_flush(&mut guarded, &mut cx, &[b"h", b"x"]);
         }
-        assert_eq!(guarded.inner.writes, 0);
+        assert_eq!(guarded.inner.get_ref().writes, 0);
         write_and_flush(&mut guarded, &mut cx, &[b"h", b"y"]);
-        assert_eq!(guarded.inner.writes, 1, "the flush past the bound sends");
+        assert_eq!(
+            guarded.inner.get_ref().writes,
+            1,
+            "the flush past the bound sends"
+        );
 
         write_and_flush(&mut guarded, &mut cx, &[b"h", b"z"]);
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         guarded.shutdown().await.unwrap();
-        assert_eq!(guarded.inner.writes, 2, "shutdown sends what is gathered");
+        assert_eq!(
+            guarded.inner.get_ref().writes,
+            2,
+            "shutdown sends what is gathered"
+        );
         let mut sent = Vec::new();
         client.read_to_end(&mut sent).await.unwrap();
         let mut expected = b"hx".repeat(usize::from(GATHER_FLUSHES));
@@ -711,7 +440,7 @@ mod tests {
         let waker = Waker::from(Arc::new(Wakes::default()));
         let mut cx = Context::from_waker(&waker);
         write_and_flush(&mut guarded, &mut cx, &[b"HTTP/1.1 200 OK\r\n{}"]);
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         let mut sent = [0u8; 19];
         client.read_exact(&mut sent).await.unwrap();
         assert_eq!(&sent, b"HTTP/1.1 200 OK\r\n{}");
@@ -729,7 +458,7 @@ mod tests {
             .write_all(&vec![0u8; GATHER_BYTES + 1])
             .await
             .unwrap();
-        assert_eq!(guarded.inner.writes, 1);
+        assert_eq!(guarded.inner.get_ref().writes, 1);
         assert_eq!(guarded.gather.pending(), GATHER_BYTES + 1 - 64);
         // Flushes are put off a bounded number of times, then wait for the
         // socket, which fails after the send timeout.
