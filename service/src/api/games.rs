@@ -458,6 +458,14 @@ impl GameView {
     pub fn game_kind(&self) -> GameKind {
         self.state.game_kind()
     }
+
+    /// How many legal plays the view shows (none unless a move is due).
+    pub fn plays_shown(&self) -> usize {
+        match &self.board {
+            BoardView::Backgammon { plays, .. } => plays.len(),
+            BoardView::Tables { plays, .. } => plays.len(),
+        }
+    }
 }
 
 /// What an action did, in either kind of game.
@@ -1688,13 +1696,50 @@ fn step(
     ))
 }
 
-/// Takes one action on a game.
+/// An action read and checked against its token and seat, before the
+/// rules apply it ([`prepare_act`], then [`Prepared::run`]): the cheap
+/// half of [`act`], which tells whether the answer may be large
+/// ([`Prepared::may_be_heavy`]) before the work is done.
+#[derive(Clone)]
+pub struct Prepared {
+    token: Token,
+    player: Player,
+    action: Action,
+    roller: Roller,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("match_id", &self.token.match_id)
+            .field("player", &self.player)
+            .field("action", &self.action)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// Whether the answer's view may be large: the plays of a doubles
+    /// roll it shows in every encoding ([`crate::offload::game_view_may_be_heavy`]).
+    pub fn may_be_heavy(&self) -> bool {
+        crate::offload::game_view_may_be_heavy(&self.token.state, &self.action, &self.roller)
+    }
+
+    /// Applies the action: the new state, signed, and its view.
+    ///
+    /// # Errors
+    /// A 422 with the game's slug when the rules refuse the action.
+    pub fn run(&self, keys: &DiceKeys) -> Result<Acted, ApiError> {
+        Ok(step(keys, &self.roller, &self.token, self.player, &self.action)?.0)
+    }
+}
+
+/// The cheap half of [`act`]: the token read and checked, the seat, the
+/// action's shape.
 ///
 /// # Errors
-/// The token's errors, field errors, and a 422 with the game's slug when
-/// the rules refuse the action (`not-your-turn`, `wrong-phase`, a cube
-/// refusal, `illegal-play`, ...).
-pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
+/// The token's errors, `wrong-match`, the seat's errors, field errors.
+pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiError> {
     let token = decode(keys, &input.state)?;
     if let Some(expected) = &input.match_id
         && *expected != token.match_id
@@ -1712,7 +1757,22 @@ pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
     let player = seated(keys, &token, input.seat.as_deref(), input.player)?;
     let action = action_of(input.action.as_ref(), "action")?;
     let roller = Roller::new(&keys.server_seed(&token.match_id));
-    Ok(step(keys, &roller, &token, player, &action)?.0)
+    Ok(Prepared {
+        token,
+        player,
+        action,
+        roller,
+    })
+}
+
+/// Takes one action on a game.
+///
+/// # Errors
+/// The token's errors, field errors, and a 422 with the game's slug when
+/// the rules refuse the action (`not-your-turn`, `wrong-phase`, a cube
+/// refusal, `illegal-play`, `too-many-offers`, ...).
+pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
+    prepare_act(keys, input)?.run(keys)
 }
 
 /// Replays a transcript from its start.

@@ -5,6 +5,7 @@ use axum::Json;
 use axum::extract::{FromRequestParts, State};
 use axum::http::header;
 use axum::http::request::Parts;
+use axum::response::{IntoResponse as _, Response};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ComponentsBuilder, OpenApiBuilder};
 use utoipa_axum::router::OpenApiRouter;
@@ -18,6 +19,7 @@ use super::types::games::{
 };
 use crate::api;
 use crate::error::ApiError;
+use crate::offload;
 use crate::state::AppState;
 
 /// The caller may use the game flow: no game token is configured, or the
@@ -127,9 +129,16 @@ pub async fn act(
     State(state): State<AppState>,
     _access: GameAccess,
     ApiJson(req): ApiJson<ActRequest>,
-) -> Result<Json<ActResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let acted = crate::referee::act(&state, &req.into()).await?;
-    Ok(Json((&acted).into()))
+    let heavy = offload::answer_is_heavy(acted.game.plays_shown());
+    let answer = move || Json(ActResponse::from(&acted)).into_response();
+    if heavy {
+        // A doubles roll's plays in every encoding: written off the
+        // runtime's threads, as the view was computed.
+        return Ok(offload::run(answer).await);
+    }
+    Ok(answer())
 }
 
 /// Replays a transcript from its new game: every action legal, every roll
