@@ -840,20 +840,30 @@ mod tests {
     #[test]
     fn blank_tokens_are_refused_by_name() {
         const BLANK: &str = "  \t ";
-        let cases: [(fn(&mut DiceConfig), &str); 3] = [
-            (|c| c.game_token = Some(BLANK.into()), "BGREF_GAME_TOKEN"),
+        let cases = [
             (
-                |c| c.dice_roll_token = Some(BLANK.into()),
+                DiceConfig {
+                    game_token: Some(BLANK.into()),
+                    ..config()
+                },
+                "BGREF_GAME_TOKEN",
+            ),
+            (
+                DiceConfig {
+                    dice_roll_token: Some(BLANK.into()),
+                    ..config()
+                },
                 "BGREF_DICE_ROLL_TOKEN",
             ),
             (
-                |c| c.reveal_token = Some(BLANK.into()),
+                DiceConfig {
+                    reveal_token: Some(BLANK.into()),
+                    ..config()
+                },
                 "BGREF_REVEAL_TOKEN",
             ),
         ];
-        for (set, name) in cases {
-            let mut cfg = config();
-            set(&mut cfg);
+        for (cfg, name) in cases {
             let err = DiceKeys::from_config(&cfg).unwrap_err();
             assert!(
                 err.starts_with(name) && err.contains("white space only"),
