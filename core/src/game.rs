@@ -17,7 +17,9 @@
 //!   or raccoons.
 //! - [`Phase::Move`]: the player on roll moves (or resigns).
 //! - [`Phase::AnswerResignation`]: the opponent accepts or rejects; a
-//!   rejection goes back to where the resignation was offered.
+//!   rejection goes back to where the resignation was offered. A game
+//!   allows [`MAX_RESIGNATIONS`] offers: an offer and its rejection change
+//!   nothing, so without a bound the pair could repeat for ever.
 //! - [`Phase::GameOver`]: either player asks [`Action::NextGame`].
 //! - [`Phase::MatchOver`]: nothing more.
 //!
@@ -39,6 +41,18 @@ use crate::position::Position;
 use crate::setup::Variant;
 use crate::tables::{Game, TablesIllegalPlay};
 use crate::verify::Roller;
+
+/// Most resignations offered in one game, by both players together; the
+/// next offer is refused ([`GameError::TooManyOffers`]).
+///
+/// An offer and its rejection are the one pair of actions that leaves the
+/// game as it was (a double raises the cube, which stops at its maximum,
+/// and beavers are counted), so this bounds how long a game can be drawn
+/// out without a roll. No real game comes near it: gnubg never offers again
+/// a level its opponent declined, and a player who offers anew every turn
+/// of a lost race (the one time repeated offers make sense) offers about
+/// as often as the race has turns left, rarely more than 15.
+pub const MAX_RESIGNATIONS: u8 = 32;
 
 /// Where a game stands: what is due, and from whom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -189,6 +203,8 @@ pub enum GameError {
     NoCube(Game),
     /// The play is not legal in Plakoto, Fevga or Long Nardy.
     TablesIllegal(TablesIllegalPlay),
+    /// A resignation offered when the game has had [`MAX_RESIGNATIONS`].
+    TooManyOffers,
 }
 
 impl GameError {
@@ -206,6 +222,7 @@ impl GameError {
             GameError::InvalidState(_) => "invalid-state",
             GameError::NoCube(_) => "no-cube-in-variant",
             GameError::TablesIllegal(_) => "illegal-play",
+            GameError::TooManyOffers => "too-many-offers",
         }
     }
 }
@@ -216,6 +233,15 @@ impl GameError {
         GameError::WrongPhase {
             phase,
             action: action.name(),
+        }
+    }
+
+    /// Refuses a resignation when the game has had [`MAX_RESIGNATIONS`]
+    /// (`offered` so far); other actions pass.
+    pub(crate) fn check_offers(action: &Action, offered: u8) -> Result<(), GameError> {
+        match action {
+            Action::Resign(_) if offered >= MAX_RESIGNATIONS => Err(GameError::TooManyOffers),
+            _ => Ok(()),
         }
     }
 
@@ -243,6 +269,11 @@ impl fmt::Display for GameError {
                 write!(f, "{game} is played without the doubling cube")
             }
             GameError::TablesIllegal(reason) => reason.fmt(f),
+            GameError::TooManyOffers => write!(
+                f,
+                "this game has had {MAX_RESIGNATIONS} resignation offers, the most a game allows: \
+                 play on (move or roll)"
+            ),
         }
     }
 }
@@ -359,6 +390,9 @@ pub struct GameState {
     pub dice: Option<Dice>,
     /// The last game's score, in [`Phase::GameOver`] and [`Phase::MatchOver`].
     pub result: Option<GameScore>,
+    /// Resignations offered in this game so far (at most
+    /// [`MAX_RESIGNATIONS`]; 0 again at the next game).
+    pub resignations: u8,
 }
 
 impl GameState {
@@ -383,6 +417,7 @@ impl GameState {
             phase: Phase::OpeningRoll,
             dice: None,
             result: None,
+            resignations: 0,
         }
     }
 
@@ -417,7 +452,7 @@ impl GameState {
     ///
     /// # Errors
     /// [`GameError`]: not this player's turn, not this phase, a cube rule,
-    /// an illegal play.
+    /// an illegal play, a resignation past [`MAX_RESIGNATIONS`].
     pub fn act(
         &self,
         player: Player,
@@ -489,6 +524,7 @@ impl GameState {
             )
             | (Phase::RollOrDouble | Phase::Move, Action::Resign(_))
             | (Phase::AnswerResignation, Action::Accept | Action::Reject) => {
+                GameError::check_offers(action, self.resignations)?;
                 let cube_action = match action {
                     Action::Double => CubeAction::Double,
                     Action::Take => CubeAction::Take,
@@ -521,10 +557,13 @@ impl GameState {
                             Action::Beaver => Event::Beavered { by: player },
                             Action::Raccoon => Event::Raccooned { by: player },
                             Action::Take => Event::Taken { by: player },
-                            Action::Resign(level) => Event::Resigned {
-                                by: player,
-                                level: *level,
-                            },
+                            Action::Resign(level) => {
+                                next.resignations = self.resignations.saturating_add(1);
+                                Event::Resigned {
+                                    by: player,
+                                    level: *level,
+                                }
+                            }
                             _ => Event::Rejected { by: player },
                         }
                     }
@@ -665,6 +704,37 @@ mod tests {
             panic!("{event:?}")
         };
         assert_eq!((score.winner, score.points), (starts, 4));
+    }
+
+    #[test]
+    fn resignation_offers_are_bounded_per_game() {
+        let r = roller();
+        let start = GameState::new(
+            Variant::Standard,
+            CubeRules::DEFAULT,
+            MatchState::MONEY,
+            "a:b".into(),
+        );
+        let (mut state, event) = start.act(Player::X, &Action::Roll, &r).unwrap();
+        let Event::OpeningRoll { starts, .. } = event else {
+            panic!("{event:?}")
+        };
+        let resign = Action::Resign(GameResult::Single);
+        for offered in 0..MAX_RESIGNATIONS {
+            assert_eq!(state.resignations, offered);
+            let (offer, _) = state.act(starts, &resign, &r).unwrap();
+            state = offer.act(!starts, &Action::Reject, &r).unwrap().0;
+        }
+        assert_eq!(state.phase, Phase::Move);
+        assert_eq!(state.resignations, MAX_RESIGNATIONS);
+        let refused = state.act(starts, &resign, &r).unwrap_err();
+        assert_eq!(refused, GameError::TooManyOffers);
+        assert_eq!(refused.slug(), "too-many-offers");
+        // Play goes on, and the next game counts afresh.
+        let over = play_out(state, &r);
+        assert_eq!(over.resignations, MAX_RESIGNATIONS);
+        let (next, _) = over.act(Player::X, &Action::NextGame, &r).unwrap();
+        assert_eq!(next.resignations, 0);
     }
 
     #[test]

@@ -52,8 +52,8 @@ pub struct Config {
     #[arg(long, env = "BGREF_MAX_TRANSCRIPT_BYTES", default_value_t = 2 * 1024 * 1024)]
     pub max_transcript_bytes: usize,
 
-    /// Time limit for one request (e.g. 10s, 500ms).
-    #[arg(long, env = "BGREF_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    /// Time limit for one request (e.g. 10s, 500ms; more than 0).
+    #[arg(long, env = "BGREF_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
     pub request_timeout: Duration,
 
     /// Requests handled at once, HTTP and gRPC together (at least 1); more
@@ -78,19 +78,19 @@ pub struct Config {
     pub max_header_bytes: usize,
 
     /// Time a client has to send a complete HTTP/1 request head; a slower
-    /// one is disconnected.
-    #[arg(long, env = "BGREF_HEADER_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
+    /// one is disconnected (more than 0).
+    #[arg(long, env = "BGREF_HEADER_TIMEOUT", default_value = "5s", value_parser = parse_positive_duration)]
     pub header_timeout: Duration,
 
     /// A connection on which no byte moved in either direction for this
     /// long is closed (idle keep-alive, stalled HTTP/2 streams, silent
-    /// clients). Keep it above --request-timeout.
-    #[arg(long, env = "BGREF_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    /// clients). Keep it above --request-timeout (more than 0).
+    #[arg(long, env = "BGREF_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_positive_duration)]
     pub idle_timeout: Duration,
 
     /// A response write that makes no progress for this long (a client
-    /// that does not read) closes the connection.
-    #[arg(long, env = "BGREF_SEND_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    /// that does not read) closes the connection (more than 0).
+    #[arg(long, env = "BGREF_SEND_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
     pub send_timeout: Duration,
 
     /// Time a response has, once its handler has answered, to be handed in
@@ -102,8 +102,8 @@ pub struct Config {
     pub response_send_timeout: Duration,
 
     /// Longest life of a streaming response (gRPC reflection, health
-    /// Watch): it then ends with DEADLINE_EXCEEDED.
-    #[arg(long, env = "BGREF_STREAM_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    /// Watch): it then ends with DEADLINE_EXCEEDED (more than 0).
+    #[arg(long, env = "BGREF_STREAM_TIMEOUT", default_value = "60s", value_parser = parse_positive_duration)]
     pub stream_timeout: Duration,
 
     /// HTTP/2 (and gRPC) streams open at once on one connection.
@@ -227,7 +227,7 @@ pub struct LedgerConfig {
     /// head, so a match has one history (no fork, no replay of an old
     /// token, no second match with the same id). Unset: no ledger, the
     /// service keeps no state.
-    #[arg(long, env = "BGREF_LEDGER_URL", hide_env_values = true)]
+    #[arg(long, env = "BGREF_LEDGER_URL", hide_env_values = true, value_parser = parse_ledger_url)]
     pub ledger_url: Option<String>,
 
     /// How long the ledger keeps a match after its last action (e.g. 30d,
@@ -316,13 +316,34 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
-/// A duration of more than 0 (a limit of 0 would refuse every answer).
+/// A duration of more than 0: the time limits where 0 makes no sense (it
+/// would end every request, connection, stream or answer at once, or keep
+/// no match in the ledger). `--queue-timeout` (0: no wait for a slot),
+/// `--shutdown-timeout` (0: no grace) and `--shutdown-delay` take 0.
 fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
     if d.is_zero() {
-        return Err("must be more than 0".to_owned());
+        return Err(format!(
+            "must be more than 0 ({s:?} would cut everything off at once): send a duration \
+             such as 500ms, 10s or 2m, or leave the option out for its default"
+        ));
     }
     Ok(d)
+}
+
+/// The ledger's URL as given; white space only is refused (it was meant to
+/// set a ledger, and would have run without one), an empty value is none.
+/// The URL itself is checked when the ledger is made, without echoing it
+/// (it may hold a password).
+fn parse_ledger_url(s: &str) -> Result<String, String> {
+    if !s.is_empty() && s.trim().is_empty() {
+        return Err(
+            "white space only: give the store's URL (redis://HOST:PORT/DB), or leave it empty \
+             or unset for no ledger"
+                .to_owned(),
+        );
+    }
+    Ok(s.to_owned())
 }
 
 /// A CORS origin: `*`, or `http(s)://host[:port]` without a path.
@@ -398,6 +419,48 @@ mod tests {
         assert_eq!(parse_positive_duration("2s"), Ok(Duration::from_secs(2)));
         assert!(parse_positive_duration("0s").is_err());
         assert!(parse_positive_duration("0ms").is_err());
+    }
+
+    /// Every time limit where 0 makes no sense refuses it, naming the
+    /// option and saying what to send; the three where 0 means something
+    /// take it.
+    #[test]
+    fn zero_is_refused_where_it_makes_no_sense() {
+        for flag in [
+            "--request-timeout",
+            "--header-timeout",
+            "--idle-timeout",
+            "--send-timeout",
+            "--response-send-timeout",
+            "--stream-timeout",
+            "--ledger-ttl",
+            "--ledger-timeout",
+        ] {
+            for zero in ["0s", "0", "0ms"] {
+                let err = Cli::try_parse_from(["bgref", flag, zero])
+                    .unwrap_err()
+                    .to_string();
+                assert!(err.contains(flag), "{flag} {zero}: {err}");
+                assert!(err.contains("must be more than 0"), "{err}");
+                assert!(err.contains("such as 500ms, 10s or 2m"), "{err}");
+            }
+        }
+        for flag in ["--queue-timeout", "--shutdown-timeout", "--shutdown-delay"] {
+            assert!(Cli::try_parse_from(["bgref", flag, "0s"]).is_ok(), "{flag}");
+        }
+    }
+
+    #[test]
+    fn a_blank_ledger_url_is_refused() {
+        let err = Cli::try_parse_from(["bgref", "--ledger-url", "  "])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--ledger-url") && err.contains("white space only"),
+            "{err}"
+        );
+        let empty = Cli::try_parse_from(["bgref", "--ledger-url", ""]).unwrap();
+        assert_eq!(empty.config.ledger.ledger_url.as_deref(), Some(""));
     }
 
     #[test]

@@ -31,7 +31,8 @@
 //!
 //! A value given in a file may be surrounded by white space (a trailing
 //! newline, typically). An empty environment variable counts as unset; an
-//! empty file is an error. Setting both the variable and its `_FILE` twin is
+//! empty file is an error, and so is a token (reveal, roll, game) of white
+//! space only (`BGREF_GAME_TOKEN=" "`): it was meant to be set. Setting both the variable and its `_FILE` twin is
 //! an error. Without a master secret or a signing key, a random one is
 //! generated for this process and one warning is logged: its rolls cannot be
 //! reproduced or verified after a restart, nor by another replica.
@@ -277,12 +278,25 @@ fn verify_keys(config: &DiceConfig) -> Result<Vec<VerifyingKey>, String> {
     Ok(keys)
 }
 
-/// A bearer token option: its SHA-256, `None` when unset.
+/// A bearer token option: its SHA-256, `None` when unset (an empty
+/// variable counts as unset).
+///
+/// # Errors
+/// A value of white space only: it was meant to set the token, and a blank
+/// one would leave its operation open (the game flow) or disabled without
+/// a word, so it is refused by name; the errors of [`read_option`]; a
+/// token shorter than [`MIN_TOKEN_CHARS`].
 fn token_digest(
     value: Option<&str>,
     file: Option<&Path>,
     name: &str,
 ) -> Result<Option<[u8; 32]>, String> {
+    if value.is_some_and(|v| !v.is_empty() && v.trim().is_empty()) {
+        return Err(format!(
+            "{name} is white space only: give the token (at least {MIN_TOKEN_CHARS} \
+             characters), or leave it empty or unset for none"
+        ));
+    }
     let token = read_option(value, file, name)?;
     if let Some(t) = &token
         && t.chars().count() < MIN_TOKEN_CHARS
@@ -821,6 +835,51 @@ mod tests {
         }
     }
 
+    /// A token of white space only was meant to be set: refused, naming
+    /// the option (a blank game token used to leave the game flow open).
+    #[test]
+    fn blank_tokens_are_refused_by_name() {
+        const BLANK: &str = "  \t ";
+        let cases = [
+            (
+                DiceConfig {
+                    game_token: Some(BLANK.into()),
+                    ..config()
+                },
+                "BGREF_GAME_TOKEN",
+            ),
+            (
+                DiceConfig {
+                    dice_roll_token: Some(BLANK.into()),
+                    ..config()
+                },
+                "BGREF_DICE_ROLL_TOKEN",
+            ),
+            (
+                DiceConfig {
+                    reveal_token: Some(BLANK.into()),
+                    ..config()
+                },
+                "BGREF_REVEAL_TOKEN",
+            ),
+        ];
+        for (cfg, name) in cases {
+            let err = DiceKeys::from_config(&cfg).unwrap_err();
+            assert!(
+                err.starts_with(name) && err.contains("white space only"),
+                "{err}"
+            );
+            assert!(err.contains("leave it empty or unset"), "{err}");
+        }
+        // An empty variable still counts as unset.
+        let mut cfg = config();
+        cfg.reveal_token = Some(String::new());
+        cfg.dice_roll_token = Some(String::new());
+        let keys = DiceKeys::from_config(&cfg).unwrap();
+        assert_eq!(keys.reveal_access(None), TokenAccess::Disabled);
+        assert_eq!(keys.roll_access(None), TokenAccess::Disabled);
+    }
+
     #[test]
     fn the_game_token_is_its_own() {
         let game = temp_file("game", "  game-token-0123456789\n");
@@ -858,7 +917,7 @@ mod tests {
         for cfg in [
             config(),
             DiceConfig {
-                game_token: Some(" ".into()),
+                game_token: Some(String::new()),
                 ..config()
             },
         ] {

@@ -15,6 +15,11 @@
 //! cores between both. Which requests may be large is estimated before any
 //! work ([`legal_moves_may_be_heavy`]), so that an ordinary request pays
 //! one comparison and runs in place as before.
+//!
+//! `/games/act` (gRPC `Act`) is such a request too: a 278-byte action whose
+//! answer's view shows the plays of a doubles roll, each in every encoding
+//! (up to some 1 700 plays, 900 KB). [`game_view_may_be_heavy`] applies the
+//! same test to the roll the action leads to, before the action is taken.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,6 +27,11 @@ use std::sync::LazyLock;
 
 use tokio::sync::Semaphore;
 
+use bgref_core::tables::TablesBoard;
+use bgref_core::verify::Roller;
+use bgref_core::{Action, Dice, Phase, Position};
+
+use crate::api::games::AnyGame;
 use crate::api::input::{self, AnyVariant};
 use crate::api::moves::TurnInput;
 
@@ -37,6 +47,19 @@ static SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
 /// the tests has 1 828. Any other roll has at most 126 (a few tenths of a
 /// millisecond in a release build): it runs in place.
 const HEAVY_FROM_POINTS: usize = 8;
+
+/// Most plays of a roll that is not doubles (see [`HEAVY_FROM_POINTS`]): a
+/// view showing more was a doubles roll's, and is written out off the
+/// runtime's threads too ([`answer_is_heavy`]).
+const MOST_PLAYS_IN_PLACE: usize = 126;
+
+/// Whether an answer showing `plays` legal plays is large enough to be
+/// written (serialized) on the blocking pool: more than any roll but a
+/// doubles roll has.
+#[inline]
+pub fn answer_is_heavy(plays: usize) -> bool {
+    plays > MOST_PLAYS_IN_PLACE
+}
 
 /// Runs `work` on the blocking pool once one of the heavy slots (one per
 /// core) is free, in the current span; the wait ends with the request's
@@ -108,8 +131,44 @@ fn doubles_may_be_heavy(turn: &TurnInput) -> bool {
     if turn.dice.is_none() && !read.xgid_dice().is_some_and(bgref_core::Dice::is_double) {
         return false;
     }
-    let side = read.position.side(read.position.turn());
+    spread_wide(&read.position)
+}
+
+/// Whether the side on roll has checkers on at least
+/// [`HEAVY_FROM_POINTS`] points (the bar counts as one).
+fn spread_wide(position: &Position) -> bool {
+    let side = position.side(position.turn());
     side[1..].iter().filter(|&&n| n > 0).count() >= HEAVY_FROM_POINTS
+}
+
+/// Whether the view that answers `action` on `state` may be large: the
+/// action leads to a move due with a doubles roll (a roll, whose dice the
+/// match's `roller` gives before it is taken, or a rejected resignation
+/// with doubles rolled) and, as for [`legal_moves_may_be_heavy`], the side
+/// on roll has checkers on at least eight points, or the game is Plakoto,
+/// Fevga or Long Nardy. Anything else (another action, a refused one, the
+/// opening roll, which is never doubles) is answered in place.
+#[inline]
+pub fn game_view_may_be_heavy(state: &AnyGame, action: &Action, roller: &Roller) -> bool {
+    let dice: Option<Dice> = match (state.phase(), action) {
+        (Phase::RollOrDouble, Action::Roll) => Some(roller.roll(
+            state.client_seed(),
+            state.game(),
+            state.turn().saturating_add(1),
+        )),
+        (Phase::AnswerResignation, Action::Reject) => state.dice(),
+        _ => None,
+    };
+    if !dice.is_some_and(Dice::is_double) {
+        return false;
+    }
+    match state {
+        AnyGame::Backgammon(s) => spread_wide(&s.position),
+        AnyGame::Tables(s) => match &s.board {
+            TablesBoard::Backgammon(position) => spread_wide(position),
+            TablesBoard::Tables(_) => true,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -212,6 +271,99 @@ mod tests {
         assert!(legal_moves_may_be_heavy(&xgid("33")));
         assert!(!legal_moves_may_be_heavy(&xgid("31")));
         assert!(!legal_moves_may_be_heavy(&xgid("00")));
+    }
+
+    /// A money game at `turn`, x on roll before rolling, on `points`.
+    fn game_on(points: [i64; 24], at: u32) -> AnyGame {
+        let bg = AnyVariant::Backgammon(Variant::Standard);
+        let board = turn(points, None, bg).position.unwrap();
+        let read = input::position(&board, Variant::Standard, "position").unwrap();
+        let mut state = bgref_core::GameState::new(
+            Variant::Standard,
+            bgref_core::CubeRules::DEFAULT,
+            bgref_core::MatchState::MONEY,
+            "s".into(),
+        );
+        state.position = read.position;
+        state.phase = Phase::RollOrDouble;
+        state.turn = at;
+        AnyGame::Backgammon(state)
+    }
+
+    /// The first turn from 1 whose next roll is (or is not) doubles.
+    fn turn_rolling(roller: &Roller, doubles: bool) -> u32 {
+        (1..)
+            .find(|t| roller.roll("s", 1, t + 1).is_double() == doubles)
+            .unwrap()
+    }
+
+    #[test]
+    fn only_game_views_of_doubles_from_many_points_are_heavy() {
+        let roller = Roller::new(&[3; 32]);
+        let (doubles, other) = (turn_rolling(&roller, true), turn_rolling(&roller, false));
+        let heavy =
+            |state: &AnyGame, action: Action| game_view_may_be_heavy(state, &action, &roller);
+        assert!(heavy(&game_on(spread(), doubles), Action::Roll));
+        assert!(!heavy(&game_on(spread(), other), Action::Roll));
+        assert!(!heavy(&game_on(start(), doubles), Action::Roll));
+        assert!(!heavy(&game_on(spread(), doubles), Action::Double));
+        // A resignation rejected after a doubles roll shows the move again.
+        let AnyGame::Backgammon(mut rolled) = game_on(spread(), doubles) else {
+            unreachable!()
+        };
+        rolled.phase = Phase::AnswerResignation;
+        rolled.dice = Some(Dice::new(bgref_core::Die::new(3), bgref_core::Die::new(3)));
+        let rolled = AnyGame::Backgammon(rolled);
+        assert!(heavy(&rolled, Action::Reject));
+        assert!(!heavy(&rolled, Action::Accept));
+        // The tables engine's games: any doubles roll.
+        let mut plakoto = bgref_core::tables::TablesGameState::new(
+            bgref_core::tables::TablesRules::DEFAULT,
+            bgref_core::tables::TablesMatch::new(
+                bgref_core::tables::TablesSeries::Single(Game::Plakoto),
+                3,
+            ),
+            "s".into(),
+        );
+        plakoto.phase = Phase::RollOrDouble;
+        plakoto.turn = doubles;
+        assert!(heavy(&AnyGame::Tables(plakoto.clone()), Action::Roll));
+        plakoto.turn = other;
+        assert!(!heavy(&AnyGame::Tables(plakoto), Action::Roll));
+    }
+
+    /// `/games/act` and gRPC `Act` (both through [`crate::referee::act`])
+    /// compute a heavy view on the blocking pool: the first poll of the
+    /// operation waits for it, where a light one answers at once.
+    #[tokio::test]
+    async fn heavy_game_views_run_on_the_blocking_pool() {
+        use crate::api::games::{self, ActInput, ActionInput};
+        use std::task::Poll;
+
+        let keys = crate::keys::DiceKeys::from_parts(&[5u8; 32], &[9u8; 32], None).unwrap();
+        let roller = Roller::new(&keys.server_seed("m"));
+        let seat = games::seats(&keys, "m", "s").x;
+        let state = crate::state::AppState::new(keys);
+        let keys = &state.dice;
+        let roll_on = |game: AnyGame| ActInput {
+            state: games::encode(keys, &game, "m", &[0; 32]).0,
+            player: Some(bgref_core::Player::X),
+            action: Some(ActionInput::Roll),
+            match_id: None,
+            seat: Some(seat.clone()),
+        };
+        for (points, heavy) in [(spread(), true), (start(), false)] {
+            let input = roll_on(game_on(points, turn_rolling(&roller, true)));
+            let mut acting = std::pin::pin!(crate::referee::act(&state, &input));
+            let first = std::future::poll_fn(|cx| Poll::Ready(acting.as_mut().poll(cx))).await;
+            assert_eq!(first.is_ready(), !heavy);
+            let acted = match first {
+                Poll::Ready(acted) => acted,
+                Poll::Pending => acting.await,
+            }
+            .unwrap();
+            assert_eq!(answer_is_heavy(acted.game.plays_shown()), heavy);
+        }
     }
 
     #[tokio::test]

@@ -107,7 +107,15 @@ pub async fn new_game(state: &AppState, input: &NewGameInput) -> Result<Started,
 /// The operation's errors; `stale-state`, `unknown-match`,
 /// `ledger-unavailable`.
 pub async fn act(state: &AppState, input: &ActInput) -> Result<Acted, ApiError> {
-    let acted = games::act(&state.dice, input)?;
+    let prepared = games::prepare_act(&state.dice, input)?;
+    let acted = if prepared.may_be_heavy() {
+        // A view of many plays: off the runtime's threads, as heavy
+        // `/legal-moves` answers are.
+        let keys = state.dice.clone();
+        crate::offload::run(move || prepared.run(&keys)).await?
+    } else {
+        prepared.run(&state.dice)?
+    };
     if let Some(ledger) = &state.ledger {
         ledger
             .advance(&acted.game.match_id, &acted.from, &head_of(&acted.game))

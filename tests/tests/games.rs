@@ -592,3 +592,101 @@ async fn an_open_game_flow_is_warned_about_once() {
         .await;
     assert_eq!(status, 200, "{game}");
 }
+
+/// A game allows 32 resignation offers (docs/referee.md, "Resignation
+/// offers"): the 33rd is refused over both protocols, live and in a
+/// replay, where a `reject` step is 6 bytes of protobuf.
+#[tokio::test]
+async fn resignation_offers_are_bounded_over_both_protocols() {
+    const LIMIT: usize = 32;
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let start = json!({"match_id": "offers", "client_seed": "c"});
+    let (_, game) = server.post("/games", &start).await;
+    let roll = json!({"state": game["state"], "player": "x", "action": "roll"});
+    let (_, mut answer) = server.post("/games/act", &roll).await;
+    let mover = answer["view"]["to_act"].clone();
+    let other = json!(if mover == "x" { "o" } else { "x" });
+    let resign = |state: &Value| json!({"state": state, "player": mover, "action": "resign", "level": "single"});
+    let mut actions = vec![json!({"player": "x", "action": "roll"})];
+    for _ in 0..LIMIT {
+        let (status, offered) = server.post("/games/act", &resign(&answer["state"])).await;
+        assert_eq!(status, 200, "{offered}");
+        let reject = json!({"state": offered["state"], "player": other, "action": "reject"});
+        let (status, rejected) = server.post("/games/act", &reject).await;
+        assert_eq!(status, 200, "{rejected}");
+        answer = rejected;
+        actions.push(json!({"player": mover, "action": "resign", "level": "single"}));
+        actions.push(json!({"player": other, "action": "reject"}));
+    }
+    assert_eq!(answer["view"]["actions"], json!(["move"]));
+    let detail = refused(
+        &server,
+        &mut grpc,
+        resign(&answer["state"]),
+        422,
+        "too-many-offers",
+    )
+    .await;
+    assert!(detail.contains("32"), "{detail}");
+    // Play goes on.
+    let play = answer["view"]["plays"][0]["notation"].clone();
+    let moved = json!({"state": answer["state"], "player": mover, "action": "move", "play": play});
+    let (status, moved) = server.post("/games/act", &moved).await;
+    assert_eq!(status, 200, "{moved}");
+
+    // A replay names the refused offer, over both protocols.
+    actions.push(json!({"player": mover, "action": "resign", "level": "single"}));
+    let (status, verdict) = server
+        .post(
+            "/games/verify",
+            &json!({"start": start, "actions": actions}),
+        )
+        .await;
+    assert_eq!(status, 200, "{verdict}");
+    assert_eq!(verdict["valid"], false);
+    assert_eq!(
+        verdict["refused"]["index"].as_u64(),
+        Some(2 * LIMIT as u64 + 1)
+    );
+    assert_eq!(verdict["refused"]["reason_slug"], "too-many-offers");
+    let new_game = proto::NewGameRequest {
+        match_id: "offers".into(),
+        client_seed: "c".into(),
+        ..Default::default()
+    };
+    let steps: Vec<_> = actions.iter().map(proto_step).collect();
+    let grpc_verdict = grpc
+        .verify_game(proto::VerifyGameRequest {
+            start: Some(new_game.clone()),
+            actions: steps.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let refusal = grpc_verdict.refused.unwrap();
+    assert_eq!(
+        (refusal.index as usize, refusal.reason_slug.as_str()),
+        (2 * LIMIT + 1, "too-many-offers")
+    );
+    let (status, problem) = server
+        .post(
+            "/games/export",
+            &json!({"start": start, "actions": actions}),
+        )
+        .await;
+    assert_eq!(
+        (status, problem["type"].as_str()),
+        (422, Some("illegal-transcript"))
+    );
+    assert_eq!(problem["field"], format!("actions[{}]", 2 * LIMIT + 1));
+    let err = grpc
+        .export_game(proto::ExportGameRequest {
+            start: Some(new_game),
+            actions: steps,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(grpc_slug(&err), "illegal-transcript");
+}

@@ -267,6 +267,56 @@ async fn zero_limits_are_refused_at_startup() {
     assert!(err.contains("must be more than 0"), "{err}");
 }
 
+/// A token of white space only used to count as unset (a blank
+/// `BGREF_GAME_TOKEN` left the game flow open), a blank ledger URL ran
+/// without a ledger, and a time limit of 0 was taken: each now stops
+/// start-up (exit status 2) with a message naming the option, never its
+/// value, and saying what to send.
+#[tokio::test]
+async fn blank_secrets_and_zero_time_limits_are_refused_at_startup() {
+    async fn refused(var: &str, value: &str) -> String {
+        let run = bgref_e2e::command(&[(var, value)], true)
+            .stderr(std::process::Stdio::piped())
+            .output();
+        // Started (and serving) instead: killed on drop, and the test fails.
+        let out = tokio::time::timeout(Duration::from_secs(30), run)
+            .await
+            .unwrap_or_else(|_| panic!("{var}={value:?} started"))
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{var}={value:?} started");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+    for var in [
+        "BGREF_GAME_TOKEN",
+        "BGREF_DICE_ROLL_TOKEN",
+        "BGREF_REVEAL_TOKEN",
+    ] {
+        let err = refused(var, " \t ").await;
+        assert!(
+            err.contains(var) && err.contains("white space only"),
+            "{var}: {err}"
+        );
+    }
+    let err = refused("BGREF_LEDGER_URL", "  ").await;
+    assert!(
+        err.contains("--ledger-url") && err.contains("white space only"),
+        "{err}"
+    );
+    for (var, flag) in [
+        ("BGREF_REQUEST_TIMEOUT", "--request-timeout"),
+        ("BGREF_HEADER_TIMEOUT", "--header-timeout"),
+        ("BGREF_IDLE_TIMEOUT", "--idle-timeout"),
+        ("BGREF_SEND_TIMEOUT", "--send-timeout"),
+        ("BGREF_STREAM_TIMEOUT", "--stream-timeout"),
+    ] {
+        let err = refused(var, "0s").await;
+        assert!(
+            err.contains(flag) && err.contains("must be more than 0") && err.contains("10s"),
+            "{var}: {err}"
+        );
+    }
+}
+
 /// Before: a stalled upload got 503, as if the server were at fault. The
 /// body that does not arrive within BGREF_REQUEST_TIMEOUT is the client's
 /// fault: 408, a problem document, and the connection is closed.

@@ -336,6 +336,9 @@ pub struct TablesGameState {
     pub resignation: Option<Resignation>,
     /// The last game's score, in [`Phase::GameOver`] and [`Phase::MatchOver`].
     pub result: Option<TablesScore>,
+    /// Resignations offered in this game so far (at most
+    /// [`crate::MAX_RESIGNATIONS`]; 0 again at the next game).
+    pub resignations: u8,
 }
 
 /// Points a resignation at `level` costs in `game`: 1 for a single, 2 for
@@ -382,6 +385,7 @@ impl TablesGameState {
             dice: None,
             resignation: None,
             result: None,
+            resignations: 0,
         }
     }
 
@@ -510,6 +514,8 @@ impl TablesGameState {
                 TablesEvent::Moved { player, play }
             }
             (Phase::RollOrDouble | Phase::Move, Action::Resign(level)) => {
+                GameError::check_offers(action, self.resignations)?;
+                next.resignations = self.resignations.saturating_add(1);
                 next.resignation = Some(Resignation {
                     by: player,
                     level: *level,
@@ -665,6 +671,32 @@ mod tests {
         };
         assert_eq!((score.winner, score.points), (Some(!p), 2));
         assert_eq!(over.phase, Phase::GameOver);
+    }
+
+    #[test]
+    fn resignation_offers_are_bounded_per_game() {
+        let r = roller();
+        let start = TablesGameState::new(
+            TablesRules::DEFAULT,
+            TablesMatch::new(TablesSeries::Single(Game::Plakoto), 3),
+            "r".into(),
+        );
+        let (mut state, _) = start.act(Player::X, &Action::Roll, &r).unwrap();
+        let p = state.on_roll();
+        let resign = Action::Resign(GameResult::Single);
+        for _ in 0..crate::MAX_RESIGNATIONS {
+            let (offered, _) = state.act(p, &resign, &r).unwrap();
+            state = offered.act(!p, &Action::Reject, &r).unwrap().0;
+        }
+        assert_eq!(state.resignations, crate::MAX_RESIGNATIONS);
+        assert_eq!(
+            state.act(p, &resign, &r).unwrap_err(),
+            GameError::TooManyOffers
+        );
+        // The roll is still open; the next game counts afresh.
+        let over = play_out(state, &r);
+        let (next, _) = over.act(Player::X, &Action::NextGame, &r).unwrap();
+        assert_eq!(next.resignations, 0);
     }
 }
 

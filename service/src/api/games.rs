@@ -24,6 +24,7 @@
 //! | 5 | cube: log2 value, owner, pending double by, beavers, pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then how it ended, winner, result, Jacoby, points |
+//! | (1) | resignations offered in this game, when there were any (below) |
 //! | 64 | Ed25519 signature over all the bytes before |
 //!
 //! # The token (version 2): the tables games
@@ -47,11 +48,21 @@
 //! | 1 | pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
+//! | (1) | resignations offered in this game, when there were any (below) |
 //! | 64 | Ed25519 signature over all the bytes before |
 //!
 //! The game being played is not stored: it follows from the series and the
 //! games played. A token of another version is refused with
 //! `invalid-state-token`, naming the versions this service reads.
+//!
+//! # The resignation count (both versions)
+//! A game allows [`bgref_core::MAX_RESIGNATIONS`] resignation offers. The
+//! count of this game's offers is one byte after the last field, written
+//! only when it is not 0: a token of a game without offers is byte for
+//! byte what it was before the count existed, so tokens signed before
+//! (which have no such byte) read as a count of 0, and the chain hashes
+//! of transcripts without offers are unchanged. A count byte of 0, or
+//! more than one byte after the fields, is refused.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -310,6 +321,14 @@ impl AnyGame {
         }
     }
 
+    /// Resignations offered in this game so far.
+    pub fn resignations(&self) -> u8 {
+        match self {
+            AnyGame::Backgammon(s) => s.resignations,
+            AnyGame::Tables(s) => s.resignations,
+        }
+    }
+
     /// This turn's dice.
     pub fn dice(&self) -> Option<Dice> {
         match self {
@@ -438,6 +457,14 @@ impl GameView {
     /// The kind of this game: normal, Crawford or post-Crawford.
     pub fn game_kind(&self) -> GameKind {
         self.state.game_kind()
+    }
+
+    /// How many legal plays the view shows (none unless a move is due).
+    pub fn plays_shown(&self) -> usize {
+        match &self.board {
+            BoardView::Backgammon { plays, .. } => plays.len(),
+            BoardView::Tables { plays, .. } => plays.len(),
+        }
     }
 }
 
@@ -699,7 +726,28 @@ fn encode_body(state: &AnyGame, match_id: &str, chain: &[u8; 32], key_id: &[u8; 
         AnyGame::Backgammon(state) => encode_backgammon(&mut b, state),
         AnyGame::Tables(state) => tables_token::encode_fields(&mut b, state),
     }
+    // The optional resignation count (see the module doc).
+    match state.resignations() {
+        0 => {}
+        n => b.push(n),
+    }
     b
+}
+
+/// The optional last byte of both versions: the resignations offered in
+/// this game (none: 0).
+fn decode_resignations(r: &mut Reader<'_>) -> Result<u8, ApiError> {
+    match r.bytes {
+        [] => Ok(0),
+        &[n] if (1..=bgref_core::MAX_RESIGNATIONS).contains(&n) => {
+            r.bytes = &[];
+            Ok(n)
+        }
+        [_] => Err(bad_token(
+            "the state token's resignation count is out of range",
+        )),
+        _ => Err(bad_token("the state token has bytes after its fields")),
+    }
 }
 
 /// The version 1 fields after the client seed.
@@ -953,10 +1001,8 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     let n = usize::from(r.u16()?);
     let client_seed = r.text(n)?;
     if bytes[0] == TABLES_TOKEN_VERSION {
-        let state = tables_token::decode_fields(&mut r, client_seed)?;
-        if !r.bytes.is_empty() {
-            return Err(bad_token("the state token has bytes after its fields"));
-        }
+        let mut state = tables_token::decode_fields(&mut r, client_seed)?;
+        state.resignations = decode_resignations(&mut r)?;
         return Ok(Token {
             state: AnyGame::Tables(state),
             match_id,
@@ -1037,9 +1083,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
             })
         }
     };
-    if !r.bytes.is_empty() {
-        return Err(bad_token("the state token has bytes after its fields"));
-    }
+    let resignations = decode_resignations(&mut r)?;
     let state = GameState {
         variant,
         rules,
@@ -1052,6 +1096,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         phase,
         dice,
         result,
+        resignations,
     };
     cube.validate(&match_state, &rules)
         .map_err(|e| bad_token(format!("the state token's cube is invalid: {e}")))?;
@@ -1651,13 +1696,50 @@ fn step(
     ))
 }
 
-/// Takes one action on a game.
+/// An action read and checked against its token and seat, before the
+/// rules apply it ([`prepare_act`], then [`Prepared::run`]): the cheap
+/// half of [`act`], which tells whether the answer may be large
+/// ([`Prepared::may_be_heavy`]) before the work is done.
+#[derive(Clone)]
+pub struct Prepared {
+    token: Token,
+    player: Player,
+    action: Action,
+    roller: Roller,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("match_id", &self.token.match_id)
+            .field("player", &self.player)
+            .field("action", &self.action)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    /// Whether the answer's view may be large: the plays of a doubles
+    /// roll it shows in every encoding ([`crate::offload::game_view_may_be_heavy`]).
+    pub fn may_be_heavy(&self) -> bool {
+        crate::offload::game_view_may_be_heavy(&self.token.state, &self.action, &self.roller)
+    }
+
+    /// Applies the action: the new state, signed, and its view.
+    ///
+    /// # Errors
+    /// A 422 with the game's slug when the rules refuse the action.
+    pub fn run(&self, keys: &DiceKeys) -> Result<Acted, ApiError> {
+        Ok(step(keys, &self.roller, &self.token, self.player, &self.action)?.0)
+    }
+}
+
+/// The cheap half of [`act`]: the token read and checked, the seat, the
+/// action's shape.
 ///
 /// # Errors
-/// The token's errors, field errors, and a 422 with the game's slug when
-/// the rules refuse the action (`not-your-turn`, `wrong-phase`, a cube
-/// refusal, `illegal-play`, ...).
-pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
+/// The token's errors, `wrong-match`, the seat's errors, field errors.
+pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiError> {
     let token = decode(keys, &input.state)?;
     if let Some(expected) = &input.match_id
         && *expected != token.match_id
@@ -1675,7 +1757,22 @@ pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
     let player = seated(keys, &token, input.seat.as_deref(), input.player)?;
     let action = action_of(input.action.as_ref(), "action")?;
     let roller = Roller::new(&keys.server_seed(&token.match_id));
-    Ok(step(keys, &roller, &token, player, &action)?.0)
+    Ok(Prepared {
+        token,
+        player,
+        action,
+        roller,
+    })
+}
+
+/// Takes one action on a game.
+///
+/// # Errors
+/// The token's errors, field errors, and a 422 with the game's slug when
+/// the rules refuse the action (`not-your-turn`, `wrong-phase`, a cube
+/// refusal, `illegal-play`, `too-many-offers`, ...).
+pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
+    prepare_act(keys, input)?.run(keys)
 }
 
 /// Replays a transcript from its start.
@@ -2056,6 +2153,123 @@ mod tests {
         play_and_replay(&start(AnyVariant::Tables(Game::Portes), false), 40);
         play_and_replay(&start(AnyVariant::Tables(Game::Plakoto), false), 40);
         play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), true), 200);
+    }
+
+    /// A game allows `MAX_RESIGNATIONS` offers, live and in a replay; the
+    /// count rides in the token as one optional last byte, so tokens of
+    /// games without offers are what they were.
+    #[test]
+    fn resignation_offers_are_bounded_live_and_in_replays() {
+        let keys = keys();
+        for variant in [
+            AnyVariant::Backgammon(Variant::Standard),
+            AnyVariant::Tables(Game::Plakoto),
+        ] {
+            let input = start(variant, false);
+            let started = new_game(&keys, &input).unwrap();
+            let seats = started.seats;
+            let act_as = |game: &GameView, player: Player, action: ActionInput| {
+                act(
+                    &keys,
+                    &ActInput {
+                        state: game.token.clone(),
+                        player: Some(player),
+                        action: Some(action),
+                        match_id: None,
+                        seat: Some(match player {
+                            Player::X => seats.x.clone(),
+                            Player::O => seats.o.clone(),
+                        }),
+                    },
+                )
+            };
+            let mut steps = vec![StepInput {
+                player: Some(Player::X),
+                action: Some(ActionInput::Roll),
+            }];
+            let mut game = act_as(&started.game, Player::X, ActionInput::Roll)
+                .unwrap()
+                .game;
+            let before = game.token.clone();
+            let p = game.state.to_act().unwrap();
+            let resign = ActionInput::Resign(Some(GameResult::Single));
+            for _ in 0..bgref_core::MAX_RESIGNATIONS {
+                assert!(game.actions.contains(&ActionKind::Resign));
+                game = act_as(&game, p, resign.clone()).unwrap().game;
+                game = act_as(&game, !p, ActionInput::Reject).unwrap().game;
+                steps.push(StepInput {
+                    player: Some(p),
+                    action: Some(resign.clone()),
+                });
+                steps.push(StepInput {
+                    player: Some(!p),
+                    action: Some(ActionInput::Reject),
+                });
+            }
+            // The count is the token's one extra byte, and reads back.
+            let (short, long) = (
+                URL_SAFE_NO_PAD.decode(&before).unwrap(),
+                URL_SAFE_NO_PAD.decode(&game.token).unwrap(),
+            );
+            assert_eq!(long.len(), short.len() + 1);
+            assert_eq!(
+                decode(&keys, &game.token).unwrap().state.resignations(),
+                bgref_core::MAX_RESIGNATIONS
+            );
+            // The next offer is refused live, and resign is no longer
+            // listed.
+            assert!(!game.actions.contains(&ActionKind::Resign));
+            let err = act_as(&game, p, resign.clone()).unwrap_err();
+            assert_eq!(
+                (err.kind, err.slug, err.field.as_deref()),
+                (ErrorKind::IllegalMove, "too-many-offers", Some("action"))
+            );
+            // A replay stops there, naming the action.
+            steps.push(StepInput {
+                player: Some(p),
+                action: Some(resign.clone()),
+            });
+            let transcript = TranscriptInput {
+                start: input.clone(),
+                actions: steps.clone(),
+                state: None,
+            };
+            let verdict = verify(&keys, &transcript, &|| false).unwrap();
+            assert!(!verdict.valid);
+            let (index, refusal) = verdict.refused.unwrap();
+            assert_eq!((index, refusal.slug), (steps.len() - 1, "too-many-offers"));
+            assert_eq!(verdict.game.token, game.token);
+            if matches!(variant, AnyVariant::Backgammon(_)) {
+                let err = export(&keys, &transcript, &|| false).unwrap_err();
+                assert_eq!(err.slug, "illegal-transcript");
+                assert!(err.detail.contains("too-many-offers"), "{}", err.detail);
+            }
+        }
+    }
+
+    /// A token whose count byte is 0 or past the limit, or that has two
+    /// bytes after its fields, is refused even when signed.
+    #[test]
+    fn a_resignation_count_out_of_range_is_refused() {
+        let keys = keys();
+        let started = new_game(
+            &keys,
+            &start(AnyVariant::Backgammon(Variant::Standard), false),
+        )
+        .unwrap();
+        let token = decode(&keys, &started.game.token).unwrap();
+        let sign = |extra: &[u8]| {
+            let mut body = token.bytes.clone();
+            body.extend_from_slice(extra);
+            let signature = keys.sign(&body);
+            body.extend_from_slice(&signature.to_bytes());
+            URL_SAFE_NO_PAD.encode(&body)
+        };
+        assert_eq!(decode(&keys, &sign(&[3])).unwrap().state.resignations(), 3);
+        for extra in [&[0][..], &[bgref_core::MAX_RESIGNATIONS + 1], &[1, 1]] {
+            let err = decode(&keys, &sign(extra)).unwrap_err();
+            assert_eq!(err.slug, "invalid-state-token", "{extra:?}");
+        }
     }
 
     /// A double, a beaver, a raccoon and a drop are four kinds of event,

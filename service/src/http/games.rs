@@ -5,6 +5,7 @@ use axum::Json;
 use axum::extract::{FromRequestParts, State};
 use axum::http::header;
 use axum::http::request::Parts;
+use axum::response::{IntoResponse as _, Response};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ComponentsBuilder, OpenApiBuilder};
 use utoipa_axum::router::OpenApiRouter;
@@ -18,6 +19,7 @@ use super::types::games::{
 };
 use crate::api;
 use crate::error::ApiError;
+use crate::offload;
 use crate::state::AppState;
 
 /// The caller may use the game flow: no game token is configured, or the
@@ -106,7 +108,8 @@ pub async fn new_game(
 /// receipt comes with the answer). A refused action is a 422 problem with
 /// a stable slug: `not-your-turn`, `wrong-phase`, a cube refusal
 /// (`not-your-cube`, `crawford-game`, ...; `no-cube-in-variant` in the
-/// tables games), `illegal-play`, `ambiguous-play`. A bad token is a 400
+/// tables games), `illegal-play`, `ambiguous-play`, `too-many-offers` (a
+/// game allows 32 resignation offers). A bad token is a 400
 /// (`invalid-state-token`, `unknown-key`, `wrong-match`).
 #[utoipa::path(post, path = "/games/act", tag = "games", operation_id = "act",
     request_body = ActRequest,
@@ -119,16 +122,23 @@ pub async fn new_game(
         (status = 404, description = "The ledger holds no such match (`unknown-match`: never started on it, or expired)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The state token is not the match's head (`stale-state`, naming the head's game and turn)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "The rules refuse the action", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The rules refuse the action (`not-your-turn`, `wrong-phase`, a cube refusal, `illegal-play`, `ambiguous-play`, `too-many-offers`: the game has had its 32 resignation offers)", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The ledger does not answer (`ledger-unavailable`): nothing was done; send it again later", body = Problem, content_type = "application/problem+json")))]
 #[tracing::instrument(target = "bgref_service::handler", name = "act", skip_all, fields(match_id = tracing::field::Empty))]
 pub async fn act(
     State(state): State<AppState>,
     _access: GameAccess,
     ApiJson(req): ApiJson<ActRequest>,
-) -> Result<Json<ActResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let acted = crate::referee::act(&state, &req.into()).await?;
-    Ok(Json((&acted).into()))
+    let heavy = offload::answer_is_heavy(acted.game.plays_shown());
+    let answer = move || Json(ActResponse::from(&acted)).into_response();
+    if heavy {
+        // A doubles roll's plays in every encoding: written off the
+        // runtime's threads, as the view was computed.
+        return Ok(offload::run(answer).await);
+    }
+    Ok(answer())
 }
 
 /// Replays a transcript from its new game: every action legal, every roll

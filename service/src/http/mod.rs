@@ -73,21 +73,24 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The HTTP routes with `/openapi.json`, `/docs` (`GET /` redirects
-/// there) and a problem+json 404. The Swagger UI asks no outside validator
-/// for a badge: the page makes no request beyond this server.
+/// there) and a problem+json 404, under `/docs/` too. The Swagger UI asks
+/// no outside validator for a badge: the page makes no request beyond this
+/// server.
 pub fn router(state: AppState) -> Router {
     let (router, mut api) = api_router().split_for_parts();
     examples::apply(&mut api);
+    let docs = Router::<AppState>::from(
+        SwaggerUi::new("/docs")
+            .url("/openapi.json", api)
+            .config(SwaggerConfig::default().validator_url("none")),
+    )
+    .layer(axum::middleware::from_fn(docs_not_found));
     router
         .route(
             "/",
             axum::routing::get(|| async { axum::response::Redirect::to("/docs/") }),
         )
-        .merge(
-            SwaggerUi::new("/docs")
-                .url("/openapi.json", api)
-                .config(SwaggerConfig::default().validator_url("none")),
-        )
+        .merge(docs)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
@@ -103,6 +106,17 @@ async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) ->
         format!("{} does not answer {method}", uri.path()),
         None,
     )
+}
+
+/// The Swagger UI answers a path under `/docs/` that it does not have with
+/// an empty 404: made the problem document of every other unknown path.
+async fn docs_not_found(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let uri = request.uri().clone();
+    let response = next.run(request).await;
+    if response.status() == StatusCode::NOT_FOUND {
+        return axum::response::IntoResponse::into_response(not_found(uri).await);
+    }
+    response
 }
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {
@@ -208,5 +222,21 @@ mod tests {
         assert_eq!(parts.status, 404);
         assert_eq!(parts.headers["content-type"], "application/problem+json");
         assert_eq!(body["type"], "not-found");
+    }
+
+    /// The Swagger UI used to answer an unknown file with an empty 404.
+    #[tokio::test]
+    async fn an_unknown_path_under_docs_is_a_404_problem() {
+        for path in ["/docs/x", "/docs/no/such/file.js"] {
+            let (parts, body) = call("GET", path).await;
+            assert_eq!(parts.status, 404, "{path}");
+            assert_eq!(parts.headers["content-type"], "application/problem+json");
+            assert_eq!(body["type"], "not-found");
+            assert_eq!(body["detail"], format!("no such endpoint: {path}"));
+        }
+        // What the UI has is still served.
+        let (parts, page) = call_text("/docs/").await;
+        assert_eq!(parts.status, 200);
+        assert!(page.contains("swagger"), "{page}");
     }
 }

@@ -275,5 +275,7 @@ pub(super) fn decode_fields(
         dice,
         resignation,
         result,
+        // The optional last byte, read by `decode` for both versions.
+        resignations: 0,
     })
 }
