@@ -128,6 +128,11 @@ pub struct Config {
     #[arg(long, env = "BGREF_MAX_STREAMS_PER_CONNECTION", default_value_t = 64, value_parser = parse_positive_u32)]
     pub max_streams_per_connection: u32,
 
+    /// gRPC health Watch streams open at once, over all connections (at
+    /// least 1); one more is refused with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "BGREF_MAX_WATCH_STREAMS", default_value_t = 1024, value_parser = parse_positive)]
+    pub max_watch_streams: usize,
+
     /// After SIGTERM or Ctrl-C, how long in-flight requests may take before the process exits.
     #[arg(long, env = "BGREF_SHUTDOWN_TIMEOUT", default_value = "20s", value_parser = parse_duration)]
     pub shutdown_timeout: Duration,
