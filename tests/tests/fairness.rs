@@ -44,7 +44,9 @@ async fn healthz_on(mut stream: TcpStream) -> String {
         .write_all(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
         .await
         .unwrap();
-    read_until_closed(&mut stream, Duration::from_secs(5)).await.0
+    read_until_closed(&mut stream, Duration::from_secs(5))
+        .await
+        .0
 }
 
 /// Before: one client held all 512 connection slots. Now one address holds
@@ -65,7 +67,11 @@ async fn one_address_holds_at_most_its_share_of_connections() {
     let (read, closed) = read_until_closed(&mut extra, Duration::from_secs(3)).await;
     assert!(closed, "the connection over the cap stayed open");
     assert_eq!(read, "", "the connection over the cap was answered");
-    assert!(start.elapsed() < Duration::from_secs(2), "closed after {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "closed after {:?}",
+        start.elapsed()
+    );
 
     let other = connect_from(Ipv4Addr::new(127, 0, 0, 2), server.addr).await;
     let answer = healthz_on(other).await;
@@ -80,7 +86,10 @@ async fn one_address_holds_at_most_its_share_of_connections() {
         if answer.starts_with("HTTP/1.1 200") {
             break;
         }
-        assert!(Instant::now() < deadline, "the freed slot was not taken again");
+        assert!(
+            Instant::now() < deadline,
+            "the freed slot was not taken again"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -95,9 +104,7 @@ async fn an_http2_connection_that_only_pings_is_closed_when_idle() {
     ])
     .await;
     let tcp = TcpStream::connect(server.addr).await.unwrap();
-    let (client, mut connection) = h2::client::handshake(tcp)
-        .await
-        .unwrap();
+    let (client, mut connection) = h2::client::handshake(tcp).await.unwrap();
     let mut ping_pong = connection.ping_pong().expect("ping_pong");
     let connection = tokio::spawn(connection);
     // One request first: the connection is a served one.
@@ -165,14 +172,26 @@ async fn health_watch_streams_are_capped() {
     };
     let mut open = Vec::new();
     for _ in 0..2 {
-        let mut stream = watch(health.clone()).await.expect("a Watch under the cap").into_inner();
+        let mut stream = watch(health.clone())
+            .await
+            .expect("a Watch under the cap")
+            .into_inner();
         let first = stream.message().await.unwrap().expect("the current status");
         assert_eq!(first.status, 1, "SERVING");
         open.push(stream);
     }
-    let refused = watch(health.clone()).await.expect_err("a Watch over the cap");
-    assert_eq!(refused.code(), tonic::Code::ResourceExhausted, "{refused:?}");
-    assert!(refused.message().contains("BGREF_MAX_WATCH_STREAMS"), "{refused:?}");
+    let refused = watch(health.clone())
+        .await
+        .expect_err("a Watch over the cap");
+    assert_eq!(
+        refused.code(),
+        tonic::Code::ResourceExhausted,
+        "{refused:?}"
+    );
+    assert!(
+        refused.message().contains("BGREF_MAX_WATCH_STREAMS"),
+        "{refused:?}"
+    );
     // Check still answers.
     let check = health
         .check(HealthCheckRequest {
@@ -182,11 +201,16 @@ async fn health_watch_streams_are_capped() {
         .unwrap();
     assert_eq!(check.into_inner().status, 1);
     let (_, metrics) = server.get("/metrics").await;
-    assert!(metrics.contains("\nbgref_health_watch_streams 2\n"), "{metrics}");
     assert!(
-        metrics.lines().any(|l| l.starts_with("bgref_requests_total{")
-            && l.contains("/grpc.health.v1.Health/Watch")
-            && l.contains("RESOURCE_EXHAUSTED")),
+        metrics.contains("\nbgref_health_watch_streams 2\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("bgref_requests_total{")
+                && l.contains("/grpc.health.v1.Health/Watch")
+                && l.contains("RESOURCE_EXHAUSTED")),
         "the refusal is not counted: {metrics}"
     );
 
@@ -197,7 +221,10 @@ async fn health_watch_streams_are_capped() {
             Ok(_) => break,
             Err(status) => {
                 assert_eq!(status.code(), tonic::Code::ResourceExhausted);
-                assert!(Instant::now() < deadline, "the ended stream's slot was not freed");
+                assert!(
+                    Instant::now() < deadline,
+                    "the ended stream's slot was not freed"
+                );
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         }

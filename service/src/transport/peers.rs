@@ -115,15 +115,26 @@ mod tests {
         let two = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
         let a = slots.take(one).unwrap();
         let _b = slots.take(one).unwrap();
-        assert!(slots.take(one).is_none(), "a third connection from one address");
+        assert!(
+            slots.take(one).is_none(),
+            "a third connection from one address"
+        );
         // The same address as an IPv4-mapped IPv6 one is the same client.
-        assert!(slots.take(IpAddr::V6(Ipv4Addr::new(127, 0, 0, 1).to_ipv6_mapped())).is_none());
+        assert!(
+            slots
+                .take(IpAddr::V6(Ipv4Addr::new(127, 0, 0, 1).to_ipv6_mapped()))
+                .is_none()
+        );
         let _c = slots.take(two).expect("another address is not held up");
         drop(a);
         assert_eq!(slots.open(one), 1);
         let _d = slots.take(one).expect("a closed connection frees its slot");
         let v6 = IpAddr::V6(Ipv6Addr::LOCALHOST);
         drop(slots.take(v6));
-        assert_eq!(slots.open(v6), 0, "an address with no connection is forgotten");
+        assert_eq!(
+            slots.open(v6),
+            0,
+            "an address with no connection is forgotten"
+        );
     }
 }
