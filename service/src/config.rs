@@ -72,6 +72,23 @@ pub struct Config {
     #[arg(long, env = "BGREF_MAX_CONNECTIONS", default_value_t = 512, value_parser = parse_positive)]
     pub max_connections: usize,
 
+    /// Open connections at once from one client address (at least 1): one
+    /// more from that address is closed at once, so one client cannot take
+    /// every connection. Clients behind one proxy or NAT share it.
+    #[arg(long, env = "BGREF_MAX_CONNECTIONS_PER_PEER", default_value_t = 64, value_parser = parse_positive)]
+    pub max_connections_per_peer: usize,
+
+    /// Time from a connection's accept to its first complete request head;
+    /// a connection that sends none by then (a silent socket, an HTTP/2
+    /// client that only pings) is closed.
+    #[arg(long, env = "BGREF_FIRST_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
+    pub first_request_timeout: Duration,
+
+    /// Connections the kernel holds for the server before it accepts them
+    /// (the listen backlog; Linux caps it at `net.core.somaxconn`).
+    #[arg(long, env = "BGREF_LISTEN_BACKLOG", default_value_t = 1024, value_parser = parse_positive_u32)]
+    pub listen_backlog: u32,
+
     /// Largest request head (HTTP/1 request line and headers; HTTP/2 and
     /// gRPC header list), in bytes: larger ones get 431 (at least 8192).
     #[arg(long, env = "BGREF_MAX_HEADER_BYTES", default_value_t = 16 * 1024, value_parser = parse_header_bytes)]
@@ -84,7 +101,9 @@ pub struct Config {
 
     /// A connection on which no byte moved in either direction for this
     /// long is closed (idle keep-alive, stalled HTTP/2 streams, silent
-    /// clients). Keep it above --request-timeout (more than 0).
+    /// clients); an HTTP/2 connection with no stream open is idle whatever
+    /// frames it sends (PINGs do not keep it). Keep it above --request-timeout
+    /// (more than 0).
     #[arg(long, env = "BGREF_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_positive_duration)]
     pub idle_timeout: Duration,
 
@@ -109,6 +128,11 @@ pub struct Config {
     /// HTTP/2 (and gRPC) streams open at once on one connection.
     #[arg(long, env = "BGREF_MAX_STREAMS_PER_CONNECTION", default_value_t = 64, value_parser = parse_positive_u32)]
     pub max_streams_per_connection: u32,
+
+    /// gRPC health Watch streams open at once, over all connections (at
+    /// least 1); one more is refused with RESOURCE_EXHAUSTED.
+    #[arg(long, env = "BGREF_MAX_WATCH_STREAMS", default_value_t = 1024, value_parser = parse_positive)]
+    pub max_watch_streams: usize,
 
     /// After SIGTERM or Ctrl-C, how long in-flight requests may take before the process exits.
     #[arg(long, env = "BGREF_SHUTDOWN_TIMEOUT", default_value = "20s", value_parser = parse_duration)]

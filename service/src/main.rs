@@ -66,11 +66,11 @@ async fn main() -> ExitCode {
             app.health.clone(),
         ));
     }
-    let Some(listener) = bind(config.listen).await else {
+    let Some(listener) = bind(config.listen, config.listen_backlog) else {
         return ExitCode::from(1);
     };
     let grpc_listener = match config.grpc_listen {
-        Some(addr) => match bind(addr).await {
+        Some(addr) => match bind(addr, config.listen_backlog) {
             Some(l) => Some(l),
             None => return ExitCode::from(1),
         },
@@ -125,9 +125,8 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn bind(addr: std::net::SocketAddr) -> Option<TcpListener> {
-    TcpListener::bind(addr)
-        .await
+fn bind(addr: std::net::SocketAddr, backlog: u32) -> Option<TcpListener> {
+    bgref_service::transport::listen(addr, backlog)
         .inspect_err(|err| tracing::error!(error = %err, listen = %addr, "cannot listen"))
         .ok()
 }

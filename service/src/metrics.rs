@@ -64,6 +64,7 @@ struct Registry {
     series: RwLock<[BySeries; 2]>,
     in_flight: AtomicI64,
     abandoned: AtomicU64,
+    watch_streams: AtomicI64,
     start_time: f64,
 }
 
@@ -90,6 +91,7 @@ impl Metrics {
                 series: RwLock::new([BTreeMap::new(), BTreeMap::new()]),
                 in_flight: AtomicI64::new(0),
                 abandoned: AtomicU64::new(0),
+                watch_streams: AtomicI64::new(0),
                 start_time,
             }),
         }
@@ -111,6 +113,11 @@ impl Metrics {
     /// time (`BGREF_RESPONSE_SEND_TIMEOUT`).
     pub fn response_abandoned(&self) {
         self.inner.abandoned.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a gRPC health Watch stream opened (`1`) or ended (`-1`).
+    pub fn watch_streams_add(&self, delta: i64) {
+        self.inner.watch_streams.fetch_add(delta, Ordering::Relaxed);
     }
 
     fn series(&self, protocol: Protocol, operation: &str, outcome: &str) -> Arc<Series> {
@@ -216,6 +223,10 @@ impl Metrics {
              did not read them within BGREF_RESPONSE_SEND_TIMEOUT.\n\
              # TYPE bgref_responses_abandoned_total counter\n\
              bgref_responses_abandoned_total {}\n\
+             # HELP bgref_health_watch_streams gRPC health Watch streams open now \
+             (at most BGREF_MAX_WATCH_STREAMS).\n\
+             # TYPE bgref_health_watch_streams gauge\n\
+             bgref_health_watch_streams {}\n\
              # HELP bgref_build_info The running version; always 1.\n\
              # TYPE bgref_build_info gauge\n\
              bgref_build_info{{version=\"{}\"}} 1\n\
@@ -224,6 +235,7 @@ impl Metrics {
              process_start_time_seconds {}\n",
             self.inner.in_flight.load(Ordering::Relaxed),
             self.inner.abandoned.load(Ordering::Relaxed),
+            self.inner.watch_streams.load(Ordering::Relaxed),
             env!("CARGO_PKG_VERSION"),
             self.inner.start_time,
         );

@@ -25,7 +25,7 @@ use crate::config::Config;
 use crate::metrics::{Metrics, ObserveLayer};
 use gate::Gate;
 use request_id::{MakeRequestId, REQUEST_ID_HEADER};
-use streams::{AnswerLimits, SendDeadline, StreamGuard};
+use streams::{AnswerLimits, SendDeadline, StreamGuard, WatchSlots};
 
 /// Applied to every route (after routing, so spans and metrics know the
 /// matched route), outermost first:
@@ -40,7 +40,8 @@ use streams::{AnswerLimits, SendDeadline, StreamGuard};
 ///    request log and span ([`crate::telemetry::RequestLog`]), metrics,
 ///    outcome and completion log, which see what the client sees, panics
 ///    and timeouts included;
-/// 2. gRPC streams have a bounded life ([`StreamGuard`]); every other
+/// 2. gRPC streams have a bounded life ([`StreamGuard`]), health Watch
+///    streams a cap ([`WatchSlots`]: one more is RESOURCE_EXHAUSTED); every other
 ///    response must be sent within `BGREF_RESPONSE_SEND_TIMEOUT`
 ///    ([`SendDeadline`]); undecodable gRPC messages are INVALID_ARGUMENT
 ///    ([`AnswerLimits`]);
@@ -149,7 +150,11 @@ impl RequestLayers {
         RequestLayers {
             make_id: MakeRequestId::default(),
             observe: ObserveLayer::new(metrics.clone()),
-            limits: AnswerLimits::new(streams, deadline),
+            limits: AnswerLimits::new(
+                streams,
+                WatchSlots::new(config.max_watch_streams, metrics.clone()),
+                deadline,
+            ),
             request_timeout: config.request_timeout,
             gate: Gate::new(config.max_concurrency, config.queue_timeout),
         }

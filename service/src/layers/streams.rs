@@ -10,6 +10,9 @@
 //!   `DEADLINE_EXCEEDED`; once the server stops accepting (shutdown), one
 //!   that is waiting for its next message ends at once with `UNAVAILABLE`,
 //!   so an open stream does not hold the exit for the whole grace period.
+//! - At most `BGREF_MAX_WATCH_STREAMS` gRPC health Watch streams are open
+//!   at once ([`WatchSlots`]); one more is refused with
+//!   `RESOURCE_EXHAUSTED` before the health service sees it.
 //! - A request message that is not valid protobuf is the client's fault:
 //!   tonic says `INTERNAL`, the answer says `INVALID_ARGUMENT`; a message
 //!   over the size limit (tonic's `OUT_OF_RANGE`) is told with the options
@@ -26,7 +29,7 @@ use axum::extract::Request;
 use axum::response::Response;
 use http::{HeaderMap, HeaderValue};
 use http_body::Frame;
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Sleep;
 
 use crate::metrics::Metrics;
@@ -48,8 +51,9 @@ impl StreamGuard {
 }
 
 impl StreamGuard {
-    /// gRPC streams: the status fixed and the body guarded.
-    fn on_answer(self, mut response: Response) -> Response<Answered> {
+    /// gRPC streams: the status fixed and the body guarded (holding its
+    /// Watch slot, if any, until it ends).
+    fn on_answer(self, mut response: Response, slot: Option<WatchSlot>) -> Response<Answered> {
         fix_decode_status(response.headers_mut());
         let mut stop = self.stop;
         response.map(|inner| {
@@ -60,16 +64,76 @@ impl StreamGuard {
                     let _ = stop.wait_for(|&s| s).await;
                 }),
                 done: false,
+                _slot: slot,
             }))
         })
     }
 }
 
+/// The gRPC health Watch method, whose streams are capped.
+const WATCH: &str = "/grpc.health.v1.Health/Watch";
+
+/// The slots of gRPC health Watch streams: at most `BGREF_MAX_WATCH_STREAMS`
+/// open at once, over every connection. A Watch stream costs memory and no
+/// time until `BGREF_STREAM_TIMEOUT`: without a cap, 32 000 of them held
+/// 241 MB (issue 24).
+#[derive(Debug, Clone)]
+pub struct WatchSlots {
+    slots: Arc<Semaphore>,
+    metrics: Metrics,
+}
+
+impl WatchSlots {
+    /// At most `max` Watch streams, counted in `metrics`
+    /// (`bgref_health_watch_streams`).
+    pub fn new(max: usize, metrics: Metrics) -> WatchSlots {
+        WatchSlots {
+            slots: Arc::new(Semaphore::new(max.max(1))),
+            metrics,
+        }
+    }
+
+    /// A slot, if one is free.
+    fn take(&self) -> Option<WatchSlot> {
+        let permit = self.slots.clone().try_acquire_owned().ok()?;
+        self.metrics.watch_streams_add(1);
+        Some(WatchSlot {
+            _permit: permit,
+            metrics: self.metrics.clone(),
+        })
+    }
+}
+
+/// One open Watch stream's slot: freed when its body drops.
+#[derive(Debug)]
+pub struct WatchSlot {
+    _permit: OwnedSemaphorePermit,
+    metrics: Metrics,
+}
+
+impl Drop for WatchSlot {
+    fn drop(&mut self) {
+        self.metrics.watch_streams_add(-1);
+    }
+}
+
+/// The answer to a Watch beyond the cap: `RESOURCE_EXHAUSTED`.
+fn watch_refused() -> Response {
+    tracing::debug!("health Watch refused: BGREF_MAX_WATCH_STREAMS streams are open");
+    tonic::Status::resource_exhausted(
+        "too many health Watch streams are open (BGREF_MAX_WATCH_STREAMS); \
+         retry later or use Check",
+    )
+    .into_http::<Body>()
+}
+
 pin_project_lite::pin_project! {
-    /// A response future whose response goes through `hook`, if any.
+    /// A response future whose response goes through `hook`, if any; with
+    /// no `inner` (a request refused without calling the service), the
+    /// refusal.
     pub struct Then<F> {
         #[pin]
-        inner: F,
+        inner: Option<F>,
         hook: Option<Limit>,
     }
 }
@@ -82,7 +146,10 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let response = ready!(this.inner.poll(cx))?;
+        let response = match this.inner.as_pin_mut() {
+            Some(inner) => ready!(inner.poll(cx))?,
+            None => watch_refused(),
+        };
         Poll::Ready(Ok(match this.hook.take() {
             Some(hook) => hook.on_answer(response),
             None => response.map(|body| Answered(Kind::Plain(body))),
@@ -111,10 +178,15 @@ where
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        let hook = self.hooks.hook(&req);
-        Then {
-            inner: self.inner.call(req),
-            hook,
+        match self.hooks.hook(&req) {
+            Some(Limit::Refused) => Then {
+                inner: None,
+                hook: None,
+            },
+            hook => Then {
+                inner: Some(self.inner.call(req)),
+                hook,
+            },
         }
     }
 }
@@ -215,6 +287,8 @@ struct Guarded {
     deadline: Pin<Box<Sleep>>,
     stop: Pin<Box<dyn Future<Output = ()> + Send>>,
     done: bool,
+    /// A Watch stream's slot, freed with the body.
+    _slot: Option<WatchSlot>,
 }
 
 impl http_body::Body for Guarded {
@@ -285,7 +359,7 @@ const RESET_GRACE: Duration = Duration::from_secs(1);
 /// gRPC methods whose responses are streams: `BGREF_STREAM_TIMEOUT` bounds
 /// them ([`StreamGuard`]), not the send deadline.
 const STREAMING_METHODS: [&str; 3] = [
-    "/grpc.health.v1.Health/Watch",
+    WATCH,
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
     "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
 ];
@@ -433,13 +507,19 @@ impl Drop for Timer {
 #[derive(Debug, Clone)]
 pub struct AnswerLimits {
     streams: StreamGuard,
+    watches: WatchSlots,
     deadline: SendDeadline,
 }
 
 impl AnswerLimits {
-    /// Streaming responses under `streams`, the others under `deadline`.
-    pub fn new(streams: StreamGuard, deadline: SendDeadline) -> AnswerLimits {
-        AnswerLimits { streams, deadline }
+    /// Streaming responses under `streams` (health Watch streams also
+    /// within `watches`), the others under `deadline`.
+    pub fn new(streams: StreamGuard, watches: WatchSlots, deadline: SendDeadline) -> AnswerLimits {
+        AnswerLimits {
+            streams,
+            watches,
+            deadline,
+        }
     }
 }
 
@@ -460,8 +540,20 @@ impl AnswerLimits {
     /// The limit of `req`'s answer; `None` leaves the answer as it is.
     fn hook(&self, req: &Request) -> Option<Limit> {
         let grpc = crate::protocol::is_grpc(req.headers());
-        if STREAMING_METHODS.contains(&req.uri().path()) {
-            return grpc.then(|| Limit::Stream(self.streams.clone()));
+        let path = req.uri().path();
+        if STREAMING_METHODS.contains(&path) {
+            if !grpc {
+                return None;
+            }
+            let slot = if path == WATCH {
+                match self.watches.take() {
+                    Some(slot) => Some(slot),
+                    None => return Some(Limit::Refused),
+                }
+            } else {
+                None
+            };
+            return Some(Limit::Stream(self.streams.clone(), slot));
         }
         Some(Limit::Send {
             watch: Watch {
@@ -477,8 +569,10 @@ impl AnswerLimits {
 /// What [`AnswerLimits`] does to one answer.
 #[derive(Debug)]
 pub enum Limit {
-    /// A gRPC stream: guarded.
-    Stream(StreamGuard),
+    /// A gRPC stream: guarded (a Watch stream with its slot).
+    Stream(StreamGuard, Option<WatchSlot>),
+    /// A Watch stream beyond the cap: refused, the service not called.
+    Refused,
     /// Anything else: under the send deadline (`grpc`: its status fixed).
     Send { watch: Watch, grpc: bool },
 }
@@ -487,7 +581,8 @@ impl Limit {
     /// The response as it goes out.
     fn on_answer(self, mut response: Response) -> Response<Answered> {
         match self {
-            Limit::Stream(guard) => guard.on_answer(response),
+            Limit::Stream(guard, slot) => guard.on_answer(response, slot),
+            Limit::Refused => response.map(|body| Answered(Kind::Plain(body))),
             Limit::Send { watch, grpc } => {
                 if grpc {
                     fix_decode_status(response.headers_mut());

@@ -1,8 +1,11 @@
-//! Connections: the accept loop with a connection cap, HTTP/1 and HTTP/2
-//! tuned against slow and greedy clients, and the socket under each
-//! connection ([`GuardedIo`]): timeouts that cut off idle connections and
-//! clients that do not read ([`TimedIo`]), and an HTTP/2 connection's
-//! frames sent in as few system calls as it can ([`Gathered`]).
+//! Connections: the accept loop with a connection cap, overall and per
+//! client address ([`PeerSlots`]), HTTP/1 and HTTP/2 tuned against slow
+//! and greedy clients, and the socket under each connection
+//! ([`GuardedIo`]): timeouts that cut off idle connections (an HTTP/2 one
+//! with no stream open is idle whatever frames it sends: [`Activity`]),
+//! connections that send no request and clients that do not read
+//! ([`TimedIo`]), and an HTTP/2 connection's frames sent in as few system
+//! calls as it can ([`Gathered`]).
 //!
 //! Every request carries its connection's [`ConnCloser`] (a request
 //! extension): a response that cannot be delivered in time uses it to end
@@ -11,7 +14,9 @@
 //! axum's `serve` offers none of these knobs, so connections are driven by
 //! hyper-util's `auto::Builder` directly.
 
+mod activity;
 mod gather;
+mod peers;
 mod timeouts;
 
 use std::future::Future;
@@ -27,7 +32,9 @@ use tokio::net::TcpListener;
 use tokio::sync::{Notify, Semaphore};
 
 use crate::config::Config;
+pub use activity::{Activity, Tracked, TrackedBody};
 pub use gather::Gathered;
+pub use peers::{PeerSlot, PeerSlots};
 pub use timeouts::TimedIo;
 
 /// The socket under each connection: writes gathered ([`Gathered`]) over
@@ -46,6 +53,10 @@ pub fn guarded<T>(inner: T, idle: Duration, send: Duration) -> GuardedIo<T> {
 pub struct ConnLimits {
     /// Open connections at once.
     pub max_connections: usize,
+    /// Open connections at once from one client address.
+    pub max_connections_per_peer: usize,
+    /// Time from accept to the first complete request head.
+    pub first_request_timeout: Duration,
     /// Largest request head.
     pub max_header_bytes: usize,
     /// Time to send an HTTP/1 request head.
@@ -63,6 +74,8 @@ impl ConnLimits {
     pub fn from_config(config: &Config) -> ConnLimits {
         ConnLimits {
             max_connections: config.max_connections,
+            max_connections_per_peer: config.max_connections_per_peer,
+            first_request_timeout: config.first_request_timeout,
             max_header_bytes: config.max_header_bytes,
             header_timeout: config.header_timeout,
             idle_timeout: config.idle_timeout,
@@ -89,6 +102,26 @@ impl ConnCloser {
     pub(crate) async fn closed(&self) {
         self.0.notified().await;
     }
+}
+
+/// A listener on `addr` whose kernel backlog holds `backlog` connections
+/// not yet accepted (`BGREF_LISTEN_BACKLOG`; tokio's `TcpListener::bind`
+/// asks for 128, as the standard library). Linux caps it at
+/// `net.core.somaxconn`.
+///
+/// # Errors
+/// When the socket cannot be made, bound or put to listen.
+pub fn listen(addr: std::net::SocketAddr, backlog: u32) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As `TcpListener::bind`: a restart can bind while old connections linger.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(backlog)
 }
 
 /// Per-stream HTTP/2 flow-control window and send buffer: what one stream
@@ -125,7 +158,9 @@ fn builder(limits: &ConnLimits) -> auto::Builder<TokioExecutor> {
 ///
 /// At most `limits.max_connections` connections are open at once: the
 /// next one is accepted only when one closes (until then it waits in the
-/// kernel's listen backlog). Every accepted socket gets `TCP_NODELAY`.
+/// kernel's listen backlog). A connection from a client address that
+/// already holds `limits.max_connections_per_peer` is closed at once,
+/// before a byte is read. Every accepted socket gets `TCP_NODELAY`.
 ///
 /// # Errors
 /// None so far: accept errors (out of file descriptors, say) are logged
@@ -139,6 +174,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let builder = Arc::new(builder(&limits));
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let peers = PeerSlots::new(limits.max_connections_per_peer);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
@@ -147,7 +183,7 @@ pub async fn serve(
             permit = slots.clone().acquire_owned() => permit,
         };
         let Ok(permit) = permit else { break };
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -159,21 +195,24 @@ pub async fn serve(
                 }
             },
         };
+        // Dropped at once (closed) when its client holds its share.
+        let Some(peer_slot) = peers.take(peer.ip()) else {
+            continue;
+        };
         // Every response goes out at once: without TCP_NODELAY a response
         // written in two pieces (HTTP/2 headers, then data) waits for the
         // client's delayed ACK, about 40 ms per gRPC call.
         if let Err(err) = stream.set_nodelay(true) {
             tracing::warn!(error = %err, "could not set TCP_NODELAY on a connection");
         }
-        let io = TokioIo::new(guarded(stream, limits.idle_timeout, limits.send_timeout));
+        let activity = Arc::new(Activity::default());
+        let io = TokioIo::new(Gathered::new(
+            TimedIo::new(stream, limits.idle_timeout, limits.send_timeout)
+                .with_requests(activity.clone(), limits.first_request_timeout),
+        ));
         let closer = ConnCloser::default();
-        let service = TowerToHyperService::new(tower::util::MapRequest::new(router.clone(), {
-            let closer = closer.clone();
-            move |mut req: http::Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(closer.clone());
-                req
-            }
-        }));
+        let service =
+            TowerToHyperService::new(Tracked::new(router.clone(), closer.clone(), activity));
         let conn = builder
             .serve_connection_with_upgrades(io, service)
             .into_owned();
@@ -187,6 +226,7 @@ pub async fn serve(
                     tracing::info!("connection closed: a response on it could not be delivered in time");
                 }
             }
+            drop(peer_slot);
             drop(permit);
         });
     }

@@ -1,15 +1,21 @@
 //! The socket timeouts: a connection where no byte has moved either way
 //! for `BGREF_IDLE_TIMEOUT`, or whose write has been stuck for
-//! `BGREF_SEND_TIMEOUT` (a client that does not read), fails with
-//! `TimedOut`, and hyper closes it.
+//! `BGREF_SEND_TIMEOUT` (a client that does not read), or on which no
+//! complete request head has arrived within `BGREF_FIRST_REQUEST_TIMEOUT`
+//! of its accept, fails with `TimedOut`, and hyper closes it. On HTTP/2,
+//! bytes count only while a stream is open ([`Activity`]): a client with
+//! no request open is idle whatever frames it sends.
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
+
+use super::activity::Activity;
 
 /// A socket that fails with `TimedOut` when no byte has moved either way
 /// for `idle`, or when a write has been stuck for `send`. hyper then
@@ -22,6 +28,19 @@ pub struct TimedIo<T> {
     last_progress: Instant,
     write_stuck_since: Option<Instant>,
     timer: Pin<Box<Sleep>>,
+    /// The connection's requests, with the limit on the first one.
+    requests: Option<Requests>,
+}
+
+/// What [`TimedIo`] knows of a connection's requests.
+#[derive(Debug)]
+struct Requests {
+    activity: Arc<Activity>,
+    /// No request head by then closes the connection.
+    first_by: Instant,
+    /// Whether bytes counted as progress at the last look: when they stop
+    /// counting (the last HTTP/2 stream closed), the idle time starts.
+    was_busy: bool,
 }
 
 impl<T> TimedIo<T> {
@@ -35,7 +54,25 @@ impl<T> TimedIo<T> {
             last_progress: now,
             write_stuck_since: None,
             timer: Box::pin(tokio::time::sleep_until(now + idle)),
+            requests: None,
         }
+    }
+
+    /// Also closes the connection when no request head has arrived
+    /// `first_request` after now (its accept), and, over HTTP/2, counts
+    /// bytes as progress only while a stream is open (`activity`).
+    #[must_use]
+    pub fn with_requests(mut self, activity: Arc<Activity>, first_request: Duration) -> TimedIo<T> {
+        let first_by = Instant::now() + first_request;
+        if self.timer.deadline() > first_by {
+            self.timer.as_mut().reset(first_by);
+        }
+        self.requests = Some(Requests {
+            activity,
+            first_by,
+            was_busy: true,
+        });
+        self
     }
 
     /// The socket inside.
@@ -43,16 +80,41 @@ impl<T> TimedIo<T> {
         &self.inner
     }
 
+    /// Bytes moved: progress, unless the connection is an HTTP/2 one with
+    /// no stream open.
     fn progress(&mut self) {
-        self.last_progress = Instant::now();
+        if self.busy() {
+            self.last_progress = Instant::now();
+        }
+    }
+
+    /// Whether bytes count as progress now; the moment they stop counting
+    /// (the last stream closed) is the last progress.
+    fn busy(&mut self) -> bool {
+        let Some(requests) = &mut self.requests else {
+            return true;
+        };
+        let busy = requests.activity.busy();
+        if !busy && requests.was_busy {
+            self.last_progress = Instant::now();
+        }
+        requests.was_busy = busy;
+        busy
     }
 
     /// The nearest deadline, and what passing it means.
-    fn deadline(&self) -> (Instant, &'static str) {
+    fn deadline(&mut self) -> (Instant, &'static str) {
+        self.busy();
         let idle = self.last_progress + self.idle;
-        match self.write_stuck_since {
+        let nearest = match self.write_stuck_since {
             Some(since) if since + self.send < idle => (since + self.send, "client does not read"),
             _ => (idle, "idle connection"),
+        };
+        match &self.requests {
+            Some(requests) if !requests.activity.served() && requests.first_by < nearest.0 => {
+                (requests.first_by, "no request in time")
+            }
+            _ => nearest,
         }
     }
 
@@ -187,6 +249,51 @@ mod tests {
         let err = guarded.read_exact(&mut byte).await.unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::TimedOut);
         assert_eq!(err.to_string(), "idle connection");
+    }
+
+    /// A silent socket is closed at the first-request limit, before its
+    /// idle timeout.
+    #[tokio::test]
+    async fn a_connection_without_a_request_ends_at_the_first_request_limit() {
+        let (_client, server) = tokio::io::duplex(1024);
+        let activity = std::sync::Arc::new(super::Activity::default());
+        let mut guarded = TimedIo::new(server, Duration::from_secs(60), Duration::from_secs(60))
+            .with_requests(activity, Duration::from_millis(100));
+        let started = tokio::time::Instant::now();
+        let err = guarded.read_exact(&mut [0u8; 1]).await.unwrap_err();
+        assert_eq!(err.to_string(), "no request in time");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    /// Over HTTP/2 with no stream open, bytes (PINGs) do not keep the
+    /// connection: it ends at its idle timeout all the same.
+    #[tokio::test]
+    async fn frames_without_a_stream_do_not_keep_an_http2_connection() {
+        let (client, server) = tokio::io::duplex(1024);
+        let idle = Duration::from_millis(500);
+        let mut guarded = TimedIo::new(server, idle, Duration::from_secs(60))
+            .with_requests(super::Activity::http2_between_requests(), idle);
+        let mut client = client;
+        let writer = tokio::spawn(async move {
+            for _ in 0..20 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if client.write_all(b"x").await.is_err() {
+                    break;
+                }
+            }
+        });
+        let started = tokio::time::Instant::now();
+        let mut byte = [0u8; 1];
+        let err = loop {
+            if let Err(err) = guarded.read_exact(&mut byte).await {
+                break err;
+            }
+        };
+        assert_eq!(err.to_string(), "idle connection");
+        let elapsed = started.elapsed();
+        assert!(elapsed < Duration::from_millis(1500), "{elapsed:?}");
+        drop(guarded);
+        writer.await.unwrap();
     }
 
     /// A write that cannot go out (the peer does not read) fails after the
