@@ -516,3 +516,42 @@ impl Redis {
         panic!("redis-server did not listen on {}", self.port);
     }
 }
+
+/// `step` acted on `state` over HTTP and over gRPC: both must succeed and
+/// sign the same next token. The HTTP answer and the gRPC one.
+pub async fn act_over_both(
+    server: &Server,
+    grpc: &mut RefereeClient<Channel>,
+    state: &str,
+    step: &Value,
+) -> (Value, proto::ActResponse) {
+    let mut body = step.clone();
+    body["state"] = Value::String(state.to_owned());
+    let (status, answer) = server.post("/games/act", &body).await;
+    assert_eq!(status, 200, "{body}: {answer}");
+    let g = grpc.act(proto_act(state, step)).await.unwrap().into_inner();
+    assert_eq!(g.state, answer["state"], "{step}: the protocols disagree");
+    (answer, g)
+}
+
+/// Reads from `stream` until EOF or an error, for at most `limit`: what was
+/// read, and whether the server closed the connection within the limit.
+pub async fn read_until_closed(
+    stream: &mut tokio::net::TcpStream,
+    limit: Duration,
+) -> (String, bool) {
+    use tokio::io::AsyncReadExt as _;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let closed = tokio::time::timeout(limit, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .is_ok();
+    (String::from_utf8_lossy(&out).into_owned(), closed)
+}

@@ -7,29 +7,11 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use bgref_e2e::Server;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use bgref_e2e::{Server, read_until_closed};
+use tokio::io::AsyncWriteExt as _;
 use tokio::net::{TcpSocket, TcpStream};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
-
-/// Reads until EOF or error, at most `limit`; returns what was read and
-/// whether the server closed the connection within the limit.
-async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (String, bool) {
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    let closed = tokio::time::timeout(limit, async {
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => out.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await
-    .is_ok();
-    (String::from_utf8_lossy(&out).into_owned(), closed)
-}
 
 /// A connection to `server` from the loopback address `from`.
 async fn connect_from(from: Ipv4Addr, server: SocketAddr) -> TcpStream {

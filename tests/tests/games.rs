@@ -5,7 +5,9 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use bgref_e2e::{Server, TEST_DICE_SECRET, authorized, grpc_slug, proto_act, proto_step};
+use bgref_e2e::{
+    Server, TEST_DICE_SECRET, act_over_both, authorized, grpc_slug, proto_act, proto_step,
+};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::Code;
@@ -86,16 +88,7 @@ async fn play_match(
             break;
         }
         let step = choose(&view, n, doubling);
-        let mut body = step.clone();
-        body["state"] = json!(state);
-        let (status, answer) = server.post("/games/act", &body).await;
-        assert_eq!(status, 200, "{body}: {answer}");
-        let g = grpc
-            .act(proto_act(&state, &step))
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(g.state, answer["state"], "{step}: the protocols disagree");
+        let (answer, _) = act_over_both(server, grpc, &state, &step).await;
         if let Some(roll) = answer.get("roll") {
             assert_eq!(roll["dice"].as_array().unwrap().len(), 2);
             assert!(roll["signature"].as_str().unwrap().len() == 128);

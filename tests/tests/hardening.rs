@@ -5,29 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use bgref_e2e::Server;
+use bgref_e2e::{Server, read_until_closed};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}"#;
-
-/// Reads until EOF or error, at most `limit`; returns what was read and
-/// whether the server closed the connection within the limit.
-async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> (String, bool) {
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    let closed = tokio::time::timeout(limit, async {
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => out.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await
-    .is_ok();
-    (String::from_utf8_lossy(&out).into_owned(), closed)
-}
 
 /// A GET of /healthz on a fresh connection, with its latency.
 async fn healthz(server: &Server) -> (u16, Duration) {

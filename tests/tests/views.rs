@@ -12,7 +12,7 @@ use bgref_core::notation::match_id::{GameState, MatchId};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{CubeOwner, Player};
-use bgref_e2e::{Server, proto_act, proto_action};
+use bgref_e2e::{Server, act_over_both, proto_action};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
@@ -364,16 +364,7 @@ async fn play(
             break;
         }
         let step = choose(&view, n);
-        let mut body = step.clone();
-        body["state"] = json!(state);
-        let (status, answer) = server.post("/games/act", &body).await;
-        assert_eq!(status, 200, "{body}: {answer}");
-        let g = grpc
-            .act(proto_act(&state, &step))
-            .await
-            .unwrap()
-            .into_inner();
-        assert_eq!(g.state, answer["state"], "{step}: the protocols disagree");
+        let (answer, g) = act_over_both(server, grpc, &state, &step).await;
         if answer["view"]["phase"] == "game_over" || answer["view"]["phase"] == "match_over" {
             played += usize::from(view["phase"] != answer["view"]["phase"]);
         }
