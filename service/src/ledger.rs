@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use bgref_core::verify::{parse_hex32, to_hex};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use sha2::{Digest as _, Sha256};
 
@@ -32,26 +33,18 @@ pub struct Head {
 
 impl Head {
     fn value(&self) -> String {
-        format!("{} {} {}", hex(&self.chain), self.game, self.turn)
+        format!("{} {} {}", to_hex(&self.chain), self.game, self.turn)
     }
 
     fn parse(value: &str) -> Option<Head> {
         let mut parts = value.split(' ');
-        let chain = parts.next().filter(|c| c.len() == 64)?;
-        let mut bytes = [0u8; 32];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = u8::from_str_radix(chain.get(2 * i..2 * i + 2)?, 16).ok()?;
-        }
+        let chain = parse_hex32(parts.next()?).ok()?;
         Some(Head {
-            chain: bytes,
+            chain,
             game: parts.next()?.parse().ok()?,
             turn: parts.next()?.parse().ok()?,
         })
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Compare-and-advance, in one step on the server. `KEYS[1]` the match,
@@ -144,7 +137,7 @@ impl Ledger {
     fn key(match_id: &str) -> String {
         format!(
             "bgref:v1:match:{}",
-            hex(&Sha256::digest(match_id.as_bytes()))
+            to_hex(&Sha256::digest(match_id.as_bytes()))
         )
     }
 
@@ -242,7 +235,7 @@ impl Ledger {
         let mut invocation = self.advance.prepare_invoke();
         invocation
             .key(Self::key(match_id))
-            .arg(hex(from))
+            .arg(to_hex(from))
             .arg(to.value())
             .arg(self.ttl_seconds());
         let answer: redis::Value = self
