@@ -1976,6 +1976,30 @@ mod tests {
         DiceKeys::from_parts(&[5u8; 32], &[9u8; 32], None).unwrap()
     }
 
+    /// `action` by `player` on `game`, with that player's seat.
+    fn act_seated(
+        keys: &DiceKeys,
+        seats: &Seats,
+        game: &GameView,
+        player: Player,
+        action: ActionInput,
+    ) -> Result<Acted, ApiError> {
+        let seat = match player {
+            Player::X => &seats.x,
+            Player::O => &seats.o,
+        };
+        act(
+            keys,
+            &ActInput {
+                state: game.token.clone(),
+                player: Some(player),
+                action: Some(action),
+                match_id: None,
+                seat: Some(seat.clone()),
+            },
+        )
+    }
+
     #[test]
     fn the_game_token_closes_the_game_flow() {
         const TOKEN: &str = "game-token-0123456789";
@@ -2048,20 +2072,7 @@ mod tests {
                 _ => break,
             };
             let player = game.state.to_act().unwrap_or(Player::X);
-            let acted = act(
-                &keys,
-                &ActInput {
-                    state: game.token.clone(),
-                    player: Some(player),
-                    action: Some(action.clone()),
-                    match_id: None,
-                    seat: Some(match player {
-                        Player::X => seats.x.clone(),
-                        Player::O => seats.o.clone(),
-                    }),
-                },
-            )
-            .unwrap();
+            let acted = act_seated(&keys, &seats, &game, player, action.clone()).unwrap();
             steps.push(StepInput {
                 player: Some(player),
                 action: Some(action),
@@ -2169,19 +2180,7 @@ mod tests {
             let started = new_game(&keys, &input).unwrap();
             let seats = started.seats;
             let act_as = |game: &GameView, player: Player, action: ActionInput| {
-                act(
-                    &keys,
-                    &ActInput {
-                        state: game.token.clone(),
-                        player: Some(player),
-                        action: Some(action),
-                        match_id: None,
-                        seat: Some(match player {
-                            Player::X => seats.x.clone(),
-                            Player::O => seats.o.clone(),
-                        }),
-                    },
-                )
+                act_seated(&keys, &seats, game, player, action)
             };
             let mut steps = vec![StepInput {
                 player: Some(Player::X),
@@ -2287,20 +2286,7 @@ mod tests {
         let seats = started.seats;
         let mut game = started.game;
         let act_as = |game: &GameView, player: Player, action: ActionInput| {
-            act(
-                &keys,
-                &ActInput {
-                    state: game.token.clone(),
-                    player: Some(player),
-                    action: Some(action),
-                    match_id: None,
-                    seat: Some(match player {
-                        Player::X => seats.x.clone(),
-                        Player::O => seats.o.clone(),
-                    }),
-                },
-            )
-            .unwrap()
+            act_seated(&keys, &seats, game, player, action).unwrap()
         };
         let opening = act_as(&game, Player::X, ActionInput::Roll);
         assert_eq!(opening.event.fields().kind, EventKind::OpeningRoll);
