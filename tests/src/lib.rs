@@ -312,21 +312,6 @@ pub fn assert_grpc_error(status: &tonic::Status, code: tonic::Code, slug: &str) 
     assert_eq!(grpc_slug(status), slug, "{status:?}");
 }
 
-/// The gRPC `Player` of a JSON player name (`x`, `o`; else unspecified).
-pub fn proto_player(name: &Value) -> i32 {
-    name.as_str()
-        .and_then(|n| wire::enum_number("Player", n))
-        .unwrap_or_default()
-}
-
-/// The gRPC `GameAction` of a JSON action name.
-///
-/// # Panics
-/// If `name` is not an action.
-pub fn proto_action(name: &str) -> i32 {
-    wire::enum_number("GameAction", name).unwrap_or_else(|| panic!("no action {name}"))
-}
-
 /// The seat of `player` (`"x"` or `"o"`) in the match of the state token
 /// `state`, as a server with the test dice secret gives it (whatever key
 /// signed the token: seats hang on the master secret); `None` for text
