@@ -1,5 +1,6 @@
 //! Helpers for the black-box tests: start the real `bgref` binary on a free
-//! loopback port and talk to it over HTTP and gRPC.
+//! loopback port and talk to it over HTTP and gRPC; and the JSON <-> proto
+//! translator ([`wire`]) that the tests comparing the two protocols use.
 //!
 //! The binary is `target/<profile>/bgref` next to the test executable
 //! (`cargo test --workspace` builds it), or the path in `BGREF_BIN`.
