@@ -194,7 +194,7 @@ pub fn from_http(name: &str, json: &Value) -> Result<DynamicMessage, String> {
 /// The generated message `T` of `name` of an HTTP body or answer.
 ///
 /// # Panics
-/// If [`from_http`] fails, or `T` is not the message `name`.
+/// If [`from_http`] fails, or its message does not decode as a `T`.
 pub fn to_message<T: prost::Message + Default>(name: &str, json: &Value) -> T {
     from_http(name, json)
         .unwrap_or_else(|e| panic!("{e}"))
@@ -220,14 +220,16 @@ fn decode_message(
     let mut object = object.clone();
     gather_sent_back(desc, &mut object);
     for (key, value) in &object {
-        if value.is_null() {
-            continue;
-        }
         let path = format!("{path}.{key}");
         let name = proto_name(desc.name(), key);
         if let Some(field) = desc.get_field_by_name(name) {
-            out.set_field(&field, decode_field(&field, value, &path)?);
+            if !value.is_null() {
+                out.set_field(&field, decode_field(&field, value, &path)?);
+            }
         } else if let Some(oneof) = desc.oneofs().find(|o| o.name() == name && one_property(o)) {
+            if value.is_null() {
+                continue;
+            }
             let mut fits = oneof
                 .fields()
                 .filter_map(|f| decode_field(&f, value, &path).ok().map(|v| (f, v)));
