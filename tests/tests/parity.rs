@@ -7,7 +7,8 @@
 //! behind a game token, with a ledger down), then a whole refereed game
 //! and whole Plakoto and Fevga games played step by step, each move also
 //! asked of `/legal-moves` (the view's position sent back) and
-//! `/apply-move`, and each transcript replayed and exported.
+//! `/apply-move`, the end scored by `/score`, and each transcript replayed
+//! and exported.
 //!
 //! An HTTP body becomes its gRPC message, and the HTTP answer the
 //! response message, through the e2e crate's translator (`bgref_e2e::wire`,
@@ -633,6 +634,11 @@ async fn play(router: &Router, variant: &str, start: &Value) -> usize {
         actions.len()
     );
     assert!(moves > 10, "{start}: {moves} moves");
+    // The finished position scored (as a money game), both protocols.
+    let finished = json!({"variant": variant, "ended_by": "bearoff",
+        "position": {"board": view["position"]["board"]}});
+    let (status, scored) = both(router, "post /score", Some(&finished), None, None).await;
+    assert_eq!(status, 200, "{finished}: {scored}");
     let transcript = json!({"start": start, "actions": actions, "state": state});
     let (status, verdict) = both(router, "post /games/verify", Some(&transcript), None, None).await;
     assert_eq!(
