@@ -9,8 +9,9 @@
 //! again; an HTTP `enum` pairs with a proto `enum` whose values, without
 //! the type's prefix and in lower case, are the HTTP values (`-` read as
 //! `_`; `UNSPECIFIED` aside). Every difference is a mismatch, and each
-//! mismatch must be one of [`DELIBERATE`], the differences the contract
-//! chose (each with its reason, docs/api.md "Operations"); a new one fails
+//! mismatch must be one of the differences the contract chose
+//! (`contract/deliberate.rs`, each with its reason, docs/api.md
+//! "Operations"; the e2e crate's translator applies the same list); a new one fails
 //! the test, and so does a listed one that is gone.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -95,139 +96,30 @@ const OPERATIONS: &[(&str, &str, Option<&str>, &str)] = &[
     ),
 ];
 
-/// The differences the contract keeps on purpose, with their reasons.
-const DELIBERATE: &[(&str, &str)] = &[
-    // Keywords: `from` is reserved in Python and many proto targets.
-    ("Move.from: HTTP only", "keyword: proto from_point"),
-    ("Move.from_point: proto only", "keyword: HTTP from"),
-    ("Move.to: HTTP only", "paired with from: proto to_point"),
-    (
-        "Move.to_point: proto only",
-        "paired with from_point: HTTP to",
-    ),
-    // cube.proto: `match_id` names the dice match in dice.proto; a gnubg
-    // Match ID is gnubg_match_id there, and each JSON request has its own.
-    (
-        "ScoreGameRequest.match_id: HTTP only",
-        "proto gnubg_match_id (cube.proto's naming note)",
-    ),
-    (
-        "ScoreGameRequest.gnubg_match_id: proto only",
-        "HTTP match_id (cube.proto's naming note)",
-    ),
-    (
-        "ScoreGameResponse.match_id: HTTP only",
-        "proto gnubg_match_id (cube.proto's naming note)",
-    ),
-    (
-        "ScoreGameResponse.gnubg_match_id: proto only",
-        "HTTP match_id (cube.proto's naming note)",
-    ),
-    (
-        "ScoreGameResponse.game_match_id: HTTP only",
-        "proto gnubg_game_match_id (cube.proto's naming note)",
-    ),
-    (
-        "ScoreGameResponse.gnubg_game_match_id: proto only",
-        "HTTP game_match_id (cube.proto's naming note)",
-    ),
-    (
-        "GameScore.match_id: HTTP only",
-        "proto gnubg_match_id (cube.proto's naming note)",
-    ),
-    (
-        "GameScore.gnubg_match_id: proto only",
-        "HTTP match_id (cube.proto's naming note)",
-    ),
-    (
-        "GameScore.game_match_id: HTTP only",
-        "proto gnubg_game_match_id (cube.proto's naming note)",
-    ),
-    (
-        "GameScore.gnubg_game_match_id: proto only",
-        "HTTP game_match_id (cube.proto's naming note)",
-    ),
-    (
-        "ResolveCubeRequest.match_id: HTTP only",
-        "proto gnubg_match_id (cube.proto's naming note)",
-    ),
-    (
-        "ResolveCubeRequest.gnubg_match_id: proto only",
-        "HTTP match_id (cube.proto's naming note)",
-    ),
-    (
-        "ResolveCubeResponse.match_id: HTTP only",
-        "proto gnubg_match_id (cube.proto's naming note)",
-    ),
-    (
-        "ResolveCubeResponse.gnubg_match_id: proto only",
-        "HTTP match_id (cube.proto's naming note)",
-    ),
-    // The tables games' outcome: one HTTP name, `outcome`, beside result.
-    (
-        "ScoreGameResponse.outcome: HTTP only",
-        "proto tables_outcome (a field of the backgammon scores' message)",
-    ),
-    (
-        "ScoreGameResponse.tables_outcome: proto only",
-        "HTTP outcome",
-    ),
-    ("GameOver.outcome: HTTP only", "proto tables_outcome"),
-    ("GameOver.tables_outcome: proto only", "HTTP outcome"),
-    // HTTP answers echo the variant; gRPC callers have it in the request.
-    (
-        "LegalMovesResponse.variant: HTTP only",
-        "an echo of the request",
-    ),
-    (
-        "ApplyMoveResponse.variant: HTTP only",
-        "an echo of the request",
-    ),
-    (
-        "ScoreGameResponse.variant: HTTP only",
-        "an echo of the request",
-    ),
-    // A position sent back: HTTP takes the response's fields beside the
-    // encodings; proto takes the whole Position as one oneof member.
-    (
-        "PositionInput.position: proto only",
-        "HTTP sends the response's position's fields in place",
-    ),
-    (
-        "PositionInput.pips: HTTP only",
-        "checked when a response's position is sent back (proto: in position)",
-    ),
-    (
-        "PositionInput.gnubg_match_id: HTTP only",
-        "accepted when a view's position is sent back (proto: in position)",
-    ),
-    // Plays in responses: HTTP leaves out the encodings not asked for
-    // (`fields`) and names the play's position in its own schemas.
-    (
-        "Play.position: proto only",
-        "HTTP's ApplyMoveResponse.play has no position: the answer's position is it",
-    ),
-    (
-        "Position.gnubg_match_id: proto only",
-        "a play's position (HTTP PlayPositionOutput) has no Match ID, only a game view's; \
-         proto leaves it empty there",
-    ),
-    // Names as strings in proto, as enums in HTTP.
-    (
-        "VariantInfo.name: HTTP enum, proto string",
-        "proto has the enum as VariantInfo.variant",
-    ),
-    ("VariantInfo.variant: proto only", "HTTP has the name only"),
-    (
-        "DiceKey.algorithm: HTTP enum, proto string",
-        "one value, ed25519",
-    ),
-    // `hypergammon` is HTTP's alias of `hypergammon-3`.
-    (
-        "Variant: HTTP only value hypergammon",
-        "an alias of hypergammon-3",
-    ),
-];
+include!("contract/deliberate.rs");
+
+/// The mismatches the walk must find: each difference of
+/// `contract/deliberate.rs` as the walk words it.
+fn deliberate() -> BTreeSet<String> {
+    let renamed = RENAMED.iter().flat_map(|&(message, http, proto, _)| {
+        [
+            format!("{message}.{http}: HTTP only"),
+            format!("{message}.{proto}: proto only"),
+        ]
+    });
+    let one_sided = ONE_SIDED.iter().map(|&(m, _)| m.to_owned());
+    let strings = STRING_ENUMS
+        .iter()
+        .map(|&(field, _)| format!("{field}: HTTP enum, proto string"));
+    let aliases = ALIASES
+        .iter()
+        .map(|&(e, http, _, _)| format!("{e}: HTTP only value {http}"));
+    renamed
+        .chain(one_sided)
+        .chain(strings)
+        .chain(aliases)
+        .collect()
+}
 
 struct Proto {
     messages: BTreeMap<String, DescriptorProto>,
@@ -483,24 +375,27 @@ fn http_and_grpc_name_the_same_fields_and_values() {
         );
     }
 
-    let deliberate: BTreeSet<&str> = DELIBERATE.iter().map(|&(m, _)| m).collect();
+    let deliberate = deliberate();
     let unexpected: Vec<&String> = walk
         .mismatches
         .iter()
         .filter(|m| !deliberate.contains(m.as_str()))
         .collect();
-    let gone: Vec<&&str> = deliberate
+    let gone: Vec<&String> = deliberate
         .iter()
-        .filter(|d| !walk.mismatches.contains(**d))
+        .filter(|d| !walk.mismatches.contains(*d))
         .collect();
     assert!(
         unexpected.is_empty() && gone.is_empty(),
-        "HTTP and proto disagree:\n  {}\nlisted in DELIBERATE but agreeing now:\n  {}",
+        "HTTP and proto disagree:\n  {}\nlisted in contract/deliberate.rs but agreeing now:\n  {}",
         unexpected
             .iter()
             .map(|s| s.as_str())
             .collect::<Vec<_>>()
             .join("\n  "),
-        gone.iter().map(|s| **s).collect::<Vec<_>>().join("\n  ")
+        gone.iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n  ")
     );
 }

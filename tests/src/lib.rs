@@ -1,5 +1,6 @@
 //! Helpers for the black-box tests: start the real `bgref` binary on a free
-//! loopback port and talk to it over HTTP and gRPC.
+//! loopback port and talk to it over HTTP and gRPC; and the JSON <-> proto
+//! translator ([`wire`]) that the tests comparing the two protocols use.
 //!
 //! The binary is `target/<profile>/bgref` next to the test executable
 //! (`cargo test --workspace` builds it), or the path in `BGREF_BIN`.
@@ -16,6 +17,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tonic::transport::Channel;
 use tonic_types::StatusExt as _;
+
+pub mod wire;
 
 /// A running `bgref` process, killed on drop.
 #[derive(Debug)]
@@ -310,43 +313,6 @@ pub fn assert_grpc_error(status: &tonic::Status, code: tonic::Code, slug: &str) 
     assert_eq!(grpc_slug(status), slug, "{status:?}");
 }
 
-/// The gRPC `Player` of a JSON player name (`x`, `o`; else unspecified).
-pub fn proto_player(name: &Value) -> i32 {
-    match name.as_str() {
-        Some("x") => proto::Player::X as i32,
-        Some("o") => proto::Player::O as i32,
-        _ => 0,
-    }
-}
-
-/// The gRPC `GameAction` of a JSON action name (anything else: `next_game`).
-pub fn proto_action(name: &str) -> i32 {
-    use proto::GameAction as A;
-    (match name {
-        "roll" => A::Roll,
-        "double" => A::Double,
-        "take" => A::Take,
-        "pass" => A::Pass,
-        "beaver" => A::Beaver,
-        "raccoon" => A::Raccoon,
-        "move" => A::Move,
-        "resign" => A::Resign,
-        "accept" => A::Accept,
-        "reject" => A::Reject,
-        _ => A::NextGame,
-    }) as i32
-}
-
-/// The gRPC `GameResult` of a JSON resignation level (absent: unspecified).
-pub fn proto_level(name: &Value) -> i32 {
-    (match name.as_str() {
-        Some("single") => proto::GameResult::Single,
-        Some("gammon") => proto::GameResult::Gammon,
-        Some("backgammon") => proto::GameResult::Backgammon,
-        _ => proto::GameResult::Unspecified,
-    }) as i32
-}
-
 /// The seat of `player` (`"x"` or `"o"`) in the match of the state token
 /// `state`, as a server with the test dice secret gives it (whatever key
 /// signed the token: seats hang on the master secret); `None` for text
@@ -402,39 +368,27 @@ pub fn seated(body: &Value) -> Value {
     body
 }
 
-/// The gRPC `ActRequest` of a JSON step of `POST /games/act` (`player`,
-/// `action`, a `play` in notation, `level`, `seat`) on the token `state`;
-/// without `seat`, the player's seat from the test secrets ([`seated`]).
+/// The gRPC `ActRequest` of a JSON step of `POST /games/act` (its
+/// `player`, `action`, `play`, `level`, `seat`, through [`wire`]) on the
+/// token `state`; without `seat`, the player's seat from the test secrets
+/// ([`seated`]).
 pub fn proto_act(state: &str, step: &Value) -> proto::ActRequest {
-    let seat = match step.get("seat") {
-        Some(seat) => seat.as_str().unwrap_or_default().to_owned(),
-        None => test_seat(state, &step["player"]).unwrap_or_default(),
-    };
-    proto::ActRequest {
-        state: state.to_owned(),
-        seat,
-        player: proto_player(&step["player"]),
-        action: proto_action(step["action"].as_str().expect("action")),
-        play: step["play"]
-            .as_str()
-            .map(|t| proto::act_request::Play::Notation(t.to_owned())),
-        level: proto_level(&step["level"]),
-        ..Default::default()
+    let mut body = step.clone();
+    body["state"] = Value::String(state.to_owned());
+    if step.get("seat").is_none() {
+        body["seat"] = test_seat(state, &step["player"]).map_or(Value::Null, Value::String);
     }
+    wire::to_message("ActRequest", &body)
 }
 
-/// The gRPC `TranscriptStep` of the same JSON step.
+/// The gRPC `TranscriptStep` of the same JSON step (a `seat` it has is not
+/// part of a transcript: left out).
 pub fn proto_step(step: &Value) -> proto::TranscriptStep {
-    let act = proto_act("", step);
-    proto::TranscriptStep {
-        player: act.player,
-        action: act.action,
-        play: act.play.map(|p| match p {
-            proto::act_request::Play::Notation(t) => proto::transcript_step::Play::Notation(t),
-            proto::act_request::Play::Moves(m) => proto::transcript_step::Play::Moves(m),
-        }),
-        level: act.level,
+    let mut step = step.clone();
+    if let Some(object) = step.as_object_mut() {
+        object.remove("seat");
     }
+    wire::to_message("TranscriptStep", &step)
 }
 
 /// A Redis-protocol server for the ledger tests: Debian's `redis-server`

@@ -11,7 +11,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use bgref_e2e::{Redis, Server, authorized, grpc_slug, proto_act, proto_step};
+use bgref_e2e::{Redis, Server, authorized, grpc_slug, proto_act, proto_step, wire};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
@@ -105,11 +105,7 @@ impl Deployment {
                 })
             }
             Wire::Grpc => {
-                let request = proto::NewGameRequest {
-                    match_id: body["match_id"].as_str().unwrap().to_owned(),
-                    client_seed: body["client_seed"].as_str().unwrap().to_owned(),
-                    ..Default::default()
-                };
+                let request = wire::to_message("NewGameRequest", body);
                 let answer = self
                     .grpc
                     .new_game(authorized(request, bearer))
@@ -188,11 +184,7 @@ impl Deployment {
             }
             Wire::Grpc => {
                 let request = proto::VerifyGameRequest {
-                    start: Some(proto::NewGameRequest {
-                        match_id: start["match_id"].as_str().unwrap().to_owned(),
-                        client_seed: start["client_seed"].as_str().unwrap().to_owned(),
-                        ..Default::default()
-                    }),
+                    start: Some(wire::to_message("NewGameRequest", start)),
                     actions: actions.iter().map(proto_step).collect(),
                     state: String::new(),
                 };

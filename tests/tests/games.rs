@@ -6,7 +6,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bgref_e2e::{
-    Server, TEST_DICE_SECRET, act_over_both, authorized, grpc_slug, proto_act, proto_step,
+    Server, TEST_DICE_SECRET, act_over_both, authorized, grpc_slug, proto_act, proto_step, wire,
 };
 use bgref_service::proto;
 use serde_json::{Value, json};
@@ -58,22 +58,10 @@ async fn play_match(
     let (status, first) = server.post("/games", start).await;
     assert_eq!(status, 200, "{first}");
     let g = grpc
-        .new_game(proto::NewGameRequest {
-            match_id: start["match_id"].as_str().unwrap().to_owned(),
-            client_seed: start["client_seed"].as_str().unwrap().to_owned(),
-            r#match: start["match"]["length"]
-                .as_u64()
-                .map(|n| proto::MatchState {
-                    length: n as u32,
-                    ..Default::default()
-                }),
-            rules: start.get("rules").map(|r| proto::CubeRules {
-                jacoby: r["jacoby"].as_bool(),
-                beavers: r["beavers"].as_u64().map(|n| n as u32),
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
+        .new_game(wire::to_message::<proto::NewGameRequest>(
+            "NewGameRequest",
+            start,
+        ))
         .await
         .unwrap()
         .into_inner();
@@ -189,15 +177,7 @@ async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
     let steps: Vec<proto::TranscriptStep> = actions.iter().map(proto_step).collect();
     let g = grpc
         .export_game(proto::ExportGameRequest {
-            start: Some(proto::NewGameRequest {
-                match_id: start["match_id"].as_str().unwrap().to_owned(),
-                client_seed: "alice:bob".into(),
-                r#match: Some(proto::MatchState {
-                    length: 5,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
+            start: Some(wire::to_message("NewGameRequest", &start)),
             actions: steps,
         })
         .await

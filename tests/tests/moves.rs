@@ -35,48 +35,9 @@ fn positions() -> Vec<Value> {
     ]
 }
 
+/// A JSON request position as its proto message.
 fn proto_position(p: &Value) -> proto::PositionInput {
-    use proto::position_input::Encoding;
-    let turn = match p["turn"].as_str() {
-        Some("o") => proto::Player::O as i32,
-        Some("x") => proto::Player::X as i32,
-        _ => 0,
-    };
-    let encoding = if let Some(id) = p["position_id"].as_str() {
-        Encoding::PositionId(id.to_owned())
-    } else if let Some(f) = p["fibs"].as_str() {
-        Encoding::Fibs(f.to_owned())
-    } else if let Some(x) = p["xgid"].as_str() {
-        Encoding::Xgid(x.to_owned())
-    } else {
-        let b = &p["board"];
-        Encoding::Board(proto::Board {
-            points: b["points"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_i64().unwrap() as i32)
-                .collect(),
-            bar: Some(proto::PerPlayer {
-                x: b["bar"]["x"].as_u64().unwrap() as u32,
-                o: b["bar"]["o"].as_u64().unwrap() as u32,
-            }),
-            off: Some(proto::PerPlayer {
-                x: b["off"]["x"].as_u64().unwrap() as u32,
-                o: b["off"]["o"].as_u64().unwrap() as u32,
-            }),
-            turn: if b["turn"] == "o" {
-                proto::Player::O as i32
-            } else {
-                proto::Player::X as i32
-            },
-            pins: Vec::new(),
-        })
-    };
-    proto::PositionInput {
-        encoding: Some(encoding),
-        turn,
-    }
+    bgref_e2e::wire::to_message("PositionInput", p)
 }
 
 #[tokio::test]

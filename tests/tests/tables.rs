@@ -4,7 +4,7 @@
 //! scoring the end, and one probe per rule the service must refuse with
 //! its exact reason.
 
-use bgref_e2e::{Server, proto_act, proto_player, proto_step, with_roll_token};
+use bgref_e2e::{Server, proto_act, proto_step, wire, with_roll_token};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic_types::StatusExt as _;
@@ -12,14 +12,7 @@ use tonic_types::StatusExt as _;
 const GAMES: [&str; 5] = ["portes", "tavla", "plakoto", "fevga", "long-nardy"];
 
 fn proto_variant(name: &str) -> i32 {
-    (match name {
-        "portes" => proto::Variant::Portes,
-        "tavla" => proto::Variant::Tavla,
-        "plakoto" => proto::Variant::Plakoto,
-        "fevga" => proto::Variant::Fevga,
-        "long-nardy" => proto::Variant::LongNardy,
-        _ => proto::Variant::Standard,
-    }) as i32
+    wire::enum_number("Variant", name).unwrap_or_else(|| panic!("no variant {name}"))
 }
 
 fn ints(v: &Value) -> Vec<i32> {
@@ -28,32 +21,9 @@ fn ints(v: &Value) -> Vec<i32> {
     })
 }
 
-fn per_player(v: &Value) -> Option<proto::PerPlayer> {
-    v.is_object().then(|| proto::PerPlayer {
-        x: v["x"].as_u64().unwrap() as u32,
-        o: v["o"].as_u64().unwrap() as u32,
-    })
-}
-
 /// A JSON request position as its proto message.
 fn proto_position(p: &Value) -> proto::PositionInput {
-    use proto::position_input::Encoding;
-    let encoding = if let Some(id) = p["position_id"].as_str() {
-        Encoding::PositionId(id.to_owned())
-    } else {
-        let b = &p["board"];
-        Encoding::Board(proto::Board {
-            points: ints(&b["points"]),
-            bar: per_player(&b["bar"]),
-            off: per_player(&b["off"]),
-            turn: proto_player(&b["turn"]),
-            pins: ints(&b["pins"]),
-        })
-    };
-    proto::PositionInput {
-        encoding: Some(encoding),
-        turn: proto_player(&p["turn"]),
-    }
+    wire::to_message("PositionInput", p)
 }
 
 /// A response position (either protocol) in one comparable JSON shape.
@@ -602,34 +572,7 @@ async fn portes_scores_a_backgammon_as_two() {
 type Grpc = proto::referee_client::RefereeClient<tonic::transport::Channel>;
 
 fn proto_new_game(start: &Value) -> proto::NewGameRequest {
-    proto::NewGameRequest {
-        match_id: start["match_id"].as_str().unwrap().to_owned(),
-        client_seed: start["client_seed"].as_str().unwrap_or_default().to_owned(),
-        variant: start["variant"].as_str().map_or(0, proto_variant),
-        tavli: start["tavli"].as_bool().unwrap_or(false),
-        r#match: start["match"]["length"]
-            .as_u64()
-            .map(|n| proto::MatchState {
-                length: n as u32,
-                ..Default::default()
-            }),
-        tables_rules: start.get("tables_rules").map(|r| proto::TablesRules {
-            hit_and_run: match r["hit_and_run"].as_str() {
-                None => 0,
-                Some("forbidden_in_home") => proto::HitAndRun::ForbiddenInHome as i32,
-                Some("allowed") => proto::HitAndRun::Allowed as i32,
-                Some(other) => panic!("hit_and_run {other} not mapped in this test"),
-            },
-            nardy_opening: match r["nardy_opening"].as_str() {
-                None => 0,
-                Some("play_dice") => proto::NardyOpening::PlayDice as i32,
-                Some("reroll") => proto::NardyOpening::Reroll as i32,
-                Some(other) => panic!("nardy_opening {other} not mapped in this test"),
-            },
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    wire::to_message("NewGameRequest", start)
 }
 
 /// How a bot picks among the legal plays.

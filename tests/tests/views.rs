@@ -12,7 +12,7 @@ use bgref_core::notation::match_id::{GameState, MatchId};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{CubeOwner, Player};
-use bgref_e2e::{Server, act_over_both, proto_action};
+use bgref_e2e::{Server, act_over_both, wire};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
@@ -308,7 +308,7 @@ fn same_view(http: &Value, grpc: &proto::GameView) {
     assert_eq!(pos.gnubg_match_id, h["gnubg_match_id"].as_str().unwrap());
     let actions: Vec<i32> = names(&http["actions"])
         .into_iter()
-        .map(proto_action)
+        .map(|a| wire::enum_number("GameAction", a).expect("an action"))
         .collect();
     assert_eq!(grpc.actions, actions, "{}", http["phase"]);
 }
@@ -326,27 +326,10 @@ async fn play(
     let (status, first) = server.post("/games", start).await;
     assert_eq!(status, 200, "{first}");
     let g = grpc
-        .new_game(proto::NewGameRequest {
-            match_id: start["match_id"].as_str().unwrap().to_owned(),
-            client_seed: start["client_seed"].as_str().unwrap().to_owned(),
-            r#match: start["match"]["length"]
-                .as_u64()
-                .map(|n| proto::MatchState {
-                    length: u32::try_from(n).unwrap(),
-                    ..Default::default()
-                }),
-            rules: start.get("rules").map(|r| proto::CubeRules {
-                jacoby: r["jacoby"].as_bool(),
-                beavers: r["beavers"].as_u64().map(|n| u32::try_from(n).unwrap()),
-                ..Default::default()
-            }),
-            variant: match start["variant"].as_str() {
-                Some("portes") => proto::Variant::Portes as i32,
-                Some("tavla") => proto::Variant::Tavla as i32,
-                _ => proto::Variant::Unspecified as i32,
-            },
-            ..Default::default()
-        })
+        .new_game(wire::to_message::<proto::NewGameRequest>(
+            "NewGameRequest",
+            start,
+        ))
         .await
         .unwrap()
         .into_inner();
