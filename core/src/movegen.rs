@@ -684,6 +684,7 @@ pub(crate) fn occupied_points(me: &[u8; 26]) -> u32 {
 /// points from which no checker may move (0 but for `plays_without_hits`);
 /// the dedup table and the inline keys are empty slices unless `KEYED`.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
     me: &[u8; 26],
     (occ, block, blot): (u32, u32, u32),

@@ -386,20 +386,24 @@ impl KeySet {
 /// `b` needs `b` home and highest either way), to the same position, pins
 /// included. Fevga and Long Nardy have order-dependent rules (the start
 /// rule, primes) and are expanded in every order.
+///
+/// `blocked`: points no move of the turn may land on ([`static_blocks`]);
+/// the moves onto them are not tried.
 fn expand(
     c: &Ctx,
     level: &[St],
-    d: u8,
+    (d, blocked): (u8, u32),
     ordered: bool,
     mut seen: Option<&mut KeySet>,
     out: &mut Vec<St>,
 ) {
+    let landing = !(blocked << d);
     for s in level {
         let sources = if ordered {
             s.occ & ((2u32 << s.last) - 1)
         } else {
             s.occ
-        };
+        } & landing;
         expand_one(c, s, d, sources, seen.as_deref_mut(), out);
     }
 }
@@ -435,8 +439,29 @@ fn expand_one(
 fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
     let mut seen = KeySet::new();
     let mut out = Vec::new();
-    expand(c, level, d, false, Some(&mut seen), &mut out);
+    expand(c, level, (d, 0), false, Some(&mut seen), &mut out);
     out
+}
+
+/// The points (1 to 24) that no move of a turn starting in `start` may
+/// land on, whatever the turn does: the opponent's checkers never move
+/// during the mover's turn. In Fevga and Long Nardy every point an
+/// opposing checker holds. In Plakoto two or more opposing checkers, or
+/// one on a pinned checker of the mover's (which stays there); never a
+/// point where the mover pins (`target` lets the mover land there).
+fn static_blocks(c: &Ctx, start: &St) -> u32 {
+    let mut blocked = 0u32;
+    for t in 1..=24usize {
+        let o = c.opp[t];
+        let held = match c.game {
+            Game::Plakoto => o >= 2 || (o == 1 && c.my_pinned & (1 << t) != 0 && start.me[t] > 0),
+            _ => o > 0,
+        };
+        if held {
+            blocked |= 1 << t;
+        }
+    }
+    blocked & !start.opp_pinned
 }
 
 /// The legal plays of the mover: the final states, one per resulting
@@ -582,6 +607,8 @@ fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>>
 /// fewer dice apply.
 pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
+    let blocked = static_blocks(c, start);
+    let (hi, lo) = ((hi, blocked), (lo, blocked));
     let start = [*start];
     let mut seen = KeySet::new();
     let mut ended = Vec::new();
@@ -650,9 +677,10 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
                 let sources = if to == 0 {
                     s.occ
                 } else {
-                    s.occ & ((1u32 << to) | ((2u32 << hi) - 1))
+                    s.occ & ((1u32 << to) | ((2u32 << hi.0) - 1))
                 };
-                expand_one(c, s, hi, sources, Some(&mut seen), &mut both);
+                let sources = sources & !(blocked << hi.0);
+                expand_one(c, s, hi.0, sources, Some(&mut seen), &mut both);
             }
         } else {
             expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);
