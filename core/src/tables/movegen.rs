@@ -510,7 +510,9 @@ pub(crate) fn legal_entries(c: &Ctx, start: &St, dice: Dice) -> Vec<(u128, Play)
 /// point 1, after a distance the dice can make (one die, both, or two to
 /// four of a double), and a mother pinned already ends the game when the
 /// mover's last checker leaves its 24-point (the standard rule): so the
-/// search is needed only when one of those can happen this turn.
+/// search is needed only when one of those can happen this turn, and,
+/// under the standard rule, only when the turn can also empty the mover's
+/// 24-point.
 fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
     let (moves, reach) = if dice.is_double() {
@@ -523,8 +525,16 @@ fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>>
     };
     // Bit `p`: a checker on `p` can reach point 1 this turn.
     let reach_one = (reach << 1) & 0x01FF_FFFE;
+    // Under the standard rule a pinned mother ends the game only once the
+    // pinner's 24-point is empty (or its own mother is pinned: a draw):
+    // with as many checkers there as moves, a turn cannot both empty it
+    // and pin (no checker goes from 24 to 1 in one turn).
+    let pinner_stays = c.rules.mother == MotherRule::Standard
+        && c.my_pinned & (1 << 24) == 0
+        && start.me[24] >= moves;
     if c.game != Game::Plakoto
         || (c.mother_may_end()
+            && !pinner_stays
             && (start.opp_pinned & (1 << 1) != 0 || start.occ & !c.my_pinned & reach_one != 0))
         || CHECKERS - start.me[0] <= moves
     {
