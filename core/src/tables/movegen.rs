@@ -515,23 +515,31 @@ pub(crate) fn legal_entries(c: &Ctx, start: &St, dice: Dice) -> Vec<(u128, Play)
 /// 24-point.
 fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
-    let (moves, reach) = if dice.is_double() {
-        (
-            4,
-            (1u32 << hi) | (1 << (2 * hi)) | (1 << (3 * hi)) | (1 << (4 * hi)),
-        )
-    } else {
-        (2, (1u32 << hi) | (1 << lo) | (1 << (hi + lo)))
-    };
-    // Bit `p`: a checker on `p` can reach point 1 this turn.
-    let reach_one = (reach << 1) & 0x01FF_FFFE;
+    let moves: u8 = if dice.is_double() { 4 } else { 2 };
     // Under the standard rule a pinned mother ends the game only once the
     // pinner's 24-point is empty (or its own mother is pinned: a draw):
-    // with as many checkers there as moves, a turn cannot both empty it
-    // and pin (no checker goes from 24 to 1 in one turn).
-    let pinner_stays = c.rules.mother == MotherRule::Standard
-        && c.my_pinned & (1 << 24) == 0
-        && start.me[24] >= moves;
+    // each checker there takes a die of its own to leave (none goes from
+    // 24 to 1 in one turn), so only the dice left can take a checker to
+    // point 1 in a turn that ends the game.
+    let stay = if c.rules.mother == MotherRule::Standard && c.my_pinned & (1 << 24) == 0 {
+        start.me[24]
+    } else {
+        0
+    };
+    let free_dice = moves.saturating_sub(stay);
+    // Bit `n`: the free dice move a checker `n` points.
+    let reach = if dice.is_double() {
+        (1..=free_dice).fold(0u32, |r, k| r | (1 << (k * hi)))
+    } else {
+        match free_dice {
+            0 => 0,
+            1 => (1u32 << hi) | (1 << lo),
+            _ => (1u32 << hi) | (1 << lo) | (1 << (hi + lo)),
+        }
+    };
+    // Bit `p`: a checker on `p` can reach point 1 in such a turn.
+    let reach_one = (reach << 1) & 0x01FF_FFFE;
+    let pinner_stays = free_dice == 0;
     if c.game != Game::Plakoto
         || (c.mother_may_end()
             && !pinner_stays

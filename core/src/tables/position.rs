@@ -330,9 +330,8 @@ impl TablesPosition {
             opp[13..25].copy_from_slice(&them[1..13]);
             opp[1..13].copy_from_slice(&them[13..25]);
         } else {
-            for q in 1..=24 {
-                opp[25 - q] = them[q];
-            }
+            opp[1..25].copy_from_slice(&them[1..25]);
+            opp[1..25].reverse();
         }
         let opp_low = (1..=24u8).find(|&q| them[usize::from(q)] > 0).unwrap_or(25);
         let mut opp_pinned = 0u32;
