@@ -3,9 +3,10 @@
 made through bgref's public HTTP interface only.
 
   game.py requests PORT       prints two lines: the body of a `POST
-                              /games/act` roll and of a `POST /games/act`
-                              move (x's first play of the opening roll),
-                              both on tokens of a fresh money game
+                              /games/act` roll (the second player's first)
+                              and of a `POST /games/act` move (the first
+                              play listed after the opening roll), both on
+                              tokens of a fresh money game
   game.py record PORT FILE    plays a 7-point match through the service
                               with a deterministic bot and writes the
                               `POST /games/verify` body (start and
