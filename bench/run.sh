@@ -27,6 +27,14 @@
 #   *-fields  the same requests asking for the Position ID only
 #         (`"fields": ["position_id"]`): each play's notation and resulting
 #         Position ID, 1.1 kB instead of 7.7 kB over HTTP.
+#   *-act-roll, *-act-move  the game flow (issue 28), not in the default
+#         set: `POST /games/act` (gRPC `Act`) with a roll, and with the
+#         opening roll's move, each always on the same token of a fresh
+#         money game (made through the public API by `bench/game.py
+#         requests` and `bench-grpc-load`; no ledger, so the server keeps
+#         nothing and the same action can be sent again).
+#   http-verify  `POST /games/verify` of the recorded 7-point match
+#         bench/data/verify-7pt.json (its dice need this script's secret).
 #
 # Prints, per case, the medians over the rounds of the requests per second,
 # p50 and p99; the ratios to the echo (medians of the per-round ratios);
@@ -45,9 +53,15 @@
 #                          separate warm-up run per server at start
 #   BENCH_CONNECTIONS [64] wrk connections, and gRPC calls in flight
 #   BENCH_GRPC_CONNECTIONS [4] HTTP/2 connections of the gRPC client
+#   BENCH_VERIFY_CONNECTIONS [2] wrk connections of http-verify (a replay
+#                          takes tens of ms: more would only queue, and
+#                          past --queue-timeout be refused)
 #   BENCH_PIN [1]          with 2+ CPUs: servers on CPU 0, load on CPU 1
 #   BENCH_BUILD [1]        0: use the binaries already built
-#   BENCH_CASES            a subset, e.g. "http-echo http-bgref"
+#   BENCH_CASES            a subset, e.g. "http-echo http-bgref"; `games`:
+#                          the game flow beside legal-moves (http-bgref
+#                          http-act-roll http-act-move http-verify
+#                          grpc-bgref grpc-act-roll grpc-act-move)
 #   BENCH_KEEP [0]         1: keep the work directory (logs, raw results)
 #   BENCH_BGREF            another bgref binary to measure (e.g. one built
 #                          from main, for before/after with the same harness)
@@ -71,8 +85,12 @@ DURATION="${BENCH_DURATION:-5}"
 WARMUP="${BENCH_WARMUP:-1}"
 CONNS="${BENCH_CONNECTIONS:-64}"
 GRPC_CONNS="${BENCH_GRPC_CONNECTIONS:-4}"
+VERIFY_CONNS="${BENCH_VERIFY_CONNECTIONS:-2}"
 ALL_CASES="http-echo http-answer http-bgref http-bgref-fields grpc-echo grpc-answer grpc-echo-conn grpc-answer-conn grpc-bgref grpc-bgref-fields"
-CASES="${BENCH_CASES:-$ALL_CASES}"
+GAME_CASES="http-bgref http-act-roll http-act-move http-verify grpc-bgref grpc-act-roll grpc-act-move"
+ALL_CASES+=" http-act-roll http-act-move http-verify grpc-act-roll grpc-act-move"
+CASES="${BENCH_CASES:-http-echo http-answer http-bgref http-bgref-fields grpc-echo grpc-answer grpc-echo-conn grpc-answer-conn grpc-bgref grpc-bgref-fields}"
+[[ "$CASES" != games ]] || CASES=$GAME_CASES
 
 command -v wrk >/dev/null || { echo "error: wrk not found (apt-get install wrk)" >&2; exit 2; }
 
@@ -143,6 +161,13 @@ IDLE_RSS=$(rss_kib "$BGREF_PID")
 wrk_script "'$LEGAL_MOVES'" "$WORK/legal-moves.lua"
 wrk_script "'$LEGAL_MOVES_FIELDS'" "$WORK/legal-moves-fields.lua"
 wrk_script 'string.rep("x", 300)' "$WORK/echo.lua"
+if [[ " $CASES " == *" http-act-"* ]]; then
+  mapfile -t ACT < <(python3 "$HERE/game.py" requests "$BGREF_PORT")
+  [[ ${#ACT[@]} == 2 ]] || { echo "error: no game-flow requests from bgref" >&2; exit 1; }
+  wrk_script "'${ACT[0]}'" "$WORK/act-roll.lua"
+  wrk_script "'${ACT[1]}'" "$WORK/act-move.lua"
+fi
+wrk_script "io.open('$HERE/data/verify-7pt.json'):read('*a')" "$WORK/verify.lua"
 
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)${SERVER_CPU:+; servers on CPU 0, load on CPU 1}"
 sizes="echo $(check "http://127.0.0.1:$HTTP_ECHO_PORT/echo" "$(head -c 300 /dev/zero | tr '\0' x)")"
@@ -189,6 +214,12 @@ run_case() {
         "http://127.0.0.1:$BGREF_PORT/legal-moves" | parse_wrk) ;;
     http-bgref-fields) out=$("${LOAD_CPU[@]}" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -s "$WORK/legal-moves-fields.lua" \
         "http://127.0.0.1:$BGREF_PORT/legal-moves" | parse_wrk) ;;
+    http-act-roll | http-act-move) out=$("${LOAD_CPU[@]}" wrk -t1 -c"$CONNS" -d"${DURATION}s" --latency -s "$WORK/${case#http-}.lua" \
+        "http://127.0.0.1:$BGREF_PORT/games/act" | parse_wrk) ;;
+    http-verify) out=$("${LOAD_CPU[@]}" wrk -t1 -c"$VERIFY_CONNS" -d"${DURATION}s" --latency -s "$WORK/verify.lua" \
+        "http://127.0.0.1:$BGREF_PORT/games/verify" | parse_wrk) ;;
+    grpc-act-roll | grpc-act-move) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$BGREF_PORT" "${case#grpc-}" \
+        --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
     grpc-echo) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$GRPC_ECHO_PORT" echo \
         --concurrency "$CONNS" --connections "$GRPC_CONNS" --duration "$DURATION" --warmup "$WARMUP" 2>/dev/null | parse_grpc) ;;
     grpc-answer) out=$("${LOAD_CPU[@]}" "$BIN/bench-grpc-load" "http://127.0.0.1:$GRPC_ECHO_PORT" answer \
@@ -253,14 +284,17 @@ awk -v rounds="$ROUNDS" -v names="$ALL_CASES" -v idle="$IDLE_RSS" -v load="${LOA
     for (k = 1; k <= n; k++) if (name[k] in seen)
       printf "%-18s %10.0f %10.0f %10.0f\n", name[k], median(all_rps[name[k]]), median(all_p50[name[k]]), median(all_p99[name[k]])
     print ""
-    print "ratios to the echo (median of the per-round ratios; target: rps 0.65 or more, p99 2x or less)"
+    print "ratios (median of the per-round ratios; to the echo, target: rps 0.65 or more, p99 2x or less;"
+    print "the game flow to legal-moves, the share of its requests per second that each case reaches)"
     # subject/base pairs: the ratios of the issue (to the stock echoes) first.
     pairs = "http-bgref/http-echo http-bgref-fields/http-echo http-answer/http-echo" \
       " http-bgref/http-answer http-bgref-fields/http-answer" \
       " grpc-bgref/grpc-echo grpc-bgref-fields/grpc-echo grpc-answer/grpc-echo" \
       " grpc-bgref/grpc-answer grpc-bgref-fields/grpc-answer" \
       " grpc-echo-conn/grpc-echo grpc-answer-conn/grpc-echo-conn" \
-      " grpc-bgref/grpc-echo-conn grpc-bgref/grpc-answer-conn grpc-bgref-fields/grpc-answer-conn"
+      " grpc-bgref/grpc-echo-conn grpc-bgref/grpc-answer-conn grpc-bgref-fields/grpc-answer-conn" \
+      " http-act-roll/http-bgref http-act-move/http-bgref http-verify/http-bgref" \
+      " grpc-act-roll/grpc-bgref grpc-act-move/grpc-bgref"
     np = split(pairs, pair, " ")
     for (k = 1; k <= np; k++) {
       split(pair[k], sb, "/"); subject = sb[1]; base = sb[2]

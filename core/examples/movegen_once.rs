@@ -7,6 +7,13 @@
 //! default 10), or `class CLASS [doubles|non-doubles]` for one class of the
 //! benchmark's fixed set `benches/data/positions.txt` (`contact`, `race`,
 //! `bearoff`, `bar`, or `mix` for all 4 000).
+//!
+//! `MOVEGEN_ONCE=after-legal` also makes each play's resulting position,
+//! by `Position::after_legal` on each play of `Position::legal_plays`
+//! (what the service's answer writers do); the default is the plays only.
+//! Each (position, roll) runs in a function of its own, `once_plays` or
+//! `once_after_legal`, so `--toggle-collect='*::once_*'` counts the same
+//! work in both modes (list freed included).
 
 use std::io::{BufRead, BufReader};
 
@@ -27,6 +34,7 @@ fn main() {
         (corpus_positions(), step, args.get(1).cloned())
     };
     let only = only.unwrap_or_default();
+    let mode = std::env::var("MOVEGEN_ONCE").unwrap_or_default();
     let mut pairs = 0usize;
     let mut plays = 0usize;
     for pos in positions.iter().step_by(step) {
@@ -36,11 +44,30 @@ fn main() {
             {
                 continue;
             }
-            plays += std::hint::black_box(pos.legal_plays(dice)).len();
+            plays += match mode.as_str() {
+                "after-legal" => once_after_legal(pos, dice),
+                _ => once_plays(pos, dice),
+            };
             pairs += 1;
         }
     }
     println!("{pairs} (position, roll) pairs, {plays} plays");
+}
+
+/// The plays of one (position, roll).
+#[inline(never)]
+fn once_plays(pos: &Position, dice: Dice) -> usize {
+    std::hint::black_box(pos.legal_plays(dice)).len()
+}
+
+/// The plays, then each play's resulting position by `after_legal`.
+#[inline(never)]
+fn once_after_legal(pos: &Position, dice: Dice) -> usize {
+    let list = pos.legal_plays(dice);
+    for play in &list {
+        std::hint::black_box(pos.after_legal(play));
+    }
+    list.len()
 }
 
 /// Every position of the gnubg corpus.

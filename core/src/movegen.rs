@@ -609,26 +609,86 @@ fn run<const PREFIX: bool>(
         let mut keys = [0; KEYS_INLINE];
         let buffers = (&mut table[..], &mut keys[..]);
         if double {
-            generate::<PREFIX, true, true>(board, masks, dice, prefix, best, out, buffers)
+            generate::<PREFIX, true, true>(&board.me, masks, 0, dice, prefix, best, out, buffers)
         } else {
-            generate::<PREFIX, true, false>(board, masks, dice, prefix, best, out, buffers)
+            generate::<PREFIX, true, false>(&board.me, masks, 0, dice, prefix, best, out, buffers)
         }
     } else {
         let buffers = (&mut [][..], &mut [][..]);
         if double {
-            generate::<PREFIX, false, true>(board, masks, dice, prefix, best, out, buffers)
+            generate::<PREFIX, false, true>(&board.me, masks, 0, dice, prefix, best, out, buffers)
         } else {
-            generate::<PREFIX, false, false>(board, masks, dice, prefix, best, out, buffers)
+            generate::<PREFIX, false, false>(&board.me, masks, 0, dice, prefix, best, out, buffers)
         }
     }
 }
 
-/// Runs the generator on `board`, whose `masks` are the mover's occupied
-/// points and the opposing blocks and blots; the dedup table and the
-/// inline keys are empty slices unless `KEYED`.
+/// The plays of a game whose moves never hit and that has no bar
+/// (Plakoto's, `tables::movegen`), one per resulting `me`, with the dice
+/// rules of backgammon: the mover's counts `me` (index 0 off, 1..=24
+/// points, 25 empty), the points `block` it may not land on, and the
+/// points of its `frozen` checkers, which may not move (on points of
+/// `block`). The caller makes sure no bear-off can happen while a frozen
+/// checker is left (the generator would allow one with a frozen checker in
+/// the home board). Appends to `out` (empty) and returns the dice pips
+/// each play uses (0: no move). No move is marked as a hit.
+pub(crate) fn plays_without_hits(
+    me: &[u8; 26],
+    block: u32,
+    frozen: u32,
+    dice: Dice,
+    out: &mut Vec<Play>,
+) -> u8 {
+    debug_assert!(me[25] == 0 && frozen & !block == 0);
+    let occ = occupied_points(me);
+    if occ & !frozen == 0 {
+        return 0;
+    }
+    let start_highest = (31 - occ.leading_zeros()) as u8;
+    // As in `run`: keys for a non-double only when a bear-off is within
+    // reach (a frozen checker outside keeps every bear-off out).
+    let outside = occ & !0x7F;
+    let bear_off_in_reach = outside == 0
+        || (outside.is_power_of_two()
+            && frozen == 0
+            && start_highest <= 12
+            && me[usize::from(start_highest)] == 1);
+    let masks = (occ, block, 0);
+    if !dice.is_double() && bear_off_in_reach {
+        let mut table = [0; TABLE_SLOTS];
+        let mut keys = [0; KEYS_INLINE];
+        let buffers = (&mut table[..], &mut keys[..]);
+        generate::<false, true, false>(me, masks, frozen, dice, &[], 0, out, buffers)
+    } else {
+        let buffers = (&mut [][..], &mut [][..]);
+        if dice.is_double() {
+            generate::<false, false, true>(me, masks, frozen, dice, &[], 0, out, buffers)
+        } else {
+            generate::<false, false, false>(me, masks, frozen, dice, &[], 0, out, buffers)
+        }
+    }
+}
+
+/// Bit `p` set where `me[p] > 0` (1..=25).
+#[inline]
+pub(crate) fn occupied_points(me: &[u8; 26]) -> u32 {
+    Board {
+        me: *me,
+        opp: [0; 26],
+    }
+    .occupied()
+}
+
+/// Runs the generator on the mover's counts `me`, whose `masks` are the
+/// mover's occupied points and the opposing blocks and blots; `frozen`:
+/// points from which no checker may move (0 but for `plays_without_hits`);
+/// the dedup table and the inline keys are empty slices unless `KEYED`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
-    board: &Board,
+    me: &[u8; 26],
     (occ, block, blot): (u32, u32, u32),
+    frozen: u32,
     dice: Dice,
     prefix: &[Move],
     best: u8,
@@ -636,7 +696,7 @@ fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
     (table, keys): (&mut [u8], &mut [u128]),
 ) -> u8 {
     let start = State {
-        me: board.me,
+        me: *me,
         occ,
         blot,
         key: 0,
@@ -645,7 +705,7 @@ fn generate<const PREFIX: bool, const KEYED: bool, const DOUBLE: bool>(
     let (hi, lo) = (dice.high().get(), dice.low().get());
     // Checkers that stay on the board: any source above d whose target (d
     // lower) is not blocked.
-    let lands = |d: u8| !((2u32 << d) - 1) & !(block << d);
+    let lands = |d: u8| !((2u32 << d) - 1) & !(block << d) & !frozen;
     let mut g = Gen::<PREFIX, KEYED, DOUBLE> {
         block,
         start_blot: blot,

@@ -81,6 +81,12 @@ impl Play {
         &self.moves[..usize::from(self.len)]
     }
 
+    /// The moves in the order played, to mark hits in place (the tables
+    /// generator's pins).
+    pub(crate) fn moves_mut(&mut self) -> &mut [Move] {
+        &mut self.moves[..usize::from(self.len)]
+    }
+
     /// All four move slots, the first [`Play::len`] of them the moves in
     /// the order played (the rest mean nothing): a fixed-size copy for the
     /// notation writer, where copying the slice costs a `memcpy` call.

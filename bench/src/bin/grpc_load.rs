@@ -11,7 +11,10 @@
 //! `TARGET` is `legal-moves` (`bgref.v1.Referee/LegalMoves`, the opening
 //! position with 3-1), `echo` (`bench.v1.Echo/Echo`, 300 bytes), `answer`
 //! (`bench.v1.Echo/Answer`: the same 300-byte request, answered with the
-//! echo server's fixed payload) or `mix`:
+//! echo server's fixed payload), `act-roll` / `act-move` (`Act`: a roll,
+//! and the starter's move after the opening roll, each on the same token of
+//! a fresh money game every time; what `bench/game.py requests` sends over
+//! HTTP) or `mix`:
 //! every Referee method in turn, each with a valid request (checked once
 //! before the load: a request the server refuses stops the run), `Act` on
 //! a fresh `NewGame` token, and `RollDice`/`OpeningRoll` with the bearer
@@ -95,7 +98,7 @@ fn args() -> Result<Args, String> {
         .ok_or("usage: bench-grpc-load URL TARGET [options]")?;
     let target = it
         .next()
-        .ok_or("missing TARGET (legal-moves, echo, answer or mix)")?;
+        .ok_or("missing TARGET (legal-moves, echo, answer, act-roll, act-move or mix)")?;
     let mut args = Args {
         url,
         target,
@@ -176,10 +179,84 @@ async fn requests(args: &Args, channel: &Channel) -> Result<Vec<Call>, String> {
             }])
         }
         "mix" => mix(channel).await,
+        target @ ("act-roll" | "act-move") => {
+            let (roll, play) = act_requests(channel).await?;
+            let request = if target == "act-roll" { roll } else { play };
+            Ok(vec![Call::new("/bgref.v1.Referee/Act", &request).game()])
+        }
         other => Err(format!(
-            "unknown target {other} (legal-moves, echo, answer or mix)"
+            "unknown target {other} (legal-moves, echo, answer, act-roll, act-move or mix)"
         )),
     }
+}
+
+/// `Act` on a fresh money game: one call and its answer.
+async fn act(
+    client: &mut tonic::client::Grpc<Channel>,
+    request: &proto::ActRequest,
+) -> Result<proto::ActResponse, String> {
+    let answer = call(
+        client,
+        &Call::new("/bgref.v1.Referee/Act", request).game(),
+        None,
+    )
+    .await
+    .map_err(|e| format!("Act: {:?} {}", e.code(), e.message()))?;
+    proto::ActResponse::decode(answer.as_ref()).map_err(|e| format!("Act answer: {e}"))
+}
+
+/// The `act-roll` and `act-move` requests: the opening roll made, the
+/// starter's move (the first play listed), then the other player's roll.
+async fn act_requests(channel: &Channel) -> Result<(proto::ActRequest, proto::ActRequest), String> {
+    let mut client = tonic::client::Grpc::new(channel.clone());
+    let new_game = proto::NewGameRequest {
+        match_id: "bench-act-0001".to_owned(),
+        client_seed: "bench:act".to_owned(),
+        ..Default::default()
+    };
+    let started = call(
+        &mut client,
+        &Call::new("/bgref.v1.Referee/NewGame", &new_game).game(),
+        None,
+    )
+    .await
+    .map_err(|e| format!("NewGame: {e}"))?;
+    let started = proto::NewGameResponse::decode(started.as_ref())
+        .map_err(|e| format!("NewGame answer: {e}"))?;
+    let seats = started.seats.unwrap_or_default();
+    let seat = |player: i32| {
+        if player == proto::Player::O as i32 {
+            seats.o.clone()
+        } else {
+            seats.x.clone()
+        }
+    };
+    let request = |state: String, player: i32, action: proto::GameAction| proto::ActRequest {
+        state,
+        seat: seat(player),
+        player,
+        action: action as i32,
+        ..Default::default()
+    };
+    let x = proto::Player::X as i32;
+    let opened = act(
+        &mut client,
+        &request(started.state, x, proto::GameAction::Roll),
+    )
+    .await?;
+    let view = opened.view.unwrap_or_default();
+    let notation = view
+        .plays
+        .first()
+        .ok_or("the opening roll's view lists no play")?
+        .notation
+        .clone();
+    let mut play = request(opened.state, view.to_act, proto::GameAction::Move);
+    play.play = Some(proto::act_request::Play::Notation(notation));
+    let moved = act(&mut client, &play).await?;
+    let to_act = moved.view.unwrap_or_default().to_act;
+    let roll = request(moved.state, to_act, proto::GameAction::Roll);
+    Ok((roll, play))
 }
 
 fn position_id(id: &str) -> Option<proto::PositionInput> {

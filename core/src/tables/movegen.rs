@@ -38,6 +38,18 @@ const START_QUARTER: u32 = 0x01F8_0000;
 /// Bit shift of the pin bits in a key.
 const KEY_PIN_SHIFT: u32 = 100;
 
+/// `UNIT[p]`: one checker on `p` (0..=24) in a key; 32 entries, so that an
+/// index masked with 31 needs no bounds check.
+const UNIT: [u128; 32] = {
+    let mut t = [0u128; 32];
+    let mut p = 0;
+    while p < 25 {
+        t[p] = 1u128 << (4 * p);
+        p += 1;
+    }
+    t
+};
+
 /// The turn's fixed facts, from the mover's view.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ctx {
@@ -124,14 +136,12 @@ pub(crate) struct St {
 
 impl St {
     pub(crate) fn new(me: [u8; 25], opp_pinned: u32) -> St {
-        let mut key = u128::from(opp_pinned) << KEY_PIN_SHIFT;
-        let mut occ = 0;
-        for (p, &n) in me.iter().enumerate() {
-            key |= u128::from(n & 0xF) << (4 * p);
-            if p > 0 && n > 0 {
-                occ |= 1 << p;
-            }
-        }
+        // The backgammon generator's packing of the counts (each below 16),
+        // with an empty bar.
+        let mut counts = [0u8; 26];
+        counts[..25].copy_from_slice(&me);
+        let key = crate::movegen::initial_key(&counts) | (u128::from(opp_pinned) << KEY_PIN_SHIFT);
+        let occ = crate::movegen::occupied_points(&counts);
         St {
             me,
             occ,
@@ -376,20 +386,24 @@ impl KeySet {
 /// `b` needs `b` home and highest either way), to the same position, pins
 /// included. Fevga and Long Nardy have order-dependent rules (the start
 /// rule, primes) and are expanded in every order.
+///
+/// `blocked`: points no move of the turn may land on ([`static_blocks`]);
+/// the moves onto them are not tried.
 fn expand(
     c: &Ctx,
     level: &[St],
-    d: u8,
+    (d, blocked): (u8, u32),
     ordered: bool,
     mut seen: Option<&mut KeySet>,
     out: &mut Vec<St>,
 ) {
+    let landing = !(blocked << d);
     for s in level {
         let sources = if ordered {
             s.occ & ((2u32 << s.last) - 1)
         } else {
             s.occ
-        };
+        } & landing;
         expand_one(c, s, d, sources, seen.as_deref_mut(), out);
     }
 }
@@ -425,8 +439,29 @@ fn expand_one(
 fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
     let mut seen = KeySet::new();
     let mut out = Vec::new();
-    expand(c, level, d, false, Some(&mut seen), &mut out);
+    expand(c, level, (d, 0), false, Some(&mut seen), &mut out);
     out
+}
+
+/// The points (1 to 24) that no move of a turn starting in `start` may
+/// land on, whatever the turn does: the opponent's checkers never move
+/// during the mover's turn. In Fevga and Long Nardy every point an
+/// opposing checker holds. In Plakoto two or more opposing checkers, or
+/// one on a pinned checker of the mover's (which stays there); never a
+/// point where the mover pins (`target` lets the mover land there).
+fn static_blocks(c: &Ctx, start: &St) -> u32 {
+    let mut blocked = 0u32;
+    for t in 1..=24usize {
+        let o = c.opp[t];
+        let held = match c.game {
+            Game::Plakoto => o >= 2 || (o == 1 && c.my_pinned & (1 << t) != 0 && start.me[t] > 0),
+            _ => o > 0,
+        };
+        if held {
+            blocked |= 1 << t;
+        }
+    }
+    blocked & !start.opp_pinned
 }
 
 /// The legal plays of the mover: the final states, one per resulting
@@ -444,6 +479,142 @@ pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     states
 }
 
+/// The legal plays of the mover as (key, play), one per resulting
+/// position: [`legal_states`]' keys and plays.
+///
+/// Plakoto's moves never hit, its blocks do not change during a turn (an
+/// opposing checker blocks where it stands two or more, or alone on a
+/// checker of the mover it pins), and the mover's pinned checkers never
+/// move: so, unless a move may end the game, its plays are those of
+/// backgammon's dice rules on a board without blots or a bar, which the
+/// backgammon generator makes far faster than the search below
+/// ([`crate::movegen::plays_without_hits`]); each play's pins follow from
+/// the points it lands on.
+pub(crate) fn legal_entries(c: &Ctx, start: &St, dice: Dice) -> Vec<(u128, Play)> {
+    if let Some(entries) = plakoto_entries(c, start, dice) {
+        return entries;
+    }
+    legal_states(c, start, dice)
+        .into_iter()
+        .map(|s| (s.key, s.play))
+        .collect()
+}
+
+/// [`legal_entries`] for Plakoto through the backgammon generator, or
+/// `None` where that does not apply: another game, a move that may end the
+/// game (a mother that may be pinned, the last checkers within reach of
+/// bearing off), or a pinned checker of the mover in its home board (which
+/// forbids bearing off) while a bear-off could be reached this turn.
+///
+/// A mother may be pinned only by a checker that lands on the mover's
+/// point 1, after a distance the dice can make (one die, both, or two to
+/// four of a double), and a mother pinned already ends the game when the
+/// mover's last checker leaves its 24-point (the standard rule): so the
+/// search is needed only when one of those can happen this turn, and,
+/// under the standard rule, only when the turn can also empty the mover's
+/// 24-point.
+fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>> {
+    let (hi, lo) = (dice.high().get(), dice.low().get());
+    let moves: u8 = if dice.is_double() { 4 } else { 2 };
+    // Under the standard rule a pinned mother ends the game only once the
+    // pinner's 24-point is empty (or its own mother is pinned: a draw):
+    // each checker there takes a die of its own to leave (none goes from
+    // 24 to 1 in one turn), so only the dice left can take a checker to
+    // point 1 in a turn that ends the game.
+    let stay = if c.rules.mother == MotherRule::Standard && c.my_pinned & (1 << 24) == 0 {
+        start.me[24]
+    } else {
+        0
+    };
+    let free_dice = moves.saturating_sub(stay);
+    // Bit `n`: the free dice move a checker `n` points.
+    let reach = if dice.is_double() {
+        (1..=free_dice).fold(0u32, |r, k| r | (1 << (k * hi)))
+    } else {
+        match free_dice {
+            0 => 0,
+            1 => (1u32 << hi) | (1 << lo),
+            _ => (1u32 << hi) | (1 << lo) | (1 << (hi + lo)),
+        }
+    };
+    // Bit `p`: a checker on `p` can reach point 1 in such a turn.
+    let reach_one = (reach << 1) & 0x01FF_FFFE;
+    let pinner_stays = free_dice == 0;
+    if c.game != Game::Plakoto
+        || (c.mother_may_end()
+            && !pinner_stays
+            && (start.opp_pinned & (1 << 1) != 0 || start.occ & !c.my_pinned & reach_one != 0))
+        || CHECKERS - start.me[0] <= moves
+    {
+        return None;
+    }
+    if c.my_pinned & HOME != 0 {
+        // No bear-off this turn when the checkers outside the home board
+        // take every die to come home.
+        let outside: u8 = start.me[7..].iter().sum();
+        if outside < moves {
+            return None;
+        }
+    }
+    // Where an opposing checker stands: two or more block; one blocks
+    // when it pins a checker of the mover, else the mover may pin it.
+    let (mut block, mut single) = (0u32, 0u32);
+    for t in 1..=24u8 {
+        match c.opp[usize::from(t)] {
+            0 => {}
+            1 => single |= 1 << t,
+            _ => block |= 1 << t,
+        }
+    }
+    // The mover's pinned checkers: each alone under an opposing checker
+    // (which others may have joined), on a point nobody of the mover's
+    // may land on.
+    let frozen = c.my_pinned;
+    let mut rest = frozen;
+    while rest != 0 {
+        let p = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if start.me[p] != 1 {
+            return None;
+        }
+    }
+    block |= frozen;
+    let pinnable = single & !frozen;
+    let mut me = [0u8; 26];
+    me[..25].copy_from_slice(&start.me);
+    let mut plays = Vec::with_capacity(64);
+    crate::movegen::plays_without_hits(&me, block, frozen, dice, &mut plays);
+    // The key's counts are the board: a count is its nibble.
+    let counts = start.key & ((1u128 << KEY_PIN_SHIFT) - 1);
+    let nibble = |key: u128, p: u8| (key >> (4 * u32::from(p))) as u8 & 0xF;
+    Some(
+        plays
+            .into_iter()
+            .map(|mut play| {
+                let (mut key, mut occ) = (counts, start.occ);
+                for mv in play.moves_mut() {
+                    let (from, to) = (mv.from().get(), mv.to().get());
+                    // Only the points of `pinnable` need their counts
+                    // looked at (`pinnable` has no bit 0: a bear-off pins
+                    // nothing).
+                    if (pinnable >> to) & 1 != 0 && nibble(key, to) == 0 {
+                        *mv = Move::with_hit(mv.from(), mv.to(), true);
+                    }
+                    key = key
+                        .wrapping_sub(UNIT[usize::from(from) & 31])
+                        .wrapping_add(UNIT[usize::from(to) & 31]);
+                    if (pinnable >> from) & 1 != 0 && nibble(key, from) == 0 {
+                        occ &= !(1 << from);
+                    }
+                    occ |= 1 << to;
+                }
+                let pins = occ & pinnable;
+                (key | (u128::from(pins) << KEY_PIN_SHIFT), play)
+            })
+            .collect(),
+    )
+}
+
 /// The plays the dice rules allow (every rule but the obligation to open a
 /// prime).
 ///
@@ -454,6 +625,8 @@ pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
 /// fewer dice apply.
 pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
+    let blocked = static_blocks(c, start);
+    let (hi, lo) = ((hi, blocked), (lo, blocked));
     let start = [*start];
     let mut seen = KeySet::new();
     let mut ended = Vec::new();
@@ -522,9 +695,10 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
                 let sources = if to == 0 {
                     s.occ
                 } else {
-                    s.occ & ((1u32 << to) | ((2u32 << hi) - 1))
+                    s.occ & ((1u32 << to) | ((2u32 << hi.0) - 1))
                 };
-                expand_one(c, s, hi, sources, Some(&mut seen), &mut both);
+                let sources = sources & !(blocked << hi.0);
+                expand_one(c, s, hi.0, sources, Some(&mut seen), &mut both);
             }
         } else {
             expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);

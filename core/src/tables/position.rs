@@ -323,19 +323,23 @@ impl TablesPosition {
     fn ctx_of(&self, mover: Player, dice: Dice) -> (Ctx, St) {
         let me = self.side[mover];
         let them = &self.side[!mover];
+        // The opponent's points in the mover's numbering (`other_view`):
+        // reversed in Plakoto, turned by half the board in the others.
         let mut opp = [0u8; 25];
+        if matches!(self.game, Game::Fevga | Game::LongNardy) {
+            opp[13..25].copy_from_slice(&them[1..13]);
+            opp[1..13].copy_from_slice(&them[13..25]);
+        } else {
+            opp[1..25].copy_from_slice(&them[1..25]);
+            opp[1..25].reverse();
+        }
+        let opp_low = (1..=24u8).find(|&q| them[usize::from(q)] > 0).unwrap_or(25);
         let mut opp_pinned = 0u32;
-        let mut opp_low = 25;
-        for q in 1..=24u8 {
-            let n = them[usize::from(q)];
-            let p = other_view(self.game, q);
-            opp[usize::from(p)] = n;
-            if n > 0 && q < opp_low {
-                opp_low = q;
-            }
-            if self.pinned[!mover] & (1 << q) != 0 {
-                opp_pinned |= 1 << p;
-            }
+        let mut pins = self.pinned[!mover];
+        while pins != 0 {
+            let q = pins.trailing_zeros() as u8;
+            pins &= pins - 1;
+            opp_pinned |= 1 << other_view(self.game, q);
         }
         let first_roll_double = me[24] == CHECKERS
             && dice.is_double()
@@ -381,10 +385,7 @@ impl TablesPosition {
         }
         let (ctx, start) = self.ctx(dice);
         TablesPlayList {
-            entries: movegen::legal_states(&ctx, &start, dice)
-                .into_iter()
-                .map(|s| (s.key, s.play))
-                .collect(),
+            entries: movegen::legal_entries(&ctx, &start, dice),
         }
     }
 
