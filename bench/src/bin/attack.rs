@@ -21,7 +21,7 @@
 //!   answer of about 1 MB; streams and connections reopened as they end;
 //! - `none`: no attack (the baseline).
 //!
-//! The attackers connect from 127.0.0.1; probes (`GET /healthz` and
+//! The attackers connect from 127.0.0.1 (or `$ATTACK_FROM`); probes (`GET /healthz` and
 //! `GET /readyz` in turn, every 200 ms, each on a fresh connection) come
 //! from 127.0.0.3, ordinary requests (`POST /legal-moves`, 20 a second on
 //! a kept-alive HTTP/1.1 connection, reopened after a failure, 2 s
@@ -44,7 +44,6 @@ const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice"
 /// A `/legal-moves` request whose answer is about 1 MB: 1 828 plays.
 const HUGE_LEGAL_MOVES: &str = r#"{"position":{"board":{"points":[-15,0,0,0,0,0,0,0,0,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"turn":"x"}},"dice":[3,3]}"#;
 
-const ATTACKER: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 1);
 const ORDINARY: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
 const PROBER: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 3);
 
@@ -122,6 +121,14 @@ async fn run_attack(case: &str, addr: SocketAddr, sent: Arc<AtomicU64>) {
         other => panic!("unknown case {other}"),
     }
     while tasks.join_next().await.is_some() {}
+}
+
+/// The attackers' address: `$ATTACK_FROM`, or 127.0.0.1.
+fn attacker() -> Ipv4Addr {
+    std::env::var("ATTACK_FROM")
+        .ok()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(Ipv4Addr::LOCALHOST)
 }
 
 async fn connect_from(from: Ipv4Addr, addr: SocketAddr) -> std::io::Result<TcpStream> {
@@ -229,6 +236,7 @@ async fn replay(addr: SocketAddr, sent: Arc<AtomicU64>) {
     loop {
         let Ok(channel) = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
             .expect("endpoint")
+            .local_address(Some(attacker().into()))
             .connect()
             .await
         else {
@@ -288,7 +296,7 @@ async fn h2_connect(
     tokio::task::JoinHandle<()>,
     Option<h2::PingPong>,
 )> {
-    let tcp = connect_from(ATTACKER, addr).await.ok()?;
+    let tcp = connect_from(attacker(), addr).await.ok()?;
     let (client, mut connection) = builder.handshake(tcp).await.ok()?;
     let ping = connection.ping_pong();
     let driver = tokio::spawn(async move {
@@ -325,7 +333,7 @@ async fn pinger(addr: SocketAddr, sent: Arc<AtomicU64>) {
 /// A connection that sends nothing; reopened when closed.
 async fn silent(addr: SocketAddr, sent: Arc<AtomicU64>) {
     loop {
-        if let Ok(mut s) = connect_from(ATTACKER, addr).await {
+        if let Ok(mut s) = connect_from(attacker(), addr).await {
             sent.fetch_add(1, Ordering::Relaxed);
             let mut buf = [0u8; 1024];
             while matches!(s.read(&mut buf).await, Ok(n) if n > 0) {}
