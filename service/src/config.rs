@@ -120,6 +120,13 @@ pub struct Config {
     #[arg(long, env = "BGREF_RESPONSE_SEND_TIMEOUT", default_value = "10s", value_parser = parse_positive_duration)]
     pub response_send_timeout: Duration,
 
+    /// Bytes of HTTP answers of more than 8 KiB waiting to be sent, over
+    /// all connections (at least 1): an answer that would pass it is
+    /// refused with 503 `overloaded` (`Retry-After: 1`) instead. What
+    /// clients that do not read can make the server hold.
+    #[arg(long, env = "BGREF_MAX_PENDING_ANSWER_BYTES", default_value_t = 32 * 1024 * 1024, value_parser = parse_positive)]
+    pub max_pending_answer_bytes: usize,
+
     /// Longest life of a streaming response (gRPC reflection, health
     /// Watch): it then ends with DEADLINE_EXCEEDED (more than 0).
     #[arg(long, env = "BGREF_STREAM_TIMEOUT", default_value = "60s", value_parser = parse_positive_duration)]

@@ -327,10 +327,17 @@ where
             // request would grow the extension map).
             req.extensions_mut().insert(self.metrics.clone());
         }
+        let web_status = is_grpc_web(req.headers()).then(|| {
+            let note = GrpcWebStatus::default();
+            req.extensions_mut().insert(note.clone());
+            note
+        });
         let inner = self.inner.call(req);
+        let mut pending = Pending::new(self.metrics.clone(), operation, log);
+        pending.tally.web_status = web_status;
         ObservedFuture {
             inner,
-            pending: Some(Pending::new(self.metrics.clone(), operation, log)),
+            pending: Some(pending),
         }
     }
 }
@@ -354,6 +361,7 @@ impl Pending {
                 start: Instant::now(),
                 status: None,
                 done: false,
+                web_status: None,
             },
         }
     }
@@ -382,6 +390,9 @@ struct Tally {
     /// The HTTP status, once the response head is out.
     status: Option<StatusCode>,
     done: bool,
+    /// A gRPC-Web call's status, noted before tonic-web writes it into the
+    /// body.
+    web_status: Option<GrpcWebStatus>,
 }
 
 impl Tally {
@@ -410,9 +421,120 @@ impl Tally {
             (Protocol::Grpc, Some(status)) if status != StatusCode::OK => {
                 RequestOutcome::Grpc(grpc_code_of_http(status))
             }
-            (Protocol::Grpc, Some(_)) => RequestOutcome::Grpc(tonic::Code::Unknown),
+            (Protocol::Grpc, Some(_)) => RequestOutcome::Grpc(
+                self.web_status
+                    .as_ref()
+                    .and_then(|noted| noted.0.get().copied())
+                    .unwrap_or(tonic::Code::Unknown),
+            ),
             (protocol, None) => cancelled(protocol),
         }
+    }
+}
+
+/// Whether a request is gRPC-Web (`application/grpc-web…`).
+fn is_grpc_web(headers: &HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc-web"))
+}
+
+/// The gRPC status of a gRPC-Web call. tonic-web writes the trailers into
+/// the response body, where the observer cannot read them: the observer
+/// puts this in the request's extensions, and [`NoteGrpcWebStatus`],
+/// inside tonic-web, notes the status in it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GrpcWebStatus(Arc<std::sync::OnceLock<tonic::Code>>);
+
+/// A gRPC service under tonic-web whose answers note their status in the
+/// request's [`GrpcWebStatus`], if it has one.
+#[derive(Debug, Clone)]
+pub(crate) struct NoteGrpcWebStatus<S>(pub(crate) S);
+
+impl<S, B, ResB> tower::Service<Request<B>> for NoteGrpcWebStatus<S>
+where
+    S: tower::Service<Request<B>, Response = Response<ResB>>,
+    ResB: Body<Data = axum::body::Bytes> + Send + 'static,
+    ResB::Error: Into<tonic::codegen::StdError>,
+{
+    type Response = Response<tonic::body::Body>;
+    type Error = S::Error;
+    type Future = Noting<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let note = req.extensions().get::<GrpcWebStatus>().cloned();
+        Noting {
+            inner: self.0.call(req),
+            note,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`NoteGrpcWebStatus`].
+    pub(crate) struct Noting<F> {
+        #[pin]
+        inner: F,
+        note: Option<GrpcWebStatus>,
+    }
+}
+
+impl<F, ResB, E> Future for Noting<F>
+where
+    F: Future<Output = Result<Response<ResB>, E>>,
+    ResB: Body<Data = axum::body::Bytes> + Send + 'static,
+    ResB::Error: Into<tonic::codegen::StdError>,
+{
+    type Output = Result<Response<tonic::body::Body>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?;
+        let note = this.note.take();
+        Poll::Ready(Ok(response.map(|inner| match note {
+            Some(note) => tonic::body::Body::new(NotedBody { inner, note }),
+            None => tonic::body::Body::new(inner),
+        })))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response body that notes the status of its trailers.
+    struct NotedBody<B> {
+        #[pin]
+        inner: B,
+        note: GrpcWebStatus,
+    }
+}
+
+impl<B: Body> Body for NotedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        let this = self.project();
+        let frame = ready!(this.inner.poll_frame(cx));
+        if let Some(Ok(frame)) = &frame
+            && let Some(code) = frame.trailers_ref().and_then(grpc_status)
+        {
+            let _ = this.note.0.set(code);
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.inner.size_hint()
     }
 }
 

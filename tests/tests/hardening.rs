@@ -181,8 +181,10 @@ async fn a_client_that_does_not_read_is_cut_off() {
 }
 
 /// Before: 1200 stalled uploads made /healthz take 4.6 to 9.5 s. Now the
-/// probes never wait for a slot, and a request that cannot get one within
-/// BGREF_QUEUE_TIMEOUT gets 503 with Retry-After.
+/// probes never wait for a slot, and (issue 24) the stalled uploads hold
+/// none: a request after them is served. (A request that finds no slot
+/// within BGREF_QUEUE_TIMEOUT gets 503 with Retry-After: the layers' unit
+/// tests.)
 #[tokio::test]
 async fn stalled_uploads_do_not_hold_up_health_checks() {
     let server = Server::start(&[
@@ -210,15 +212,12 @@ async fn stalled_uploads_do_not_hold_up_health_checks() {
     let client = reqwest::Client::new();
     let resp = client
         .post(server.url("/legal-moves"))
+        .header("content-type", "application/json")
         .body(LEGAL_MOVES)
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 503);
-    assert_eq!(resp.headers()["retry-after"], "1");
-    assert_eq!(resp.headers()["content-type"], "application/problem+json");
-    let body: serde_json::Value = resp.json().await.unwrap();
-    assert_eq!(body["type"], "overloaded");
+    assert_eq!(resp.status(), 200);
     drop(stalled);
 }
 
@@ -370,17 +369,10 @@ async fn every_grpc_service_has_the_message_size_limit() {
         })
         .await
         .expect_err("an oversized message");
-    assert!(
-        matches!(
-            err.code(),
-            tonic::Code::OutOfRange | tonic::Code::ResourceExhausted
-        ),
-        "{err:?}"
-    );
+    assert_eq!(err.code(), tonic::Code::ResourceExhausted, "{err:?}");
     // The refusal names the limit and the option that sets it.
     assert!(
-        err.message().contains("the limit is: 4096 bytes")
-            && err.message().contains("BGREF_MAX_BODY_BYTES"),
+        err.message().contains("4096 bytes") && err.message().contains("BGREF_MAX_BODY_BYTES"),
         "{err:?}"
     );
 }

@@ -305,6 +305,9 @@ pub struct RefereeRoutes {
     /// ExportGame.
     transcripts: RefereeServer<RefereeService>,
     max_message_bytes: usize,
+    /// The game token's keeper: the game flow's calls are refused before
+    /// their message is decoded.
+    keys: std::sync::Arc<crate::keys::DiceKeys>,
 }
 
 impl RefereeRoutes {
@@ -312,14 +315,24 @@ impl RefereeRoutes {
     /// `limits.body` bytes, and transcripts (VerifyGame, ExportGame) up to
     /// `limits.transcript`.
     pub fn new(state: AppState, limits: BodyLimits) -> RefereeRoutes {
+        let keys = state.dice.clone();
         let service = RefereeService::new(state);
         RefereeRoutes {
+            keys,
             generated: RefereeServer::new(service.clone()).max_decoding_message_size(limits.body),
             transcripts: RefereeServer::new(service).max_decoding_message_size(limits.transcript),
             max_message_bytes: limits.body,
         }
     }
 }
+
+/// The paths of the game flow's methods, which need the game token.
+const GAME_FLOW_PATHS: [&str; 4] = [
+    "/bgref.v1.Referee/NewGame",
+    "/bgref.v1.Referee/Act",
+    "/bgref.v1.Referee/VerifyGame",
+    "/bgref.v1.Referee/ExportGame",
+];
 
 /// The paths of the methods that take a transcript.
 const TRANSCRIPT_PATHS: [&str; 2] = [
@@ -341,6 +354,16 @@ impl tower::Service<http::Request<tonic::body::Body>> for RefereeRoutes {
     }
 
     fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        if GAME_FLOW_PATHS.contains(&req.uri().path()) {
+            let authorization = req
+                .headers()
+                .get(http::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok());
+            if let Err(err) = api::games::check_game_access(&self.keys, authorization) {
+                let refused = Status::from(err).into_http();
+                return Box::pin(std::future::ready(Ok(refused)));
+            }
+        }
         if TRANSCRIPT_PATHS.contains(&req.uri().path()) {
             return self.transcripts.call(req);
         }
@@ -369,16 +392,21 @@ impl UnaryService<proto::LegalMovesRequest> for LegalMovesMethod {
 /// A tonic service as an axum service: speaking gRPC-Web too
 /// (`application/grpc-web`, `application/grpc-web-text`, over HTTP/1.1 or
 /// HTTP/2), for browsers (plain gRPC passes through), and answering with
-/// axum's body. (tonic-web takes axum's request body as it is.)
+/// axum's body. (tonic-web takes axum's request body as it is.) A gRPC-Web
+/// answer's status is noted for the metrics and log before tonic-web
+/// writes it into the body ([`crate::metrics::GrpcWebStatus`]).
 type Adapted<S> = tower::util::MapResponse<
-    tonic_web::GrpcWebService<S>,
+    tonic_web::GrpcWebService<crate::metrics::NoteGrpcWebStatus<S>>,
     fn(http::Response<tonic::body::Body>) -> axum::response::Response,
 >;
 
 /// See [`Adapted`].
 fn adapt<S>(svc: S) -> Adapted<S> {
     tower::util::MapResponse::new(
-        tower::Layer::layer(&tonic_web::GrpcWebLayer::new(), svc),
+        tower::Layer::layer(
+            &tonic_web::GrpcWebLayer::new(),
+            crate::metrics::NoteGrpcWebStatus(svc),
+        ),
         (|res: http::Response<tonic::body::Body>| res.map(axum::body::Body::new)) as fn(_) -> _,
     )
 }

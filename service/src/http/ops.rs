@@ -21,10 +21,16 @@ pub struct Health {
 fn health_status() -> utoipa::openapi::schema::Object {
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::String)
-        .enum_values(Some(["ok", "shutting_down", "ledger_unavailable"]))
+        .enum_values(Some([
+            "ok",
+            "shutting_down",
+            "ledger_unavailable",
+            "overloaded",
+        ]))
         .description(Some(
             "`ok`; on readiness `shutting_down` while draining, `ledger_unavailable` while the \
-             ledger (BGREF_LEDGER_URL) does not answer.",
+             ledger (BGREF_LEDGER_URL) does not answer, `overloaded` while every slot of \
+             BGREF_MAX_CONCURRENCY is taken.",
         ))
         .build()
 }
@@ -36,11 +42,12 @@ pub async fn healthz() -> Json<Health> {
 }
 
 /// Readiness: 200 while accepting traffic; 503 once shutdown has begun,
-/// or while the ledger does not answer.
+/// while the ledger does not answer, or while every slot of
+/// `BGREF_MAX_CONCURRENCY` is taken (answered by the concurrency gate).
 #[utoipa::path(get, path = "/readyz", tag = "service",
     responses(
         (status = 200, description = "Ready: accepting traffic", body = Health),
-        (status = 503, description = "Shutting down, or the ledger does not answer: send traffic elsewhere", body = Health)))]
+        (status = 503, description = "Shutting down, the ledger does not answer, or overloaded: send traffic elsewhere", body = Health)))]
 pub async fn readyz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
     let status = if !state.is_ready() {
         "shutting_down"

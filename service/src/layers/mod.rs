@@ -13,13 +13,11 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use tokio::sync::watch;
 use tower::{Layer as _, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Config;
 use crate::metrics::{Metrics, ObserveLayer};
@@ -46,12 +44,15 @@ use streams::{AnswerLimits, SendDeadline, StreamGuard, WatchSlots};
 ///    ([`SendDeadline`]); undecodable gRPC messages are INVALID_ARGUMENT
 ///    ([`AnswerLimits`]);
 /// 3. a query that is not UTF-8 is refused, panics become a 500 problem,
-///    slow requests a 503 problem (408 when the body had not arrived), a
-///    client gone mid-body a 499, and a 413 closes the HTTP/1 connection
-///    (its body was not read) (`problems`, around tower-http's
-///    `CatchPanicLayer` and `TimeoutLayer`);
-/// 4. at most `max_concurrency` requests run at once (HTTP and gRPC
-///    together; `gate`);
+///    slow requests a 503 problem (408 when the body had not arrived;
+///    gRPC: UNAVAILABLE, or DEADLINE_EXCEEDED for a message that did not
+///    arrive or a call past its own `grpc-timeout`), a client gone
+///    mid-body a 499, and a 413 closes the HTTP/1 connection (its body was
+///    not read) (`problems`, around tower-http's `CatchPanicLayer`);
+/// 4. the request body is read in full (a body over its limit is refused
+///    here, by its `Content-Length` when it has one: 413, gRPC
+///    RESOURCE_EXHAUSTED), then at most `max_concurrency` requests are
+///    computed at once (HTTP and gRPC together; `gate`);
 /// 5. HTTP request bodies are limited to `max_body_bytes` (axum's
 ///    `DefaultBodyLimit`, which the extractors read; gRPC messages have
 ///    the same limit as each service's maximum decoding message size),
@@ -146,7 +147,11 @@ impl RequestLayers {
         stop: watch::Receiver<bool>,
     ) -> RequestLayers {
         let streams = StreamGuard::new(config.stream_timeout, stop);
-        let deadline = SendDeadline::new(config.response_send_timeout, metrics.clone());
+        let deadline = SendDeadline::new(
+            config.response_send_timeout,
+            config.max_pending_answer_bytes,
+            metrics.clone(),
+        );
         RequestLayers {
             make_id: MakeRequestId::default(),
             observe: ObserveLayer::new(metrics.clone()),
@@ -156,7 +161,11 @@ impl RequestLayers {
                 deadline,
             ),
             request_timeout: config.request_timeout,
-            gate: Gate::new(config.max_concurrency, config.queue_timeout),
+            gate: Gate::new(
+                config.max_concurrency,
+                config.queue_timeout,
+                config.body_limits(),
+            ),
         }
     }
 
@@ -184,11 +193,9 @@ impl RequestLayers {
         let inner =
             axum::middleware::from_fn_with_state(self.gate.clone(), gate::admit).layer(inner);
         let inner =
-            TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, self.request_timeout)
-                .layer(inner);
-        let inner =
             CatchPanicLayer::custom(problems::panic_response as fn(_) -> Response).layer(inner);
-        let inner = axum::middleware::from_fn(problems::problems).layer(inner);
+        let inner = axum::middleware::from_fn_with_state(self.request_timeout, problems::problems)
+            .layer(inner);
         let inner = self.limits.layer(inner);
         let inner = self.observe.layer(inner);
         let inner = PropagateRequestIdLayer::new(REQUEST_ID_HEADER).layer(inner);
@@ -254,6 +261,7 @@ mod tests {
             .route("/never", get(std::future::pending::<()>))
             .route("/fast", get(|| async { "fast" }))
             .route("/healthz", get(|| async { "ok" }))
+            .route("/readyz", get(|| async { "ready" }))
             .route(
                 "/panic",
                 get(|| async {
@@ -337,6 +345,51 @@ mod tests {
         let (first, probe) = while_held(&config, "/healthz", false).await;
         assert_eq!(first.0.status, StatusCode::OK);
         assert_eq!((probe.0.status, probe.1.as_str()), (StatusCode::OK, "ok"));
+    }
+
+    #[tokio::test]
+    async fn readiness_says_overloaded_while_every_slot_is_taken() {
+        let mut config = Config::defaults();
+        config.max_concurrency = 1;
+        let (first, probe) = while_held(&config, "/readyz", false).await;
+        assert_eq!(first.0.status, StatusCode::OK);
+        assert_eq!(probe.0.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(probe.1.contains(r#""status":"overloaded""#), "{}", probe.1);
+        let app = app(&config, &Hold::default());
+        let (parts, body) = send(&app, get_("/readyz")).await;
+        assert_eq!((parts.status, body.as_str()), (StatusCode::OK, "ready"));
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_before_a_slot_is_taken() {
+        let mut config = Config::defaults();
+        config.max_concurrency = 1;
+        config.queue_timeout = Duration::from_millis(50);
+        config.request_timeout = Duration::from_secs(60);
+        let app = app(&config, &Hold::default());
+        // A body that never ends holds no slot: a request after it runs.
+        let stalled = tokio::spawn({
+            let app = app.clone();
+            async move {
+                let req = Request::post("/body").body(Body::new(Endless)).unwrap();
+                send(&app, req).await
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (parts, body) = send(&app, get_("/fast")).await;
+        assert_eq!((parts.status, body.as_str()), (StatusCode::OK, "fast"));
+        assert!(!stalled.is_finished());
+        stalled.abort();
+        // A body over the limit is refused by its length, before it is read.
+        config.max_body_bytes = 16;
+        let app = self::app(&config, &Hold::default());
+        let req = Request::post("/body")
+            .header("content-length", "1000")
+            .body(Body::new(Endless))
+            .unwrap();
+        let (parts, body) = send(&app, req).await;
+        assert_eq!(parts.status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert!(body.contains("16 B"), "{body}");
     }
 
     #[tokio::test]

@@ -1,12 +1,13 @@
 //! The request's time limit, panics, and the checks before the handler,
-//! each answered with a problem document: tower-http's `TimeoutLayer` and
-//! `CatchPanicLayer` inside, and one `from_fn` ([`problems`]) that says
-//! what happened.
+//! each answered with a problem document (gRPC: a status): tower-http's
+//! `CatchPanicLayer` inside, and one `from_fn` ([`problems`]) that keeps
+//! the time limit and says what happened.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
@@ -16,17 +17,21 @@ use crate::error::{ApiError, ErrorKind};
 /// The checks and answers around the handler:
 ///
 /// - a query string that is not UTF-8 once percent-decoded is refused
-///   ([`decodes_to_utf8`]);
+///   ([`decodes_to_utf8`]), and so is a gRPC path asked without a gRPC
+///   content type (415, not a gRPC decoding error);
 /// - a panic in the handler is a 500 (and an `error` log line:
 ///   [`panic_response`], called by `CatchPanicLayer`);
-/// - a request still running after `BGREF_REQUEST_TIMEOUT` is dropped by
-///   `TimeoutLayer` (a bare 503): 408 when its body had not arrived (the
-///   client's fault, and the connection is closed), 503 otherwise
-///   ([`timeout_as_problem`]);
+/// - a request still running after `BGREF_REQUEST_TIMEOUT` (or a gRPC
+///   call's own `grpc-timeout`, if shorter) is dropped, its work with it
+///   ([`timed_out`]);
 /// - a client that went away in the middle of its body gets a 499
 ///   ([`client_closed_response`]);
 /// - a 413 closes the HTTP/1 connection ([`close_after_refused_body`]).
-pub(crate) async fn problems(req: Request, next: Next) -> Response {
+pub(crate) async fn problems(
+    State(request_timeout): State<Duration>,
+    req: Request,
+    next: Next,
+) -> Response {
     if let Some(query) = req.uri().query()
         && !decodes_to_utf8(query)
     {
@@ -37,7 +42,20 @@ pub(crate) async fn problems(req: Request, next: Next) -> Response {
         .into_response();
     }
     let grpc = crate::protocol::is_grpc(req.headers());
+    if !grpc && is_grpc_path(req.uri().path()) {
+        return ApiError::new(
+            ErrorKind::UnsupportedMediaType,
+            "unsupported-media-type",
+            "this path is a gRPC method: it takes application/grpc, \
+             application/grpc-web or application/grpc-web-text",
+        )
+        .into_response();
+    }
     let http1 = req.version() <= http::Version::HTTP_11;
+    let client_deadline = grpc.then(|| grpc_timeout(req.headers())).flatten();
+    let limit = client_deadline.map_or(request_timeout, |d| d.min(request_timeout));
+    let client_limits = client_deadline.is_some_and(|d| d < request_timeout);
+    let deadline = tokio::time::Instant::now() + limit;
     // A body with nothing to send (a GET) has arrived, whether or not the
     // handler reads it.
     let body = Arc::new(BodyProgress {
@@ -50,13 +68,43 @@ pub(crate) async fn problems(req: Request, next: Next) -> Response {
             progress: body.clone(),
         })
     });
-    let response = next.run(req).await;
+    let answer = tokio::time::timeout_at(deadline, next.run(req)).await;
     let response = if body.client_closed.load(Ordering::Relaxed) {
         client_closed_response(grpc)
     } else {
-        timeout_as_problem(response, body.received.load(Ordering::Relaxed))
+        match answer {
+            // An answer made after the client's deadline is not sent: the
+            // client has given up on it.
+            Ok(response) if !(client_limits && tokio::time::Instant::now() >= deadline) => response,
+            _ => timed_out(grpc, client_limits, body.received.load(Ordering::Relaxed)),
+        }
     };
     close_after_refused_body(response, http1)
+}
+
+/// Whether `path` is one of the gRPC services' (no HTTP route starts so).
+fn is_grpc_path(path: &str) -> bool {
+    path.starts_with("/bgref.v1.") || path.starts_with("/grpc.")
+}
+
+/// A gRPC call's `grpc-timeout` header (1 to 8 digits and a unit: `H`,
+/// `M`, `S`, `m`, `u`, `n`), if valid.
+fn grpc_timeout(headers: &http::HeaderMap) -> Option<Duration> {
+    let value = headers.get("grpc-timeout")?.to_str().ok()?;
+    let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
+    if digits.is_empty() || digits.len() > 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n * 3600),
+        "M" => Duration::from_secs(n * 60),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
 }
 
 /// The 500 of a handler that panicked, logged with the panic's message.
@@ -74,15 +122,27 @@ pub(crate) fn panic_response(panic: Box<dyn std::any::Any + Send>) -> Response {
     ))
 }
 
-/// tower-http's `Timeout` answers a bare 503; say what happened in a problem
-/// document like every other error (a 503 with a body, such as `/readyz`
-/// while draining, is left alone). `received`: whether the request body
-/// had arrived in full.
-fn timeout_as_problem(response: Response, received: bool) -> Response {
-    if response.status() != StatusCode::SERVICE_UNAVAILABLE
-        || response.headers().contains_key(http::header::CONTENT_TYPE)
-    {
-        return response;
+/// The answer to a request dropped at its time limit. gRPC: the client's
+/// deadline passed, or the message did not arrive in time,
+/// `DEADLINE_EXCEEDED`; the server's limit, `UNAVAILABLE`. HTTP: 408 when
+/// the body had not arrived (`received`: the client's fault, and the
+/// connection is closed), 503 otherwise.
+fn timed_out(grpc: bool, client_limits: bool, received: bool) -> Response {
+    if grpc {
+        let status = if client_limits {
+            tonic::Status::deadline_exceeded("the call's deadline (grpc-timeout) passed")
+        } else if !received {
+            tracing::warn!(slug = "request-timeout", "request refused");
+            tonic::Status::deadline_exceeded(
+                "the request message did not arrive within the server's time limit \
+                 (BGREF_REQUEST_TIMEOUT)",
+            )
+        } else {
+            tonic::Status::unavailable(
+                "the call took longer than the server's time limit (BGREF_REQUEST_TIMEOUT)",
+            )
+        };
+        return status.into_http();
     }
     if !received {
         // The client's fault: its body did not arrive in time.

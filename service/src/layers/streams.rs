@@ -13,10 +13,10 @@
 //! - At most `BGREF_MAX_WATCH_STREAMS` gRPC health Watch streams are open
 //!   at once ([`WatchSlots`]); one more is refused with
 //!   `RESOURCE_EXHAUSTED` before the health service sees it.
-//! - A request message that is not valid protobuf is the client's fault:
+//! - A request message that tonic cannot decode is the client's fault:
 //!   tonic says `INTERNAL`, the answer says `INVALID_ARGUMENT`; a message
-//!   over the size limit (tonic's `OUT_OF_RANGE`) is told with the options
-//!   that set the limit.
+//!   over the size limit (tonic's `OUT_OF_RANGE`) is `RESOURCE_EXHAUSTED`,
+//!   told with the options that set the limit.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -238,40 +238,38 @@ impl http_body::Body for Answered {
     }
 }
 
-/// `grpc-status: 13` for a message tonic could not decode becomes 3.
+/// `grpc-status: 13` for a message tonic could not decode (not protobuf,
+/// a frame flag that is neither 0 nor 1, gRPC-Web text that is not base64)
+/// becomes 3, INVALID_ARGUMENT; tonic's `OUT_OF_RANGE` for a message over
+/// the size limit becomes 8, RESOURCE_EXHAUSTED, its message naming the
+/// options that set the limit. (A compressed flag without `grpc-encoding`
+/// stays INTERNAL, as the gRPC compression spec requires.)
 fn fix_decode_status(headers: &mut HeaderMap) {
-    let undecodable = headers.get(&GRPC_STATUS).is_some_and(|s| s == "13")
-        && headers.get(&GRPC_MESSAGE).is_some_and(|m| {
-            let m = m.as_bytes();
-            m.starts_with(b"failed to decode Protobuf message")
-                || m.starts_with(b"failed%20to%20decode%20Protobuf%20message")
-        });
-    if undecodable {
-        headers.insert(GRPC_STATUS, HeaderValue::from_static("3"));
-    }
-    name_the_size_option(headers);
-}
-
-/// tonic's refusal of a message over the size limit (`OUT_OF_RANGE`,
-/// "decoded message length too large: found N bytes, the limit is: M
-/// bytes") also names the options that set the limit.
-fn name_the_size_option(headers: &mut HeaderMap) {
+    const UNDECODABLE: [&str; 3] = [
+        "failed to decode Protobuf message",
+        "protocol error: received message with invalid compression flag",
+        "tonic-web: ",
+    ];
     const OPTIONS: &str = " (the server's BGREF_MAX_BODY_BYTES sets it; \
                            BGREF_MAX_TRANSCRIPT_BYTES for VerifyGame and ExportGame)";
     let Some(message) = headers.get(&GRPC_MESSAGE) else {
         return;
     };
-    let m = message.as_bytes();
-    let oversized = headers.get(&GRPC_STATUS).is_some_and(|s| s == "11")
-        && (m.starts_with(b"Error, decoded message length too large")
-            || m.starts_with(b"Error,%20decoded%20message%20length%20too%20large"));
-    if !oversized {
-        return;
-    }
-    let mut named = m.to_vec();
-    named.extend_from_slice(OPTIONS.as_bytes());
-    if let Ok(value) = HeaderValue::from_bytes(&named) {
-        headers.insert(GRPC_MESSAGE, value);
+    // tonic percent-encodes the message (a space is `%20`).
+    let starts = |prefix: &str| {
+        let m = message.as_bytes();
+        m.starts_with(prefix.as_bytes()) || m.starts_with(prefix.replace(' ', "%20").as_bytes())
+    };
+    let status = headers.get(&GRPC_STATUS).map(HeaderValue::as_bytes);
+    if status == Some(b"13") && UNDECODABLE.into_iter().any(starts) {
+        headers.insert(GRPC_STATUS, HeaderValue::from_static("3"));
+    } else if status == Some(b"11") && starts("Error, decoded message length too large") {
+        let mut named = message.as_bytes().to_vec();
+        named.extend_from_slice(OPTIONS.as_bytes());
+        if let Ok(value) = HeaderValue::from_bytes(&named) {
+            headers.insert(GRPC_STATUS, HeaderValue::from_static("8"));
+            headers.insert(GRPC_MESSAGE, value);
+        }
     }
 }
 
@@ -387,21 +385,58 @@ const STREAMING_METHODS: [&str; 3] = [
 /// to HTTP/2's send buffer, which a client that granted a byte of window
 /// and then stopped can keep there: at most one piece per stream
 /// (`BGREF_MAX_STREAMS_PER_CONNECTION` x 8 KiB per connection).
+///
+/// Answers of more than `PIECE` bytes also share a budget while they wait
+/// to be sent (`BGREF_MAX_PENDING_ANSWER_BYTES`, over all connections): an
+/// answer whose size would pass it is refused with a 503 instead of being
+/// held, so clients that do not read cannot make the server hold more
+/// than the budget, however many connections they open. The answers
+/// already held keep their place (each leaves at its deadline at the
+/// latest); the new ones wait for room. Only answers whose size is known
+/// when they are answered count (every HTTP answer; not gRPC's, which
+/// tonic encodes when sent: those are held up to the stream limit per
+/// connection and the deadline).
 #[derive(Debug, Clone)]
 pub struct SendDeadline {
     limit: Duration,
     metrics: Metrics,
+    /// The budget of pending answers, in KiB.
+    budget: Arc<Semaphore>,
 }
 
 impl SendDeadline {
-    /// Responses are abandoned `limit` after their handler answered.
-    pub fn new(limit: Duration, metrics: Metrics) -> SendDeadline {
-        SendDeadline { limit, metrics }
+    /// Responses are abandoned `limit` after their handler answered;
+    /// answers waiting to be sent hold at most `pending_bytes` together.
+    pub fn new(limit: Duration, pending_bytes: usize, metrics: Metrics) -> SendDeadline {
+        SendDeadline {
+            limit,
+            metrics,
+            budget: Arc::new(Semaphore::new(pending_bytes.div_ceil(1024).max(1))),
+        }
+    }
+
+    /// The budget's share of an answer of `size` bytes: `Ok(None)` when it
+    /// is too small to count, `Err` when there is no room for it.
+    fn reserve(&self, size: u64) -> Result<Option<OwnedSemaphorePermit>, ()> {
+        if size <= PIECE as u64 {
+            return Ok(None);
+        }
+        let kib = u32::try_from(size.div_ceil(1024)).unwrap_or(u32::MAX);
+        match self.budget.clone().try_acquire_many_owned(kib) {
+            Ok(share) => Ok(Some(share)),
+            Err(_) => Err(()),
+        }
     }
 
     /// The body of a response answered just now: watched from now on
     /// (`http1`: from the first poll that leaves it unfinished).
-    fn watch(&self, inner: Body, closer: Option<ConnCloser>, http1: bool) -> Deadlined {
+    fn watch(
+        &self,
+        inner: Body,
+        closer: Option<ConnCloser>,
+        http1: bool,
+        share: Option<OwnedSemaphorePermit>,
+    ) -> Deadlined {
         let answered = tokio::time::Instant::now();
         if http1 {
             // hyper asks an HTTP/1 body for its first frame as soon as
@@ -413,12 +448,14 @@ impl SendDeadline {
                 answered,
                 deadline: self.clone(),
                 closer,
+                share,
             });
         }
         let shared = Arc::new(Mutex::new(Pending {
             inner: Some(inner),
             rest: Bytes::new(),
             waker: None,
+            share,
         }));
         self.arm(shared, answered, closer, tracing::Span::current())
     }
@@ -454,18 +491,19 @@ impl SendDeadline {
     /// Drops what is left of `shared` (freed here, whatever hyper does
     /// next), counts and logs it, and wakes the task sending it.
     fn abandon(&self, shared: &Mutex<Pending>, span: &tracing::Span) {
-        let (inner, rest, waker) = {
+        let (inner, rest, waker, share) = {
             let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
             (
                 pending.inner.take(),
                 std::mem::take(&mut pending.rest),
                 pending.waker.take(),
+                pending.share.take(),
             )
         };
         if inner.is_none() {
             return;
         }
-        drop((inner, rest));
+        drop((inner, rest, share));
         self.metrics.response_abandoned();
         span.in_scope(|| {
             tracing::warn!(
@@ -603,14 +641,39 @@ pub struct Watch {
 
 impl Watch {
     fn on_answer(self, response: Response) -> Response<Answered> {
+        let size = http_body::Body::size_hint(response.body()).lower();
+        let Ok(share) = self.deadline.reserve(size) else {
+            tracing::warn!(
+                slug = "overloaded",
+                size,
+                "answer refused: BGREF_MAX_PENDING_ANSWER_BYTES are waiting to be sent"
+            );
+            return no_room_for_answer().map(|body| Answered(Kind::Plain(body)));
+        };
         response.map(|inner| {
             Answered(Kind::Deadlined(self.deadline.watch(
                 inner,
                 self.closer,
                 self.http1,
+                share,
             )))
         })
     }
+}
+
+/// The 503 of an answer refused for want of room in the budget of pending
+/// answers.
+fn no_room_for_answer() -> Response {
+    let mut response = axum::response::IntoResponse::into_response(crate::error::ApiError::new(
+        crate::error::ErrorKind::Unavailable,
+        "overloaded",
+        "the server holds as many answers waiting for their clients as it may \
+         (BGREF_MAX_PENDING_ANSWER_BYTES); retry shortly",
+    ));
+    response
+        .headers_mut()
+        .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 /// The error a body under [`SendDeadline`] ends with once abandoned: the
@@ -655,6 +718,8 @@ struct Pending {
     rest: Bytes,
     /// The task polling the body, woken when it is abandoned.
     waker: Option<Waker>,
+    /// Its share of the budget of pending answers, if it counts.
+    share: Option<OwnedSemaphorePermit>,
 }
 
 /// The next piece of `rest` (at most [`PIECE`] bytes, copied).
@@ -712,6 +777,7 @@ struct Unwatched {
     answered: tokio::time::Instant,
     deadline: SendDeadline,
     closer: Option<ConnCloser>,
+    share: Option<OwnedSemaphorePermit>,
 }
 
 impl Unwatched {
@@ -766,11 +832,13 @@ impl http_body::Body for Deadlined {
                 answered,
                 deadline,
                 closer,
+                share,
             } = body;
             let shared = Arc::new(Mutex::new(Pending {
                 inner: Some(inner),
                 rest,
                 waker: Some(cx.waker().clone()),
+                share,
             }));
             // This is the body's first poll (a first poll either
             // finishes it or leaves some), which `ObservedBody` makes in
@@ -863,11 +931,12 @@ mod tests {
     async fn what_is_not_handed_over_in_time_is_abandoned() {
         for http1 in [true, false] {
             let metrics = Metrics::new();
-            let deadline = SendDeadline::new(Duration::from_millis(100), metrics.clone());
+            let deadline =
+                SendDeadline::new(Duration::from_millis(100), usize::MAX, metrics.clone());
 
             if http1 {
                 // Kept past the deadline: no timer, not dropped.
-                let mut small = deadline.watch(Body::from("small"), None, http1);
+                let mut small = deadline.watch(Body::from("small"), None, http1, None);
                 let frame = small.frame().await.unwrap().unwrap();
                 assert_eq!(frame.into_data().unwrap(), "small");
                 tokio::time::sleep(Duration::from_millis(300)).await;
@@ -876,7 +945,7 @@ mod tests {
             }
 
             let large = Bytes::from(vec![b'x'; 3 * super::PIECE]);
-            let mut body = deadline.watch(Body::from(large), None, http1);
+            let mut body = deadline.watch(Body::from(large), None, http1, None);
             let first = body.frame().await.unwrap().unwrap();
             assert_eq!(first.into_data().unwrap().len(), super::PIECE);
             tokio::time::sleep(Duration::from_millis(300)).await;
@@ -886,17 +955,33 @@ mod tests {
         }
     }
 
+    /// Answers over `PIECE` bytes share the budget while held; one that
+    /// would pass it is refused, and a share is freed with its body.
+    #[tokio::test]
+    async fn pending_answers_share_one_budget() {
+        let deadline = SendDeadline::new(Duration::from_secs(60), 32 * 1024, Metrics::new());
+        let first = deadline.reserve(20 * 1024).unwrap();
+        assert!(first.is_some());
+        assert!(deadline.reserve(20 * 1024).is_err());
+        assert!(deadline.reserve(super::PIECE as u64).unwrap().is_none());
+        let body = deadline.watch(Body::from("x"), None, false, first);
+        drop(body);
+        // (Its timer task, aborted, lets go of the share as it ends.)
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(deadline.reserve(20 * 1024).unwrap().is_some());
+    }
+
     /// A body dropped before its deadline is not counted; one still held
     /// at its deadline is abandoned, and one whose holder still has not
     /// let go a second later has its connection closed.
     #[tokio::test]
     async fn a_body_held_past_its_deadline_is_abandoned_then_its_connection_closed() {
         let metrics = Metrics::new();
-        let deadline = SendDeadline::new(Duration::from_millis(100), metrics.clone());
+        let deadline = SendDeadline::new(Duration::from_millis(100), usize::MAX, metrics.clone());
         let closer = ConnCloser::default();
-        let held = deadline.watch(Body::from("held"), Some(closer.clone()), false);
+        let held = deadline.watch(Body::from("held"), Some(closer.clone()), false, None);
         let sent_closer = ConnCloser::default();
-        let sent = deadline.watch(Body::from("sent"), Some(sent_closer.clone()), false);
+        let sent = deadline.watch(Body::from("sent"), Some(sent_closer.clone()), false, None);
         drop(sent);
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert!(

@@ -151,10 +151,27 @@ fn builder(limits: &ConnLimits) -> auto::Builder<TokioExecutor> {
     builder
 }
 
+/// Resolves once the server stops (`stopping` turns `true`) and the
+/// connection of `activity` has no request open: an HTTP/2 connection with
+/// no stream has been sent its GOAWAY and has nothing left to finish, but
+/// hyper would wait for the client to acknowledge it (one that does not
+/// read would hold the exit for the whole grace period).
+async fn idle_at_stop(mut stopping: tokio::sync::watch::Receiver<bool>, activity: Arc<Activity>) {
+    let _ = stopping.wait_for(|&stop| stop).await;
+    // Checked every 100 ms, the first time once hyper has sent its GOAWAY.
+    loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if !activity.busy() {
+            return;
+        }
+    }
+}
+
 /// Serves `router` on `listener` until `shutdown` resolves: then stops
 /// accepting, asks every connection to finish (HTTP/2 GOAWAY, HTTP/1
-/// `Connection: close` after the current request), and waits for them at
-/// most `grace`.
+/// `Connection: close` after the current request), closes HTTP/2
+/// connections as soon as they have no request open (`idle_at_stop`),
+/// and waits for the others at most `grace`.
 ///
 /// At most `limits.max_connections` connections are open at once: the
 /// next one is accepted only when one closes (until then it waits in the
@@ -176,6 +193,7 @@ pub async fn serve(
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let peers = PeerSlots::new(limits.max_connections_per_peer);
     let graceful = GracefulShutdown::new();
+    let (stop, stopping) = tokio::sync::watch::channel(false);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -211,12 +229,16 @@ pub async fn serve(
                 .with_requests(activity.clone(), limits.first_request_timeout),
         ));
         let closer = ConnCloser::default();
-        let service =
-            TowerToHyperService::new(Tracked::new(router.clone(), closer.clone(), activity));
+        let service = TowerToHyperService::new(Tracked::new(
+            router.clone(),
+            closer.clone(),
+            activity.clone(),
+        ));
         let conn = builder
             .serve_connection_with_upgrades(io, service)
             .into_owned();
         let conn = graceful.watch(conn);
+        let idle_at_stop = idle_at_stop(stopping.clone(), activity);
         tokio::spawn(async move {
             tokio::select! {
                 result = conn => if let Err(err) = result {
@@ -225,12 +247,16 @@ pub async fn serve(
                 () = closer.closed() => {
                     tracing::info!("connection closed: a response on it could not be delivered in time");
                 }
+                () = idle_at_stop => {
+                    tracing::debug!("connection closed at shutdown: no request open");
+                }
             }
             drop(peer_slot);
             drop(permit);
         });
     }
     drop(listener);
+    let _ = stop.send(true);
     tokio::select! {
         () = graceful.shutdown() => {},
         () = tokio::time::sleep(grace) => {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Soak (issue 24): the realistic HTTP mix (scripts/load/mix.py, driven by
+# wrk from 127.0.0.1) for SOAK_SECONDS against the release binary, with the
+# attack clients of scripts/ci-attack.sh (bench-attack: replayed
+# transcripts, pinging connections, silent sockets, stalled bodies, 20
+# connections of unread answers; all from 127.0.0.4) running alongside.
+# Fails unless, at the end, bgref is alive, its VmRSS (after the attackers
+# stop and SOAK_SETTLE seconds of settling) is within 20 % of its value
+# after the warm-up, and its metrics count no 5xx answer other than 503
+# (the deliberate load shedding: `overloaded`, `timeout`).
+#
+# Not a step of .ci/run yet: in 60 s runs the 5xx target holds but VmRSS
+# ends 30 to 55 % above its warm-up value (22-23 MiB to 30-34 MiB), which
+# is not explained yet (allocator retention or a leak).
+#
+# Usage: scripts/ci-soak.sh   (needs wrk: scripts/ci-load.sh installs it)
+# Environment (defaults in brackets):
+#   BGREF_BIN, BGREF_ATTACK_CLIENT  binaries to use (skips the build)
+#   SOAK_SECONDS [600]              length of the soak
+#   SOAK_SETTLE [15]                seconds between the end and the RSS reading
+# Takes SOAK_SECONDS + about 30 s after the build.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+SECS=${SOAK_SECONDS:-600}
+OUT=$TARGET/soak
+rm -rf "$OUT" && mkdir -p "$OUT"
+# shellcheck source=lib/bgref.sh
+source scripts/lib/bgref.sh
+say() { printf 'ci-soak: %s\n' "$*"; }
+fail() { say "FAIL: $*"; exit 1; }
+
+if [[ -z ${BGREF_BIN:-} || -z ${BGREF_ATTACK_CLIENT:-} ]]; then
+    timeout 1800 cargo build --locked --release -p bgref-service --bin bgref \
+        -p bgref-bench --bin bench-attack
+fi
+BIN=${BGREF_BIN:-$TARGET/release/bgref}
+CLIENT=${BGREF_ATTACK_CLIENT:-$TARGET/release/bench-attack}
+command -v wrk >/dev/null || fail "wrk is not installed (scripts/ci-load.sh installs it)"
+
+rand() { python3 -c "import secrets, sys; print(secrets.token_hex(int(sys.argv[1])))" "$1"; }
+export BGREF_REVEAL_TOKEN=reveal-$(rand 16) BGREF_DICE_ROLL_TOKEN=roll-$(rand 16) \
+    BGREF_GAME_TOKEN=game-$(rand 16)
+ATTACKERS=()
+cleanup() {
+    local p
+    for p in "${ATTACKERS[@]}" ${PID:-}; do kill "$p" 2>/dev/null || true; done
+    for p in "${ATTACKERS[@]}" ${PID:-}; do wait "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+bgref_start "$OUT" "$BIN" BGREF_DICE_SECRET="$(rand 32)" \
+    BGREF_SIGNING_KEY="$(rand 32)" BGREF_REVEAL_TOKEN="$BGREF_REVEAL_TOKEN" \
+    BGREF_DICE_ROLL_TOKEN="$BGREF_DICE_ROLL_TOKEN" BGREF_GAME_TOKEN="$BGREF_GAME_TOKEN"
+URL=http://$ADDR
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$PID/status"; }
+value() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $2"; }
+
+python3 scripts/load/mix.py "$URL" "$OUT/mix.lua"
+wrk -t2 -c16 -d5s --timeout 10s -s "$OUT/mix.lua" "$URL" >/dev/null
+RSS_BEFORE=$(rss_kib)
+say "bgref at $URL, pid $PID; VmRSS $((RSS_BEFORE / 1024)) MiB after the warm-up; soaking for $SECS s"
+
+for case in replay pings silent bodies readers20; do
+    ATTACK_FROM=127.0.0.4 "$CLIENT" "$ADDR" "$case" "$SECS" >"$OUT/attack-$case" 2>&1 &
+    ATTACKERS+=($!)
+done
+HTTP=$(wrk -t2 -c16 -d"$SECS"s --timeout 10s -s "$OUT/mix.lua" "$URL" | grep '^wrk:') \
+    || fail "wrk failed"
+for p in "${ATTACKERS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+ATTACKERS=()
+kill -0 "$PID" 2>/dev/null || fail "bgref died (see $OUT/bgref.log)"
+sleep "${SOAK_SETTLE:-15}"
+RSS_AFTER=$(rss_kib)
+curl -s "$URL/metrics" >"$OUT/metrics"
+FIVE=$(awk '/^bgref_requests_total\{/ && /status="5[0-9][0-9]"/ && !/status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
+SHED=$(awk '/^bgref_requests_total\{/ && /status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
+say "HTTP mix: $HTTP"
+say "VmRSS $((RSS_BEFORE / 1024)) MiB after the warm-up, $((RSS_AFTER / 1024)) MiB after the soak; 5xx other than 503: $FIVE; 503: $SHED"
+status=0
+LIMIT=$((RSS_BEFORE * 6 / 5))
+[[ $RSS_AFTER -le $LIMIT ]] || { status=1; say "FAIL: VmRSS $RSS_AFTER KiB over $LIMIT KiB"; }
+[[ $FIVE == 0 ]] || { status=1; say "FAIL: 5xx answers other than 503"; }
+[[ $(value requests "$HTTP") -gt 0 ]] || { status=1; say "FAIL: no request of the mix measured"; }
+exit "$status"
