@@ -4,9 +4,9 @@
 //! arguments, so the service (or any other caller) can replay any decision.
 //!
 //! ```
-//! use bgref_core::{Dice, Die, Position, Variant};
+//! use bgref_core::{Dice, Die, Position, BackgammonVariant};
 //!
-//! let start = Position::start(Variant::Standard, bgref_core::Player::X);
+//! let start = Position::start(BackgammonVariant::Standard, bgref_core::Player::X);
 //! let plays = start.legal_plays(Dice::new(Die::new(3), Die::new(1)));
 //! assert_eq!(plays.len(), 16);
 //! # Ok::<_, bgref_core::PositionError>(())
@@ -24,7 +24,7 @@
 //! says what went wrong:
 //!
 //! - **`ParseXError`**: text is not an `X` (syntax only): [`ParsePointError`],
-//!   [`ParseDiceError`], [`ParsePlayerError`], [`ParseVariantError`],
+//!   [`ParseDiceError`], [`ParsePlayerError`], [`ParseBackgammonVariantError`],
 //!   [`ParseCubeOwnerError`], [`ParseCubeActionError`],
 //!   [`ParseGameResultError`], and in [`notation`] `ParsePositionIdError`,
 //!   `ParseMatchIdError`, `ParseXgidError`, `ParseMoveTextError`; in
@@ -48,7 +48,7 @@
 //! - `std` (default): nothing rule-related depends on it; the crate is
 //!   `no_std` + `alloc` without it.
 //! - `serde`: `Serialize`/`Deserialize` for the vocabulary types, in the
-//!   service's JSON spellings: [`Player`] `"x"`/`"o"`; [`Variant`] its wire
+//!   service's JSON spellings: [`Player`] `"x"`/`"o"`; [`BackgammonVariant`] its wire
 //!   name (`"standard"`, `"nackgammon"`, `"hypergammon"`,
 //!   `"hypergammon-1"`, `"hypergammon-2"`); [`GameResult`] `"single"`,
 //!   `"gammon"`, `"backgammon"`; [`CubeOwner`] `"centre"`, `"x"`, `"o"`;
@@ -78,6 +78,8 @@ mod point;
 mod position;
 mod setup;
 pub mod tables;
+mod variant;
+mod variant_position;
 pub mod verify;
 
 /// Text encodings: gnubg Position ID and Match ID, XGID, FIBS boards, move
@@ -105,4 +107,8 @@ pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 pub use crate::player::{ByPlayer, ParsePlayerError, Player};
 pub use crate::point::{InvalidPoint, ParsePointError, Point};
 pub use crate::position::{CheckerCount, GameOutcome, Position, PositionError, PositionErrorKinds};
-pub use crate::setup::{ParseVariantError, Setup, Variant};
+pub use crate::setup::{BackgammonVariant, ParseBackgammonVariantError, Setup};
+pub use crate::variant::{ParseVariantError, Variant};
+pub use crate::variant_position::{
+    IllegalVariantPlay, Notations, VariantOutcome, VariantPlayList, VariantPosition, WrongBoard,
+};

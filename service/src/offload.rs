@@ -176,7 +176,7 @@ mod tests {
     use super::*;
     use crate::api::input::{BoardInput, PositionInput};
     use bgref_core::tables::Game;
-    use bgref_core::{ByPlayer, Variant};
+    use bgref_core::{BackgammonVariant, ByPlayer};
 
     fn turn(points: [i64; 24], dice: Option<[i64; 2]>, variant: AnyVariant) -> TurnInput {
         TurnInput {
@@ -218,7 +218,7 @@ mod tests {
 
     #[test]
     fn only_doubles_from_many_points_are_heavy() {
-        let bg = AnyVariant::Backgammon(Variant::Standard);
+        let bg = AnyVariant::Backgammon(BackgammonVariant::Standard);
         assert!(legal_moves_may_be_heavy(&turn(spread(), Some([3, 3]), bg)));
         assert!(!legal_moves_may_be_heavy(&turn(spread(), Some([3, 1]), bg)));
         assert!(!legal_moves_may_be_heavy(&turn(start(), Some([3, 3]), bg)));
@@ -253,9 +253,9 @@ mod tests {
 
     #[test]
     fn the_xgid_roll_counts_when_no_dice_are_given() {
-        let bg = AnyVariant::Backgammon(Variant::Standard);
+        let bg = AnyVariant::Backgammon(BackgammonVariant::Standard);
         let board = turn(spread(), None, bg).position.unwrap();
-        let read = input::position(&board, Variant::Standard, "position").unwrap();
+        let read = input::position(&board, BackgammonVariant::Standard, "position").unwrap();
         let id = bgref_core::notation::xgid::Xgid::from_position(&read.position).to_string();
         let xgid = |dice: &str| {
             let mut fields: Vec<&str> = id.split(':').collect();
@@ -275,11 +275,11 @@ mod tests {
 
     /// A money game at `turn`, x on roll before rolling, on `points`.
     fn game_on(points: [i64; 24], at: u32) -> AnyGame {
-        let bg = AnyVariant::Backgammon(Variant::Standard);
+        let bg = AnyVariant::Backgammon(BackgammonVariant::Standard);
         let board = turn(points, None, bg).position.unwrap();
-        let read = input::position(&board, Variant::Standard, "position").unwrap();
+        let read = input::position(&board, BackgammonVariant::Standard, "position").unwrap();
         let mut state = bgref_core::GameState::new(
-            Variant::Standard,
+            BackgammonVariant::Standard,
             bgref_core::CubeRules::DEFAULT,
             bgref_core::MatchState::MONEY,
             "s".into(),

@@ -32,7 +32,7 @@ use crate::notation::move_text::MoveText;
 use crate::play::Play;
 use crate::player::{ByPlayer, Player};
 use crate::position::Position;
-use crate::setup::Variant;
+use crate::setup::BackgammonVariant;
 use crate::tables::game::Game;
 use crate::tables::outcome::OutcomeKind;
 use crate::tables::position::TablesPosition;
@@ -139,7 +139,7 @@ impl TablesBoard {
         // the standard board.
         match TablesPosition::start(game, turn) {
             Ok(position) => TablesBoard::Tables(position.with_rules(rules)),
-            Err(_) => TablesBoard::Backgammon(Position::start(Variant::Standard, turn)),
+            Err(_) => TablesBoard::Backgammon(Position::start(BackgammonVariant::Standard, turn)),
         }
     }
 

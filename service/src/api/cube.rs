@@ -7,7 +7,7 @@
 //! from; a refused action is a rules answer (`allowed: false` for `/cube`,
 //! a 422 for `/score`).
 
-use bgref_core::notation::match_id::{GameState, MatchId};
+use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{
     ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState,
@@ -354,10 +354,10 @@ fn read_match_id(text: &str) -> Result<MatchId, ApiError> {
         .parse()
         .map_err(|e| ApiError::invalid("invalid-match-id", "match_id", e))?;
     let ended = match id.game_state {
-        GameState::NoGame | GameState::Playing => return Ok(id),
-        GameState::Over => "over (borne off)",
-        GameState::Resigned => "resigned",
-        GameState::Dropped => "dropped",
+        GameStatus::NoGame | GameStatus::Playing => return Ok(id),
+        GameStatus::Over => "over (borne off)",
+        GameStatus::Resigned => "resigned",
+        GameStatus::Dropped => "dropped",
     };
     Err(ApiError::invalid(
         "invalid-match-id",
@@ -476,7 +476,7 @@ fn scored(score: GameScore, cube: &CubeState, ctx: &Context) -> Scored {
             .ok()
             .map(|id| {
                 MatchId {
-                    game_state: GameState::NoGame,
+                    game_state: GameStatus::NoGame,
                     ..id
                 }
                 .to_string()
@@ -732,7 +732,7 @@ pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
     ctx.validate(&ctx.cube)?;
     let player = match (req.player, &ctx.match_id) {
         (Some(player), _) => player,
-        (None, Some(id)) if id.game_state == GameState::Playing => id.turn,
+        (None, Some(id)) if id.game_state == GameStatus::Playing => id.turn,
         (None, _) => {
             return Err(ApiError::invalid(
                 "invalid-request",
@@ -756,7 +756,7 @@ pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
     if let Some(id) = &ctx.match_id
         && action == CubeAction::Double
     {
-        if id.game_state == GameState::NoGame {
+        if id.game_state == GameStatus::NoGame {
             return Ok(refused(
                 "no-game",
                 "no game is in progress: a game starts with the opening roll, which is \

@@ -68,7 +68,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bgref_core::Play;
 use bgref_core::notation::mat::write_mat;
-use bgref_core::notation::match_id::{GameState as MatchGameState, MatchId};
+use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::tables::{
@@ -77,9 +77,9 @@ use bgref_core::tables::{
 };
 use bgref_core::verify::Roller;
 use bgref_core::{
-    Action, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, Event, GameEnd,
-    GameKind, GameResult, GameScore, GameState, MatchState, Phase, Player, Position, Resignation,
-    Variant,
+    Action, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die,
+    Event, GameEnd, GameKind, GameResult, GameScore, GameState, MatchState, Phase, Player,
+    Position, Resignation,
 };
 use sha2::{Digest, Sha256};
 
@@ -698,8 +698,8 @@ pub(crate) fn result_byte(r: GameResult) -> u8 {
     }
 }
 
-fn variant_byte(v: Variant) -> u8 {
-    Variant::ALL
+fn variant_byte(v: BackgammonVariant) -> u8 {
+    BackgammonVariant::ALL
         .iter()
         .position(|&x| x == v)
         .map_or(0, |i| i as u8)
@@ -1010,7 +1010,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
             bytes: body.to_vec(),
         });
     }
-    let variant = *Variant::ALL
+    let variant = *BackgammonVariant::ALL
         .get(usize::from(r.u8()?))
         .ok_or_else(|| bad_token("the state token names no variant"))?;
     let rules = CubeRules {
@@ -1203,9 +1203,9 @@ fn in_game(state: &AnyGame, position: &Position) -> InGame {
                 .and_then(|id| {
                     Some(MatchId {
                         game_state: if score.resigned {
-                            MatchGameState::Resigned
+                            GameStatus::Resigned
                         } else {
-                            MatchGameState::Over
+                            GameStatus::Over
                         },
                         score: ByPlayer {
                             x: capped(after.x)?,
@@ -1449,9 +1449,10 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
         },
     )?;
     let series = match (input.tavli, input.variant) {
-        (true, AnyVariant::Backgammon(Variant::Standard) | AnyVariant::Tables(Game::Portes)) => {
-            TablesSeries::Tavli
-        }
+        (
+            true,
+            AnyVariant::Backgammon(BackgammonVariant::Standard) | AnyVariant::Tables(Game::Portes),
+        ) => TablesSeries::Tavli,
         (true, other) => {
             return Err(ApiError::invalid(
                 "invalid-request",
@@ -1476,7 +1477,10 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
 }
 
 /// A new game of a backgammon variant.
-fn start_backgammon(input: &NewGameInput, variant: Variant) -> Result<GameState, ApiError> {
+fn start_backgammon(
+    input: &NewGameInput,
+    variant: BackgammonVariant,
+) -> Result<GameState, ApiError> {
     let match_state = input
         .match_state
         .as_ref()
@@ -2022,11 +2026,11 @@ mod tests {
         // The token changes nothing else: the same game starts either way.
         let open = new_game(
             &keys(),
-            &start(AnyVariant::Backgammon(Variant::Standard), false),
+            &start(AnyVariant::Backgammon(BackgammonVariant::Standard), false),
         );
         let gated = new_game(
             &closed,
-            &start(AnyVariant::Backgammon(Variant::Standard), false),
+            &start(AnyVariant::Backgammon(BackgammonVariant::Standard), false),
         );
         assert_eq!(open.unwrap().game.token, gated.unwrap().game.token);
     }
@@ -2136,7 +2140,7 @@ mod tests {
         ];
         for (action, field) in cases {
             let transcript = TranscriptInput {
-                start: start(AnyVariant::Backgammon(Variant::Standard), false),
+                start: start(AnyVariant::Backgammon(BackgammonVariant::Standard), false),
                 actions: vec![StepInput {
                     player: Some(Player::O),
                     action: Some(action.clone()),
@@ -2160,10 +2164,16 @@ mod tests {
 
     #[test]
     fn transcripts_replay_to_the_same_tokens() {
-        play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), false), 40);
+        play_and_replay(
+            &start(AnyVariant::Backgammon(BackgammonVariant::Standard), false),
+            40,
+        );
         play_and_replay(&start(AnyVariant::Tables(Game::Portes), false), 40);
         play_and_replay(&start(AnyVariant::Tables(Game::Plakoto), false), 40);
-        play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), true), 200);
+        play_and_replay(
+            &start(AnyVariant::Backgammon(BackgammonVariant::Standard), true),
+            200,
+        );
     }
 
     /// A game allows `MAX_RESIGNATIONS` offers, live and in a replay; the
@@ -2173,7 +2183,7 @@ mod tests {
     fn resignation_offers_are_bounded_live_and_in_replays() {
         let keys = keys();
         for variant in [
-            AnyVariant::Backgammon(Variant::Standard),
+            AnyVariant::Backgammon(BackgammonVariant::Standard),
             AnyVariant::Tables(Game::Plakoto),
         ] {
             let input = start(variant, false);
@@ -2253,7 +2263,7 @@ mod tests {
         let keys = keys();
         let started = new_game(
             &keys,
-            &start(AnyVariant::Backgammon(Variant::Standard), false),
+            &start(AnyVariant::Backgammon(BackgammonVariant::Standard), false),
         )
         .unwrap();
         let token = decode(&keys, &started.game.token).unwrap();
@@ -2276,7 +2286,7 @@ mod tests {
     #[test]
     fn beaver_raccoon_and_drop_are_events_of_their_own() {
         let keys = keys();
-        let mut input = start(AnyVariant::Backgammon(Variant::Standard), false);
+        let mut input = start(AnyVariant::Backgammon(BackgammonVariant::Standard), false);
         input.match_state = None;
         input.rules = Some(RulesInput {
             beavers: Some(2),

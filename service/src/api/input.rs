@@ -7,7 +7,7 @@ use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::tables::Game;
-use bgref_core::{ByPlayer, Dice, Die, Player, Position, Setup, Variant};
+use bgref_core::{BackgammonVariant, ByPlayer, Dice, Die, Player, Position, Setup};
 
 use crate::error::ApiError;
 
@@ -80,21 +80,21 @@ pub fn unknown_variant(detail: impl std::fmt::Display) -> ApiError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AnyVariant {
     /// Backgammon, Nackgammon, Hypergammon.
-    Backgammon(Variant),
+    Backgammon(BackgammonVariant),
     /// Portes, Tavla, Plakoto, Fevga, Long Nardy.
     Tables(Game),
 }
 
 impl Default for AnyVariant {
     fn default() -> Self {
-        AnyVariant::Backgammon(Variant::Standard)
+        AnyVariant::Backgammon(BackgammonVariant::Standard)
     }
 }
 
 impl AnyVariant {
     /// Every variant served, backgammon's first.
     pub fn all() -> impl Iterator<Item = AnyVariant> {
-        Variant::ALL
+        BackgammonVariant::ALL
             .into_iter()
             .map(AnyVariant::Backgammon)
             .chain(Game::ALL.into_iter().map(AnyVariant::Tables))
@@ -102,7 +102,7 @@ impl AnyVariant {
 
     /// The backgammon variant whose `Position` plays this one: itself,
     /// `Standard` for Portes and Tavla, `None` for the tables engine's games.
-    pub fn board(self) -> Option<Variant> {
+    pub fn board(self) -> Option<BackgammonVariant> {
         match self {
             AnyVariant::Backgammon(v) => Some(v),
             AnyVariant::Tables(g) => g.backgammon_variant(),
@@ -131,8 +131,8 @@ impl AnyVariant {
     }
 }
 
-impl From<Variant> for AnyVariant {
-    fn from(v: Variant) -> Self {
+impl From<BackgammonVariant> for AnyVariant {
+    fn from(v: BackgammonVariant) -> Self {
         AnyVariant::Backgammon(v)
     }
 }
@@ -150,7 +150,7 @@ impl std::str::FromStr for AnyVariant {
     type Err = ApiError;
 
     fn from_str(name: &str) -> Result<AnyVariant, ApiError> {
-        if let Ok(v) = name.parse::<Variant>() {
+        if let Ok(v) = name.parse::<BackgammonVariant>() {
             return Ok(AnyVariant::Backgammon(v));
         }
         name.parse::<Game>().map(AnyVariant::Tables).map_err(|_| {
@@ -171,7 +171,10 @@ pub fn any_variant(name: Option<&str>) -> Result<AnyVariant, ApiError> {
 /// A variant an operation serves only on the backgammon board (the
 /// referee game flow, the opening roll): the tables games are refused
 /// with `unsupported-variant`.
-pub fn backgammon_only(variant: AnyVariant, operation: &str) -> Result<Variant, ApiError> {
+pub fn backgammon_only(
+    variant: AnyVariant,
+    operation: &str,
+) -> Result<BackgammonVariant, ApiError> {
     match variant {
         AnyVariant::Backgammon(v) => Ok(v),
         AnyVariant::Tables(g) => Err(ApiError::invalid(
@@ -189,7 +192,7 @@ pub fn backgammon_only(variant: AnyVariant, operation: &str) -> Result<Variant, 
 /// opening roll's starting position): Portes and Tavla are the standard
 /// board; Plakoto, Fevga and Long Nardy are refused with
 /// `unsupported-variant`.
-pub fn board_only(variant: AnyVariant, operation: &str) -> Result<Variant, ApiError> {
+pub fn board_only(variant: AnyVariant, operation: &str) -> Result<BackgammonVariant, ApiError> {
     match variant.board() {
         Some(v) => Ok(v),
         None => backgammon_only(variant, operation),
@@ -358,7 +361,7 @@ impl ReadEncodings {
 /// A position that must be given.
 pub fn required_position(
     input: Option<&PositionInput>,
-    variant: Variant,
+    variant: BackgammonVariant,
     field: &str,
 ) -> Result<ReadPosition, ApiError> {
     let input = input
@@ -374,7 +377,7 @@ const ONE_ENCODING: &str = "give the position as exactly one of position_id, xgi
 /// them as a response carries them (see [`PositionInput`]).
 pub fn position(
     input: &PositionInput,
-    variant: Variant,
+    variant: BackgammonVariant,
     field: &str,
 ) -> Result<ReadPosition, ApiError> {
     // A response's position carries all four; one without `fibs` (as
@@ -518,7 +521,7 @@ mod tests {
                 xgid: Some(xgid.into()),
                 ..PositionInput::default()
             },
-            Variant::Standard,
+            BackgammonVariant::Standard,
             "position",
         )
         .unwrap();
@@ -554,7 +557,7 @@ mod tests {
     fn every_encoding_agreeing_is_read_with_the_xgid_fields() {
         // o on roll, cube 2 owned by o, a 5-point match at 1-3.
         let xgid = "XGID=-b----E-C---eE---c-e----B-:1:-1:-1:00:1:3:0:5:10";
-        let read = position(&echo(xgid), Variant::Standard, "position").unwrap();
+        let read = position(&echo(xgid), BackgammonVariant::Standard, "position").unwrap();
         assert_eq!(read.position.turn(), Player::O);
         assert_eq!(read.xgid.unwrap().to_string(), xgid);
     }
@@ -565,7 +568,7 @@ mod tests {
         input.position_id = Some("4HPwATDgc/ABMA".into());
         // The start with x on roll; now make the board disagree.
         input.board.as_mut().unwrap().points.swap(5, 7);
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.slug, "invalid-position");
         assert_eq!(err.field.as_deref(), Some("position.xgid"));
         assert!(
@@ -576,7 +579,7 @@ mod tests {
 
         let mut input = echo(START_XGID);
         input.pips = Some(ByPlayer { x: 167, o: 166 });
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position.pips"));
     }
 
@@ -584,12 +587,12 @@ mod tests {
     fn partial_sets_and_misplaced_fields_are_refused() {
         let mut input = echo(START_XGID);
         input.board = None;
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position"));
 
         let mut input = echo(START_XGID);
         input.turn = Some(Player::O);
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position.turn"));
 
         let input = PositionInput {
@@ -597,7 +600,7 @@ mod tests {
             pips: Some(ByPlayer { x: 167, o: 167 }),
             ..PositionInput::default()
         };
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position.pips"));
     }
 }

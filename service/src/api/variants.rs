@@ -2,7 +2,7 @@
 //! the game apply.
 
 use bgref_core::tables::{CHECKERS, Game, TablesPosition};
-use bgref_core::{Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Player, Position};
 
 use super::input::AnyVariant;
 use super::tables::TablesView;
@@ -41,7 +41,7 @@ pub struct VariantInfo {
     pub rules: VariantRules,
 }
 
-fn backgammon(variant: Variant) -> VariantInfo {
+fn backgammon(variant: BackgammonVariant) -> VariantInfo {
     VariantInfo {
         variant: AnyVariant::Backgammon(variant),
         checkers: variant.checkers(),
@@ -80,7 +80,7 @@ fn tables(game: Game) -> VariantInfo {
 
 /// Every variant served.
 pub fn list() -> Vec<VariantInfo> {
-    Variant::ALL
+    BackgammonVariant::ALL
         .into_iter()
         .map(backgammon)
         .chain(Game::ALL.into_iter().map(tables))

@@ -1,6 +1,6 @@
 //! The shared messages: players, variants, results, positions.
 
-use bgref_core::{ByPlayer, GameResult, Player, Variant};
+use bgref_core::{BackgammonVariant, ByPlayer, GameResult, Player};
 
 use crate::api::input::{self, AnyVariant, BoardInput, PositionInput};
 use crate::api::view::PositionView;
@@ -59,11 +59,13 @@ pub fn variant_in(value: i32) -> Result<AnyVariant, ApiError> {
     let bg = AnyVariant::Backgammon;
     let tables = AnyVariant::Tables;
     match proto::Variant::try_from(value) {
-        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(bg(Variant::Standard)),
-        Ok(proto::Variant::Nackgammon) => Ok(bg(Variant::Nackgammon)),
-        Ok(proto::Variant::Hypergammon1) => Ok(bg(Variant::Hypergammon1)),
-        Ok(proto::Variant::Hypergammon2) => Ok(bg(Variant::Hypergammon2)),
-        Ok(proto::Variant::Hypergammon3) => Ok(bg(Variant::Hypergammon3)),
+        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => {
+            Ok(bg(BackgammonVariant::Standard))
+        }
+        Ok(proto::Variant::Nackgammon) => Ok(bg(BackgammonVariant::Nackgammon)),
+        Ok(proto::Variant::Hypergammon1) => Ok(bg(BackgammonVariant::Hypergammon1)),
+        Ok(proto::Variant::Hypergammon2) => Ok(bg(BackgammonVariant::Hypergammon2)),
+        Ok(proto::Variant::Hypergammon3) => Ok(bg(BackgammonVariant::Hypergammon3)),
         Ok(proto::Variant::Portes) => Ok(tables(Game::Portes)),
         Ok(proto::Variant::Tavla) => Ok(tables(Game::Tavla)),
         Ok(proto::Variant::Plakoto) => Ok(tables(Game::Plakoto)),
@@ -79,11 +81,11 @@ pub fn variant_in(value: i32) -> Result<AnyVariant, ApiError> {
 pub fn variant_out(variant: impl Into<AnyVariant>) -> i32 {
     use bgref_core::tables::Game;
     match variant.into() {
-        AnyVariant::Backgammon(Variant::Standard) => proto::Variant::Standard,
-        AnyVariant::Backgammon(Variant::Nackgammon) => proto::Variant::Nackgammon,
-        AnyVariant::Backgammon(Variant::Hypergammon1) => proto::Variant::Hypergammon1,
-        AnyVariant::Backgammon(Variant::Hypergammon2) => proto::Variant::Hypergammon2,
-        AnyVariant::Backgammon(Variant::Hypergammon3) => proto::Variant::Hypergammon3,
+        AnyVariant::Backgammon(BackgammonVariant::Standard) => proto::Variant::Standard,
+        AnyVariant::Backgammon(BackgammonVariant::Nackgammon) => proto::Variant::Nackgammon,
+        AnyVariant::Backgammon(BackgammonVariant::Hypergammon1) => proto::Variant::Hypergammon1,
+        AnyVariant::Backgammon(BackgammonVariant::Hypergammon2) => proto::Variant::Hypergammon2,
+        AnyVariant::Backgammon(BackgammonVariant::Hypergammon3) => proto::Variant::Hypergammon3,
         AnyVariant::Tables(Game::Portes) => proto::Variant::Portes,
         AnyVariant::Tables(Game::Tavla) => proto::Variant::Tavla,
         AnyVariant::Tables(Game::Plakoto) => proto::Variant::Plakoto,

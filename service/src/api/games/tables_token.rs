@@ -8,7 +8,7 @@ use bgref_core::tables::{
     TablesBoard, TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore,
     TablesSeries, TablesSetup,
 };
-use bgref_core::{ByPlayer, GameResult, Phase, Player, Position, Variant};
+use bgref_core::{BackgammonVariant, ByPlayer, GameResult, Phase, Player, Position};
 
 use super::{Reader, bad_token, encode_turn, player_byte, player_of, result_byte, result_of};
 use crate::error::ApiError;
@@ -223,7 +223,7 @@ pub(super) fn decode_fields(
             .parse()
             .map_err(|_| bad_token("the state token's position is not a Position ID"))?;
         TablesBoard::Backgammon(
-            Position::from_setup(&id.to_setup(on_roll), Variant::Standard)
+            Position::from_setup(&id.to_setup(on_roll), BackgammonVariant::Standard)
                 .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?,
         )
     };

@@ -762,7 +762,7 @@ objects_only!(LegalMovesRequest, MoveInput, ApplyMoveRequest);
 #[cfg(test)]
 mod tests {
     use bgref_core::notation::position_id::PositionId;
-    use bgref_core::{Dice, Player, Position, Variant};
+    use bgref_core::{BackgammonVariant, Dice, Player, Position};
     use serde_json::json;
 
     use super::{LegalMovesJson, LegalMovesRequest, LegalMovesResponse};
@@ -775,7 +775,7 @@ mod tests {
     /// hypergammon position.
     fn requests() -> Vec<serde_json::Value> {
         let mut out = Vec::new();
-        let mut position = Position::start(Variant::Standard, Player::X);
+        let mut position = Position::start(BackgammonVariant::Standard, Player::X);
         let mut seed = 7u32;
         for turn in 0..120 {
             seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
@@ -799,13 +799,13 @@ mod tests {
             };
             position = position.after(play);
             if position.outcome().is_some() {
-                position = Position::start(Variant::Standard, Player::O);
+                position = Position::start(BackgammonVariant::Standard, Player::O);
             }
         }
         out.push(
             json!({"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:7:10"}}),
         );
-        let hyper = Position::start(Variant::Hypergammon3, Player::O);
+        let hyper = Position::start(BackgammonVariant::Hypergammon3, Player::O);
         let id = PositionId::from_position(&hyper).to_string();
         out.push(json!({"variant": "hypergammon", "position": {"position_id": id, "turn": "o"}, "dice": [6, 6]}));
         out.push(json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}));
@@ -867,7 +867,8 @@ mod tests {
             .filter(|(i, _)| i % 8 == 0)
         {
             let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-            let start = Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap();
+            let start =
+                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
             for (j, dice) in Dice::ALL_21.into_iter().enumerate() {
                 let answer = api::moves::LegalMoves {
                     plays: start.legal_plays(dice),
