@@ -280,6 +280,17 @@ impl fmt::Display for GameError {
 
 impl core::error::Error for GameError {}
 
+impl From<crate::IllegalVariantPlay> for GameError {
+    fn from(err: crate::IllegalVariantPlay) -> GameError {
+        use crate::IllegalVariantPlay as E;
+        match err {
+            E::Board(reason) => GameError::Illegal(IllegalMoveText::Illegal(reason)),
+            E::Ambiguous => GameError::Illegal(IllegalMoveText::Ambiguous),
+            E::Tables(reason) => GameError::TablesIllegal(reason),
+        }
+    }
+}
+
 impl From<CubeError> for GameError {
     fn from(err: CubeError) -> GameError {
         match err {

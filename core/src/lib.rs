@@ -12,11 +12,20 @@
 //! # Ok::<_, bgref_core::PositionError>(())
 //! ```
 //!
+//! # One face for the ten rulesets
+//! [`Variant`] names the five backgammon variants and the five tables
+//! games (Portes, Tavla, Plakoto, Fevga, Long Nardy); [`VariantPosition`]
+//! answers every ruleset through the same calls (legal plays, a checked
+//! play with the reason it is illegal, the outcome and its points, the
+//! encodings that apply, pips), dispatching to [`Position`] or to
+//! [`tables::TablesPosition`].
+//!
 //! # Embedding
 //! The crate's `README.md` has a section on embedding it in your own
 //! program, and `examples/embed.rs` is a short program to copy: parse an
 //! XGID, list the plays, apply one given in notation, run the cube and
-//! score the end of a game (`cargo run -p bgref-core --example embed`).
+//! score the end of a game, then play a backgammon and a Plakoto game
+//! through the same calls (`cargo run -p bgref-core --example embed`).
 //!
 //! # Errors: one naming convention
 //! Every error type is small (a unit struct or a `Copy` enum, no `String`),
@@ -48,7 +57,10 @@
 //! - `std` (default): nothing rule-related depends on it; the crate is
 //!   `no_std` + `alloc` without it.
 //! - `serde`: `Serialize`/`Deserialize` for the vocabulary types, in the
-//!   service's JSON spellings: [`Player`] `"x"`/`"o"`; [`BackgammonVariant`] its wire
+//!   service's JSON spellings (the service enables it and reads and writes
+//!   its JSON with these impls where the core has the type: the player, a
+//!   tables game's outcome and rule options): [`Player`] `"x"`/`"o"`;
+//!   [`Variant`] its wire name (all ten); [`BackgammonVariant`] its wire
 //!   name (`"standard"`, `"nackgammon"`, `"hypergammon"`,
 //!   `"hypergammon-1"`, `"hypergammon-2"`); [`GameResult`] `"single"`,
 //!   `"gammon"`, `"backgammon"`; [`CubeOwner`] `"centre"`, `"x"`, `"o"`;

@@ -110,6 +110,16 @@ impl Variant {
         }
     }
 
+    /// The tables game played on the tables engine
+    /// ([`crate::tables::TablesPosition`]): Plakoto, Fevga, Long Nardy.
+    #[must_use]
+    pub const fn tables_engine(self) -> Option<Game> {
+        match self.board() {
+            Some(_) => None,
+            None => self.game(),
+        }
+    }
+
     /// Whether the doubling cube is used: in the backgammon variants only.
     #[must_use]
     pub const fn uses_cube(self) -> bool {

@@ -224,7 +224,7 @@ const DELIBERATE: &[(&str, &str)] = &[
     ),
     // `hypergammon` is HTTP's alias of `hypergammon-3`.
     (
-        "BackgammonVariant: HTTP only value hypergammon",
+        "Variant: HTTP only value hypergammon",
         "an alias of hypergammon-3",
     ),
 ];

@@ -7,6 +7,7 @@
 //! from; a refused action is a rules answer (`allowed: false` for `/cube`,
 //! a 422 for `/score`).
 
+use bgref_core::Variant;
 use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{
@@ -15,7 +16,7 @@ use bgref_core::{
     Player, Resignation,
 };
 
-use super::input::{self, AnyVariant, PositionInput, required};
+use super::input::{self, PositionInput, required};
 use crate::error::ApiError;
 
 /// The cube as a request gives it.
@@ -117,7 +118,7 @@ pub enum ActionName {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScoreInput {
     /// The variant of `position`.
-    pub variant: AnyVariant,
+    pub variant: Variant,
     /// How the game ended (required).
     pub ended_by: Option<EndedBy>,
     /// The finished position (required for a bear-off).
@@ -154,7 +155,7 @@ pub struct CubeActionInput {
     /// The level, with `resign`.
     pub resign_level: Option<GameResult>,
     /// The variant's name as given (`None`: standard); checked by
-    /// [`input::any_variant`].
+    /// [`input::read_variant`].
     pub variant: Option<String>,
 }
 
@@ -713,7 +714,7 @@ fn refused(slug: &'static str, reason: impl ToString) -> CubeAnswer {
 /// or the scored game after a pass or an accepted resignation. A refusal
 /// is an answer, not an error.
 pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
-    if let Some(game) = super::tables::no_cube(input::any_variant(req.variant.as_deref())?) {
+    if let Some(game) = super::tables::no_cube(input::read_variant(req.variant.as_deref())?) {
         return Ok(refused(
             "no-cube-in-variant",
             format!(

@@ -6,8 +6,7 @@
 use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::tables::Game;
-use bgref_core::{BackgammonVariant, ByPlayer, Dice, Die, Player, Position, Setup};
+use bgref_core::{BackgammonVariant, ByPlayer, Dice, Die, Player, Position, Setup, Variant};
 
 use crate::error::ApiError;
 
@@ -73,115 +72,30 @@ pub fn unknown_variant(detail: impl std::fmt::Display) -> ApiError {
     ApiError::invalid("invalid-variant", "variant", detail)
 }
 
-/// A variant as the service knows it: a backgammon variant, or one of the
-/// tables games (`docs/variants.md`). Portes and Tavla are played on the
-/// backgammon board ([`AnyVariant::board`] is `Some`); Plakoto, Fevga and
-/// Long Nardy on `bgref_core::tables::TablesPosition`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AnyVariant {
-    /// Backgammon, Nackgammon, Hypergammon.
-    Backgammon(BackgammonVariant),
-    /// Portes, Tavla, Plakoto, Fevga, Long Nardy.
-    Tables(Game),
-}
-
-impl Default for AnyVariant {
-    fn default() -> Self {
-        AnyVariant::Backgammon(BackgammonVariant::Standard)
-    }
-}
-
-impl AnyVariant {
-    /// Every variant served, backgammon's first.
-    pub fn all() -> impl Iterator<Item = AnyVariant> {
-        BackgammonVariant::ALL
-            .into_iter()
-            .map(AnyVariant::Backgammon)
-            .chain(Game::ALL.into_iter().map(AnyVariant::Tables))
-    }
-
-    /// The backgammon variant whose `Position` plays this one: itself,
-    /// `Standard` for Portes and Tavla, `None` for the tables engine's games.
-    pub fn board(self) -> Option<BackgammonVariant> {
-        match self {
-            AnyVariant::Backgammon(v) => Some(v),
-            AnyVariant::Tables(g) => g.backgammon_variant(),
-        }
-    }
-
-    /// The tables game played on the tables engine, if this is one.
-    pub fn tables_engine(self) -> Option<Game> {
-        match self {
-            AnyVariant::Tables(g) if g.is_tables_engine() => Some(g),
-            _ => None,
-        }
-    }
-
-    /// The tables game (all five), if this is one.
-    pub fn game(self) -> Option<Game> {
-        match self {
-            AnyVariant::Tables(g) => Some(g),
-            AnyVariant::Backgammon(_) => None,
-        }
-    }
-
-    /// Whether the doubling cube is used.
-    pub fn uses_cube(self) -> bool {
-        self.game().is_none_or(Game::uses_cube)
-    }
-}
-
-impl From<BackgammonVariant> for AnyVariant {
-    fn from(v: BackgammonVariant) -> Self {
-        AnyVariant::Backgammon(v)
-    }
-}
-
-impl std::fmt::Display for AnyVariant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AnyVariant::Backgammon(v) => v.fmt(f),
-            AnyVariant::Tables(g) => g.fmt(f),
-        }
-    }
-}
-
-impl std::str::FromStr for AnyVariant {
-    type Err = ApiError;
-
-    fn from_str(name: &str) -> Result<AnyVariant, ApiError> {
-        if let Ok(v) = name.parse::<BackgammonVariant>() {
-            return Ok(AnyVariant::Backgammon(v));
-        }
-        name.parse::<Game>().map(AnyVariant::Tables).map_err(|_| {
+/// The one validator of a variant given by name (HTTP); `None` is the
+/// default, standard.
+pub fn read_variant(name: Option<&str>) -> Result<Variant, ApiError> {
+    name.map_or(Ok(Variant::default()), |name| {
+        name.parse().map_err(|_| {
             unknown_variant(
                 "variant must be standard, nackgammon, hypergammon, hypergammon-1, \
                  hypergammon-2, hypergammon-3, portes, tavla, plakoto, fevga or long-nardy",
             )
         })
-    }
-}
-
-/// The one validator of a variant given by name (HTTP); `None` is the
-/// default, standard.
-pub fn any_variant(name: Option<&str>) -> Result<AnyVariant, ApiError> {
-    name.map_or(Ok(AnyVariant::default()), str::parse)
+    })
 }
 
 /// A variant an operation serves only on the backgammon board (the
 /// referee game flow, the opening roll): the tables games are refused
 /// with `unsupported-variant`.
-pub fn backgammon_only(
-    variant: AnyVariant,
-    operation: &str,
-) -> Result<BackgammonVariant, ApiError> {
-    match variant {
-        AnyVariant::Backgammon(v) => Ok(v),
-        AnyVariant::Tables(g) => Err(ApiError::invalid(
+pub fn backgammon_only(variant: Variant, operation: &str) -> Result<BackgammonVariant, ApiError> {
+    match variant.backgammon() {
+        Some(v) => Ok(v),
+        None => Err(ApiError::invalid(
             "unsupported-variant",
             "variant",
             format!(
-                "{operation} serves the backgammon variants only, not {g} (the tables games are \
+                "{operation} serves the backgammon variants only, not {variant} (the tables games are \
                  served by /legal-moves, /apply-move, /score and /variants)"
             ),
         )),
@@ -192,7 +106,7 @@ pub fn backgammon_only(
 /// opening roll's starting position): Portes and Tavla are the standard
 /// board; Plakoto, Fevga and Long Nardy are refused with
 /// `unsupported-variant`.
-pub fn board_only(variant: AnyVariant, operation: &str) -> Result<BackgammonVariant, ApiError> {
+pub fn board_only(variant: Variant, operation: &str) -> Result<BackgammonVariant, ApiError> {
     match variant.board() {
         Some(v) => Ok(v),
         None => backgammon_only(variant, operation),

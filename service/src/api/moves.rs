@@ -1,10 +1,11 @@
 //! Legal moves and applying a play.
 
+use bgref_core::Variant;
 use bgref_core::notation::move_text::{MoveText, Segment};
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, PlayList, Player, Point, Position};
 
-use super::input::{self, AnyVariant, PositionInput, ReadPosition};
+use super::input::{self, PositionInput, ReadPosition};
 use super::tables::LegalMovesAnswer;
 use super::view::{Fields, PositionView};
 use crate::error::ApiError;
@@ -13,7 +14,7 @@ use crate::error::ApiError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnInput {
     /// The variant (the tables engine's games go to [`super::tables`]).
-    pub variant: AnyVariant,
+    pub variant: Variant,
     /// The position before the roll (`None`: left out).
     pub position: Option<PositionInput>,
     /// The two dice as given (`None`: left out, then the XGID's roll).

@@ -7,6 +7,7 @@
 //! encoding (with Plakoto's pin marks) or, for Fevga and Long Nardy, a
 //! Position ID; an XGID never applies to them.
 
+use bgref_core::Variant;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{
     CHECKERS, FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, NardyOpening, OutcomeKind,
@@ -15,7 +16,7 @@ use bgref_core::tables::{
 use bgref_core::{ByPlayer, Dice, GameOutcome, GameResult, PartialPlay, Play, Player};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
-use super::input::{self, AnyVariant, BoardInput, PositionInput};
+use super::input::{self, BoardInput, PositionInput};
 use super::moves::{self, Applied, ApplyMoveInput, LegalMoves, TurnInput};
 use crate::error::ApiError;
 
@@ -43,12 +44,12 @@ pub struct TablesRulesInput {
 /// backgammon variants, which have none of them.
 pub fn read_rules(
     input: Option<&TablesRulesInput>,
-    variant: AnyVariant,
+    variant: Variant,
 ) -> Result<TablesRules, ApiError> {
     let Some(input) = input else {
         return Ok(TablesRules::DEFAULT);
     };
-    if let AnyVariant::Backgammon(v) = variant {
+    if let Some(v) = variant.backgammon() {
         return Err(ApiError::invalid(
             "invalid-request",
             "tables_rules",
@@ -73,10 +74,10 @@ pub fn read_rules(
 /// option in Tavla, [`HitAndRun::Allowed`] in every other variant.
 pub fn hit_and_run(input: &TurnInput) -> Result<HitAndRun, ApiError> {
     let rules = read_rules(input.tables_rules.as_ref(), input.variant)?;
-    Ok(match input.variant {
-        AnyVariant::Tables(game) => rules.hit_and_run_in(game),
-        AnyVariant::Backgammon(_) => HitAndRun::Allowed,
-    })
+    Ok(input
+        .variant
+        .game()
+        .map_or(HitAndRun::Allowed, |game| rules.hit_and_run_in(game)))
 }
 
 /// A Plakoto, Fevga or Long Nardy position to answer with.
@@ -451,7 +452,7 @@ pub fn apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
 
 /// Whether `variant` is a tables game played without the cube, for the
 /// cube operations.
-pub fn no_cube(variant: AnyVariant) -> Option<Game> {
+pub fn no_cube(variant: Variant) -> Option<Game> {
     variant.game().filter(|g| !g.uses_cube())
 }
 
@@ -485,7 +486,7 @@ pub enum ScoreAnswer {
 /// than the centred 1 is refused with `no-cube-in-variant`), no match
 /// state, no rule options.
 pub fn score_game(req: &ScoreInput) -> Result<ScoreAnswer, ApiError> {
-    let AnyVariant::Tables(game) = req.variant else {
+    let Some(game) = req.variant.game() else {
         return cube::score_game(req).map(ScoreAnswer::Backgammon);
     };
     if let Some(c) = &req.cube

@@ -1,8 +1,9 @@
 //! The shared messages: players, variants, results, positions.
 
-use bgref_core::{BackgammonVariant, ByPlayer, GameResult, Player};
+use bgref_core::Variant;
+use bgref_core::{ByPlayer, GameResult, Player};
 
-use crate::api::input::{self, AnyVariant, BoardInput, PositionInput};
+use crate::api::input::{self, BoardInput, PositionInput};
 use crate::api::view::PositionView;
 use crate::error::ApiError;
 use crate::proto;
@@ -54,43 +55,39 @@ pub fn result_out(result: GameResult) -> i32 {
 }
 
 /// The variant of a request: `UNSPECIFIED` is standard.
-pub fn variant_in(value: i32) -> Result<AnyVariant, ApiError> {
-    use bgref_core::tables::Game;
-    let bg = AnyVariant::Backgammon;
-    let tables = AnyVariant::Tables;
-    match proto::Variant::try_from(value) {
-        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => {
-            Ok(bg(BackgammonVariant::Standard))
+pub fn variant_in(value: i32) -> Result<Variant, ApiError> {
+    Ok(match proto::Variant::try_from(value) {
+        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Variant::Standard,
+        Ok(proto::Variant::Nackgammon) => Variant::Nackgammon,
+        Ok(proto::Variant::Hypergammon1) => Variant::Hypergammon1,
+        Ok(proto::Variant::Hypergammon2) => Variant::Hypergammon2,
+        Ok(proto::Variant::Hypergammon3) => Variant::Hypergammon3,
+        Ok(proto::Variant::Portes) => Variant::Portes,
+        Ok(proto::Variant::Tavla) => Variant::Tavla,
+        Ok(proto::Variant::Plakoto) => Variant::Plakoto,
+        Ok(proto::Variant::Fevga) => Variant::Fevga,
+        Ok(proto::Variant::LongNardy) => Variant::LongNardy,
+        Err(_) => {
+            return Err(input::unknown_variant(format!(
+                "unknown variant value {value}"
+            )));
         }
-        Ok(proto::Variant::Nackgammon) => Ok(bg(BackgammonVariant::Nackgammon)),
-        Ok(proto::Variant::Hypergammon1) => Ok(bg(BackgammonVariant::Hypergammon1)),
-        Ok(proto::Variant::Hypergammon2) => Ok(bg(BackgammonVariant::Hypergammon2)),
-        Ok(proto::Variant::Hypergammon3) => Ok(bg(BackgammonVariant::Hypergammon3)),
-        Ok(proto::Variant::Portes) => Ok(tables(Game::Portes)),
-        Ok(proto::Variant::Tavla) => Ok(tables(Game::Tavla)),
-        Ok(proto::Variant::Plakoto) => Ok(tables(Game::Plakoto)),
-        Ok(proto::Variant::Fevga) => Ok(tables(Game::Fevga)),
-        Ok(proto::Variant::LongNardy) => Ok(tables(Game::LongNardy)),
-        Err(_) => Err(input::unknown_variant(format!(
-            "unknown variant value {value}"
-        ))),
-    }
+    })
 }
 
 /// A variant as its proto value.
-pub fn variant_out(variant: impl Into<AnyVariant>) -> i32 {
-    use bgref_core::tables::Game;
+pub fn variant_out(variant: impl Into<Variant>) -> i32 {
     match variant.into() {
-        AnyVariant::Backgammon(BackgammonVariant::Standard) => proto::Variant::Standard,
-        AnyVariant::Backgammon(BackgammonVariant::Nackgammon) => proto::Variant::Nackgammon,
-        AnyVariant::Backgammon(BackgammonVariant::Hypergammon1) => proto::Variant::Hypergammon1,
-        AnyVariant::Backgammon(BackgammonVariant::Hypergammon2) => proto::Variant::Hypergammon2,
-        AnyVariant::Backgammon(BackgammonVariant::Hypergammon3) => proto::Variant::Hypergammon3,
-        AnyVariant::Tables(Game::Portes) => proto::Variant::Portes,
-        AnyVariant::Tables(Game::Tavla) => proto::Variant::Tavla,
-        AnyVariant::Tables(Game::Plakoto) => proto::Variant::Plakoto,
-        AnyVariant::Tables(Game::Fevga) => proto::Variant::Fevga,
-        AnyVariant::Tables(Game::LongNardy) => proto::Variant::LongNardy,
+        Variant::Standard => proto::Variant::Standard,
+        Variant::Nackgammon => proto::Variant::Nackgammon,
+        Variant::Hypergammon1 => proto::Variant::Hypergammon1,
+        Variant::Hypergammon2 => proto::Variant::Hypergammon2,
+        Variant::Hypergammon3 => proto::Variant::Hypergammon3,
+        Variant::Portes => proto::Variant::Portes,
+        Variant::Tavla => proto::Variant::Tavla,
+        Variant::Plakoto => proto::Variant::Plakoto,
+        Variant::Fevga => proto::Variant::Fevga,
+        Variant::LongNardy => proto::Variant::LongNardy,
     }
     .into()
 }

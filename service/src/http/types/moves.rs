@@ -1,5 +1,7 @@
 //! `POST /legal-moves` and `POST /apply-move`.
 
+use bgref_core::GameResult;
+use bgref_core::Player;
 use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -212,9 +214,11 @@ pub struct ApplyMoveRequest {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct GameOverOutput {
     /// The player who bore off every checker.
-    pub winner: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub winner: Player,
     /// `single`, `gammon` or `backgammon`.
-    pub result: GameResultName,
+    #[schema(value_type = GameResultName)]
+    pub result: GameResult,
     /// Portes and Tavla only: the points won (no cube; a gammon or
     /// backgammon counts 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,7 +264,8 @@ pub struct ApplyMoveResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialOutput>,
     /// Whose turn it is now.
-    pub turn: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub turn: Player,
 }
 
 impl LegalMovesRequest {
@@ -268,7 +273,7 @@ impl LegalMovesRequest {
     pub fn into_input(self) -> Result<LegalMovesInput, ApiError> {
         Ok(LegalMovesInput {
             turn: TurnInput {
-                variant: input::any_variant(self.variant.as_deref())?,
+                variant: input::read_variant(self.variant.as_deref())?,
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
@@ -284,7 +289,7 @@ impl ApplyMoveRequest {
     pub fn into_input(self) -> Result<ApplyMoveInput, ApiError> {
         Ok(ApplyMoveInput {
             turn: TurnInput {
-                variant: input::any_variant(self.variant.as_deref())?,
+                variant: input::read_variant(self.variant.as_deref())?,
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
@@ -380,8 +385,8 @@ impl From<&Applied> for ApplyMoveResponse {
             position: (&answer.position).into(),
             hits: answer.hits().collect(),
             game_over: answer.game_over.map(|o| GameOverOutput {
-                winner: o.winner.into(),
-                result: o.result.into(),
+                winner: o.winner,
+                result: o.result,
                 points: None,
             }),
             partial: answer.partial.as_ref().map(|p| PartialOutput {
@@ -389,7 +394,7 @@ impl From<&Applied> for ApplyMoveResponse {
                 remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
                 completions: p.completions,
             }),
-            turn: answer.turn().into(),
+            turn: answer.turn(),
         }
     }
 }

@@ -2,6 +2,14 @@
 //! Fevga and Long Nardy positions and answers, and the answers of
 //! `/legal-moves` and `/apply-move` for any variant.
 
+use bgref_core::GameResult;
+use bgref_core::Player;
+use bgref_core::tables::FevgaStart;
+use bgref_core::tables::HeadDoubles;
+use bgref_core::tables::HitAndRun;
+use bgref_core::tables::MotherRule;
+use bgref_core::tables::NardyOpening;
+use bgref_core::tables::PrimeRule;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -55,7 +63,7 @@ impl From<&TablesView> for TablesPositionOutput {
                 points: board.points.iter().map(|&n| i64::from(n)).collect(),
                 bar: PerPlayer::default(),
                 off: Some(board.off.into()),
-                turn: board.turn.into(),
+                turn: board.turn,
                 pins: board
                     .pins
                     .map(|pins| pins.iter().map(|&n| i64::from(n)).collect()),
@@ -111,25 +119,16 @@ pub enum OutcomeName {
     Draw,
 }
 
-impl From<OutcomeKind> for OutcomeName {
-    fn from(kind: OutcomeKind) -> Self {
-        match kind {
-            OutcomeKind::Single => OutcomeName::Single,
-            OutcomeKind::Double => OutcomeName::Double,
-            OutcomeKind::Mother => OutcomeName::Mother,
-            OutcomeKind::Draw => OutcomeName::Draw,
-        }
-    }
-}
-
 /// The end of a Plakoto, Fevga or Long Nardy game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct TablesGameOverOutput {
     /// The winner; left out for a draw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
     /// How the game ended.
-    pub outcome: OutcomeName,
+    #[schema(value_type = OutcomeName)]
+    pub outcome: OutcomeKind,
     /// Points won (no cube): 1, 2, or 0 for a draw.
     pub points: u32,
 }
@@ -137,8 +136,8 @@ pub struct TablesGameOverOutput {
 impl From<&TablesOutcome> for TablesGameOverOutput {
     fn from(o: &TablesOutcome) -> Self {
         TablesGameOverOutput {
-            winner: o.winner.map(Into::into),
-            outcome: o.kind.into(),
+            winner: o.winner,
+            outcome: o.kind,
             points: o.points,
         }
     }
@@ -164,7 +163,8 @@ pub struct TablesApplyMoveResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialOutput>,
     /// Whose turn it is now.
-    pub turn: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub turn: Player,
 }
 
 /// Response of `POST /legal-moves`: Plakoto, Fevga and Long Nardy answer
@@ -237,7 +237,7 @@ impl From<&TablesApplied> for TablesApplyMoveResponse {
                 remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
                 completions: p.completions,
             }),
-            turn: answer.turn().into(),
+            turn: answer.turn(),
         }
     }
 }
@@ -277,13 +277,16 @@ pub struct TablesScoreResponse {
     pub ended_by: EndedBy,
     /// The winner; left out for a Plakoto draw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
     /// Portes and Tavla: the result on the board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub result: Option<GameResult>,
     /// Plakoto, Fevga and Long Nardy: how the game ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<OutcomeName>,
+    #[schema(value_type = Option<OutcomeName>)]
+    pub outcome: Option<OutcomeKind>,
     /// Points won: 1, 2 (gammon, backgammon, mars, double win, mother), 0
     /// for a draw.
     pub points: u32,
@@ -307,9 +310,9 @@ impl From<&ScoreAnswer> for ScoreAnswerOutput {
             ScoreAnswer::Tables(s) => ScoreAnswerOutput::Tables(TablesScoreResponse {
                 variant: s.game.to_string(),
                 ended_by: EndedBy::Bearoff,
-                winner: s.winner.map(Into::into),
-                result: s.result.map(Into::into),
-                outcome: s.outcome.map(Into::into),
+                winner: s.winner,
+                result: s.result,
+                outcome: s.outcome,
                 points: s.points,
             }),
         }
@@ -403,60 +406,41 @@ pub enum HeadDoublesName {
 pub struct TablesRulesObject {
     /// Plakoto.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mother: Option<MotherRuleName>,
+    #[schema(value_type = Option<MotherRuleName>)]
+    pub mother: Option<MotherRule>,
     /// Fevga.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fevga_start: Option<FevgaStartName>,
+    #[schema(value_type = Option<FevgaStartName>)]
+    pub fevga_start: Option<FevgaStart>,
     /// Fevga and Long Nardy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub primes: Option<PrimeRuleName>,
+    #[schema(value_type = Option<PrimeRuleName>)]
+    pub primes: Option<PrimeRule>,
     /// Long Nardy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub head_doubles: Option<HeadDoublesName>,
+    #[schema(value_type = Option<HeadDoublesName>)]
+    pub head_doubles: Option<HeadDoubles>,
     /// Tavla.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hit_and_run: Option<HitAndRunName>,
+    #[schema(value_type = Option<HitAndRunName>)]
+    pub hit_and_run: Option<HitAndRun>,
     /// Long Nardy, the game flow (`POST /games`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nardy_opening: Option<NardyOpeningName>,
+    #[schema(value_type = Option<NardyOpeningName>)]
+    pub nardy_opening: Option<NardyOpening>,
 }
 
 objects_only!(TablesRulesObject);
 
 impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
     fn from(o: TablesRulesObject) -> Self {
-        use bgref_core::tables::{
-            FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule,
-        };
         crate::api::tables::TablesRulesInput {
-            mother: o.mother.map(|m| match m {
-                MotherRuleName::Standard => MotherRule::Standard,
-                MotherRuleName::Immediate => MotherRule::Immediate,
-                MotherRuleName::Off => MotherRule::Off,
-            }),
-            fevga_start: o.fevga_start.map(|f| match f {
-                FevgaStartName::PassStartPoint => FevgaStart::PassStartPoint,
-                FevgaStartName::ReachStartQuarter => FevgaStart::ReachStartQuarter,
-                FevgaStartName::Off => FevgaStart::Off,
-            }),
-            primes: o.primes.map(|p| match p {
-                PrimeRuleName::NeedsCheckerAhead => PrimeRule::NeedsCheckerAhead,
-                PrimeRuleName::Free => PrimeRule::Free,
-                PrimeRuleName::OpenWhenBlocked => PrimeRule::OpenWhenBlocked,
-                PrimeRuleName::OpenWhenStuck => PrimeRule::OpenWhenStuck,
-            }),
-            head_doubles: o.head_doubles.map(|h| match h {
-                HeadDoublesName::SixFourThree => HeadDoubles::SixFourThree,
-                HeadDoublesName::SixFour => HeadDoubles::SixFour,
-            }),
-            hit_and_run: o.hit_and_run.map(|h| match h {
-                HitAndRunName::Allowed => HitAndRun::Allowed,
-                HitAndRunName::ForbiddenInHome => HitAndRun::ForbiddenInHome,
-            }),
-            nardy_opening: o.nardy_opening.map(|n| match n {
-                NardyOpeningName::Reroll => NardyOpening::Reroll,
-                NardyOpeningName::PlayDice => NardyOpening::PlayDice,
-            }),
+            mother: o.mother,
+            fevga_start: o.fevga_start,
+            primes: o.primes,
+            head_doubles: o.head_doubles,
+            hit_and_run: o.hit_and_run,
+            nardy_opening: o.nardy_opening,
         }
     }
 }
