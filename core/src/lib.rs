@@ -58,8 +58,9 @@
 //!   `no_std` + `alloc` without it.
 //! - `serde`: `Serialize`/`Deserialize` for the vocabulary types, in the
 //!   service's JSON spellings (the service enables it and reads and writes
-//!   its JSON with these impls where the core has the type: the player, a
-//!   tables game's outcome and rule options): [`Player`] `"x"`/`"o"`;
+//!   its JSON with these impls where the core has the type: the player,
+//!   results, game kinds, a tables game's outcome and rule options):
+//!   [`Player`] `"x"`/`"o"`;
 //!   [`Variant`] its wire name (all ten); [`BackgammonVariant`] its wire
 //!   name (`"standard"`, `"nackgammon"`, `"hypergammon"`,
 //!   `"hypergammon-1"`, `"hypergammon-2"`); [`GameResult`] `"single"`,

@@ -714,11 +714,12 @@ fn refused(slug: &'static str, reason: impl ToString) -> CubeAnswer {
 /// or the scored game after a pass or an accepted resignation. A refusal
 /// is an answer, not an error.
 pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
-    if let Some(game) = super::tables::no_cube(input::read_variant(req.variant.as_deref())?) {
+    let variant = input::read_variant(req.variant.as_deref())?;
+    if !variant.uses_cube() {
         return Ok(refused(
             "no-cube-in-variant",
             format!(
-                "{game} is played without the doubling cube: there is no double, take, pass, \
+                "{variant} is played without the doubling cube: there is no double, take, pass, \
                  beaver or raccoon, and no resignation at a cube value"
             ),
         ));

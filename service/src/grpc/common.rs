@@ -1,7 +1,6 @@
 //! The shared messages: players, variants, results, positions.
 
-use bgref_core::Variant;
-use bgref_core::{ByPlayer, GameResult, Player};
+use bgref_core::{ByPlayer, GameResult, Play, Player, Variant};
 
 use crate::api::input::{self, BoardInput, PositionInput};
 use crate::api::view::PositionView;
@@ -173,4 +172,16 @@ pub fn position_out(view: &PositionView) -> proto::Position {
 /// Dice of a request: an empty list means none given.
 pub fn dice_in(dice: &[u32]) -> Option<Vec<i64>> {
     (!dice.is_empty()).then(|| dice.iter().map(|&d| i64::from(d)).collect())
+}
+
+/// The single-die moves of a play.
+pub(super) fn moves_out(play: &Play) -> Vec<proto::Move> {
+    play.moves()
+        .iter()
+        .map(|m| proto::Move {
+            from_point: u32::from(m.from().get()),
+            to_point: u32::from(m.to().get()),
+            hit: m.is_hit(),
+        })
+        .collect()
 }

@@ -219,7 +219,7 @@ fn view_out(view: &GameView) -> proto::GameView {
                 .iter()
                 .map(|p| proto::Play {
                     notation: p.play.to_string(),
-                    moves: super::moves::moves_out(&p.play),
+                    moves: super::common::moves_out(&p.play),
                     position: Some(tables_position_out(&p.position)),
                 })
                 .collect(),

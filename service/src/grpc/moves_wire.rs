@@ -26,8 +26,9 @@ use bgref_core::{ByPlayer, Play, Player};
 
 use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
+use crate::api::moves::LegalMovesAnswer;
 use crate::api::moves::{LegalMoves, LegalMovesReply};
-use crate::api::tables::{LegalMovesAnswer, TablesLegalMoves, TablesView};
+use crate::api::tables::{TablesLegalMoves, TablesView};
 use crate::api::view::{self, Fields};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.

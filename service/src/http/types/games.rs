@@ -47,7 +47,7 @@ pub struct NewGameRequest {
     /// Rule options of the tables games where sources disagree (default:
     /// the most common rules; refused for the backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables_rules: Option<super::tables::TablesRulesObject>,
+    pub tables_rules: Option<super::rules::TablesRulesObject>,
     /// The match (default: money play, a session of games; the tables
     /// games have no Crawford rule).
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]

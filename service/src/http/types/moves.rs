@@ -43,7 +43,7 @@ pub struct LegalMovesRequest {
     /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
     /// (default: the most common rules; refused for the backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables_rules: Option<super::tables::TablesRulesObject>,
+    pub tables_rules: Option<super::rules::TablesRulesObject>,
     /// What each play carries besides its notation: any of `moves`,
     /// `position_id`, `xgid`, `board`, `fibs`, `pips` (default: all). An
     /// unknown name or an empty list is a 400 `invalid-fields`; Plakoto,
@@ -207,7 +207,7 @@ pub struct ApplyMoveRequest {
     /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
     /// (default: the most common rules; refused for the backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables_rules: Option<super::tables::TablesRulesObject>,
+    pub tables_rules: Option<super::rules::TablesRulesObject>,
 }
 
 /// How a finished game ended.
