@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::io::{BufRead, BufReader};
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Dice, Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Dice, Player, Position};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn positions() -> Vec<Position> {
@@ -33,7 +33,7 @@ fn positions() -> Vec<Position> {
     for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
         let case: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
         let id = case["position_id"].as_str().unwrap().to_owned();
-        let variant: Variant = case["variant"].as_str().unwrap().parse().unwrap();
+        let variant: BackgammonVariant = case["variant"].as_str().unwrap().parse().unwrap();
         if !seen.insert((id.clone(), variant.as_str())) {
             continue;
         }
@@ -55,7 +55,8 @@ fn class_positions() -> Vec<(String, Vec<Position>)> {
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let (class, id) = line.split_once(' ').expect("class and ID");
         let pid: PositionId = id.parse().expect("Position ID");
-        let pos = Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).unwrap();
+        let pos =
+            Position::from_setup(&pid.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
         match out.last_mut() {
             Some((c, list)) if c == class => list.push(pos),
             _ => out.push((class.to_owned(), vec![pos])),

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Dice, Die, Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Dice, Die, Player, Position};
 
 const PER_CLASS: usize = 1000;
 const SEED: u64 = 0x6267_7265_665f_3131; // "bgref_11"
@@ -81,7 +81,7 @@ fn main() {
         } else {
             Player::O
         };
-        let mut pos = Position::start(Variant::Standard, first);
+        let mut pos = Position::start(BackgammonVariant::Standard, first);
         while pos.outcome().is_none() {
             if rng.below(KEEP_ONE_IN) == 0 {
                 let list = kept.entry(class(&pos)).or_default();

@@ -1,5 +1,7 @@
 //! Embedding bgref-core: read an XGID, list the legal plays, apply one
-//! given in gnubg notation, run the cube, and score the end of a game.
+//! given in gnubg notation, run the cube, and score the end of a game;
+//! then play a whole game of backgammon and one of Plakoto through the same
+//! calls ([`VariantPosition`]: one position type for the ten rulesets).
 //!
 //! Run with `cargo run -p bgref-core --example embed`.
 
@@ -7,12 +9,17 @@ use std::error::Error;
 
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
-use bgref_core::{CubeAction, CubeOutcome, GameEnd, Player, Position, Variant, score_game};
+use bgref_core::tables::TablesRules;
+use bgref_core::verify::Roller;
+use bgref_core::{
+    BackgammonVariant, CubeAction, CubeOutcome, GameEnd, Player, Position, Variant,
+    VariantPosition, score_game,
+};
 
 fn main() -> Result<(), Box<dyn Error>> {
     // 1. An XGID: the opening position, x to play 3-1, 7-point match at 2-3.
     let xgid: Xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:2:3:0:7:10".parse()?;
-    let position = Position::from_setup(&xgid.setup, Variant::Standard)?;
+    let position = Position::from_setup(&xgid.setup, BackgammonVariant::Standard)?;
     let dice = xgid.rolled_dice().ok_or("the XGID has no roll")?;
 
     // 2. Every legal play, one per resulting position, in gnubg notation.
@@ -62,7 +69,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // 5. Later, x has borne off every checker while o has borne off none:
     //    a gammon, times the cube, added to the match score.
     let finished: Xgid = "XGID=-------------------o------:1:1:-1:00:2:3:0:7:10".parse()?;
-    let end = Position::from_setup(&finished.setup, Variant::Standard)?
+    let end = Position::from_setup(&finished.setup, BackgammonVariant::Standard)?
         .outcome()
         .ok_or("the game is not over")?;
     let score = score_game(
@@ -82,6 +89,48 @@ fn main() -> Result<(), Box<dyn Error>> {
         score.match_outcome.score.x,
         score.match_outcome.score.o,
         score.match_outcome.next_game
+    );
+
+    // 6. Any ruleset through the same calls: a whole game of backgammon,
+    //    then one of Plakoto (pins instead of hits, the mother rule).
+    for variant in [Variant::Standard, Variant::Plakoto] {
+        play_a_game(variant)?;
+    }
+    Ok(())
+}
+
+/// Plays `variant` from its start to its end, each side taking the first
+/// legal play, with the dice of a fixed server seed (as the referee rolls
+/// them), and prints how it ended.
+fn play_a_game(variant: Variant) -> Result<(), Box<dyn Error>> {
+    let roller = Roller::new(&[7u8; 32]);
+    let mut position = VariantPosition::start(variant, TablesRules::DEFAULT, Player::X);
+    let mut turn = 0;
+    let outcome = loop {
+        if let Some(outcome) = position.outcome() {
+            break outcome;
+        }
+        turn += 1;
+        let dice = roller.roll("embed", 1, turn);
+        let plays = position.legal_plays(dice);
+        position = match plays.get(0) {
+            // `play` checks the play and says why when it is illegal.
+            Some(play) => position.play(play, dice)?.0,
+            None => position.swap_turn(),
+        };
+        if turn > 2000 {
+            return Err(format!("{variant} did not end").into());
+        }
+    };
+    let winner = outcome
+        .winner
+        .map_or("nobody (a draw)".into(), |w| w.to_string());
+    println!(
+        "{variant}: {winner} wins after {turn} rolls, a {} for {} points (pips left x {} o {})",
+        outcome.kind.as_str(),
+        outcome.points,
+        position.pip_count(Player::X),
+        position.pip_count(Player::O),
     );
     Ok(())
 }

@@ -18,7 +18,7 @@
 use std::io::{BufRead, BufReader};
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Dice, Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Dice, Player, Position};
 
 #[path = "support/positions.rs"]
 mod positions;
@@ -80,7 +80,7 @@ fn corpus_positions() -> Vec<Position> {
     let mut positions = Vec::new();
     for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
         let case: serde_json::Value = serde_json::from_str(&line.expect("line")).expect("json");
-        let variant: Variant = case["variant"]
+        let variant: BackgammonVariant = case["variant"]
             .as_str()
             .unwrap_or("standard")
             .parse()

@@ -22,7 +22,7 @@ use bgref_core::notation::mat::write_mat;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::verify::Roller;
 use bgref_core::{
-    CubeRules, Event, GameEnd, GameKind, GameState, MatchState, Player, Position, Variant,
+    BackgammonVariant, CubeRules, Event, GameEnd, GameKind, GameState, MatchState, Player, Position,
 };
 use serde_json::{Value, json};
 
@@ -173,7 +173,7 @@ fn has(summary: &Value, what: &str) -> usize {
 
 struct Spec {
     name: &'static str,
-    variant: Variant,
+    variant: BackgammonVariant,
     rules: CubeRules,
     length: u32,
     max_games: u32,
@@ -206,7 +206,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let specs = [
         Spec {
             name: "match5-crawford",
-            variant: Variant::Standard,
+            variant: BackgammonVariant::Standard,
             rules: CubeRules::DEFAULT,
             length: 5,
             max_games: u32::MAX,
@@ -222,7 +222,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         },
         Spec {
             name: "match7-resign",
-            variant: Variant::Standard,
+            variant: BackgammonVariant::Standard,
             rules: CubeRules::DEFAULT,
             length: 7,
             max_games: u32::MAX,
@@ -239,7 +239,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         },
         Spec {
             name: "nack3",
-            variant: Variant::Nackgammon,
+            variant: BackgammonVariant::Nackgammon,
             rules: CubeRules::DEFAULT,
             length: 3,
             max_games: u32::MAX,
@@ -248,7 +248,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         },
         Spec {
             name: "money-jacoby",
-            variant: Variant::Standard,
+            variant: BackgammonVariant::Standard,
             rules: CubeRules {
                 jacoby: true,
                 ..CubeRules::DEFAULT
@@ -266,7 +266,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         },
         Spec {
             name: "hyper3",
-            variant: Variant::Hypergammon3,
+            variant: BackgammonVariant::Hypergammon3,
             rules: CubeRules::DEFAULT,
             length: 3,
             max_games: u32::MAX,
@@ -275,7 +275,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         },
         Spec {
             name: "money-beaver",
-            variant: Variant::Standard,
+            variant: BackgammonVariant::Standard,
             rules: CubeRules {
                 beavers: 2,
                 ..CubeRules::DEFAULT

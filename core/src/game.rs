@@ -38,7 +38,7 @@ use crate::notation::move_text::{IllegalMoveText, MoveText};
 use crate::play::Play;
 use crate::player::Player;
 use crate::position::Position;
-use crate::setup::Variant;
+use crate::setup::BackgammonVariant;
 use crate::tables::{Game, TablesIllegalPlay};
 use crate::verify::Roller;
 
@@ -280,6 +280,17 @@ impl fmt::Display for GameError {
 
 impl core::error::Error for GameError {}
 
+impl From<crate::IllegalVariantPlay> for GameError {
+    fn from(err: crate::IllegalVariantPlay) -> GameError {
+        use crate::IllegalVariantPlay as E;
+        match err {
+            E::Board(reason) => GameError::Illegal(IllegalMoveText::Illegal(reason)),
+            E::Ambiguous => GameError::Illegal(IllegalMoveText::Ambiguous),
+            E::Tables(reason) => GameError::TablesIllegal(reason),
+        }
+    }
+}
+
 impl From<CubeError> for GameError {
     fn from(err: CubeError) -> GameError {
         match err {
@@ -369,7 +380,7 @@ pub enum Event {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameState {
     /// The variant.
-    pub variant: Variant,
+    pub variant: BackgammonVariant,
     /// The rule options.
     pub rules: CubeRules,
     /// The match before this game: length, score, Crawford flag.
@@ -400,7 +411,7 @@ impl GameState {
     /// first game, before the opening roll.
     #[must_use]
     pub fn new(
-        variant: Variant,
+        variant: BackgammonVariant,
         rules: CubeRules,
         match_state: MatchState,
         client_seed: String,
@@ -614,7 +625,7 @@ mod tests {
     #[test]
     fn a_money_game_runs_to_its_end() {
         let start = GameState::new(
-            Variant::Standard,
+            BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::MONEY,
             "a:b".into(),
@@ -638,7 +649,7 @@ mod tests {
     fn turns_and_phases_are_enforced() {
         let r = roller();
         let start = GameState::new(
-            Variant::Standard,
+            BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::MONEY,
             "a:b".into(),
@@ -710,7 +721,7 @@ mod tests {
     fn resignation_offers_are_bounded_per_game() {
         let r = roller();
         let start = GameState::new(
-            Variant::Standard,
+            BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::MONEY,
             "a:b".into(),
@@ -743,7 +754,7 @@ mod tests {
         let mut rules = CubeRules::DEFAULT;
         rules.automatic_doubles = 3;
         let mut state = GameState::new(
-            Variant::Hypergammon3,
+            BackgammonVariant::Hypergammon3,
             rules,
             MatchState {
                 length: 3,
@@ -768,7 +779,12 @@ mod tests {
                 .is_err_and(|e| e.slug() == "wrong-phase")
         );
         // Automatic doubles apply in money play only: find a tied opening.
-        let money = GameState::new(Variant::Standard, rules, MatchState::MONEY, "m".into());
+        let money = GameState::new(
+            BackgammonVariant::Standard,
+            rules,
+            MatchState::MONEY,
+            "m".into(),
+        );
         let tied = (1..500)
             .map(|game| GameState {
                 game,

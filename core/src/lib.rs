@@ -4,19 +4,28 @@
 //! arguments, so the service (or any other caller) can replay any decision.
 //!
 //! ```
-//! use bgref_core::{Dice, Die, Position, Variant};
+//! use bgref_core::{Dice, Die, Position, BackgammonVariant};
 //!
-//! let start = Position::start(Variant::Standard, bgref_core::Player::X);
+//! let start = Position::start(BackgammonVariant::Standard, bgref_core::Player::X);
 //! let plays = start.legal_plays(Dice::new(Die::new(3), Die::new(1)));
 //! assert_eq!(plays.len(), 16);
 //! # Ok::<_, bgref_core::PositionError>(())
 //! ```
 //!
+//! # One face for the ten rulesets
+//! [`Variant`] names the five backgammon variants and the five tables
+//! games (Portes, Tavla, Plakoto, Fevga, Long Nardy); [`VariantPosition`]
+//! answers every ruleset through the same calls (legal plays, a checked
+//! play with the reason it is illegal, the outcome and its points, the
+//! encodings that apply, pips), dispatching to [`Position`] or to
+//! [`tables::TablesPosition`].
+//!
 //! # Embedding
 //! The crate's `README.md` has a section on embedding it in your own
 //! program, and `examples/embed.rs` is a short program to copy: parse an
 //! XGID, list the plays, apply one given in notation, run the cube and
-//! score the end of a game (`cargo run -p bgref-core --example embed`).
+//! score the end of a game, then play a backgammon and a Plakoto game
+//! through the same calls (`cargo run -p bgref-core --example embed`).
 //!
 //! # Errors: one naming convention
 //! Every error type is small (a unit struct or a `Copy` enum, no `String`),
@@ -24,7 +33,7 @@
 //! says what went wrong:
 //!
 //! - **`ParseXError`**: text is not an `X` (syntax only): [`ParsePointError`],
-//!   [`ParseDiceError`], [`ParsePlayerError`], [`ParseVariantError`],
+//!   [`ParseDiceError`], [`ParsePlayerError`], [`ParseBackgammonVariantError`],
 //!   [`ParseCubeOwnerError`], [`ParseCubeActionError`],
 //!   [`ParseGameResultError`], and in [`notation`] `ParsePositionIdError`,
 //!   `ParseMatchIdError`, `ParseXgidError`, `ParseMoveTextError`; in
@@ -48,7 +57,11 @@
 //! - `std` (default): nothing rule-related depends on it; the crate is
 //!   `no_std` + `alloc` without it.
 //! - `serde`: `Serialize`/`Deserialize` for the vocabulary types, in the
-//!   service's JSON spellings: [`Player`] `"x"`/`"o"`; [`Variant`] its wire
+//!   service's JSON spellings (the service enables it and reads and writes
+//!   its JSON with these impls where the core has the type: the player,
+//!   results, game kinds, a tables game's outcome and rule options):
+//!   [`Player`] `"x"`/`"o"`;
+//!   [`Variant`] its wire name (all ten); [`BackgammonVariant`] its wire
 //!   name (`"standard"`, `"nackgammon"`, `"hypergammon"`,
 //!   `"hypergammon-1"`, `"hypergammon-2"`); [`GameResult`] `"single"`,
 //!   `"gammon"`, `"backgammon"`; [`CubeOwner`] `"centre"`, `"x"`, `"o"`;
@@ -78,6 +91,8 @@ mod point;
 mod position;
 mod setup;
 pub mod tables;
+mod variant;
+mod variant_position;
 pub mod verify;
 
 /// Text encodings: gnubg Position ID and Match ID, XGID, FIBS boards, move
@@ -105,4 +120,8 @@ pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 pub use crate::player::{ByPlayer, ParsePlayerError, Player};
 pub use crate::point::{InvalidPoint, ParsePointError, Point};
 pub use crate::position::{CheckerCount, GameOutcome, Position, PositionError, PositionErrorKinds};
-pub use crate::setup::{ParseVariantError, Setup, Variant};
+pub use crate::setup::{BackgammonVariant, ParseBackgammonVariantError, Setup};
+pub use crate::variant::{ParseVariantError, Variant};
+pub use crate::variant_position::{
+    IllegalVariantPlay, Notations, VariantOutcome, VariantPlayList, VariantPosition, WrongBoard,
+};

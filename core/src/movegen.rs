@@ -752,11 +752,11 @@ mod tests {
     use crate::dice::{Dice, Die};
     use crate::player::Player;
     use crate::position::Position;
-    use crate::setup::Variant;
+    use crate::setup::BackgammonVariant;
 
     #[test]
     fn play_list_is_a_slice() {
-        let start = Position::start(Variant::Standard, Player::X);
+        let start = Position::start(BackgammonVariant::Standard, Player::X);
         let list = start.legal_plays(Dice::new(Die::new(3), Die::new(1)));
         assert_eq!(list.len(), 16);
         assert_eq!(list.as_slice().len(), list.len());

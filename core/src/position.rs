@@ -11,7 +11,7 @@ use crate::movegen::{self, PlayList};
 use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 use crate::player::{ByPlayer, Player};
 use crate::point::Point;
-use crate::setup::{BYTES, Setup, Variant};
+use crate::setup::{BYTES, BackgammonVariant, Setup};
 
 bitflags! {
     /// The kinds of reason a [`Setup`] is not a valid position (several may
@@ -49,7 +49,7 @@ pub struct CheckerCount {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PositionError {
     kinds: PositionErrorKinds,
-    variant: Variant,
+    variant: BackgammonVariant,
     counts: ByPlayer<CheckerCount>,
     /// Bit `i` set: x's point `i + 1` is shared.
     shared: u32,
@@ -70,7 +70,7 @@ impl PositionError {
 
     /// The variant the setup was checked against.
     #[must_use]
-    pub const fn variant(&self) -> Variant {
+    pub const fn variant(&self) -> BackgammonVariant {
         self.variant
     }
 
@@ -160,7 +160,7 @@ pub struct GameOutcome {
 /// `Position` is valid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {
-    variant: Variant,
+    variant: BackgammonVariant,
     turn: Player,
     board: Board,
 }
@@ -168,7 +168,7 @@ pub struct Position {
 impl Position {
     /// The starting position of `variant` with `turn` on roll.
     #[must_use]
-    pub fn start(variant: Variant, turn: Player) -> Position {
+    pub fn start(variant: BackgammonVariant, turn: Player) -> Position {
         let mut side = [0u8; 26];
         for &(point, count) in variant.start() {
             side[usize::from(point)] = count;
@@ -188,7 +188,10 @@ impl Position {
     /// # Errors
     /// [`PositionError`] with every problem found (its
     /// [`PositionError::kinds`]) and the numbers behind each.
-    pub fn from_setup(setup: &Setup, variant: Variant) -> Result<Position, PositionError> {
+    pub fn from_setup(
+        setup: &Setup,
+        variant: BackgammonVariant,
+    ) -> Result<Position, PositionError> {
         let n = u32::from(variant.checkers());
         let mut err = PositionErrorKinds::empty();
         let mut sides = ByPlayer {
@@ -268,7 +271,7 @@ impl Position {
 
     /// The variant.
     #[must_use]
-    pub const fn variant(&self) -> Variant {
+    pub const fn variant(&self) -> BackgammonVariant {
         self.variant
     }
 
@@ -715,7 +718,7 @@ mod tests {
         {
             let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
             let position =
-                Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap();
+                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
             for dice in Dice::ALL_21 {
                 for play in position.legal_plays(dice).iter() {
                     assert_eq!(
@@ -736,11 +739,11 @@ mod tests {
 
     #[test]
     fn position_error_says_it_with_the_numbers() {
-        let mut setup = Setup::start(Variant::Standard, Player::X);
+        let mut setup = Setup::start(BackgammonVariant::Standard, Player::X);
         setup.off = Some(ByPlayer { x: 1, o: 0 });
         setup.points.o[0] = 1;
         setup.points.o[5] = 4;
-        let err = Position::from_setup(&setup, Variant::Standard).unwrap_err();
+        let err = Position::from_setup(&setup, BackgammonVariant::Standard).unwrap_err();
         assert_eq!(
             err.kinds(),
             PositionErrorKinds::X_CHECKER_COUNT | PositionErrorKinds::SHARED_POINT
@@ -758,13 +761,13 @@ mod tests {
             }
         );
 
-        let mut setup = Setup::start(Variant::Standard, Player::O);
+        let mut setup = Setup::start(BackgammonVariant::Standard, Player::O);
         setup.off = None;
         setup.points.x[13] = 1;
         setup.points.x[10] = 1;
         setup.points.o[10] = 1;
         setup.points.o[13] = 1;
-        let err = Position::from_setup(&setup, Variant::Standard).unwrap_err();
+        let err = Position::from_setup(&setup, BackgammonVariant::Standard).unwrap_err();
         assert_eq!(
             err.to_string(),
             "x has 17 checkers on the board and bar but standard has 15; \
@@ -775,7 +778,7 @@ mod tests {
 
         let mut done = Setup::empty(Player::X);
         done.off = Some(ByPlayer { x: 3, o: 3 });
-        let err = Position::from_setup(&done, Variant::Hypergammon3).unwrap_err();
+        let err = Position::from_setup(&done, BackgammonVariant::Hypergammon3).unwrap_err();
         assert_eq!(err.kinds(), PositionErrorKinds::BOTH_FINISHED);
         assert_eq!(err.to_string(), "both players have borne off every checker");
     }

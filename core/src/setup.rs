@@ -33,12 +33,12 @@ pub(crate) const fn signed_of_eight(x: u64, o: u64) -> u64 {
 /// number of checkers and the start.
 ///
 /// With the `serde` feature it is (de)serialized as its wire name
-/// ([`Variant::as_str`]); deserializing also accepts the other spellings
-/// [`Variant::from_str`] reads.
+/// ([`BackgammonVariant::as_str`]); deserializing also accepts the other spellings
+/// [`BackgammonVariant::from_str`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(u8)]
-pub enum Variant {
+pub enum BackgammonVariant {
     /// 15 checkers: 2 on 24, 5 on 13, 3 on 8, 5 on 6.
     #[default]
     #[cfg_attr(feature = "serde", serde(rename = "standard"))]
@@ -70,24 +70,24 @@ pub enum Variant {
     Hypergammon3,
 }
 
-impl Variant {
+impl BackgammonVariant {
     /// Every variant.
-    pub const ALL: [Variant; 5] = [
-        Variant::Standard,
-        Variant::Nackgammon,
-        Variant::Hypergammon1,
-        Variant::Hypergammon2,
-        Variant::Hypergammon3,
+    pub const ALL: [BackgammonVariant; 5] = [
+        BackgammonVariant::Standard,
+        BackgammonVariant::Nackgammon,
+        BackgammonVariant::Hypergammon1,
+        BackgammonVariant::Hypergammon2,
+        BackgammonVariant::Hypergammon3,
     ];
 
     /// Checkers per player.
     #[must_use]
     pub const fn checkers(self) -> u8 {
         match self {
-            Variant::Standard | Variant::Nackgammon => 15,
-            Variant::Hypergammon1 => 1,
-            Variant::Hypergammon2 => 2,
-            Variant::Hypergammon3 => 3,
+            BackgammonVariant::Standard | BackgammonVariant::Nackgammon => 15,
+            BackgammonVariant::Hypergammon1 => 1,
+            BackgammonVariant::Hypergammon2 => 2,
+            BackgammonVariant::Hypergammon3 => 3,
         }
     }
 
@@ -95,11 +95,11 @@ impl Variant {
     #[must_use]
     pub const fn start(self) -> &'static [(u8, u8)] {
         match self {
-            Variant::Standard => &[(24, 2), (13, 5), (8, 3), (6, 5)],
-            Variant::Nackgammon => &[(24, 2), (23, 2), (13, 4), (8, 3), (6, 4)],
-            Variant::Hypergammon1 => &[(24, 1)],
-            Variant::Hypergammon2 => &[(24, 1), (23, 1)],
-            Variant::Hypergammon3 => &[(24, 1), (23, 1), (22, 1)],
+            BackgammonVariant::Standard => &[(24, 2), (13, 5), (8, 3), (6, 5)],
+            BackgammonVariant::Nackgammon => &[(24, 2), (23, 2), (13, 4), (8, 3), (6, 4)],
+            BackgammonVariant::Hypergammon1 => &[(24, 1)],
+            BackgammonVariant::Hypergammon2 => &[(24, 1), (23, 1)],
+            BackgammonVariant::Hypergammon3 => &[(24, 1), (23, 1), (22, 1)],
         }
     }
 
@@ -108,16 +108,16 @@ impl Variant {
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
-            Variant::Standard => "standard",
-            Variant::Nackgammon => "nackgammon",
-            Variant::Hypergammon1 => "hypergammon-1",
-            Variant::Hypergammon2 => "hypergammon-2",
-            Variant::Hypergammon3 => "hypergammon",
+            BackgammonVariant::Standard => "standard",
+            BackgammonVariant::Nackgammon => "nackgammon",
+            BackgammonVariant::Hypergammon1 => "hypergammon-1",
+            BackgammonVariant::Hypergammon2 => "hypergammon-2",
+            BackgammonVariant::Hypergammon3 => "hypergammon",
         }
     }
 }
 
-impl fmt::Display for Variant {
+impl fmt::Display for BackgammonVariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -125,9 +125,9 @@ impl fmt::Display for Variant {
 
 /// Error for an unknown variant name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParseVariantError;
+pub struct ParseBackgammonVariantError;
 
-impl fmt::Display for ParseVariantError {
+impl fmt::Display for ParseBackgammonVariantError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(
             "variant must be standard, nackgammon, hypergammon, hypergammon-1, hypergammon-2 or hypergammon-3",
@@ -135,20 +135,20 @@ impl fmt::Display for ParseVariantError {
     }
 }
 
-impl core::error::Error for ParseVariantError {}
+impl core::error::Error for ParseBackgammonVariantError {}
 
-impl FromStr for Variant {
-    type Err = ParseVariantError;
+impl FromStr for BackgammonVariant {
+    type Err = ParseBackgammonVariantError;
     /// Reads the wire names; `hypergammon-3`, and gnubg's `hypergammon1`..`3`
     /// spellings, are accepted too.
-    fn from_str(s: &str) -> Result<Variant, ParseVariantError> {
+    fn from_str(s: &str) -> Result<BackgammonVariant, ParseBackgammonVariantError> {
         Ok(match s {
-            "standard" => Variant::Standard,
-            "nackgammon" => Variant::Nackgammon,
-            "hypergammon" | "hypergammon-3" | "hypergammon3" => Variant::Hypergammon3,
-            "hypergammon-2" | "hypergammon2" => Variant::Hypergammon2,
-            "hypergammon-1" | "hypergammon1" => Variant::Hypergammon1,
-            _ => return Err(ParseVariantError),
+            "standard" => BackgammonVariant::Standard,
+            "nackgammon" => BackgammonVariant::Nackgammon,
+            "hypergammon" | "hypergammon-3" | "hypergammon3" => BackgammonVariant::Hypergammon3,
+            "hypergammon-2" | "hypergammon2" => BackgammonVariant::Hypergammon2,
+            "hypergammon-1" | "hypergammon1" => BackgammonVariant::Hypergammon1,
+            _ => return Err(ParseBackgammonVariantError),
         })
     }
 }
@@ -188,7 +188,7 @@ impl Setup {
 
     /// The starting position of `variant` with `turn` on roll.
     #[must_use]
-    pub fn start(variant: Variant, turn: Player) -> Setup {
+    pub fn start(variant: BackgammonVariant, turn: Player) -> Setup {
         let mut setup = Setup::empty(turn);
         for &(point, count) in variant.start() {
             setup.points.x[usize::from(point) - 1] = count;

@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader};
 
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{ByPlayer, Dice, Die, GameResult, Player, Position, Setup, Variant};
+use bgref_core::{BackgammonVariant, ByPlayer, Dice, Die, GameResult, Player, Position, Setup};
 use serde_json::Value;
 
 fn cases() -> impl Iterator<Item = Value> {
@@ -30,7 +30,7 @@ fn cases() -> impl Iterator<Item = Value> {
 }
 
 fn position_of(case: &Value) -> Position {
-    let variant: Variant = case["variant"].as_str().unwrap().parse().unwrap();
+    let variant: BackgammonVariant = case["variant"].as_str().unwrap().parse().unwrap();
     let side = |i: usize| -> Vec<u8> {
         case["board"][i]
             .as_array()
@@ -150,7 +150,7 @@ fn results_agree_with_gnubg() {
     let mut n = 0;
     for line in text.lines() {
         let case: Value = serde_json::from_str(line).unwrap();
-        let variant: Variant = case["variant"].as_str().unwrap().parse().unwrap();
+        let variant: BackgammonVariant = case["variant"].as_str().unwrap().parse().unwrap();
         let id: PositionId = case["position_id_loser_on_roll"]
             .as_str()
             .unwrap()

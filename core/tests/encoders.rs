@@ -19,7 +19,8 @@ use bgref_core::notation::fibs::{FibsBoard, UNLIMITED};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{
-    ByPlayer, CubeOwner, CubeValue, Dice, Die, Play, Player, Point, Position, Setup, Variant,
+    BackgammonVariant, ByPlayer, CubeOwner, CubeValue, Dice, Die, Play, Player, Point, Position,
+    Setup,
 };
 use proptest::prelude::*;
 
@@ -286,7 +287,7 @@ fn benchmark_positions() -> Vec<Position> {
         .filter(|l| !l.starts_with('#'))
         .map(|l| {
             let id: PositionId = l.split_whitespace().nth(1).unwrap().parse().unwrap();
-            Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap()
+            Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap()
         })
         .collect()
 }
@@ -485,13 +486,13 @@ fn setup() -> impl Strategy<Value = Setup> {
 fn position() -> impl Strategy<Value = Position> {
     let slot = || prop_oneof![6 => 0u8..=25, 1 => Just(0u8), 1 => Just(25u8)];
     (
-        0usize..Variant::ALL.len(),
+        0usize..BackgammonVariant::ALL.len(),
         prop::collection::vec(slot(), 15),
         prop::collection::vec(slot(), 15),
         any::<bool>(),
     )
         .prop_filter_map("both players finished", |(variant, xs, os, o_turn)| {
-            let variant = Variant::ALL[variant];
+            let variant = BackgammonVariant::ALL[variant];
             let n = usize::from(variant.checkers());
             let mut setup = Setup::empty(if o_turn { Player::O } else { Player::X });
             let mut off = ByPlayer { x: 0, o: 0 };
@@ -567,7 +568,7 @@ fn game() -> impl Strategy<Value = Xgid> {
     prop_oneof![
         1 => Just(Xgid {
             setup: Setup::empty(Player::X),
-            ..Xgid::from_position(&Position::start(Variant::Standard, Player::X))
+            ..Xgid::from_position(&Position::start(BackgammonVariant::Standard, Player::X))
         }),
         2 => any_game_fields(),
     ]

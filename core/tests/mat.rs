@@ -10,7 +10,7 @@ mod bot;
 
 use bgref_core::notation::mat::write_mat;
 use bgref_core::verify::Roller;
-use bgref_core::{CubeRules, Event, GameKind, GameState, MatchState, Phase, Variant};
+use bgref_core::{BackgammonVariant, CubeRules, Event, GameKind, GameState, MatchState, Phase};
 
 use bot::{Bot, Style};
 
@@ -25,7 +25,7 @@ struct Seen {
 
 fn play(
     seed: u8,
-    variant: Variant,
+    variant: BackgammonVariant,
     rules: CubeRules,
     length: u32,
     style: Style,
@@ -78,7 +78,7 @@ fn five_point_matches() {
     for seed in 1..=12 {
         text += &play(
             seed,
-            Variant::Standard,
+            BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             5,
             Style::CUBE,
@@ -108,10 +108,17 @@ fn money_sessions_with_beavers_and_resignations() {
     let mut seen = Seen::default();
     let mut text = String::new();
     for seed in 1..=6 {
-        text += &play(seed, Variant::Standard, rules, 0, style, &mut seen);
         text += &play(
             seed,
-            Variant::Nackgammon,
+            BackgammonVariant::Standard,
+            rules,
+            0,
+            style,
+            &mut seen,
+        );
+        text += &play(
+            seed,
+            BackgammonVariant::Nackgammon,
             CubeRules::DEFAULT,
             3,
             style,

@@ -3,7 +3,7 @@
 //! (`data/selfplay_results.jsonl`, see `data/README.md`) scored and their
 //! Match IDs decoded.
 
-use bgref_core::notation::match_id::{GameState, MatchId};
+use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::{
     ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState,
     CubeValue, GameEnd, GameKind, GameResult, GameScore, InvalidCubeState, MatchState, Player,
@@ -659,7 +659,7 @@ fn gnubg_selfplay_games_score_and_decode_consistently() {
 
         // Points are the cube times the result; a drop scores the cube value.
         let (end, state) = match ended_by {
-            "bearoff" => (GameEnd::BearOff { winner, result }, GameState::Over),
+            "bearoff" => (GameEnd::BearOff { winner, result }, GameStatus::Over),
             "drop" => {
                 assert_eq!(result, GameResult::Single);
                 // A dropped double on an owned cube was offered by its owner:
@@ -667,7 +667,7 @@ fn gnubg_selfplay_games_score_and_decode_consistently() {
                 if let CubeOwner::Player(owner) = id.cube_owner {
                     assert_eq!(owner, winner, "line {n}: the doubler owned the cube");
                 }
-                (GameEnd::Pass { winner }, GameState::Dropped)
+                (GameEnd::Pass { winner }, GameStatus::Dropped)
             }
             "resign" => {
                 let level = GameResult::from_multiplier(uint(&line, "resign_level", n)).unwrap();
@@ -678,7 +678,7 @@ fn gnubg_selfplay_games_score_and_decode_consistently() {
                     id.turn, winner,
                     "line {n}: resignation answered by the winner"
                 );
-                (GameEnd::Resign { winner, level }, GameState::Resigned)
+                (GameEnd::Resign { winner, level }, GameStatus::Resigned)
             }
             other => panic!("line {n}: ended_by {other}"),
         };

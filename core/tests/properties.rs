@@ -7,14 +7,14 @@ use bgref_core::notation::match_id::MatchId;
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::{ByPlayer, Dice, Die, Move, Player, Point, Position, Setup, Variant};
+use bgref_core::{BackgammonVariant, ByPlayer, Dice, Die, Move, Player, Point, Position, Setup};
 use proptest::prelude::*;
 
 /// A random valid position: each checker on a random place (off, a point
 /// or the bar); an o checker that would share a point with x goes to o's bar.
 fn position() -> impl Strategy<Value = Position> {
     (
-        prop::sample::select(Variant::ALL.to_vec()),
+        prop::sample::select(BackgammonVariant::ALL.to_vec()),
         prop::collection::vec(0u8..26, 15),
         prop::collection::vec(0u8..26, 15),
         any::<bool>(),
@@ -152,7 +152,7 @@ proptest! {
         let _ = s.parse::<MatchId>();
         let _ = s.parse::<Dice>();
         let _ = s.parse::<Point>();
-        let _ = s.parse::<Variant>();
+        let _ = s.parse::<BackgammonVariant>();
         if let Ok(text) = s.parse::<MoveText>() {
             let _ = text.to_play(&pos, dice);
         }
@@ -171,7 +171,7 @@ proptest! {
     fn id_like_strings_never_panic(s in "[A-Za-z0-9+/]{14}", m in "[A-Za-z0-9+/]{12}",
             x in "XGID=[-a-pA-P]{26}:[0-9]{1,2}:-?[01]:-?1:([0-6]{2}|D|B|R):[0-9]{1,3}:[0-9]{1,3}:[0-3]:[0-9]{1,2}:[0-9]{1,2}") {
         if let Ok(id) = s.parse::<PositionId>() {
-            let _ = Position::from_setup(&id.to_setup(Player::X), Variant::Standard);
+            let _ = Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard);
         }
         if let Ok(id) = m.parse::<MatchId>() {
             // The writer puts the larger die first, as gnubg does; otherwise identical.
@@ -179,7 +179,7 @@ proptest! {
             prop_assert_eq!(again.to_string(), id.to_string());
         }
         if let Ok(xgid) = x.parse::<Xgid>() {
-            let _ = Position::from_setup(&xgid.setup, Variant::Standard);
+            let _ = Position::from_setup(&xgid.setup, BackgammonVariant::Standard);
         }
     }
 }

@@ -5,8 +5,8 @@
 #![cfg(feature = "serde")]
 
 use bgref_core::{
-    ByPlayer, CubeAction, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, GameKind,
-    GameResult, MatchState, Player, Point, Variant,
+    BackgammonVariant, ByPlayer, CubeAction, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die,
+    GameKind, GameResult, MatchState, Player, Point,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -40,30 +40,30 @@ fn player() {
 #[test]
 fn variant() {
     for (variant, name) in [
-        (Variant::Standard, "standard"),
-        (Variant::Nackgammon, "nackgammon"),
-        (Variant::Hypergammon3, "hypergammon"),
-        (Variant::Hypergammon1, "hypergammon-1"),
-        (Variant::Hypergammon2, "hypergammon-2"),
+        (BackgammonVariant::Standard, "standard"),
+        (BackgammonVariant::Nackgammon, "nackgammon"),
+        (BackgammonVariant::Hypergammon3, "hypergammon"),
+        (BackgammonVariant::Hypergammon1, "hypergammon-1"),
+        (BackgammonVariant::Hypergammon2, "hypergammon-2"),
     ] {
         assert_eq!(variant.to_string(), name);
         round_trip(variant, &format!("\"{name}\""));
     }
     // The other spellings FromStr reads.
     for (alias, variant) in [
-        ("hypergammon-3", Variant::Hypergammon3),
-        ("hypergammon3", Variant::Hypergammon3),
-        ("hypergammon1", Variant::Hypergammon1),
-        ("hypergammon2", Variant::Hypergammon2),
+        ("hypergammon-3", BackgammonVariant::Hypergammon3),
+        ("hypergammon3", BackgammonVariant::Hypergammon3),
+        ("hypergammon1", BackgammonVariant::Hypergammon1),
+        ("hypergammon2", BackgammonVariant::Hypergammon2),
     ] {
-        assert_eq!(alias.parse::<Variant>(), Ok(variant));
+        assert_eq!(alias.parse::<BackgammonVariant>(), Ok(variant));
         assert_eq!(
-            serde_json::from_str::<Variant>(&format!("\"{alias}\"")).unwrap(),
+            serde_json::from_str::<BackgammonVariant>(&format!("\"{alias}\"")).unwrap(),
             variant
         );
     }
-    refused::<Variant>(r#""Standard""#);
-    refused::<Variant>(r#""acey-deucey""#);
+    refused::<BackgammonVariant>(r#""Standard""#);
+    refused::<BackgammonVariant>(r#""acey-deucey""#);
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use bgref_core::notation::move_text::{IllegalMoveText, MoveText};
 use bgref_core::tables::HitAndRun;
 use bgref_core::{
-    ByPlayer, Dice, Die, IllegalPlay, Move, Play, Player, Point, Position, Setup, Variant,
+    BackgammonVariant, ByPlayer, Dice, Die, IllegalPlay, Move, Play, Player, Point, Position, Setup,
 };
 
 #[path = "../examples/support/random_games.rs"]
@@ -172,7 +172,7 @@ fn compare_random(positions: usize, seed: u64) -> Counts {
         } else {
             Player::O
         };
-        let mut pos = Position::start(Variant::Standard, turn);
+        let mut pos = Position::start(BackgammonVariant::Standard, turn);
         while pos.outcome().is_none() && c.positions < positions {
             for side in [pos, pos.swap_turn()] {
                 for dice in Dice::ALL_21 {
@@ -269,7 +269,7 @@ fn pos(x: &[(u8, u8)], o: &[(u8, u8)]) -> Position {
         x: off(x),
         o: off(o),
     });
-    Position::from_setup(&s, Variant::Standard).unwrap()
+    Position::from_setup(&s, BackgammonVariant::Standard).unwrap()
 }
 
 fn text(s: &str) -> MoveText {
@@ -424,7 +424,7 @@ fn probe_another_checker_may_pass_the_hitter() {
 
 #[test]
 fn allowed_is_the_standard_generator() {
-    let p = Position::start(Variant::Standard, Player::X);
+    let p = Position::start(BackgammonVariant::Standard, Player::X);
     for dice in Dice::ALL_21 {
         let a: Vec<Play> = HitAndRun::Allowed
             .legal_plays(&p, dice)

@@ -11,80 +11,80 @@ use std::path::{Path, PathBuf};
 
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Dice, Die, Player, Position, Variant};
+use bgref_core::{Dice, Die, Player, Position, BackgammonVariant};
 use bgref_fuzz::{Bytes, dice_from_byte, dice_to_byte, position_from_bytes, position_to_bytes};
 
 /// `(name, variant, Position ID with x on roll, roll, a legal play)`, from
 /// `core/tests/data/legal_moves.jsonl.gz`.
-const POSITIONS: &[(&str, Variant, &str, [u8; 2], &str)] = &[
+const POSITIONS: &[(&str, BackgammonVariant, &str, [u8; 2], &str)] = &[
     (
         "start-65",
-        Variant::Standard,
+        BackgammonVariant::Standard,
         "4HPwATDgc/ABMA",
         [6, 5],
         "24/13",
     ),
-    ("dance", Variant::Standard, "27YBBwDg/wcAQA", [6, 5], ""),
+    ("dance", BackgammonVariant::Standard, "27YBBwDg/wcAQA", [6, 5], ""),
     (
         "forced-larger",
-        Variant::Standard,
+        BackgammonVariant::Standard,
         "4P8DABgAEAAAAA",
         [6, 5],
         "13/7",
     ),
     (
         "bearoff-high-die",
-        Variant::Standard,
+        BackgammonVariant::Standard,
         "4P8PAAAKAAAAAA",
         [6, 1],
         "3/off 2/1",
     ),
-    ("hit", Variant::Standard, "zB3iAwSMt4MBMA", [4, 5], "13/4*"),
+    ("hit", BackgammonVariant::Standard, "zB3iAwSMt4MBMA", [4, 5], "13/4*"),
     (
         "enter",
-        Variant::Standard,
+        BackgammonVariant::Standard,
         "LG8HATDMHeIDQA",
         [5, 3],
         "bar/20 13/10",
     ),
     (
         "race-22",
-        Variant::Standard,
+        BackgammonVariant::Standard,
         "XwMAAHpWAdgIAA",
         [2, 2],
         "17/11 7/5",
     ),
     (
         "bears-off-22",
-        Variant::Standard,
+        BackgammonVariant::Standard,
         "/5cBAIBv4wsAAA",
         [2, 2],
         "7/5 6/4 2/off(2)",
     ),
     (
         "nack-66",
-        Variant::Nackgammon,
+        BackgammonVariant::Nackgammon,
         "4Dl4ADbgOXgANg",
         [6, 6],
         "24/18(2) 13/7(2)",
     ),
     (
         "nack-enter-hit",
-        Variant::Nackgammon,
+        BackgammonVariant::Nackgammon,
         "JXdgsAIEB08wYw",
         [1, 6],
         "bar/24*",
     ),
     (
         "hyper3-66",
-        Variant::Hypergammon3,
+        BackgammonVariant::Hypergammon3,
         "AACgAgAAKgAAAA",
         [6, 6],
         "24/12 23/17 22/16",
     ),
     (
         "hyper1-55",
-        Variant::Hypergammon1,
+        BackgammonVariant::Hypergammon1,
         "AACAAAAAAgAAAA",
         [5, 5],
         "24/4",
@@ -166,7 +166,7 @@ fn main() {
         let fibs = bgref_core::notation::fibs::FibsBoard::from_position(&position).to_string();
         write(&dir, "fibs", name, fibs.as_bytes());
         let mut setup = vec![0u8; 53];
-        setup[0] = Variant::ALL.iter().position(|&v| v == variant).unwrap_or(0) as u8 | 0x40;
+        setup[0] = BackgammonVariant::ALL.iter().position(|&v| v == variant).unwrap_or(0) as u8 | 0x40;
         let side_x = position.side(Player::X);
         let side_o = position.side(Player::O);
         setup[1..25].copy_from_slice(&side_x[1..25]);

@@ -7,7 +7,7 @@
 #![no_main]
 
 use bgref_core::notation::fibs::FibsBoard;
-use bgref_core::{Position, Variant};
+use bgref_core::{Position, BackgammonVariant};
 use bgref_fuzz::{check_codecs, check_movegen, dice_from_byte};
 use libfuzzer_sys::fuzz_target;
 
@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
         "{s} -> {text} changes the match or the cube"
     );
     assert_eq!(again.to_string(), text, "the writer is not stable");
-    for variant in Variant::ALL {
+    for variant in BackgammonVariant::ALL {
         if let Ok(position) = Position::from_setup(&board.setup, variant) {
             check_codecs(&position);
             let written = FibsBoard::from_position(&position).to_string();

@@ -6,7 +6,7 @@
 #![no_main]
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Player, Position, Variant};
+use bgref_core::{Player, Position, BackgammonVariant};
 use bgref_fuzz::{check_movegen, dice_from_byte};
 use libfuzzer_sys::fuzz_target;
 
@@ -25,10 +25,10 @@ fuzz_target!(|data: &[u8]| {
     let roll = dice_from_byte(data.iter().fold(0u8, |a, &b| a.wrapping_add(b)));
     for turn in Player::ALL {
         let setup = id.to_setup(turn);
-        for variant in Variant::ALL {
+        for variant in BackgammonVariant::ALL {
             if let Ok(position) = Position::from_setup(&setup, variant) {
                 assert_eq!(PositionId::from_position(&position), id);
-                if variant == Variant::Standard && turn == Player::X {
+                if variant == BackgammonVariant::Standard && turn == Player::X {
                     check_movegen(&position, roll, data.len() as u8);
                 }
             }

@@ -7,14 +7,14 @@
 //! gives at least one reason.
 #![no_main]
 
-use bgref_core::{ByPlayer, Player, Position, Setup, Variant};
+use bgref_core::{ByPlayer, Player, Position, Setup, BackgammonVariant};
 use bgref_fuzz::{Bytes, check_codecs, checkers};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let mut bytes = Bytes::new(data);
     let head = bytes.byte_or(0);
-    let variant = Variant::ALL[usize::from(head % 5)];
+    let variant = BackgammonVariant::ALL[usize::from(head % 5)];
     let turn = if head & 0x80 == 0 {
         Player::X
     } else {

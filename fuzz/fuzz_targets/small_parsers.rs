@@ -6,7 +6,7 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
-use bgref_core::{CubeAction, CubeOwner, Dice, GameResult, Player, Point, Variant};
+use bgref_core::{CubeAction, CubeOwner, Dice, GameResult, Player, Point, BackgammonVariant};
 use libfuzzer_sys::fuzz_target;
 
 fn round_trip<T>(s: &str)
@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
     round_trip::<Dice>(s);
     round_trip::<Point>(s);
     round_trip::<Player>(s);
-    round_trip::<Variant>(s);
+    round_trip::<BackgammonVariant>(s);
     round_trip::<CubeOwner>(s);
     round_trip::<CubeAction>(s);
     round_trip::<GameResult>(s);

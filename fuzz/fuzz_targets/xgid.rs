@@ -5,7 +5,7 @@
 #![no_main]
 
 use bgref_core::notation::xgid::{Xgid, XgidDice};
-use bgref_core::{Position, Variant};
+use bgref_core::{Position, BackgammonVariant};
 use bgref_fuzz::{check_codecs, check_movegen};
 use libfuzzer_sys::fuzz_target;
 
@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let again: Xgid = text.parse().expect("our XGID parses");
     assert_eq!(again, xgid, "{s} -> {text} changes a field");
     assert_eq!(again.to_string(), text);
-    for variant in Variant::ALL {
+    for variant in BackgammonVariant::ALL {
         if let Ok(position) = Position::from_setup(&xgid.setup, variant) {
             check_codecs(&position);
             if let XgidDice::Rolled(dice) = xgid.dice {

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::{Dice, Die, Move, Play, Player, Position, Setup, Variant};
+use bgref_core::{Dice, Die, Move, Play, Player, Position, Setup, BackgammonVariant};
 
 pub mod reference;
 pub mod service;
@@ -71,7 +71,7 @@ pub fn dice_to_byte(dice: Dice) -> u8 {
 
 /// The places of a variant's starting checkers, one entry per checker
 /// (0 off, 1 to 24 the points from the owner's view, 25 the bar).
-fn start_slots(variant: Variant) -> Vec<u8> {
+fn start_slots(variant: BackgammonVariant) -> Vec<u8> {
     variant
         .start()
         .iter()
@@ -82,7 +82,7 @@ fn start_slots(variant: Variant) -> Vec<u8> {
 /// A valid position from fuzz bytes, or `None` when both players would have
 /// borne off every checker.
 ///
-/// Format: one byte for the variant (`b % 5`, in [`Variant::ALL`] order)
+/// Format: one byte for the variant (`b % 5`, in [`BackgammonVariant::ALL`] order)
 /// and the player on roll (bit 7: o); then one byte per checker, x's first,
 /// then o's, each `b % 26` a place (0 off, 1 to 24 a point from the
 /// owner's view, 25 the bar). A checker whose byte is missing stands where
@@ -91,7 +91,7 @@ fn start_slots(variant: Variant) -> Vec<u8> {
 #[must_use]
 pub fn position_from_bytes(bytes: &mut Bytes<'_>) -> Option<Position> {
     let head = bytes.byte_or(0);
-    let variant = Variant::ALL[usize::from(head % 5)];
+    let variant = BackgammonVariant::ALL[usize::from(head % 5)];
     let turn = if head & 0x80 == 0 {
         Player::X
     } else {
@@ -123,7 +123,7 @@ pub fn position_from_bytes(bytes: &mut Bytes<'_>) -> Option<Position> {
 /// The bytes [`position_from_bytes`] reads as `position`.
 #[must_use]
 pub fn position_to_bytes(position: &Position) -> Vec<u8> {
-    let variant = Variant::ALL
+    let variant = BackgammonVariant::ALL
         .iter()
         .position(|&v| v == position.variant())
         .unwrap_or(0) as u8;

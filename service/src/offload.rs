@@ -27,12 +27,11 @@ use std::sync::LazyLock;
 
 use tokio::sync::Semaphore;
 
-use bgref_core::tables::TablesBoard;
 use bgref_core::verify::Roller;
 use bgref_core::{Action, Dice, Phase, Position};
 
 use crate::api::games::AnyGame;
-use crate::api::input::{self, AnyVariant};
+use crate::api::input;
 use crate::api::moves::TurnInput;
 
 /// The heavy requests computed at once: one per core.
@@ -114,12 +113,8 @@ pub fn legal_moves_may_be_heavy(turn: &TurnInput) -> bool {
 /// XGID's roll decides); kept out of line, away from the common path.
 #[inline(never)]
 fn doubles_may_be_heavy(turn: &TurnInput) -> bool {
-    let variant = match turn.variant {
-        AnyVariant::Backgammon(variant) => variant,
-        tables => match tables.board() {
-            Some(variant) => variant,
-            None => return true,
-        },
+    let Some(variant) = turn.variant.board() else {
+        return true;
     };
     let Some(Ok(read)) = turn
         .position
@@ -164,10 +159,7 @@ pub fn game_view_may_be_heavy(state: &AnyGame, action: &Action, roller: &Roller)
     }
     match state {
         AnyGame::Backgammon(s) => spread_wide(&s.position),
-        AnyGame::Tables(s) => match &s.board {
-            TablesBoard::Backgammon(position) => spread_wide(position),
-            TablesBoard::Tables(_) => true,
-        },
+        AnyGame::Tables(s) => s.board.board().is_none_or(spread_wide),
     }
 }
 
@@ -176,9 +168,9 @@ mod tests {
     use super::*;
     use crate::api::input::{BoardInput, PositionInput};
     use bgref_core::tables::Game;
-    use bgref_core::{ByPlayer, Variant};
+    use bgref_core::{BackgammonVariant, ByPlayer, Variant};
 
-    fn turn(points: [i64; 24], dice: Option<[i64; 2]>, variant: AnyVariant) -> TurnInput {
+    fn turn(points: [i64; 24], dice: Option<[i64; 2]>, variant: Variant) -> TurnInput {
         TurnInput {
             variant,
             position: Some(PositionInput {
@@ -218,7 +210,7 @@ mod tests {
 
     #[test]
     fn only_doubles_from_many_points_are_heavy() {
-        let bg = AnyVariant::Backgammon(Variant::Standard);
+        let bg = Variant::Standard;
         assert!(legal_moves_may_be_heavy(&turn(spread(), Some([3, 3]), bg)));
         assert!(!legal_moves_may_be_heavy(&turn(spread(), Some([3, 1]), bg)));
         assert!(!legal_moves_may_be_heavy(&turn(start(), Some([3, 3]), bg)));
@@ -231,14 +223,14 @@ mod tests {
         broken.position = None;
         assert!(!legal_moves_may_be_heavy(&broken));
         // Portes is played on the backgammon board.
-        let portes = AnyVariant::Tables(Game::Portes);
+        let portes = Variant::Portes;
         assert!(legal_moves_may_be_heavy(&turn(
             spread(),
             Some([2, 2]),
             portes
         )));
         // The tables engine's games: any doubles roll.
-        let nardy = AnyVariant::Tables(Game::LongNardy);
+        let nardy = Variant::LongNardy;
         assert!(legal_moves_may_be_heavy(&turn(
             start(),
             Some([2, 2]),
@@ -253,9 +245,9 @@ mod tests {
 
     #[test]
     fn the_xgid_roll_counts_when_no_dice_are_given() {
-        let bg = AnyVariant::Backgammon(Variant::Standard);
+        let bg = Variant::Standard;
         let board = turn(spread(), None, bg).position.unwrap();
-        let read = input::position(&board, Variant::Standard, "position").unwrap();
+        let read = input::position(&board, BackgammonVariant::Standard, "position").unwrap();
         let id = bgref_core::notation::xgid::Xgid::from_position(&read.position).to_string();
         let xgid = |dice: &str| {
             let mut fields: Vec<&str> = id.split(':').collect();
@@ -275,11 +267,11 @@ mod tests {
 
     /// A money game at `turn`, x on roll before rolling, on `points`.
     fn game_on(points: [i64; 24], at: u32) -> AnyGame {
-        let bg = AnyVariant::Backgammon(Variant::Standard);
+        let bg = Variant::Standard;
         let board = turn(points, None, bg).position.unwrap();
-        let read = input::position(&board, Variant::Standard, "position").unwrap();
+        let read = input::position(&board, BackgammonVariant::Standard, "position").unwrap();
         let mut state = bgref_core::GameState::new(
-            Variant::Standard,
+            BackgammonVariant::Standard,
             bgref_core::CubeRules::DEFAULT,
             bgref_core::MatchState::MONEY,
             "s".into(),

@@ -17,14 +17,14 @@ use tonic_types::StatusExt as _;
 /// before rolling: what an app's own Match ID says after the opening roll
 /// or after the opponent's move (the cube endpoints never pass the turn).
 fn turn(id: &Value, player: &str) -> Value {
-    use bgref_core::notation::match_id::{GameState, MatchId};
+    use bgref_core::notation::match_id::{GameStatus, MatchId};
     let mut id: MatchId = id
         .as_str()
         .expect("a match id")
         .parse()
         .expect("a valid match id");
     let player = player.parse().expect("x or o");
-    id.game_state = GameState::Playing;
+    id.game_state = GameStatus::Playing;
     id.on_roll = player;
     id.turn = player;
     id.dice = None;

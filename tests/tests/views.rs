@@ -8,7 +8,7 @@
 //! default settings, and every 413 names its limit and option.
 
 use bgref_core::notation::fibs::FibsBoard;
-use bgref_core::notation::match_id::{GameState, MatchId};
+use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::{CubeOwner, Player};
@@ -224,7 +224,7 @@ fn check_view(view: &Value) {
     );
     assert_eq!(id.crawford, crawford, "match id crawford, {}", context());
     if matches!(phase, "game_over" | "match_over") {
-        assert_ne!(id.game_state, GameState::Playing, "{}", context());
+        assert_ne!(id.game_state, GameStatus::Playing, "{}", context());
         let after = if tables {
             &view["tables_result"]["match_score"]
         } else {
@@ -239,7 +239,7 @@ fn check_view(view: &Value) {
         );
         assert_eq!(id.dice, None, "{}", context());
     } else {
-        assert_eq!(id.game_state, GameState::Playing, "{}", context());
+        assert_eq!(id.game_state, GameStatus::Playing, "{}", context());
         assert_eq!(
             (u32::from(id.score.x), u32::from(id.score.o)),
             score,

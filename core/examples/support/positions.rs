@@ -3,7 +3,7 @@
 //! its own (Cargo takes only `examples/*.rs` and `examples/*/main.rs`).
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Player, Position};
 
 /// The positions of one class of `benches/data/positions.txt` (every
 /// position for `mix`).
@@ -15,7 +15,8 @@ pub fn class_positions(class: &str) -> Vec<Position> {
         .filter(|(c, _)| class == "mix" || *c == class)
         .map(|(_, id)| {
             let pid: PositionId = id.parse().expect("Position ID");
-            Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).expect("position")
+            Position::from_setup(&pid.to_setup(Player::X), BackgammonVariant::Standard)
+                .expect("position")
         })
         .collect()
 }

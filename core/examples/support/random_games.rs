@@ -8,7 +8,7 @@
 #![allow(dead_code)]
 
 use bgref_core::tables::{Game, TablesPosition};
-use bgref_core::{Dice, Die, Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Dice, Die, Player, Position};
 
 /// xorshift64*: reproducible, no dependency; not for anything but tests.
 pub struct Rng(pub u64);
@@ -41,7 +41,7 @@ pub fn standard_positions(count: usize) -> Vec<Position> {
     let mut rng = Rng(SEED);
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
-        let mut pos = Position::start(Variant::Standard, Player::X);
+        let mut pos = Position::start(BackgammonVariant::Standard, Player::X);
         while pos.outcome().is_none() && out.len() < count {
             out.push(pos);
             let plays = pos.legal_plays(rng.dice());

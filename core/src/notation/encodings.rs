@@ -411,13 +411,13 @@ fn append<const N: usize>(out: &mut Vec<u8>, write: impl FnOnce(&mut Text<'_, N>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Variant;
+    use crate::BackgammonVariant;
     use crate::notation::fibs::FibsBoard;
     use crate::notation::position_id::PositionId;
 
     #[test]
     fn the_start_in_every_encoding() {
-        let position = Position::start(Variant::Standard, Player::X);
+        let position = Position::start(BackgammonVariant::Standard, Player::X);
         let encoder = Encoder::money();
         let encodings = encoder.encode(&position);
         assert_eq!(&encodings.position_id(), b"4HPwATDgc/ABMA");

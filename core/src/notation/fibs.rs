@@ -545,7 +545,7 @@ mod tests {
     use alloc::string::ToString as _;
 
     use super::*;
-    use crate::Variant;
+    use crate::BackgammonVariant;
 
     /// The opening example of the rawboard help: the player (O, moving 24
     /// to 1) on roll with 6-2 at the standard start of a 3-point match.
@@ -553,7 +553,7 @@ mod tests {
 
     #[test]
     fn a_board_in_a_game_has_its_score_match_length_and_cube() {
-        let position = Position::start(Variant::Standard, Player::X);
+        let position = Position::start(BackgammonVariant::Standard, Player::X);
         let mut game = super::super::xgid::Xgid::money(position.to_setup());
         let money = FibsBoard::in_game(&position, &game);
         assert_eq!(money, FibsBoard::from_position(&position));
@@ -572,7 +572,7 @@ mod tests {
     #[test]
     fn a_board_in_a_game_has_its_dice_cube_flags_and_crawford() {
         use crate::notation::xgid::XgidDice;
-        let position = Position::start(Variant::Standard, Player::O);
+        let position = Position::start(BackgammonVariant::Standard, Player::O);
         let mut game = super::super::xgid::Xgid::money(position.to_setup());
         game.match_length = 5;
         game.score = ByPlayer { x: 1, o: 2 };
@@ -611,8 +611,11 @@ mod tests {
     #[test]
     fn reads_the_start() {
         let board: FibsBoard = START.parse().unwrap();
-        let position = Position::from_setup(&board.setup, Variant::Standard).unwrap();
-        assert_eq!(position, Position::start(Variant::Standard, Player::X));
+        let position = Position::from_setup(&board.setup, BackgammonVariant::Standard).unwrap();
+        assert_eq!(
+            position,
+            Position::start(BackgammonVariant::Standard, Player::X)
+        );
         assert_eq!(board.match_length, 3);
         assert_eq!(board.cube, 1);
     }
@@ -634,10 +637,13 @@ mod tests {
             tokens[6 + i] = alloc::format!("{}", -n);
         }
         let board: FibsBoard = tokens.join(":").parse().unwrap();
-        let position = Position::from_setup(&board.setup, Variant::Standard).unwrap();
+        let position = Position::from_setup(&board.setup, BackgammonVariant::Standard).unwrap();
         // x (the player) moves 1 to 24 with X's signs: the start, o (O) on
         // roll.
-        assert_eq!(position, Position::start(Variant::Standard, Player::O));
+        assert_eq!(
+            position,
+            Position::start(BackgammonVariant::Standard, Player::O)
+        );
     }
 
     #[test]
@@ -669,7 +675,7 @@ mod tests {
     #[test]
     fn writes_what_it_reads() {
         let board: FibsBoard = START.parse().unwrap();
-        let position = Position::from_setup(&board.setup, Variant::Standard).unwrap();
+        let position = Position::from_setup(&board.setup, BackgammonVariant::Standard).unwrap();
         let written = FibsBoard::from_position(&position).to_string();
         assert!(written.starts_with("board:x:o:9999:0:0:0:-2:"), "{written}");
         let again: FibsBoard = written.parse().unwrap();

@@ -93,7 +93,7 @@ use crate::cube::{GameEnd, GameScore};
 use crate::dice::Dice;
 use crate::game::{Event, GameState, Phase};
 use crate::player::{ByPlayer, Player};
-use crate::setup::Variant;
+use crate::setup::BackgammonVariant;
 
 /// Why a transcript cannot be written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -121,13 +121,13 @@ impl fmt::Display for MatError {
 impl core::error::Error for MatError {}
 
 /// The name gnubg's `[Variation "..."]` comment gives `variant`.
-const fn variation_name(variant: Variant) -> &'static str {
+const fn variation_name(variant: BackgammonVariant) -> &'static str {
     match variant {
-        Variant::Standard => "Backgammon",
-        Variant::Nackgammon => "NackGammon",
-        Variant::Hypergammon1 => "HyperGammon (1)",
-        Variant::Hypergammon2 => "HyperGammon (2)",
-        Variant::Hypergammon3 => "HyperGammon (3)",
+        BackgammonVariant::Standard => "Backgammon",
+        BackgammonVariant::Nackgammon => "NackGammon",
+        BackgammonVariant::Hypergammon1 => "HyperGammon (1)",
+        BackgammonVariant::Hypergammon2 => "HyperGammon (2)",
+        BackgammonVariant::Hypergammon3 => "HyperGammon (3)",
     }
 }
 
@@ -228,11 +228,11 @@ fn write_result(out: &mut String, score: &GameScore) {
 /// ```
 /// use bgref_core::notation::mat::write_mat;
 /// use bgref_core::verify::Roller;
-/// use bgref_core::{Action, CubeRules, GameState, MatchState, Player, Variant};
+/// use bgref_core::{Action, CubeRules, GameState, MatchState, Player, BackgammonVariant};
 ///
 /// let roller = Roller::new(&[7; 32]);
 /// let start = GameState::new(
-///     Variant::Standard,
+///     BackgammonVariant::Standard,
 ///     CubeRules::DEFAULT,
 ///     MatchState::new_match(3),
 ///     "seed".into(),
@@ -364,7 +364,7 @@ mod tests {
         // Dice of the roller [7; 32] for client seed "hand": game 1 x
         // opens 62, o rolls 11; game 2 o opens 61.
         let start = GameState::new(
-            Variant::Standard,
+            BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::new_match(3),
             "hand".into(),
@@ -419,7 +419,7 @@ mod tests {
     #[test]
     fn beavers_raccoons_and_a_dropped_beaver() {
         let money = GameState::new(
-            Variant::Standard,
+            BackgammonVariant::Standard,
             CubeRules {
                 beavers: 2,
                 ..CubeRules::DEFAULT
@@ -478,7 +478,12 @@ mod tests {
             automatic_doubles: 1,
             ..CubeRules::DEFAULT
         };
-        let money = GameState::new(Variant::Standard, rules, MatchState::MONEY, "m".into());
+        let money = GameState::new(
+            BackgammonVariant::Standard,
+            rules,
+            MatchState::MONEY,
+            "m".into(),
+        );
         let (start, step) = (1..500)
             .map(|game| GameState {
                 game,

@@ -66,7 +66,7 @@
 //! die first is written back unchanged.
 //!
 //! ```
-//! use bgref_core::notation::match_id::{GameState, MatchId};
+//! use bgref_core::notation::match_id::{GameStatus, MatchId};
 //! use bgref_core::{CubeOwner, Player};
 //!
 //! // The gnubg manual's example: 9-point match, score 2-4, player 0 (x)
@@ -75,7 +75,7 @@
 //! assert_eq!(id.cube_value.get(), 2);
 //! assert_eq!(id.cube_owner, CubeOwner::Player(Player::X));
 //! assert_eq!(id.on_roll, Player::O);
-//! assert_eq!(id.game_state, GameState::Playing);
+//! assert_eq!(id.game_state, GameStatus::Playing);
 //! assert_eq!(id.dice.map(|d| d.values()), Some([5, 2]));
 //! assert_eq!((id.match_length, id.score.x, id.score.o), (9, 2, 4));
 //! assert_eq!(id.to_string(), "QYkqASAAIAAA");
@@ -97,7 +97,7 @@ use crate::player::{ByPlayer, Player};
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[repr(u8)]
-pub enum GameState {
+pub enum GameStatus {
     /// No game started.
     NoGame = 0,
     /// A game is being played.
@@ -110,16 +110,16 @@ pub enum GameState {
     Dropped = 4,
 }
 
-impl GameState {
+impl GameStatus {
     /// The state stored as `bits`, 0 to 4.
     #[must_use]
-    pub const fn from_bits(bits: u8) -> Option<GameState> {
+    pub const fn from_bits(bits: u8) -> Option<GameStatus> {
         match bits {
-            0 => Some(GameState::NoGame),
-            1 => Some(GameState::Playing),
-            2 => Some(GameState::Over),
-            3 => Some(GameState::Resigned),
-            4 => Some(GameState::Dropped),
+            0 => Some(GameStatus::NoGame),
+            1 => Some(GameStatus::Playing),
+            2 => Some(GameStatus::Over),
+            3 => Some(GameStatus::Resigned),
+            4 => Some(GameStatus::Dropped),
             _ => None,
         }
     }
@@ -138,7 +138,7 @@ pub struct MatchId {
     /// This game is the Crawford game.
     pub crawford: bool,
     /// Whether a game is on, and how it ended.
-    pub game_state: GameState,
+    pub game_state: GameStatus,
     /// The player who must act now (answer a double or resignation, or
     /// roll and move).
     pub turn: Player,
@@ -270,7 +270,7 @@ impl FromStr for MatchId {
             _ => return Err(ParseMatchIdError::CubeOwner),
         };
         let game_state =
-            GameState::from_bits(bits(key, 8, 3) as u8).ok_or(ParseMatchIdError::GameState)?;
+            GameStatus::from_bits(bits(key, 8, 3) as u8).ok_or(ParseMatchIdError::GameState)?;
         let resignation = GameResult::from_multiplier(bits(key, 13, 2));
         let dice = match (bits(key, 15, 3) as u8, bits(key, 18, 3) as u8) {
             (0, 0) => None,
@@ -376,7 +376,7 @@ impl MatchId {
             cube_owner: cube.owner,
             on_roll,
             crawford: match_state.crawford,
-            game_state: GameState::Playing,
+            game_state: GameStatus::Playing,
             turn: cube.to_act().unwrap_or(on_roll),
             doubled: cube.offered_by.is_some(),
             resignation: cube.resignation.map(|r| r.level),
@@ -404,8 +404,8 @@ impl MatchId {
     /// - the score *after* the game, and the Crawford flag of the game just
     ///   played; in match play a score beyond the match length is written as
     ///   the length (the reader, like gnubg's, refuses more);
-    /// - the game state [`GameState::Over`] (borne off),
-    ///   [`GameState::Dropped`] or [`GameState::Resigned`], with the
+    /// - the game state [`GameStatus::Over`] (borne off),
+    ///   [`GameStatus::Dropped`] or [`GameStatus::Resigned`], with the
     ///   resigned level;
     /// - the player fields as gnubg leaves them: after a bear-off the loser
     ///   is on roll and to act; after a pass the doubler (the winner) is on
@@ -434,9 +434,9 @@ impl MatchId {
             after.score = after.score.map(|s| s.min(after.length));
         }
         let (game_state, on_roll, turn, resignation) = match score.end {
-            GameEnd::BearOff { .. } => (GameState::Over, !winner, !winner, None),
-            GameEnd::Pass { .. } => (GameState::Dropped, winner, !winner, None),
-            GameEnd::Resign { level, .. } => (GameState::Resigned, !winner, winner, Some(level)),
+            GameEnd::BearOff { .. } => (GameStatus::Over, !winner, !winner, None),
+            GameEnd::Pass { .. } => (GameStatus::Dropped, winner, !winner, None),
+            GameEnd::Resign { level, .. } => (GameStatus::Resigned, !winner, winner, Some(level)),
         };
         let settled = CubeState {
             offered_by: None,
@@ -501,7 +501,7 @@ mod tests {
                 cube_owner: CubeOwner::Player(Player::X),
                 on_roll: Player::O,
                 crawford: false,
-                game_state: GameState::Playing,
+                game_state: GameStatus::Playing,
                 turn: Player::O,
                 doubled: false,
                 resignation: None,
@@ -521,7 +521,7 @@ mod tests {
         assert_eq!(id.cube_value, CubeValue::ONE);
         assert_eq!(id.cube_owner, CubeOwner::Centre);
         assert_eq!((id.on_roll, id.turn), (Player::O, Player::O));
-        assert_eq!(id.game_state, GameState::Playing);
+        assert_eq!(id.game_state, GameStatus::Playing);
         assert_eq!((id.dice, id.match_length, id.crawford), (None, 0, false));
         assert_eq!(id.match_state(), MatchState::MONEY);
         assert_eq!(id.cube_state(), CubeState::START);
@@ -533,18 +533,18 @@ mod tests {
         // From selfplay_results.jsonl: X won a 2-cube by bearing off.
         let id: MatchId = "UQoAACAAAAAE".parse().unwrap();
         assert_eq!(id.cube_value.get(), 2);
-        assert_eq!(id.game_state, GameState::Over);
+        assert_eq!(id.game_state, GameStatus::Over);
         assert_eq!(id.score, ByPlayer { x: 2, o: 0 });
         assert!(!id.jacoby);
         // O won a single resignation on a 2-cube owned by x.
         let id: MatchId = "ASsAACAAEAAE".parse().unwrap();
-        assert_eq!(id.game_state, GameState::Resigned);
+        assert_eq!(id.game_state, GameStatus::Resigned);
         assert_eq!(id.resignation, Some(GameResult::Single));
         assert_eq!(id.cube_state().resignation.map(|r| r.by), Some(Player::X));
         assert_eq!(id.cube_owner, CubeOwner::Player(Player::X));
         // O dropped x's redouble to 8: x owned the 4-cube and wins 4.
         let id: MatchId = "AgwAAIAAMAAE".parse().unwrap();
-        assert_eq!(id.game_state, GameState::Dropped);
+        assert_eq!(id.game_state, GameStatus::Dropped);
         assert_eq!(
             (id.cube_value.get(), id.cube_owner),
             (4, CubeOwner::Player(Player::X))
@@ -577,7 +577,7 @@ mod tests {
             (0, CubeOwner::Centre, false),
             (15, CubeOwner::Player(Player::X), true),
         ] {
-            for game_state in [GameState::NoGame, GameState::Dropped] {
+            for game_state in [GameStatus::NoGame, GameStatus::Dropped] {
                 for resignation in [None, Some(GameResult::Backgammon)] {
                     let id = MatchId {
                         cube_value: CubeValue::from_log2(log2).unwrap(),
@@ -737,7 +737,7 @@ mod tests {
         assert_eq!(score.match_outcome.score.x, 6);
         let id = MatchId::game_over(&score, &CubeState::START, &state, &rules).unwrap();
         assert_eq!(id.score, ByPlayer { x: 5, o: 3 });
-        assert_eq!(id.game_state, GameState::Over);
+        assert_eq!(id.game_state, GameStatus::Over);
         assert_eq!(id.to_string().parse::<MatchId>(), Ok(id));
     }
 

@@ -699,7 +699,7 @@ mod tests {
     use super::*;
     use crate::dice::Die;
     use crate::player::Player;
-    use crate::setup::Variant;
+    use crate::setup::BackgammonVariant;
 
     #[test]
     fn the_array_writer_writes_what_move_text_writes() {
@@ -712,7 +712,8 @@ mod tests {
         let mut folds = 0;
         for line in data.lines().filter(|l| !l.starts_with('#')) {
             let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-            let pos = Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap();
+            let pos =
+                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
             for a in 1..=6 {
                 for b in a..=6 {
                     for &play in pos.legal_plays(dice(a, b)).iter() {
@@ -759,7 +760,7 @@ mod tests {
 
     #[test]
     fn opening_plays() {
-        let pos = Position::start(Variant::Standard, Player::X);
+        let pos = Position::start(BackgammonVariant::Standard, Player::X);
         let play = "13/11 24/18"
             .parse::<MoveText>()
             .unwrap()
@@ -814,12 +815,12 @@ mod tests {
     /// The standard start, x on roll, after `edit` changes o's checkers
     /// (o's own point numbers, 1 to 24).
     fn start_with(edit: &[(usize, u8)]) -> Position {
-        let mut setup = crate::setup::Setup::start(Variant::Standard, Player::X);
+        let mut setup = crate::setup::Setup::start(BackgammonVariant::Standard, Player::X);
         setup.off = None;
         for &(point, count) in edit {
             setup.points.o[point - 1] = count;
         }
-        Position::from_setup(&setup, Variant::Standard).unwrap()
+        Position::from_setup(&setup, BackgammonVariant::Standard).unwrap()
     }
 
     fn resolve(pos: &Position, text: &str, d: Dice) -> Result<Play, IllegalMoveText> {
@@ -884,7 +885,7 @@ mod tests {
     #[test]
     fn a_named_blocked_point_makes_the_play_illegal() {
         // At the start o holds x's 19 (o's 6) and x's 17 (o's 8).
-        let pos = Position::start(Variant::Standard, Player::X);
+        let pos = Position::start(BackgammonVariant::Standard, Player::X);
         let roll = dice(5, 3);
         let blocked = IllegalMoveText::Illegal(IllegalPlay::Blocked(Point::new(19)));
         assert_eq!(resolve(&pos, "24/19/16", roll), Err(blocked));
@@ -902,7 +903,7 @@ mod tests {
 
     #[test]
     fn doubles_and_folds() {
-        let pos = Position::start(Variant::Standard, Player::X);
+        let pos = Position::start(BackgammonVariant::Standard, Player::X);
         // 4-4: 24/16 has one route (via 20); naming it changes nothing.
         let roll = dice(4, 4);
         let a = resolve(&pos, "24/16(2)", roll).unwrap();
@@ -931,20 +932,20 @@ mod tests {
     #[test]
     fn every_legal_play_given_move_by_move_is_itself() {
         let mut positions = alloc::vec![
-            Position::start(Variant::Standard, Player::X),
+            Position::start(BackgammonVariant::Standard, Player::X),
             start_with(&[(13, 4), (20, 1)]),
             start_with(&[(6, 4), (4, 1)]),
             start_with(&[(13, 3), (15, 1), (20, 1)]),
         ];
         // x on the bar against a few blots.
-        let mut setup = crate::setup::Setup::start(Variant::Standard, Player::X);
+        let mut setup = crate::setup::Setup::start(BackgammonVariant::Standard, Player::X);
         setup.off = None;
         setup.points.x[23] = 1;
         setup.bar.x = 1;
         setup.points.o[5] = 3;
         setup.points.o[3] = 1;
         setup.points.o[2] = 1;
-        positions.push(Position::from_setup(&setup, Variant::Standard).unwrap());
+        positions.push(Position::from_setup(&setup, BackgammonVariant::Standard).unwrap());
         for pos in positions {
             for roll in Dice::ALL_21 {
                 for play in pos.legal_plays(roll).iter() {

@@ -395,12 +395,12 @@ impl FromStr for PositionId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::setup::Variant;
+    use crate::setup::BackgammonVariant;
     use alloc::string::ToString;
 
     #[test]
     fn start_position() {
-        let pos = Position::start(Variant::Standard, Player::X);
+        let pos = Position::start(BackgammonVariant::Standard, Player::X);
         assert_eq!(
             PositionId::from_position(&pos).to_string(),
             "4HPwATDgc/ABMA"

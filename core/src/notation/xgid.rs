@@ -465,7 +465,7 @@ impl fmt::Display for Xgid {
 mod tests {
     use super::*;
     use crate::cube::{CubeOwner, CubeValue, MatchState};
-    use crate::setup::Variant;
+    use crate::setup::BackgammonVariant;
     use alloc::format;
     use alloc::string::ToString;
 
@@ -474,8 +474,8 @@ mod tests {
     #[test]
     fn start_round_trip() {
         let xgid: Xgid = START.parse().unwrap();
-        let pos = Position::from_setup(&xgid.setup, Variant::Standard).unwrap();
-        assert_eq!(pos, Position::start(Variant::Standard, Player::X));
+        let pos = Position::from_setup(&xgid.setup, BackgammonVariant::Standard).unwrap();
+        assert_eq!(pos, Position::start(BackgammonVariant::Standard, Player::X));
         assert_eq!(Xgid::from_position(&pos).to_string(), START);
         assert_eq!(xgid.to_string(), START);
     }

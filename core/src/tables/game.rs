@@ -4,9 +4,9 @@
 use core::fmt;
 use core::str::FromStr;
 
-use crate::{GameResult, Variant};
+use crate::{BackgammonVariant, GameResult};
 
-/// A tables game other than the backgammon variants of [`Variant`].
+/// A tables game other than the backgammon variants of [`BackgammonVariant`].
 ///
 /// Portes and Tavla move exactly like backgammon: play them with
 /// [`crate::Position`] on [`Game::backgammon_variant`] and score them with
@@ -53,12 +53,12 @@ impl Game {
     }
 
     /// The backgammon variant whose [`crate::Position`] plays this game:
-    /// `Some(Variant::Standard)` for Portes and Tavla, `None` for the games
+    /// `Some(BackgammonVariant::Standard)` for Portes and Tavla, `None` for the games
     /// of [`crate::tables::TablesPosition`].
     #[must_use]
-    pub const fn backgammon_variant(self) -> Option<Variant> {
+    pub const fn backgammon_variant(self) -> Option<BackgammonVariant> {
         match self {
-            Game::Portes | Game::Tavla => Some(Variant::Standard),
+            Game::Portes | Game::Tavla => Some(BackgammonVariant::Standard),
             Game::Plakoto | Game::Fevga | Game::LongNardy => None,
         }
     }
@@ -144,7 +144,7 @@ mod tests {
     fn portes_and_tavla_scoring() {
         // docs/variants.md, "Portes" and "Tavla": gammon and backgammon both 2.
         for game in [Game::Portes, Game::Tavla] {
-            assert_eq!(game.backgammon_variant(), Some(Variant::Standard));
+            assert_eq!(game.backgammon_variant(), Some(BackgammonVariant::Standard));
             assert!(!game.uses_cube());
             assert_eq!(game.backgammon_points(GameResult::Single, false), Some(1));
             assert_eq!(game.backgammon_points(GameResult::Gammon, false), Some(2));

@@ -37,8 +37,7 @@ pub use game::{Game, ParseGameError};
 pub use outcome::{OutcomeKind, TablesOutcome};
 pub use position::{TablesPlayList, TablesPosition};
 pub use referee::{
-    TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
-    resignation_points,
+    TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries, resignation_points,
 };
 pub use rules::{
     FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule, TablesRules,

@@ -28,16 +28,13 @@ use alloc::vec::Vec;
 use crate::cube::{GameResult, Resignation};
 use crate::dice::{Dice, Die};
 use crate::game::{Action, GameError, Phase};
-use crate::notation::move_text::MoveText;
 use crate::play::Play;
 use crate::player::{ByPlayer, Player};
-use crate::position::Position;
-use crate::setup::Variant;
 use crate::tables::game::Game;
 use crate::tables::outcome::OutcomeKind;
-use crate::tables::position::TablesPosition;
 use crate::tables::rules::{HitAndRun, TablesRules};
 use crate::tables::tavli::TavliMatch;
+use crate::variant_position::{VariantOutcome, VariantPosition};
 use crate::verify::Roller;
 
 /// What a tables match plays: one game over and over, or Tavli's rotation.
@@ -118,125 +115,6 @@ impl TablesMatch {
         next.games_played = next.games_played.saturating_add(1);
         next.starter = winner;
         next
-    }
-}
-
-/// The board of a tables game: Portes and Tavla on the backgammon
-/// [`Position`], the others on [`TablesPosition`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TablesBoard {
-    /// Portes, Tavla.
-    Backgammon(Position),
-    /// Plakoto, Fevga, Long Nardy.
-    Tables(TablesPosition),
-}
-
-impl TablesBoard {
-    /// The start of `game` with `turn` on roll.
-    #[must_use]
-    pub fn start(game: Game, rules: TablesRules, turn: Player) -> TablesBoard {
-        // Only Portes and Tavla fail `TablesPosition::start`: they are
-        // the standard board.
-        match TablesPosition::start(game, turn) {
-            Ok(position) => TablesBoard::Tables(position.with_rules(rules)),
-            Err(_) => TablesBoard::Backgammon(Position::start(Variant::Standard, turn)),
-        }
-    }
-
-    /// The player on roll.
-    #[must_use]
-    pub fn turn(&self) -> Player {
-        match self {
-            TablesBoard::Backgammon(p) => p.turn(),
-            TablesBoard::Tables(p) => p.turn(),
-        }
-    }
-
-    /// The same checkers with the other player on roll.
-    #[must_use]
-    pub fn swap_turn(&self) -> TablesBoard {
-        match self {
-            TablesBoard::Backgammon(p) => TablesBoard::Backgammon(p.swap_turn()),
-            TablesBoard::Tables(p) => TablesBoard::Tables(p.swap_turn()),
-        }
-    }
-
-    /// Every legal play for `dice`, one per resulting position;
-    /// `hit_and_run` is the rule of the backgammon board
-    /// ([`TablesRules::hit_and_run_in`]).
-    #[must_use]
-    pub fn legal_plays(&self, dice: Dice, hit_and_run: HitAndRun) -> Vec<Play> {
-        match self {
-            TablesBoard::Backgammon(p) => {
-                hit_and_run.legal_plays(p, dice).iter().copied().collect()
-            }
-            TablesBoard::Tables(p) => p.legal_plays(dice).iter().copied().collect(),
-        }
-    }
-
-    /// Whether no play is legal for `dice` (the turn passes).
-    #[must_use]
-    pub fn must_pass(&self, dice: Dice, hit_and_run: HitAndRun) -> bool {
-        match self {
-            TablesBoard::Backgammon(p) => hit_and_run.legal_plays(p, dice).is_empty(),
-            TablesBoard::Tables(p) => p.legal_plays(dice).is_empty(),
-        }
-    }
-
-    /// The board after a legal play, opponent on roll.
-    #[must_use]
-    pub fn after(&self, play: &Play) -> TablesBoard {
-        match self {
-            TablesBoard::Backgammon(p) => TablesBoard::Backgammon(p.after(play)),
-            TablesBoard::Tables(p) => TablesBoard::Tables(p.after(play)),
-        }
-    }
-
-    /// Checks and plays a play in move notation.
-    ///
-    /// # Errors
-    /// [`GameError::Illegal`] (Portes, Tavla) or
-    /// [`GameError::TablesIllegal`] with the precise reason.
-    pub fn play_text(
-        &self,
-        text: &MoveText,
-        dice: Dice,
-        hit_and_run: HitAndRun,
-    ) -> Result<(TablesBoard, Play), GameError> {
-        match self {
-            TablesBoard::Backgammon(p) => {
-                let play = hit_and_run
-                    .play_text(p, text, dice)
-                    .map_err(GameError::Illegal)?;
-                Ok((TablesBoard::Backgammon(p.after(&play)), play))
-            }
-            TablesBoard::Tables(p) => {
-                let (after, play) = p.play_text(text, dice).map_err(GameError::TablesIllegal)?;
-                Ok((TablesBoard::Tables(after), play))
-            }
-        }
-    }
-
-    /// How the game on this board ended, if it did: the winner (`None`
-    /// for a draw), the kind, the backgammon result (Portes, Tavla) and
-    /// the points.
-    #[must_use]
-    pub fn outcome(
-        &self,
-        game: Game,
-    ) -> Option<(Option<Player>, OutcomeKind, Option<GameResult>, u32)> {
-        match self {
-            TablesBoard::Backgammon(p) => p.outcome().map(|o| {
-                let points = game.backgammon_points(o.result, false).unwrap_or(1);
-                let kind = if o.result == GameResult::Single {
-                    OutcomeKind::Single
-                } else {
-                    OutcomeKind::Double
-                };
-                (Some(o.winner), kind, Some(o.result), points)
-            }),
-            TablesBoard::Tables(p) => p.outcome().map(|o| (o.winner, o.kind, None, o.points)),
-        }
     }
 }
 
@@ -326,8 +204,9 @@ pub struct TablesGameState {
     pub game: u32,
     /// The turn number: 0 is the opening roll, each later roll adds one.
     pub turn: u32,
-    /// The board; its side on roll is the player on roll.
-    pub board: TablesBoard,
+    /// The board (Portes and Tavla on the backgammon board, the others on
+    /// the tables engine); its side on roll is the player on roll.
+    pub board: VariantPosition,
     /// What is due.
     pub phase: Phase,
     /// The dice of this turn, once rolled and until the move is made.
@@ -366,11 +245,11 @@ impl TablesGameState {
         let game = tables_match.game();
         let (board, phase) = match tables_match.starter {
             Some(starter) => (
-                TablesBoard::start(game, rules, starter),
+                VariantPosition::start(game.into(), rules, starter),
                 Phase::RollOrDouble,
             ),
             None => (
-                TablesBoard::start(game, rules, Player::X),
+                VariantPosition::start(game.into(), rules, Player::X),
                 Phase::OpeningRoll,
             ),
         };
@@ -413,7 +292,7 @@ impl TablesGameState {
     /// now.
     #[must_use]
     pub fn legal_plays(&self, dice: Dice) -> Vec<Play> {
-        self.board.legal_plays(dice, self.hit_and_run())
+        self.board.legal_plays(dice).iter().copied().collect()
     }
 
     /// The player on roll.
@@ -458,13 +337,13 @@ impl TablesGameState {
             (Phase::OpeningRoll, Action::Roll) => {
                 let opening = roller.opening_roll(&self.client_seed, self.game);
                 next.turn = 0;
-                next.board = TablesBoard::start(game, self.rules, opening.starts);
+                next.board = VariantPosition::start(game.into(), self.rules, opening.starts);
                 next.phase = Phase::RollOrDouble;
                 // Long Nardy, NardyOpening::PlayDice ([SG-N]): the single
                 // dice are the starter's first roll (never a double, so
                 // the head rule's first-roll doubles do not arise).
                 if self.rules.plays_opening_dice(game) {
-                    if next.board.must_pass(opening.dice, self.hit_and_run()) {
+                    if next.board.legal_plays(opening.dice).is_empty() {
                         next.board = next.board.swap_turn();
                     } else {
                         next.phase = Phase::Move;
@@ -481,7 +360,7 @@ impl TablesGameState {
             (Phase::RollOrDouble, Action::Roll) => {
                 next.turn = self.turn.saturating_add(1);
                 let dice = roller.roll(&self.client_seed, self.game, next.turn);
-                let passed = self.board.must_pass(dice, self.hit_and_run());
+                let passed = self.board.legal_plays(dice).is_empty();
                 if passed {
                     next.board = self.board.swap_turn();
                 } else {
@@ -496,11 +375,17 @@ impl TablesGameState {
             }
             (Phase::Move, Action::Move(text)) => {
                 let dice = self.dice.ok_or_else(wrong_phase)?;
-                let (after, play) = self.board.play_text(text, dice, self.hit_and_run())?;
+                let (after, play) = self.board.play_text(text, dice)?;
                 next.board = after;
                 next.dice = None;
                 next.phase = Phase::RollOrDouble;
-                if let Some((winner, kind, result, points)) = after.outcome(game) {
+                if let Some(VariantOutcome {
+                    winner,
+                    kind,
+                    result,
+                    points,
+                }) = after.outcome()
+                {
                     next.end_game(TablesScore {
                         game,
                         winner,
@@ -705,6 +590,7 @@ mod notation_round_trip {
     use alloc::string::ToString;
 
     use super::*;
+    use crate::notation::move_text::MoveText;
 
     #[test]
     fn every_legal_play_in_notation_is_accepted() {
@@ -733,8 +619,7 @@ mod notation_round_trip {
                         let plays = state.legal_plays(dice);
                         for play in &plays {
                             let text: MoveText = play.to_string().parse().unwrap();
-                            if let Err(e) = state.board.play_text(&text, dice, state.hit_and_run())
-                            {
+                            if let Err(e) = state.board.play_text(&text, dice) {
                                 panic!(
                                     "{game} {:?} {dice:?}: {play} ({:?}): {e}",
                                     state.board,
@@ -762,6 +647,7 @@ mod game_end {
     use alloc::string::ToString;
 
     use super::*;
+    use crate::tables::position::TablesPosition;
     use crate::tables::setup::TablesSetup;
 
     #[test]
@@ -781,7 +667,7 @@ mod game_end {
             "seed".to_string(),
         );
         let state = TablesGameState {
-            board: TablesBoard::Tables(board),
+            board: VariantPosition::from(board),
             phase: Phase::Move,
             dice: Some(Dice::new(Die::new(3), Die::new(1))),
             turn: 5,

@@ -7,7 +7,8 @@
 //! from; a refused action is a rules answer (`allowed: false` for `/cube`,
 //! a 422 for `/score`).
 
-use bgref_core::notation::match_id::{GameState, MatchId};
+use bgref_core::Variant;
+use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::xgid::Xgid;
 use bgref_core::{
     ByPlayer, CubeAction, CubeError, CubeOutcome, CubeOwner, CubeRefusal, CubeRules, CubeState,
@@ -15,7 +16,7 @@ use bgref_core::{
     Player, Resignation,
 };
 
-use super::input::{self, AnyVariant, PositionInput, required};
+use super::input::{self, PositionInput, required};
 use crate::error::ApiError;
 
 /// The cube as a request gives it.
@@ -117,7 +118,7 @@ pub enum ActionName {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScoreInput {
     /// The variant of `position`.
-    pub variant: AnyVariant,
+    pub variant: Variant,
     /// How the game ended (required).
     pub ended_by: Option<EndedBy>,
     /// The finished position (required for a bear-off).
@@ -154,7 +155,7 @@ pub struct CubeActionInput {
     /// The level, with `resign`.
     pub resign_level: Option<GameResult>,
     /// The variant's name as given (`None`: standard); checked by
-    /// [`input::any_variant`].
+    /// [`input::read_variant`].
     pub variant: Option<String>,
 }
 
@@ -354,10 +355,10 @@ fn read_match_id(text: &str) -> Result<MatchId, ApiError> {
         .parse()
         .map_err(|e| ApiError::invalid("invalid-match-id", "match_id", e))?;
     let ended = match id.game_state {
-        GameState::NoGame | GameState::Playing => return Ok(id),
-        GameState::Over => "over (borne off)",
-        GameState::Resigned => "resigned",
-        GameState::Dropped => "dropped",
+        GameStatus::NoGame | GameStatus::Playing => return Ok(id),
+        GameStatus::Over => "over (borne off)",
+        GameStatus::Resigned => "resigned",
+        GameStatus::Dropped => "dropped",
     };
     Err(ApiError::invalid(
         "invalid-match-id",
@@ -476,7 +477,7 @@ fn scored(score: GameScore, cube: &CubeState, ctx: &Context) -> Scored {
             .ok()
             .map(|id| {
                 MatchId {
-                    game_state: GameState::NoGame,
+                    game_state: GameStatus::NoGame,
                     ..id
                 }
                 .to_string()
@@ -713,11 +714,12 @@ fn refused(slug: &'static str, reason: impl ToString) -> CubeAnswer {
 /// or the scored game after a pass or an accepted resignation. A refusal
 /// is an answer, not an error.
 pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
-    if let Some(game) = super::tables::no_cube(input::any_variant(req.variant.as_deref())?) {
+    let variant = input::read_variant(req.variant.as_deref())?;
+    if !variant.uses_cube() {
         return Ok(refused(
             "no-cube-in-variant",
             format!(
-                "{game} is played without the doubling cube: there is no double, take, pass, \
+                "{variant} is played without the doubling cube: there is no double, take, pass, \
                  beaver or raccoon, and no resignation at a cube value"
             ),
         ));
@@ -732,7 +734,7 @@ pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
     ctx.validate(&ctx.cube)?;
     let player = match (req.player, &ctx.match_id) {
         (Some(player), _) => player,
-        (None, Some(id)) if id.game_state == GameState::Playing => id.turn,
+        (None, Some(id)) if id.game_state == GameStatus::Playing => id.turn,
         (None, _) => {
             return Err(ApiError::invalid(
                 "invalid-request",
@@ -756,7 +758,7 @@ pub fn resolve_cube(req: &CubeActionInput) -> Result<CubeAnswer, ApiError> {
     if let Some(id) = &ctx.match_id
         && action == CubeAction::Double
     {
-        if id.game_state == GameState::NoGame {
+        if id.game_state == GameStatus::NoGame {
             return Ok(refused(
                 "no-game",
                 "no game is in progress: a game starts with the opening roll, which is \

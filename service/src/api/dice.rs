@@ -20,7 +20,7 @@
 
 use bgref_core::tables::Game;
 use bgref_core::verify::{self, ClaimedRoll};
-use bgref_core::{CubeState, Dice, Die, Player, Position, Variant};
+use bgref_core::{BackgammonVariant, CubeState, Dice, Die, Player, Position};
 
 use super::cube::{MatchInput, RulesInput};
 use super::view::PositionView;
@@ -77,7 +77,7 @@ pub struct OpeningInput {
     /// The game of the match, 1 to 100000.
     pub game: i64,
     /// The variant whose starting position the answer gives.
-    pub variant: Variant,
+    pub variant: BackgammonVariant,
     /// Portes or Tavla, played on `variant`'s (standard) board: the opening
     /// roll only picks the starter, and there is no cube (`None`: a
     /// backgammon variant).
@@ -720,7 +720,7 @@ mod tests {
             match_id: "match-0001".into(),
             client_seed: "alice:bob".into(),
             game: 2,
-            variant: Variant::Nackgammon,
+            variant: BackgammonVariant::Nackgammon,
             tables_game: None,
             match_state: None,
             rules: None,
@@ -730,7 +730,7 @@ mod tests {
         assert_eq!(o.starts, Player::O);
         assert_eq!(
             o.position.position,
-            Position::start(Variant::Nackgammon, Player::O)
+            Position::start(BackgammonVariant::Nackgammon, Player::O)
         );
         assert_eq!(o.cube, CubeState::START);
         assert_eq!(o.dice, [1, 4]);
@@ -756,7 +756,7 @@ mod tests {
                     match_id: "match-0001".into(),
                     client_seed: "alice:bob".into(),
                     game: n,
-                    variant: Variant::Standard,
+                    variant: BackgammonVariant::Standard,
                     tables_game: Some(game),
                     match_state: None,
                     rules: Some(RulesInput {
@@ -786,7 +786,7 @@ mod tests {
             match_id: "match-0001".into(),
             client_seed: "alice:bob".into(),
             game: 1,
-            variant: Variant::Standard,
+            variant: BackgammonVariant::Standard,
             tables_game: None,
             match_state: None,
             rules: Some(RulesInput {
@@ -881,7 +881,7 @@ mod tests {
             match_id: "match-0001".into(),
             client_seed: String::new(),
             game: 1,
-            variant: Variant::Standard,
+            variant: BackgammonVariant::Standard,
             tables_game: None,
             match_state: None,
             rules: None,

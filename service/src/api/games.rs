@@ -67,25 +67,25 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bgref_core::Play;
+use bgref_core::Variant;
 use bgref_core::notation::mat::write_mat;
-use bgref_core::notation::match_id::{GameState as MatchGameState, MatchId};
+use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
 use bgref_core::tables::{
-    Game, HitAndRun, TablesBoard, TablesEvent, TablesGameState, TablesMatch, TablesScore,
-    TablesSeries,
+    HitAndRun, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
 };
 use bgref_core::verify::Roller;
 use bgref_core::{
-    Action, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die, Event, GameEnd,
-    GameKind, GameResult, GameScore, GameState, MatchState, Phase, Player, Position, Resignation,
-    Variant,
+    Action, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die,
+    Event, GameEnd, GameKind, GameResult, GameScore, GameState, MatchState, Phase, Player,
+    Position, Resignation,
 };
 use sha2::{Digest, Sha256};
 
 use super::cube::{MatchInput, RulesInput};
 use super::dice::{SignedRoll, check_client_seed, check_match_id, signed_roll};
-use super::input::{AnyVariant, required};
+use super::input::required;
 use super::moves::PlayInput;
 use super::tables::{TablesPlayView, TablesView};
 use super::view::{InGame, PositionView};
@@ -111,7 +111,7 @@ pub struct NewGameInput {
     /// The client seed, fixed for the whole match.
     pub client_seed: String,
     /// The variant (a Tavli match: the standard default or `portes`).
-    pub variant: AnyVariant,
+    pub variant: Variant,
     /// A Tavli match: Portes, Plakoto and Fevga in rotation.
     pub tavli: bool,
     /// Rule options of the tables games (`None`: the defaults).
@@ -339,10 +339,10 @@ impl AnyGame {
 
     /// The variant being played now (in a Tavli match, the game of the
     /// rotation).
-    pub fn variant(&self) -> AnyVariant {
+    pub fn variant(&self) -> Variant {
         match self {
-            AnyGame::Backgammon(s) => AnyVariant::Backgammon(s.variant),
-            AnyGame::Tables(s) => AnyVariant::Tables(s.current_game()),
+            AnyGame::Backgammon(s) => s.variant.into(),
+            AnyGame::Tables(s) => s.current_game().into(),
         }
     }
 
@@ -698,8 +698,8 @@ pub(crate) fn result_byte(r: GameResult) -> u8 {
     }
 }
 
-fn variant_byte(v: Variant) -> u8 {
-    Variant::ALL
+fn variant_byte(v: BackgammonVariant) -> u8 {
+    BackgammonVariant::ALL
         .iter()
         .position(|&x| x == v)
         .map_or(0, |i| i as u8)
@@ -1010,7 +1010,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
             bytes: body.to_vec(),
         });
     }
-    let variant = *Variant::ALL
+    let variant = *BackgammonVariant::ALL
         .get(usize::from(r.u8()?))
         .ok_or_else(|| bad_token("the state token names no variant"))?;
     let rules = CubeRules {
@@ -1203,9 +1203,9 @@ fn in_game(state: &AnyGame, position: &Position) -> InGame {
                 .and_then(|id| {
                     Some(MatchId {
                         game_state: if score.resigned {
-                            MatchGameState::Resigned
+                            GameStatus::Resigned
                         } else {
-                            MatchGameState::Over
+                            GameStatus::Over
                         },
                         score: ByPlayer {
                             x: capped(after.x)?,
@@ -1315,9 +1315,10 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
     };
     let board = match &state {
         AnyGame::Backgammon(s) => backgammon(&s.position, HitAndRun::Allowed),
-        AnyGame::Tables(s) => match &s.board {
-            TablesBoard::Backgammon(p) => backgammon(p, s.hit_and_run()),
-            TablesBoard::Tables(p) => BoardView::Tables {
+        AnyGame::Tables(s) => match (s.board.board(), s.board.tables()) {
+            (Some(p), _) => backgammon(p, s.hit_and_run()),
+            (None, None) => unreachable!("a position is on one of the two boards"),
+            (None, Some(p)) => BoardView::Tables {
                 position: TablesView { position: *p },
                 plays: dice.map_or_else(Vec::new, |dice| {
                     p.legal_plays(dice)
@@ -1443,15 +1444,13 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
     let tables_rules = super::tables::read_rules(
         input.tables_rules.as_ref(),
         if input.tavli {
-            AnyVariant::Tables(Game::Portes)
+            Variant::Portes
         } else {
             input.variant
         },
     )?;
     let series = match (input.tavli, input.variant) {
-        (true, AnyVariant::Backgammon(Variant::Standard) | AnyVariant::Tables(Game::Portes)) => {
-            TablesSeries::Tavli
-        }
+        (true, Variant::Standard | Variant::Portes) => TablesSeries::Tavli,
         (true, other) => {
             return Err(ApiError::invalid(
                 "invalid-request",
@@ -1459,24 +1458,30 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
                 format!(
                     "a Tavli match plays portes, plakoto and fevga in rotation: leave variant out \
                      (got {})",
-                    AnyVariantName(other)
+                    other
                 ),
             ));
         }
-        (false, AnyVariant::Tables(game)) => TablesSeries::Single(game),
-        (false, AnyVariant::Backgammon(variant)) => {
-            return Ok((
-                AnyGame::Backgammon(start_backgammon(input, variant)?),
-                chain,
-            ));
-        }
+        (false, variant) => match (variant.game(), variant.backgammon()) {
+            (Some(game), _) => TablesSeries::Single(game),
+            (None, Some(variant)) => {
+                return Ok((
+                    AnyGame::Backgammon(start_backgammon(input, variant)?),
+                    chain,
+                ));
+            }
+            (None, None) => unreachable!("a variant is a backgammon variant or a tables game"),
+        },
     };
     let state = start_tables(input, series, tables_rules)?;
     Ok((AnyGame::Tables(state), chain))
 }
 
 /// A new game of a backgammon variant.
-fn start_backgammon(input: &NewGameInput, variant: Variant) -> Result<GameState, ApiError> {
+fn start_backgammon(
+    input: &NewGameInput,
+    variant: BackgammonVariant,
+) -> Result<GameState, ApiError> {
     let match_state = input
         .match_state
         .as_ref()
@@ -1500,18 +1505,6 @@ fn start_backgammon(input: &NewGameInput, variant: Variant) -> Result<GameState,
         match_state,
         input.client_seed.clone(),
     ))
-}
-
-/// A variant's wire name, for messages.
-struct AnyVariantName(AnyVariant);
-
-impl std::fmt::Display for AnyVariantName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            AnyVariant::Backgammon(v) => v.fmt(f),
-            AnyVariant::Tables(g) => g.fmt(f),
-        }
-    }
 }
 
 /// A new tables game or Tavli match: no cube rules, no Crawford game; a
@@ -1830,7 +1823,7 @@ pub fn export(
              transcripts",
         )
     };
-    if input.start.tavli || matches!(input.start.variant, AnyVariant::Tables(_)) {
+    if input.start.tavli || input.start.variant.game().is_some() {
         return Err(tables());
     }
     let replay = replay(keys, input, true, cancelled)?;
@@ -2020,18 +2013,12 @@ mod tests {
             assert!(!err.detail.contains(TOKEN), "{}", err.detail);
         }
         // The token changes nothing else: the same game starts either way.
-        let open = new_game(
-            &keys(),
-            &start(AnyVariant::Backgammon(Variant::Standard), false),
-        );
-        let gated = new_game(
-            &closed,
-            &start(AnyVariant::Backgammon(Variant::Standard), false),
-        );
+        let open = new_game(&keys(), &start(Variant::Standard, false));
+        let gated = new_game(&closed, &start(Variant::Standard, false));
         assert_eq!(open.unwrap().game.token, gated.unwrap().game.token);
     }
 
-    fn start(variant: AnyVariant, tavli: bool) -> NewGameInput {
+    fn start(variant: Variant, tavli: bool) -> NewGameInput {
         NewGameInput {
             match_id: "unit".into(),
             client_seed: "s".into(),
@@ -2136,7 +2123,7 @@ mod tests {
         ];
         for (action, field) in cases {
             let transcript = TranscriptInput {
-                start: start(AnyVariant::Backgammon(Variant::Standard), false),
+                start: start(Variant::Standard, false),
                 actions: vec![StepInput {
                     player: Some(Player::O),
                     action: Some(action.clone()),
@@ -2160,10 +2147,10 @@ mod tests {
 
     #[test]
     fn transcripts_replay_to_the_same_tokens() {
-        play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), false), 40);
-        play_and_replay(&start(AnyVariant::Tables(Game::Portes), false), 40);
-        play_and_replay(&start(AnyVariant::Tables(Game::Plakoto), false), 40);
-        play_and_replay(&start(AnyVariant::Backgammon(Variant::Standard), true), 200);
+        play_and_replay(&start(Variant::Standard, false), 40);
+        play_and_replay(&start(Variant::Portes, false), 40);
+        play_and_replay(&start(Variant::Plakoto, false), 40);
+        play_and_replay(&start(Variant::Standard, true), 200);
     }
 
     /// A game allows `MAX_RESIGNATIONS` offers, live and in a replay; the
@@ -2172,10 +2159,7 @@ mod tests {
     #[test]
     fn resignation_offers_are_bounded_live_and_in_replays() {
         let keys = keys();
-        for variant in [
-            AnyVariant::Backgammon(Variant::Standard),
-            AnyVariant::Tables(Game::Plakoto),
-        ] {
+        for variant in [Variant::Standard, Variant::Plakoto] {
             let input = start(variant, false);
             let started = new_game(&keys, &input).unwrap();
             let seats = started.seats;
@@ -2238,7 +2222,7 @@ mod tests {
             let (index, refusal) = verdict.refused.unwrap();
             assert_eq!((index, refusal.slug), (steps.len() - 1, "too-many-offers"));
             assert_eq!(verdict.game.token, game.token);
-            if matches!(variant, AnyVariant::Backgammon(_)) {
+            if variant.backgammon().is_some() {
                 let err = export(&keys, &transcript, &|| false).unwrap_err();
                 assert_eq!(err.slug, "illegal-transcript");
                 assert!(err.detail.contains("too-many-offers"), "{}", err.detail);
@@ -2251,11 +2235,7 @@ mod tests {
     #[test]
     fn a_resignation_count_out_of_range_is_refused() {
         let keys = keys();
-        let started = new_game(
-            &keys,
-            &start(AnyVariant::Backgammon(Variant::Standard), false),
-        )
-        .unwrap();
+        let started = new_game(&keys, &start(Variant::Standard, false)).unwrap();
         let token = decode(&keys, &started.game.token).unwrap();
         let sign = |extra: &[u8]| {
             let mut body = token.bytes.clone();
@@ -2276,7 +2256,7 @@ mod tests {
     #[test]
     fn beaver_raccoon_and_drop_are_events_of_their_own() {
         let keys = keys();
-        let mut input = start(AnyVariant::Backgammon(Variant::Standard), false);
+        let mut input = start(Variant::Standard, false);
         input.match_state = None;
         input.rules = Some(RulesInput {
             beavers: Some(2),

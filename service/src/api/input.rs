@@ -6,8 +6,7 @@
 use bgref_core::notation::fibs::FibsBoard;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::tables::Game;
-use bgref_core::{ByPlayer, Dice, Die, Player, Position, Setup, Variant};
+use bgref_core::{BackgammonVariant, ByPlayer, Dice, Die, Player, Position, Setup, Variant};
 
 use crate::error::ApiError;
 
@@ -73,112 +72,30 @@ pub fn unknown_variant(detail: impl std::fmt::Display) -> ApiError {
     ApiError::invalid("invalid-variant", "variant", detail)
 }
 
-/// A variant as the service knows it: a backgammon variant, or one of the
-/// tables games (`docs/variants.md`). Portes and Tavla are played on the
-/// backgammon board ([`AnyVariant::board`] is `Some`); Plakoto, Fevga and
-/// Long Nardy on `bgref_core::tables::TablesPosition`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AnyVariant {
-    /// Backgammon, Nackgammon, Hypergammon.
-    Backgammon(Variant),
-    /// Portes, Tavla, Plakoto, Fevga, Long Nardy.
-    Tables(Game),
-}
-
-impl Default for AnyVariant {
-    fn default() -> Self {
-        AnyVariant::Backgammon(Variant::Standard)
-    }
-}
-
-impl AnyVariant {
-    /// Every variant served, backgammon's first.
-    pub fn all() -> impl Iterator<Item = AnyVariant> {
-        Variant::ALL
-            .into_iter()
-            .map(AnyVariant::Backgammon)
-            .chain(Game::ALL.into_iter().map(AnyVariant::Tables))
-    }
-
-    /// The backgammon variant whose `Position` plays this one: itself,
-    /// `Standard` for Portes and Tavla, `None` for the tables engine's games.
-    pub fn board(self) -> Option<Variant> {
-        match self {
-            AnyVariant::Backgammon(v) => Some(v),
-            AnyVariant::Tables(g) => g.backgammon_variant(),
-        }
-    }
-
-    /// The tables game played on the tables engine, if this is one.
-    pub fn tables_engine(self) -> Option<Game> {
-        match self {
-            AnyVariant::Tables(g) if g.is_tables_engine() => Some(g),
-            _ => None,
-        }
-    }
-
-    /// The tables game (all five), if this is one.
-    pub fn game(self) -> Option<Game> {
-        match self {
-            AnyVariant::Tables(g) => Some(g),
-            AnyVariant::Backgammon(_) => None,
-        }
-    }
-
-    /// Whether the doubling cube is used.
-    pub fn uses_cube(self) -> bool {
-        self.game().is_none_or(Game::uses_cube)
-    }
-}
-
-impl From<Variant> for AnyVariant {
-    fn from(v: Variant) -> Self {
-        AnyVariant::Backgammon(v)
-    }
-}
-
-impl std::fmt::Display for AnyVariant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AnyVariant::Backgammon(v) => v.fmt(f),
-            AnyVariant::Tables(g) => g.fmt(f),
-        }
-    }
-}
-
-impl std::str::FromStr for AnyVariant {
-    type Err = ApiError;
-
-    fn from_str(name: &str) -> Result<AnyVariant, ApiError> {
-        if let Ok(v) = name.parse::<Variant>() {
-            return Ok(AnyVariant::Backgammon(v));
-        }
-        name.parse::<Game>().map(AnyVariant::Tables).map_err(|_| {
+/// The one validator of a variant given by name (HTTP); `None` is the
+/// default, standard.
+pub fn read_variant(name: Option<&str>) -> Result<Variant, ApiError> {
+    name.map_or(Ok(Variant::default()), |name| {
+        name.parse().map_err(|_| {
             unknown_variant(
                 "variant must be standard, nackgammon, hypergammon, hypergammon-1, \
                  hypergammon-2, hypergammon-3, portes, tavla, plakoto, fevga or long-nardy",
             )
         })
-    }
-}
-
-/// The one validator of a variant given by name (HTTP); `None` is the
-/// default, standard.
-pub fn any_variant(name: Option<&str>) -> Result<AnyVariant, ApiError> {
-    name.map_or(Ok(AnyVariant::default()), str::parse)
+    })
 }
 
 /// A variant an operation serves only on the backgammon board (the
 /// referee game flow, the opening roll): the tables games are refused
 /// with `unsupported-variant`.
-pub fn backgammon_only(variant: AnyVariant, operation: &str) -> Result<Variant, ApiError> {
-    match variant {
-        AnyVariant::Backgammon(v) => Ok(v),
-        AnyVariant::Tables(g) => Err(ApiError::invalid(
+pub fn backgammon_only(variant: Variant, operation: &str) -> Result<BackgammonVariant, ApiError> {
+    match variant.backgammon() {
+        Some(v) => Ok(v),
+        None => Err(ApiError::invalid(
             "unsupported-variant",
             "variant",
             format!(
-                "{operation} serves the backgammon variants only, not {g} (the tables games are \
+                "{operation} serves the backgammon variants only, not {variant} (the tables games are \
                  served by /legal-moves, /apply-move, /score and /variants)"
             ),
         )),
@@ -189,7 +106,7 @@ pub fn backgammon_only(variant: AnyVariant, operation: &str) -> Result<Variant, 
 /// opening roll's starting position): Portes and Tavla are the standard
 /// board; Plakoto, Fevga and Long Nardy are refused with
 /// `unsupported-variant`.
-pub fn board_only(variant: AnyVariant, operation: &str) -> Result<Variant, ApiError> {
+pub fn board_only(variant: Variant, operation: &str) -> Result<BackgammonVariant, ApiError> {
     match variant.board() {
         Some(v) => Ok(v),
         None => backgammon_only(variant, operation),
@@ -358,7 +275,7 @@ impl ReadEncodings {
 /// A position that must be given.
 pub fn required_position(
     input: Option<&PositionInput>,
-    variant: Variant,
+    variant: BackgammonVariant,
     field: &str,
 ) -> Result<ReadPosition, ApiError> {
     let input = input
@@ -374,7 +291,7 @@ const ONE_ENCODING: &str = "give the position as exactly one of position_id, xgi
 /// them as a response carries them (see [`PositionInput`]).
 pub fn position(
     input: &PositionInput,
-    variant: Variant,
+    variant: BackgammonVariant,
     field: &str,
 ) -> Result<ReadPosition, ApiError> {
     // A response's position carries all four; one without `fibs` (as
@@ -518,7 +435,7 @@ mod tests {
                 xgid: Some(xgid.into()),
                 ..PositionInput::default()
             },
-            Variant::Standard,
+            BackgammonVariant::Standard,
             "position",
         )
         .unwrap();
@@ -554,7 +471,7 @@ mod tests {
     fn every_encoding_agreeing_is_read_with_the_xgid_fields() {
         // o on roll, cube 2 owned by o, a 5-point match at 1-3.
         let xgid = "XGID=-b----E-C---eE---c-e----B-:1:-1:-1:00:1:3:0:5:10";
-        let read = position(&echo(xgid), Variant::Standard, "position").unwrap();
+        let read = position(&echo(xgid), BackgammonVariant::Standard, "position").unwrap();
         assert_eq!(read.position.turn(), Player::O);
         assert_eq!(read.xgid.unwrap().to_string(), xgid);
     }
@@ -565,7 +482,7 @@ mod tests {
         input.position_id = Some("4HPwATDgc/ABMA".into());
         // The start with x on roll; now make the board disagree.
         input.board.as_mut().unwrap().points.swap(5, 7);
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.slug, "invalid-position");
         assert_eq!(err.field.as_deref(), Some("position.xgid"));
         assert!(
@@ -576,7 +493,7 @@ mod tests {
 
         let mut input = echo(START_XGID);
         input.pips = Some(ByPlayer { x: 167, o: 166 });
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position.pips"));
     }
 
@@ -584,12 +501,12 @@ mod tests {
     fn partial_sets_and_misplaced_fields_are_refused() {
         let mut input = echo(START_XGID);
         input.board = None;
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position"));
 
         let mut input = echo(START_XGID);
         input.turn = Some(Player::O);
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position.turn"));
 
         let input = PositionInput {
@@ -597,7 +514,7 @@ mod tests {
             pips: Some(ByPlayer { x: 167, o: 167 }),
             ..PositionInput::default()
         };
-        let err = position(&input, Variant::Standard, "position").unwrap_err();
+        let err = position(&input, BackgammonVariant::Standard, "position").unwrap_err();
         assert_eq!(err.field.as_deref(), Some("position.pips"));
     }
 }

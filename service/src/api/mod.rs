@@ -16,5 +16,6 @@ pub mod input;
 pub mod moves;
 pub mod render;
 pub mod tables;
+pub mod turn;
 pub mod variants;
 pub mod view;

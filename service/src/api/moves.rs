@@ -1,49 +1,16 @@
 //! Legal moves and applying a play.
 
-use bgref_core::notation::move_text::{MoveText, Segment};
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::{Dice, GameOutcome, Move, PartialPlay, Play, PlayList, Player, Point, Position};
+use bgref_core::tables::Game;
+use bgref_core::{Dice, GameOutcome, PartialPlay, Play, PlayList, Player, Position};
 
-use super::input::{self, AnyVariant, PositionInput, ReadPosition};
-use super::tables::LegalMovesAnswer;
+use super::input::{self, ReadPosition};
+use super::tables::{TablesApplied, TablesLegalMoves};
+pub(crate) use super::turn::play_text;
+pub use super::turn::{ApplyMoveInput, PlayInput, TurnInput};
+use super::turn::{hit_and_run, hops, read_rules};
 use super::view::{Fields, PositionView};
 use crate::error::ApiError;
-
-/// A position and a roll: the input of both operations.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TurnInput {
-    /// The variant (the tables engine's games go to [`super::tables`]).
-    pub variant: AnyVariant,
-    /// The position before the roll (`None`: left out).
-    pub position: Option<PositionInput>,
-    /// The two dice as given (`None`: left out, then the XGID's roll).
-    pub dice: Option<Vec<i64>>,
-    /// The request says the position is the start of a game.
-    pub game_start: bool,
-    /// Rule options of Tavla, Plakoto, Fevga and Long Nardy (`None`: the
-    /// defaults).
-    pub tables_rules: Option<super::tables::TablesRulesInput>,
-}
-
-/// A play as a request gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlayInput {
-    /// gnubg-style notation.
-    Notation(String),
-    /// `(from, to)` pairs; each may span several dice.
-    Moves(Vec<(i64, i64)>),
-}
-
-/// Input of apply-move.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApplyMoveInput {
-    /// The position and roll.
-    pub turn: TurnInput,
-    /// The play (`None`: left out).
-    pub play: Option<PlayInput>,
-    /// The moves are the start of a turn entered one die at a time.
-    pub partial: bool,
-}
 
 /// One legal play and where it leads.
 #[derive(Debug, Clone)]
@@ -151,7 +118,7 @@ fn read_turn(input: &TurnInput) -> Result<(ReadPosition, Dice), ApiError> {
 
 /// Every legal play of the position for the roll.
 pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
-    let hit_and_run = super::tables::hit_and_run(input)?;
+    let hit_and_run = hit_and_run(input)?;
     let (read, dice) = read_turn(input)?;
     Ok(LegalMoves {
         plays: hit_and_run.legal_plays(&read.position, dice),
@@ -196,66 +163,14 @@ pub fn legal_moves_reply(input: &LegalMovesInput) -> Result<LegalMovesReply, Api
         ));
     }
     Ok(LegalMovesReply {
-        answer: super::tables::legal_moves(&input.turn)?,
+        answer: answer_legal_moves(&input.turn)?,
         fields: input.fields,
     })
 }
 
-/// The play of a request as move text; `field` names it in errors.
-pub(crate) fn play_text(play: Option<&PlayInput>, field: &str) -> Result<MoveText, ApiError> {
-    match input::required(
-        play,
-        field,
-        &format!("{field} is required: notation or moves"),
-    )? {
-        PlayInput::Notation(text) => text
-            .parse()
-            .map_err(|e| ApiError::invalid("invalid-play", field, e)),
-        PlayInput::Moves(list) => {
-            if list.len() > 4 {
-                return Err(ApiError::invalid(
-                    "invalid-play",
-                    field,
-                    "a play has at most four moves",
-                ));
-            }
-            let mut segments = Vec::with_capacity(list.len());
-            for (i, &(from, to)) in list.iter().enumerate() {
-                let point = |v: i64, name: &str| {
-                    Point::try_from(v).map_err(|_| {
-                        ApiError::invalid(
-                            "invalid-play",
-                            format!("{field}[{i}].{name}"),
-                            format!("a point is 0 (off) to 25 (bar), got {v}"),
-                        )
-                    })
-                };
-                segments.push(Segment {
-                    path: vec![(point(from, "from")?, false), (point(to, "to")?, false)],
-                    count: 1,
-                });
-            }
-            Ok(MoveText { segments })
-        }
-    }
-}
-
-/// Single-die hops of a move text, for partial plays.
-pub(super) fn hops(text: &MoveText) -> Vec<Move> {
-    let mut out = Vec::new();
-    for segment in &text.segments {
-        for _ in 0..segment.count {
-            for pair in segment.path.windows(2) {
-                out.push(Move::new(pair[0].0, pair[1].0));
-            }
-        }
-    }
-    out
-}
-
 /// Checks and applies a play (or the start of one, with `partial`).
 pub fn apply_move(input: &ApplyMoveInput) -> Result<Applied, ApiError> {
-    let hit_and_run = super::tables::hit_and_run(&input.turn)?;
+    let hit_and_run = hit_and_run(&input.turn)?;
     let (read, dice) = read_turn(&input.turn)?;
     let position = &read.position;
     let text = play_text(input.play.as_ref(), "play")?;
@@ -279,4 +194,48 @@ pub fn apply_move(input: &ApplyMoveInput) -> Result<Applied, ApiError> {
         position: PositionView::new(after, read.xgid.as_ref()),
         partial,
     })
+}
+
+/// The answer of legal-moves, for any variant.
+#[derive(Debug, Clone)]
+pub enum LegalMovesAnswer {
+    /// The backgammon variants, Portes and Tavla.
+    Backgammon(LegalMoves),
+    /// Plakoto, Fevga and Long Nardy.
+    Tables(TablesLegalMoves),
+}
+
+/// The answer of apply-move, for any variant.
+#[derive(Debug, Clone)]
+pub enum ApplyAnswer {
+    /// The backgammon variants, Portes and Tavla (`game`).
+    Backgammon {
+        /// The answer on the backgammon board.
+        applied: Applied,
+        /// Portes or Tavla, which score differently.
+        game: Option<Game>,
+    },
+    /// Plakoto, Fevga and Long Nardy.
+    Tables(TablesApplied),
+}
+
+/// Every legal play of the position for the roll, in any variant.
+pub fn answer_legal_moves(input: &TurnInput) -> Result<LegalMovesAnswer, ApiError> {
+    read_rules(input.tables_rules.as_ref(), input.variant)?;
+    match input.variant.tables_engine() {
+        None => legal_moves(input).map(LegalMovesAnswer::Backgammon),
+        Some(game) => super::tables::legal_moves(input, game).map(LegalMovesAnswer::Tables),
+    }
+}
+
+/// Checks and applies a play (or the start of one), in any variant.
+pub fn answer_apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
+    read_rules(input.turn.tables_rules.as_ref(), input.turn.variant)?;
+    match input.turn.variant.tables_engine() {
+        None => apply_move(input).map(|applied| ApplyAnswer::Backgammon {
+            applied,
+            game: input.turn.variant.game(),
+        }),
+        Some(game) => super::tables::apply_move(input, game).map(ApplyAnswer::Tables),
+    }
 }

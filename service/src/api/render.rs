@@ -7,12 +7,13 @@
 pub mod svg;
 pub mod text;
 
+use bgref_core::Variant;
 use bgref_core::{
     ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, InvalidCubeState,
     InvalidMatchState, MatchState, Position,
 };
 
-use super::input::{self, AnyVariant, PositionInput};
+use super::input::{self, PositionInput};
 use crate::error::ApiError;
 
 /// What a picture request gives: `None` is left out (then the XGID's
@@ -20,7 +21,7 @@ use crate::error::ApiError;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RenderInput {
     /// The variant of `position` (backgammon board variants only).
-    pub variant: AnyVariant,
+    pub variant: Variant,
     /// The position, in any encoding.
     pub position: Option<PositionInput>,
     /// The cube value, a power of two from 1 to 64 (default 1).

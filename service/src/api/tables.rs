@@ -8,76 +8,14 @@
 //! Position ID; an XGID never applies to them.
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::tables::{
-    CHECKERS, FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, NardyOpening, OutcomeKind,
-    PrimeRule, TablesOutcome, TablesPosition, TablesRules, TablesSetup,
-};
+use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesOutcome, TablesPosition, TablesSetup};
 use bgref_core::{ByPlayer, Dice, GameOutcome, GameResult, PartialPlay, Play, Player};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
-use super::input::{self, AnyVariant, BoardInput, PositionInput};
-use super::moves::{self, Applied, ApplyMoveInput, LegalMoves, TurnInput};
+use super::input::{self, BoardInput, PositionInput};
+use super::turn::{ApplyMoveInput, TurnInput, hops, play_text};
+pub use super::turn::{TablesRulesInput, read_rules};
 use crate::error::ApiError;
-
-/// The rule options of the tables games as a request gives them
-/// (`docs/variants.md`); each left out keeps its default, and each applies
-/// to its own game only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct TablesRulesInput {
-    /// Plakoto's mother rule.
-    pub mother: Option<MotherRule>,
-    /// Fevga's start rule.
-    pub fevga_start: Option<FevgaStart>,
-    /// The prime rule of Fevga and Long Nardy.
-    pub primes: Option<PrimeRule>,
-    /// Long Nardy's first rolls that take two checkers off the head.
-    pub head_doubles: Option<HeadDoubles>,
-    /// Tavla's hit-and-run rule in the home board.
-    pub hit_and_run: Option<HitAndRun>,
-    /// Long Nardy's opening dice (the game flow).
-    pub nardy_opening: Option<NardyOpening>,
-}
-
-/// The rule options of a request for `variant`: the defaults where left
-/// out; refused (`invalid-request`, field `tables_rules`) for the
-/// backgammon variants, which have none of them.
-pub fn read_rules(
-    input: Option<&TablesRulesInput>,
-    variant: AnyVariant,
-) -> Result<TablesRules, ApiError> {
-    let Some(input) = input else {
-        return Ok(TablesRules::DEFAULT);
-    };
-    if let AnyVariant::Backgammon(v) = variant {
-        return Err(ApiError::invalid(
-            "invalid-request",
-            "tables_rules",
-            format!(
-                "tables_rules apply to the tables games (tavla, plakoto, fevga, long-nardy, a \
-                 Tavli match), not to {v}"
-            ),
-        ));
-    }
-    let d = TablesRules::DEFAULT;
-    Ok(TablesRules {
-        mother: input.mother.unwrap_or(d.mother),
-        fevga_start: input.fevga_start.unwrap_or(d.fevga_start),
-        primes: input.primes.or(d.primes),
-        head_doubles: input.head_doubles.unwrap_or(d.head_doubles),
-        hit_and_run: input.hit_and_run.unwrap_or(d.hit_and_run),
-        nardy_opening: input.nardy_opening.unwrap_or(d.nardy_opening),
-    })
-}
-
-/// The hit-and-run rule of a turn on the backgammon board: the request's
-/// option in Tavla, [`HitAndRun::Allowed`] in every other variant.
-pub fn hit_and_run(input: &TurnInput) -> Result<HitAndRun, ApiError> {
-    let rules = read_rules(input.tables_rules.as_ref(), input.variant)?;
-    Ok(match input.variant {
-        AnyVariant::Tables(game) => rules.hit_and_run_in(game),
-        AnyVariant::Backgammon(_) => HitAndRun::Allowed,
-    })
-}
 
 /// A Plakoto, Fevga or Long Nardy position to answer with.
 #[derive(Debug, Clone, Copy)]
@@ -177,29 +115,6 @@ impl TablesApplied {
             .filter(|m| m.is_hit())
             .map(|m| m.to().get())
     }
-}
-
-/// The answer of legal-moves, for any variant.
-#[derive(Debug, Clone)]
-pub enum LegalMovesAnswer {
-    /// The backgammon variants, Portes and Tavla.
-    Backgammon(LegalMoves),
-    /// Plakoto, Fevga and Long Nardy.
-    Tables(TablesLegalMoves),
-}
-
-/// The answer of apply-move, for any variant.
-#[derive(Debug, Clone)]
-pub enum ApplyAnswer {
-    /// The backgammon variants, Portes and Tavla (`game`).
-    Backgammon {
-        /// The answer on the backgammon board.
-        applied: Applied,
-        /// Portes or Tavla, which score differently.
-        game: Option<Game>,
-    },
-    /// Plakoto, Fevga and Long Nardy.
-    Tables(TablesApplied),
 }
 
 /// Points for a finished Portes or Tavla game (`None` for the backgammon
@@ -391,12 +306,9 @@ pub fn describe(outcome: &TablesOutcome) -> String {
     }
 }
 
-/// Every legal play of the position for the roll, in any variant.
-pub fn legal_moves(input: &TurnInput) -> Result<LegalMovesAnswer, ApiError> {
-    read_rules(input.tables_rules.as_ref(), input.variant)?;
-    let Some(game) = input.variant.tables_engine() else {
-        return moves::legal_moves(input).map(LegalMovesAnswer::Backgammon);
-    };
+/// Every legal play of a Plakoto, Fevga or Long Nardy position (`game`)
+/// for the roll.
+pub fn legal_moves(input: &TurnInput, game: Game) -> Result<TablesLegalMoves, ApiError> {
     let (position, dice) = read_turn(input, game)?;
     let plays = position
         .legal_plays(dice)
@@ -408,26 +320,16 @@ pub fn legal_moves(input: &TurnInput) -> Result<LegalMovesAnswer, ApiError> {
             },
         })
         .collect();
-    Ok(LegalMovesAnswer::Tables(TablesLegalMoves {
-        game,
-        plays,
-        dice,
-    }))
+    Ok(TablesLegalMoves { game, plays, dice })
 }
 
-/// Checks and applies a play (or the start of one), in any variant.
-pub fn apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
-    read_rules(input.turn.tables_rules.as_ref(), input.turn.variant)?;
-    let Some(game) = input.turn.variant.tables_engine() else {
-        return moves::apply_move(input).map(|applied| ApplyAnswer::Backgammon {
-            applied,
-            game: input.turn.variant.game(),
-        });
-    };
+/// Checks and applies a play (or the start of one) in Plakoto, Fevga or
+/// Long Nardy (`game`).
+pub fn apply_move(input: &ApplyMoveInput, game: Game) -> Result<TablesApplied, ApiError> {
     let (position, dice) = read_turn(&input.turn, game)?;
-    let text = moves::play_text(input.play.as_ref(), "play")?;
+    let text = play_text(input.play.as_ref(), "play")?;
     let (play, after, partial) = if input.partial {
-        let partial = position.partial_play(&moves::hops(&text), dice)?;
+        let partial = position.partial_play(&hops(&text), dice)?;
         let play = Play::new(&partial.moves).ok_or_else(|| {
             ApiError::invalid("invalid-play", "play", "a play has at most four moves")
         })?;
@@ -441,18 +343,12 @@ pub fn apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
         let (after, play) = position.play_text(&text, dice)?;
         (play, after, None)
     };
-    Ok(ApplyAnswer::Tables(TablesApplied {
+    Ok(TablesApplied {
         play,
         game_over: after.outcome(),
         position: TablesView { position: after },
         partial,
-    }))
-}
-
-/// Whether `variant` is a tables game played without the cube, for the
-/// cube operations.
-pub fn no_cube(variant: AnyVariant) -> Option<Game> {
-    variant.game().filter(|g| !g.uses_cube())
+    })
 }
 
 /// A scored Portes, Tavla, Plakoto, Fevga or Long Nardy game (no cube, no
@@ -485,7 +381,7 @@ pub enum ScoreAnswer {
 /// than the centred 1 is refused with `no-cube-in-variant`), no match
 /// state, no rule options.
 pub fn score_game(req: &ScoreInput) -> Result<ScoreAnswer, ApiError> {
-    let AnyVariant::Tables(game) = req.variant else {
+    let Some(game) = req.variant.game() else {
         return cube::score_game(req).map(ScoreAnswer::Backgammon);
     };
     if let Some(c) = &req.cube

@@ -1,10 +1,10 @@
 //! The variants served, with their starting positions and which rules of
 //! the game apply.
 
+use bgref_core::Variant;
 use bgref_core::tables::{CHECKERS, Game, TablesPosition};
-use bgref_core::{Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Player, Position};
 
-use super::input::AnyVariant;
 use super::tables::TablesView;
 use super::view::PositionView;
 
@@ -32,7 +32,7 @@ pub enum StartView {
 #[derive(Debug, Clone)]
 pub struct VariantInfo {
     /// The variant.
-    pub variant: AnyVariant,
+    pub variant: Variant,
     /// Checkers per player.
     pub checkers: u8,
     /// The starting position, x on roll.
@@ -41,9 +41,9 @@ pub struct VariantInfo {
     pub rules: VariantRules,
 }
 
-fn backgammon(variant: Variant) -> VariantInfo {
+fn backgammon(variant: BackgammonVariant) -> VariantInfo {
     VariantInfo {
-        variant: AnyVariant::Backgammon(variant),
+        variant: variant.into(),
         checkers: variant.checkers(),
         start: StartView::Backgammon(PositionView::new(Position::start(variant, Player::X), None)),
         // The backgammon family: cube, gammons and backgammons (the
@@ -65,7 +65,7 @@ fn tables(game: Game) -> VariantInfo {
         }),
     };
     VariantInfo {
-        variant: AnyVariant::Tables(game),
+        variant: game.into(),
         checkers: CHECKERS,
         start,
         // No cube in any of them; a gammon (double win, mars) counts 2;
@@ -80,7 +80,7 @@ fn tables(game: Game) -> VariantInfo {
 
 /// Every variant served.
 pub fn list() -> Vec<VariantInfo> {
-    Variant::ALL
+    BackgammonVariant::ALL
         .into_iter()
         .map(backgammon)
         .chain(Game::ALL.into_iter().map(tables))

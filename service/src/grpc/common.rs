@@ -1,8 +1,8 @@
 //! The shared messages: players, variants, results, positions.
 
-use bgref_core::{ByPlayer, GameResult, Player, Variant};
+use bgref_core::{ByPlayer, GameResult, Play, Player, Variant};
 
-use crate::api::input::{self, AnyVariant, BoardInput, PositionInput};
+use crate::api::input::{self, BoardInput, PositionInput};
 use crate::api::view::PositionView;
 use crate::error::ApiError;
 use crate::proto;
@@ -54,41 +54,39 @@ pub fn result_out(result: GameResult) -> i32 {
 }
 
 /// The variant of a request: `UNSPECIFIED` is standard.
-pub fn variant_in(value: i32) -> Result<AnyVariant, ApiError> {
-    use bgref_core::tables::Game;
-    let bg = AnyVariant::Backgammon;
-    let tables = AnyVariant::Tables;
-    match proto::Variant::try_from(value) {
-        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Ok(bg(Variant::Standard)),
-        Ok(proto::Variant::Nackgammon) => Ok(bg(Variant::Nackgammon)),
-        Ok(proto::Variant::Hypergammon1) => Ok(bg(Variant::Hypergammon1)),
-        Ok(proto::Variant::Hypergammon2) => Ok(bg(Variant::Hypergammon2)),
-        Ok(proto::Variant::Hypergammon3) => Ok(bg(Variant::Hypergammon3)),
-        Ok(proto::Variant::Portes) => Ok(tables(Game::Portes)),
-        Ok(proto::Variant::Tavla) => Ok(tables(Game::Tavla)),
-        Ok(proto::Variant::Plakoto) => Ok(tables(Game::Plakoto)),
-        Ok(proto::Variant::Fevga) => Ok(tables(Game::Fevga)),
-        Ok(proto::Variant::LongNardy) => Ok(tables(Game::LongNardy)),
-        Err(_) => Err(input::unknown_variant(format!(
-            "unknown variant value {value}"
-        ))),
-    }
+pub fn variant_in(value: i32) -> Result<Variant, ApiError> {
+    Ok(match proto::Variant::try_from(value) {
+        Ok(proto::Variant::Unspecified | proto::Variant::Standard) => Variant::Standard,
+        Ok(proto::Variant::Nackgammon) => Variant::Nackgammon,
+        Ok(proto::Variant::Hypergammon1) => Variant::Hypergammon1,
+        Ok(proto::Variant::Hypergammon2) => Variant::Hypergammon2,
+        Ok(proto::Variant::Hypergammon3) => Variant::Hypergammon3,
+        Ok(proto::Variant::Portes) => Variant::Portes,
+        Ok(proto::Variant::Tavla) => Variant::Tavla,
+        Ok(proto::Variant::Plakoto) => Variant::Plakoto,
+        Ok(proto::Variant::Fevga) => Variant::Fevga,
+        Ok(proto::Variant::LongNardy) => Variant::LongNardy,
+        Err(_) => {
+            return Err(input::unknown_variant(format!(
+                "unknown variant value {value}"
+            )));
+        }
+    })
 }
 
 /// A variant as its proto value.
-pub fn variant_out(variant: impl Into<AnyVariant>) -> i32 {
-    use bgref_core::tables::Game;
+pub fn variant_out(variant: impl Into<Variant>) -> i32 {
     match variant.into() {
-        AnyVariant::Backgammon(Variant::Standard) => proto::Variant::Standard,
-        AnyVariant::Backgammon(Variant::Nackgammon) => proto::Variant::Nackgammon,
-        AnyVariant::Backgammon(Variant::Hypergammon1) => proto::Variant::Hypergammon1,
-        AnyVariant::Backgammon(Variant::Hypergammon2) => proto::Variant::Hypergammon2,
-        AnyVariant::Backgammon(Variant::Hypergammon3) => proto::Variant::Hypergammon3,
-        AnyVariant::Tables(Game::Portes) => proto::Variant::Portes,
-        AnyVariant::Tables(Game::Tavla) => proto::Variant::Tavla,
-        AnyVariant::Tables(Game::Plakoto) => proto::Variant::Plakoto,
-        AnyVariant::Tables(Game::Fevga) => proto::Variant::Fevga,
-        AnyVariant::Tables(Game::LongNardy) => proto::Variant::LongNardy,
+        Variant::Standard => proto::Variant::Standard,
+        Variant::Nackgammon => proto::Variant::Nackgammon,
+        Variant::Hypergammon1 => proto::Variant::Hypergammon1,
+        Variant::Hypergammon2 => proto::Variant::Hypergammon2,
+        Variant::Hypergammon3 => proto::Variant::Hypergammon3,
+        Variant::Portes => proto::Variant::Portes,
+        Variant::Tavla => proto::Variant::Tavla,
+        Variant::Plakoto => proto::Variant::Plakoto,
+        Variant::Fevga => proto::Variant::Fevga,
+        Variant::LongNardy => proto::Variant::LongNardy,
     }
     .into()
 }
@@ -174,4 +172,16 @@ pub fn position_out(view: &PositionView) -> proto::Position {
 /// Dice of a request: an empty list means none given.
 pub fn dice_in(dice: &[u32]) -> Option<Vec<i64>> {
     (!dice.is_empty()).then(|| dice.iter().map(|&d| i64::from(d)).collect())
+}
+
+/// The single-die moves of a play.
+pub(super) fn moves_out(play: &Play) -> Vec<proto::Move> {
+    play.moves()
+        .iter()
+        .map(|m| proto::Move {
+            from_point: u32::from(m.from().get()),
+            to_point: u32::from(m.to().get()),
+            hit: m.is_hit(),
+        })
+        .collect()
 }

@@ -176,7 +176,7 @@ impl From<&Exported> for proto::ExportGameResponse {
 
 fn tables_score_out(score: &TablesScore) -> proto::TablesGameScore {
     proto::TablesGameScore {
-        game: variant_out(crate::api::input::AnyVariant::Tables(score.game)),
+        game: variant_out(score.game),
         winner: score.winner.map_or(0, player_out),
         outcome: tables_outcome_out(score.kind),
         result: score.result.map_or(0, result_out),
@@ -219,7 +219,7 @@ fn view_out(view: &GameView) -> proto::GameView {
                 .iter()
                 .map(|p| proto::Play {
                     notation: p.play.to_string(),
-                    moves: super::moves::moves_out(&p.play),
+                    moves: super::common::moves_out(&p.play),
                     position: Some(tables_position_out(&p.position)),
                 })
                 .collect(),

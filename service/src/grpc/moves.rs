@@ -1,31 +1,18 @@
 //! `LegalMoves` and `ApplyMove`.
 
-use bgref_core::Play;
-
 use super::common::{
-    dice_in, per_player_out, player_out, position_in, position_out, result_out, variant_in,
-    variant_out,
+    dice_in, moves_out, per_player_out, player_out, position_in, position_out, result_out,
+    variant_in, variant_out,
 };
+use crate::api::moves::LegalMovesAnswer;
 use crate::api::moves::{
     Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, LegalMovesReply, PlayInput, PlayView,
     TurnInput,
 };
-use crate::api::tables::LegalMovesAnswer;
 use crate::api::variants::VariantInfo;
 use crate::api::view::{Fields, PositionView};
 use crate::error::ApiError;
 use crate::proto;
-
-pub(super) fn moves_out(play: &Play) -> Vec<proto::Move> {
-    play.moves()
-        .iter()
-        .map(|m| proto::Move {
-            from_point: u32::from(m.from().get()),
-            to_point: u32::from(m.to().get()),
-            hit: m.is_hit(),
-        })
-        .collect()
-}
 
 impl TryFrom<proto::LegalMovesRequest> for LegalMovesInput {
     type Error = ApiError;

@@ -26,8 +26,9 @@ use bgref_core::{ByPlayer, Play, Player};
 
 use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
+use crate::api::moves::LegalMovesAnswer;
 use crate::api::moves::{LegalMoves, LegalMovesReply};
-use crate::api::tables::{LegalMovesAnswer, TablesLegalMoves, TablesView};
+use crate::api::tables::{TablesLegalMoves, TablesView};
 use crate::api::view::{self, Fields};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
@@ -487,21 +488,30 @@ mod tests {
         ];
         // Portes and Tavla are played on the backgammon board.
         for (board, variant) in [
-            (bgref_core::Variant::Nackgammon, proto::Variant::Nackgammon),
             (
-                bgref_core::Variant::Hypergammon1,
+                bgref_core::BackgammonVariant::Nackgammon,
+                proto::Variant::Nackgammon,
+            ),
+            (
+                bgref_core::BackgammonVariant::Hypergammon1,
                 proto::Variant::Hypergammon1,
             ),
             (
-                bgref_core::Variant::Hypergammon2,
+                bgref_core::BackgammonVariant::Hypergammon2,
                 proto::Variant::Hypergammon2,
             ),
             (
-                bgref_core::Variant::Hypergammon3,
+                bgref_core::BackgammonVariant::Hypergammon3,
                 proto::Variant::Hypergammon3,
             ),
-            (bgref_core::Variant::Standard, proto::Variant::Portes),
-            (bgref_core::Variant::Standard, proto::Variant::Tavla),
+            (
+                bgref_core::BackgammonVariant::Standard,
+                proto::Variant::Portes,
+            ),
+            (
+                bgref_core::BackgammonVariant::Standard,
+                proto::Variant::Tavla,
+            ),
         ] {
             let start = bgref_core::Position::start(board, Player::X);
             for dice in [[6, 6], [3, 1], [5, 2]] {

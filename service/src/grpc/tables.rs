@@ -3,11 +3,9 @@
 
 use bgref_core::tables::{OutcomeKind, TablesOutcome};
 
-use super::common::{per_player_out, player_out, position_out, result_out};
-use super::moves::moves_out;
-use crate::api::tables::{
-    ApplyAnswer, LegalMovesAnswer, ScoreAnswer, TablesView, board_game_points,
-};
+use super::common::{moves_out, per_player_out, player_out, position_out, result_out};
+use crate::api::moves::{ApplyAnswer, LegalMovesAnswer};
+use crate::api::tables::{ScoreAnswer, TablesView, board_game_points};
 use crate::api::variants::StartView;
 use crate::proto;
 

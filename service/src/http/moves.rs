@@ -9,8 +9,8 @@ use super::extract::ApiJson;
 use super::types::moves::{ApplyMoveRequest, LegalMovesJson, LegalMovesRequest};
 use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
 use crate::api;
+use crate::api::moves::LegalMovesAnswer;
 use crate::api::moves::LegalMovesInput;
-use crate::api::tables::LegalMovesAnswer;
 use crate::error::ApiError;
 use crate::offload;
 
@@ -78,6 +78,6 @@ fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
 pub async fn apply_move(
     ApiJson(req): ApiJson<ApplyMoveRequest>,
 ) -> Result<Json<ApplyMoveAnswerOutput>, ApiError> {
-    let answer = api::tables::apply_move(&req.into_input()?)?;
+    let answer = api::moves::answer_apply_move(&req.into_input()?)?;
     Ok(Json((&answer).into()))
 }

@@ -91,7 +91,7 @@ impl MakeRequestId {
     /// the last 64 bits (with the variant); marked sensitive ([`keep_valid_id`]).
     pub fn next_id(&self) -> HeaderValue {
         let count = self.counter.fetch_add(1, Ordering::Relaxed);
-        // Variant 10 in the top two bits.
+        // BackgammonVariant 10 in the top two bits.
         let digits = hex_digits((count & !(0b11 << 62)) | (0b10 << 62));
         let mut text = [b'-'; 36];
         text[..19].copy_from_slice(&self.head);

@@ -5,10 +5,12 @@
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{
     FevgaStart, Game, HeadDoubles, HitAndRun, MotherRule, NardyOpening, OutcomeKind, PrimeRule,
-    TablesBoard, TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore,
-    TablesSeries, TablesSetup,
+    TablesGameState, TablesMatch, TablesPosition, TablesRules, TablesScore, TablesSeries,
+    TablesSetup,
 };
-use bgref_core::{ByPlayer, GameResult, Phase, Player, Position, Variant};
+use bgref_core::{
+    BackgammonVariant, ByPlayer, GameResult, Phase, Player, Position, VariantPosition,
+};
 
 use super::{Reader, bad_token, encode_turn, player_byte, player_of, result_byte, result_of};
 use crate::error::ApiError;
@@ -133,11 +135,12 @@ pub(super) fn encode_fields(b: &mut Vec<u8>, state: &TablesGameState) {
     b.extend_from_slice(&state.game.to_be_bytes());
     b.extend_from_slice(&state.turn.to_be_bytes());
     b.push(player_byte(state.on_roll()));
-    match &state.board {
-        TablesBoard::Backgammon(p) => {
+    match (state.board.board(), state.board.tables()) {
+        (Some(p), _) => {
             b.extend_from_slice(PositionId::from_position(p).to_string().as_bytes());
         }
-        TablesBoard::Tables(p) => {
+        (None, None) => unreachable!("a position is on one of the two boards"),
+        (None, Some(p)) => {
             for player in Player::ALL {
                 b.extend_from_slice(p.side(player));
                 let mut mask = 0u32;
@@ -213,7 +216,7 @@ pub(super) fn decode_fields(
                 *pin = mask & (1 << (i + 1)) != 0;
             }
         }
-        TablesBoard::Tables(
+        VariantPosition::from(
             TablesPosition::from_setup(&setup)
                 .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?,
         )
@@ -222,10 +225,10 @@ pub(super) fn decode_fields(
             .text(14)?
             .parse()
             .map_err(|_| bad_token("the state token's position is not a Position ID"))?;
-        TablesBoard::Backgammon(
-            Position::from_setup(&id.to_setup(on_roll), Variant::Standard)
-                .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?,
-        )
+        let position = Position::from_setup(&id.to_setup(on_roll), BackgammonVariant::Standard)
+            .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?;
+        VariantPosition::on_board(game.into(), rules, position)
+            .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?
     };
     let resignation = r.resignation()?;
     let phase = r.phase()?;

@@ -425,14 +425,14 @@ fn score_note(length: u32, score: u32) -> String {
 #[cfg(test)]
 mod tests {
     use bgref_core::notation::xgid::Xgid;
-    use bgref_core::{CubeState, CubeValue, MatchState, Position, Variant};
+    use bgref_core::{BackgammonVariant, CubeState, CubeValue, MatchState, Position};
 
     use super::*;
 
     fn picture(xgid: &str) -> Picture {
         let parsed: Xgid = xgid.parse().unwrap();
         Picture {
-            position: Position::from_setup(&parsed.setup, Variant::Standard).unwrap(),
+            position: Position::from_setup(&parsed.setup, BackgammonVariant::Standard).unwrap(),
             cube: CubeState {
                 value: CubeValue::new(4),
                 owner: CubeOwner::Player(Player::O),

@@ -266,7 +266,7 @@ pub fn draw(picture: &Picture) -> String {
 
 #[cfg(test)]
 mod tests {
-    use bgref_core::{CubeState, MatchState, Position, Variant};
+    use bgref_core::{BackgammonVariant, CubeState, MatchState, Position};
 
     use super::*;
 
@@ -297,7 +297,7 @@ The pip counts are: x 167, o 167.
     #[test]
     fn the_start_is_drawn_as_gnubg_draws_it() {
         let picture = Picture {
-            position: Position::start(Variant::Standard, Player::X),
+            position: Position::start(BackgammonVariant::Standard, Player::X),
             cube: CubeState::START,
             match_state: MatchState::MONEY,
             dice: None,

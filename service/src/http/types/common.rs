@@ -18,24 +18,6 @@ pub enum PlayerName {
     O,
 }
 
-impl From<PlayerName> for Player {
-    fn from(p: PlayerName) -> Self {
-        match p {
-            PlayerName::X => Player::X,
-            PlayerName::O => Player::O,
-        }
-    }
-}
-
-impl From<Player> for PlayerName {
-    fn from(p: Player) -> Self {
-        match p {
-            Player::X => PlayerName::X,
-            Player::O => PlayerName::O,
-        }
-    }
-}
-
 /// The variants, by name. Requests carry the name as text so that an
 /// unknown one is refused by the same validator over HTTP and gRPC
 /// (`invalid-variant`); this enum documents the closed set.
@@ -107,7 +89,8 @@ pub struct Board {
     #[schema(schema_with = off_schema, required = false)]
     pub off: Option<PerPlayer>,
     /// The player on roll.
-    pub turn: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub turn: Player,
     /// Plakoto only: 24 pin marks in the order of `points`, `1` where one
     /// x checker is pinned under o's checkers there, `-1` where one o
     /// checker is pinned under x's, `0` elsewhere (the count in `points` is
@@ -152,7 +135,7 @@ pub struct PositionInput {
     pub fibs: Option<String>,
     /// Only beside `position_id` alone: who is on roll (default x).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn: Option<PlayerName>,
+    pub turn: Option<Player>,
     /// Only in a position sent back as a response gave it: the pip counts,
     /// checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -306,10 +289,10 @@ impl From<PositionInput> for ApiPosition {
                 points: b.points,
                 bar: b.bar.into(),
                 off: b.off.map(Into::into),
-                turn: Some(b.turn.into()),
+                turn: Some(b.turn),
                 pins: b.pins,
             }),
-            turn: p.turn.map(Into::into),
+            turn: p.turn,
             pips: p.pips.map(Into::into),
             gnubg_match_id: p.gnubg_match_id,
         }
@@ -350,7 +333,7 @@ impl From<&PositionView> for PositionOutput {
                 points: board.points.iter().map(|&n| i64::from(n)).collect(),
                 bar: board.bar.into(),
                 off: Some(board.off.into()),
-                turn: board.turn.into(),
+                turn: board.turn,
                 pins: None,
             },
             fibs: view.fibs(),

@@ -102,9 +102,11 @@ pub enum CubeActionName {
 #[serde(deny_unknown_fields)]
 pub struct ResignationWire {
     /// The player who offers to resign.
-    pub by: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub by: Player,
     /// What they offer to lose, times the cube.
-    pub level: GameResultName,
+    #[schema(value_type = GameResultName)]
+    pub level: GameResult,
 }
 
 fn one() -> i64 {
@@ -129,7 +131,8 @@ pub struct Cube {
     pub owner: CubeOwnerName,
     /// The player whose double, beaver or raccoon waits for an answer.
     #[serde(default)]
-    pub offered_by: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub offered_by: Option<Player>,
     /// Beavers and raccoons made on the pending double (each has already
     /// doubled `value`).
     #[serde(default)]
@@ -218,10 +221,12 @@ pub struct ScoreGameRequest {
     /// `resign` (the player who accepted); for `bearoff`, if given, it
     /// must be the player the position shows has won.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
     /// Required for `resign`: the level resigned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resign_level: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub resign_level: Option<GameResult>,
     /// The cube as the game ended; for `pass` the value before the refused
     /// double (`offered_by`, if given, must be the winner). Default: a
     /// centred 1-cube.
@@ -249,9 +254,11 @@ pub struct MatchOutput {
     /// session total in money play).
     pub score: PerPlayer,
     /// The player who has won the match; always null in money play.
-    pub winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
     /// The kind of the next game; null once the match is won.
-    pub next_game: Option<GameKindName>,
+    #[schema(value_type = Option<GameKindName>)]
+    pub next_game: Option<GameKind>,
 }
 
 /// A scored game: the response of `POST /score`, and `game_over` in a
@@ -265,11 +272,13 @@ pub struct ScoreGameResponse {
     /// How the game ended.
     pub ended_by: EndedBy,
     /// The winner.
-    pub winner: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub winner: Player,
     /// The result as it happened: the board's for a bear-off, single for a
     /// pass, the level for a resignation (the Jacoby rule may count it as
     /// single: see `jacoby_applied`).
-    pub result: GameResultName,
+    #[schema(value_type = GameResultName)]
+    pub result: GameResult,
     /// Points won: the counted result times the cube value.
     pub points: u32,
     /// The Jacoby rule counted a gammon or backgammon as single.
@@ -319,7 +328,8 @@ pub struct ResolveCubeRequest {
     /// The player taking the action (may be left out with the `match_id`
     /// of a game in play: the player it says must act).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub player: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub player: Option<Player>,
     /// `double`, `take`, `pass`, `beaver`, `raccoon`, `resign` (with
     /// `resign_level`), `accept` or `reject`. Required.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -327,7 +337,8 @@ pub struct ResolveCubeRequest {
     pub action: Option<CubeActionName>,
     /// Required for `resign`: single, gammon or backgammon.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resign_level: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub resign_level: Option<GameResult>,
     /// The variant (default `standard`). The tables games (`portes`,
     /// `tavla`, `plakoto`, `fevga`, `long-nardy`) have no cube: every
     /// action is refused (`no-cube-in-variant`).
@@ -363,7 +374,8 @@ pub struct ResolveCubeResponse {
     /// (absent when none is pending, or the action was refused or ended
     /// the game).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to_act: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub to_act: Option<Player>,
     /// gnubg Match ID of the state after the action, when play goes on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub match_id: Option<String>,
@@ -388,36 +400,6 @@ impl From<CubeOwner> for CubeOwnerName {
             CubeOwner::Centre => CubeOwnerName::Centre,
             CubeOwner::Player(Player::X) => CubeOwnerName::X,
             CubeOwner::Player(Player::O) => CubeOwnerName::O,
-        }
-    }
-}
-
-impl From<GameResultName> for GameResult {
-    fn from(result: GameResultName) -> Self {
-        match result {
-            GameResultName::Single => GameResult::Single,
-            GameResultName::Gammon => GameResult::Gammon,
-            GameResultName::Backgammon => GameResult::Backgammon,
-        }
-    }
-}
-
-impl From<GameResult> for GameResultName {
-    fn from(result: GameResult) -> Self {
-        match result {
-            GameResult::Single => GameResultName::Single,
-            GameResult::Gammon => GameResultName::Gammon,
-            GameResult::Backgammon => GameResultName::Backgammon,
-        }
-    }
-}
-
-impl From<GameKind> for GameKindName {
-    fn from(kind: GameKind) -> Self {
-        match kind {
-            GameKind::Normal => GameKindName::Normal,
-            GameKind::Crawford => GameKindName::Crawford,
-            GameKind::PostCrawford => GameKindName::PostCrawford,
         }
     }
 }
@@ -462,11 +444,11 @@ impl From<Cube> for CubeInput {
         CubeInput {
             value: cube.value,
             owner: cube.owner.into(),
-            offered_by: cube.offered_by.map(Into::into),
+            offered_by: cube.offered_by,
             beavers: cube.beavers,
             resignation: cube.resignation.map(|r| Resignation {
-                by: r.by.into(),
-                level: r.level.into(),
+                by: r.by,
+                level: r.level,
             }),
         }
     }
@@ -477,11 +459,11 @@ impl From<&CubeState> for Cube {
         Cube {
             value: i64::from(cube.value.get()),
             owner: cube.owner.into(),
-            offered_by: cube.offered_by.map(Into::into),
+            offered_by: cube.offered_by,
             beavers: i64::from(cube.beavers),
             resignation: cube.resignation.map(|r| ResignationWire {
-                by: r.by.into(),
-                level: r.level.into(),
+                by: r.by,
+                level: r.level,
             }),
         }
     }
@@ -512,11 +494,11 @@ impl ScoreGameRequest {
     /// The transport-free input.
     pub fn into_input(self) -> Result<ScoreInput, ApiError> {
         Ok(ScoreInput {
-            variant: input::any_variant(self.variant.as_deref())?,
+            variant: input::read_variant(self.variant.as_deref())?,
             ended_by: self.ended_by.map(Into::into),
             position: self.position.map(Into::into),
-            winner: self.winner.map(Into::into),
-            resign_level: self.resign_level.map(Into::into),
+            winner: self.winner,
+            resign_level: self.resign_level,
             cube: self.cube.map(Into::into),
             match_state: self.match_state.map(Into::into),
             rules: self.rules.map(Into::into),
@@ -532,9 +514,9 @@ impl From<ResolveCubeRequest> for CubeActionInput {
             match_state: req.match_state.map(Into::into),
             rules: req.rules.map(Into::into),
             match_id: req.match_id,
-            player: req.player.map(Into::into),
+            player: req.player,
             action: req.action.map(Into::into),
-            resign_level: req.resign_level.map(Into::into),
+            resign_level: req.resign_level,
             variant: req.variant,
         }
     }
@@ -546,15 +528,15 @@ impl From<&Scored> for ScoreGameResponse {
         let outcome = &score.match_outcome;
         ScoreGameResponse {
             ended_by: scored.ended_by().into(),
-            winner: score.winner.into(),
-            result: score.result.into(),
+            winner: score.winner,
+            result: score.result,
             points: score.points,
             jacoby_applied: score.jacoby,
             match_state: MatchOutput {
                 length: outcome.length,
                 score: outcome.score.into(),
-                winner: outcome.winner.map(Into::into),
-                next_game: outcome.next_game.map(Into::into),
+                winner: outcome.winner,
+                next_game: outcome.next_game,
             },
             match_id: scored.match_id.clone(),
             game_match_id: scored.game_match_id.clone(),
@@ -629,7 +611,7 @@ mod tests {
     fn double_take_and_the_match_id_round_trip() {
         let offered = cube_req(serde_json::json!({"player": "x", "action": "double"})).unwrap();
         assert!(offered.allowed);
-        assert_eq!(offered.to_act, Some(PlayerName::O));
+        assert_eq!(offered.to_act, Some(Player::O));
         let id = offered.match_id.clone().unwrap();
         // The Match ID alone carries the pending double and whose turn it is.
         let taken = cube_req(serde_json::json!({"match_id": id, "action": "take"})).unwrap();
@@ -683,14 +665,14 @@ mod tests {
         .unwrap();
         assert_eq!(
             (gammon.winner, gammon.result, gammon.points),
-            (PlayerName::X, GameResultName::Backgammon, 12)
+            (Player::X, GameResult::Backgammon, 12)
         );
         let pass = score_req(serde_json::json!({"ended_by": "pass", "winner": "o",
             "cube": {"value": 2, "owner": "o"},
             "match": {"length": 5, "score": {"x": 1, "o": 2}}}))
         .unwrap();
         assert_eq!(pass.points, 2);
-        assert_eq!(pass.match_state.next_game, Some(GameKindName::Crawford));
+        assert_eq!(pass.match_state.next_game, Some(GameKind::Crawford));
         let wrong = score_req(serde_json::json!({"ended_by": "pass", "winner": "x",
             "cube": {"value": 2, "owner": "o"}}))
         .unwrap_err();

@@ -2,6 +2,7 @@
 //! the published keys. The bounds in the field docs are those of
 //! `api::dice` (`MAX_MATCH_ID_BYTES` and friends).
 
+use bgref_core::Player;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -111,7 +112,8 @@ pub struct OpeningResponse {
     pub o_die: u8,
     /// The player with the higher die, who plays both dice (Portes and
     /// Tavla: rolls again, see `dice_played`).
-    pub starts: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub starts: Player,
     /// Tied throws before the deciding one (for automatic doubles).
     pub ties: u32,
     /// The opening roll: `[x_die, o_die]`.
@@ -317,7 +319,7 @@ impl From<&SignedRoll> for RollResponse {
 impl OpeningRequest {
     /// The transport-free input.
     pub fn into_input(self) -> Result<OpeningInput, ApiError> {
-        let variant = input::any_variant(self.variant.as_deref())?;
+        let variant = input::read_variant(self.variant.as_deref())?;
         Ok(OpeningInput {
             match_id: self.match_id,
             client_seed: self.client_seed,
@@ -339,7 +341,7 @@ impl From<&Opening> for OpeningResponse {
             turn: o.turn,
             x_die: o.x_die,
             o_die: o.o_die,
-            starts: o.starts.into(),
+            starts: o.starts,
             ties: o.ties,
             dice: o.dice,
             dice_played: o.dice_played,

@@ -1,5 +1,7 @@
 //! `POST /games`, `POST /games/act`, `POST /games/verify`.
 
+use bgref_core::Player;
+use bgref_core::tables::OutcomeKind;
 use bgref_core::tables::{TablesScore, TablesSeries};
 use bgref_core::{GameKind, GameResult, Phase};
 use serde::{Deserialize, Serialize};
@@ -45,7 +47,7 @@ pub struct NewGameRequest {
     /// Rule options of the tables games where sources disagree (default:
     /// the most common rules; refused for the backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables_rules: Option<super::tables::TablesRulesObject>,
+    pub tables_rules: Option<super::rules::TablesRulesObject>,
     /// The match (default: money play, a session of games; the tables
     /// games have no Crawford rule).
     #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
@@ -140,7 +142,7 @@ impl From<ActionKind> for GameActionName {
 fn action_input(
     action: Option<GameActionName>,
     play: Option<PlayInput>,
-    level: Option<GameResultName>,
+    level: Option<GameResult>,
 ) -> Option<ActionInput> {
     let play = play.map(|p| match p {
         PlayInput::Notation(text) => ApiPlay::Notation(text),
@@ -159,7 +161,7 @@ fn action_input(
         GameActionName::Reject => ActionInput::Reject,
         GameActionName::NextGame => ActionInput::NextGame,
     };
-    Some(action.with_fields(play, level.map(GameResult::from)))
+    Some(action.with_fields(play, level))
 }
 
 /// Request of `POST /games/act`. (Its OpenAPI example, in
@@ -182,7 +184,7 @@ pub struct ActRequest {
     /// must be the seat's player, else 403 `not-your-seat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = PlayerName)]
-    pub player: Option<PlayerName>,
+    pub player: Option<Player>,
     /// The action (required).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = GameActionName, required = true)]
@@ -195,7 +197,8 @@ pub struct ActRequest {
     /// With `resign` only: single, gammon or backgammon (given with any
     /// other action: 400 `invalid-request`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub level: Option<GameResult>,
     /// If given, the match the token must belong to (`wrong-match` else).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub match_id: Option<String>,
@@ -209,7 +212,7 @@ pub struct TranscriptStep {
     /// The player acting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = PlayerName, required = true)]
-    pub player: Option<PlayerName>,
+    pub player: Option<Player>,
     /// The action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = GameActionName, required = true)]
@@ -220,7 +223,8 @@ pub struct TranscriptStep {
     pub play: Option<PlayInput>,
     /// With `resign` only (with any other action: 400 `invalid-request`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub level: Option<GameResult>,
 }
 
 /// Request of `POST /games/verify`.
@@ -302,7 +306,7 @@ impl NewGameRequest {
         Ok(NewGameInput {
             match_id: self.match_id,
             client_seed: self.client_seed,
-            variant: input::any_variant(self.variant.as_deref())?,
+            variant: input::read_variant(self.variant.as_deref())?,
             tavli: self.tavli,
             tables_rules: self.tables_rules.map(Into::into),
             match_state: self.match_state.map(Into::into),
@@ -315,7 +319,7 @@ impl From<ActRequest> for ActInput {
     fn from(req: ActRequest) -> Self {
         ActInput {
             state: req.state,
-            player: req.player.map(Into::into),
+            player: req.player,
             action: action_input(req.action, req.play, req.level),
             match_id: req.match_id,
             seat: req.seat,
@@ -332,7 +336,7 @@ impl VerifyGameRequest {
                 .actions
                 .into_iter()
                 .map(|s| StepInput {
-                    player: s.player.map(Into::into),
+                    player: s.player,
                     action: action_input(s.action, s.play, s.level),
                 })
                 .collect(),
@@ -351,7 +355,8 @@ pub struct GameMatch {
     /// This game is the Crawford game.
     pub crawford: bool,
     /// Normal, Crawford or post-Crawford.
-    pub game_kind: GameKindName,
+    #[schema(value_type = GameKindName)]
+    pub game_kind: GameKind,
 }
 
 /// A legal play in a game view: on the backgammon board (the backgammon
@@ -377,7 +382,8 @@ pub struct TablesMatchOutput {
     pub games_played: u32,
     /// Who starts the next game: the last game's winner (this game's once
     /// it is over; null: an opening roll decides).
-    pub next_starter: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub next_starter: Option<Player>,
 }
 
 /// How a tables game ended, and the match after it.
@@ -388,13 +394,16 @@ pub struct TablesGameScoreOutput {
     pub game: String,
     /// The winner; left out for a draw (Plakoto, both mothers pinned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
     /// How it ended (a resignation: `single` for 1 point, `double` for 2).
-    pub outcome: OutcomeName,
+    #[schema(value_type = OutcomeName)]
+    pub outcome: OutcomeKind,
     /// Portes and Tavla borne off: the result on the board; a
     /// resignation: the level resigned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub result: Option<GameResult>,
     /// The game ended by an accepted resignation.
     pub resigned: bool,
     /// Points won (no cube): 1 or 2, 0 for a draw.
@@ -403,20 +412,21 @@ pub struct TablesGameScoreOutput {
     pub match_score: PerPlayer,
     /// The match winner, once a player reached the length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub match_winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub match_winner: Option<Player>,
 }
 
 impl From<&TablesScore> for TablesGameScoreOutput {
     fn from(s: &TablesScore) -> Self {
         TablesGameScoreOutput {
             game: s.game.to_string(),
-            winner: s.winner.map(Into::into),
-            outcome: s.kind.into(),
-            result: s.result.map(Into::into),
+            winner: s.winner,
+            outcome: s.kind,
+            result: s.result,
             resigned: s.resigned,
             points: s.points,
             match_score: s.match_after.score.into(),
-            match_winner: s.match_after.winner().map(Into::into),
+            match_winner: s.match_after.winner(),
         }
     }
 }
@@ -436,10 +446,12 @@ pub struct GameViewOutput {
     /// What is due.
     pub phase: PhaseName,
     /// The player on roll.
-    pub on_roll: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub on_roll: Player,
     /// Who must act; null when either may (opening roll, next game) or
     /// nobody (match over).
-    pub to_act: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub to_act: Option<Player>,
     /// The actions `to_act` (either player when null) may take now, as
     /// the rules decide them: e.g. `["take", "pass", "beaver"]`; empty
     /// once the match is over.
@@ -567,7 +579,8 @@ pub struct GameEvent {
     /// Who acted (the starter for the opening roll, the player who dropped,
     /// the winner when a resignation was accepted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub player: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub player: Option<Player>,
     /// The roll.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dice: Option<[u8; 2]>,
@@ -579,7 +592,8 @@ pub struct GameEvent {
     pub play: Option<String>,
     /// The level resigned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub level: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub level: Option<GameResult>,
     /// Tied opening throws.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ties: Option<u32>,
@@ -683,15 +697,12 @@ impl From<&GameView> for GameViewOutput {
         };
         GameViewOutput {
             match_id: view.match_id.clone(),
-            variant: match s.variant() {
-                input::AnyVariant::Backgammon(v) => v.to_string(),
-                input::AnyVariant::Tables(g) => g.to_string(),
-            },
+            variant: s.variant().to_string(),
             game: s.game(),
             turn: s.turn(),
             phase: s.phase().into(),
-            on_roll: s.on_roll().into(),
-            to_act: s.to_act().map(Into::into),
+            on_roll: s.on_roll(),
+            to_act: s.to_act(),
             actions: view.actions.iter().map(|&k| k.into()).collect(),
             position,
             dice: s.dice().map(|d| d.values()),
@@ -701,14 +712,14 @@ impl From<&GameView> for GameViewOutput {
                 length,
                 score: score.into(),
                 crawford: s.game_kind() == GameKind::Crawford,
-                game_kind: view.game_kind().into(),
+                game_kind: view.game_kind(),
             },
             plays,
             result,
             tables: s.tables_match().map(|m| TablesMatchOutput {
                 tavli: m.series == TablesSeries::Tavli,
                 games_played: m.games_played,
-                next_starter: m.starter.map(Into::into),
+                next_starter: m.starter,
             }),
             tables_result,
         }
@@ -732,11 +743,11 @@ fn event_output(event: &AnyEvent) -> GameEvent {
     let f = event.fields();
     GameEvent {
         kind: f.kind.into(),
-        player: f.player.map(Into::into),
+        player: f.player,
         dice: f.dice,
         passed: f.passed,
         play: f.play.map(|p| p.to_string()),
-        level: f.level.map(Into::into),
+        level: f.level,
         ties: f.ties,
         game: f.game,
     }

@@ -37,6 +37,7 @@ pub mod dice;
 pub mod games;
 pub mod moves;
 pub mod render;
+pub mod rules;
 pub mod schema;
 pub mod tables;
 pub mod variants;

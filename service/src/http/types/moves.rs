@@ -1,5 +1,7 @@
 //! `POST /legal-moves` and `POST /apply-move`.
 
+use bgref_core::GameResult;
+use bgref_core::Player;
 use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -41,7 +43,7 @@ pub struct LegalMovesRequest {
     /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
     /// (default: the most common rules; refused for the backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables_rules: Option<super::tables::TablesRulesObject>,
+    pub tables_rules: Option<super::rules::TablesRulesObject>,
     /// What each play carries besides its notation: any of `moves`,
     /// `position_id`, `xgid`, `board`, `fibs`, `pips` (default: all). An
     /// unknown name or an empty list is a 400 `invalid-fields`; Plakoto,
@@ -205,16 +207,18 @@ pub struct ApplyMoveRequest {
     /// Rule options of Plakoto, Fevga and Long Nardy where sources disagree
     /// (default: the most common rules; refused for the backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tables_rules: Option<super::tables::TablesRulesObject>,
+    pub tables_rules: Option<super::rules::TablesRulesObject>,
 }
 
 /// How a finished game ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct GameOverOutput {
     /// The player who bore off every checker.
-    pub winner: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub winner: Player,
     /// `single`, `gammon` or `backgammon`.
-    pub result: GameResultName,
+    #[schema(value_type = GameResultName)]
+    pub result: GameResult,
     /// Portes and Tavla only: the points won (no cube; a gammon or
     /// backgammon counts 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,7 +264,8 @@ pub struct ApplyMoveResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialOutput>,
     /// Whose turn it is now.
-    pub turn: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub turn: Player,
 }
 
 impl LegalMovesRequest {
@@ -268,7 +273,7 @@ impl LegalMovesRequest {
     pub fn into_input(self) -> Result<LegalMovesInput, ApiError> {
         Ok(LegalMovesInput {
             turn: TurnInput {
-                variant: input::any_variant(self.variant.as_deref())?,
+                variant: input::read_variant(self.variant.as_deref())?,
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
@@ -284,7 +289,7 @@ impl ApplyMoveRequest {
     pub fn into_input(self) -> Result<ApplyMoveInput, ApiError> {
         Ok(ApplyMoveInput {
             turn: TurnInput {
-                variant: input::any_variant(self.variant.as_deref())?,
+                variant: input::read_variant(self.variant.as_deref())?,
                 position: Some(self.position.into()),
                 dice: self.dice,
                 game_start: self.game_start,
@@ -380,8 +385,8 @@ impl From<&Applied> for ApplyMoveResponse {
             position: (&answer.position).into(),
             hits: answer.hits().collect(),
             game_over: answer.game_over.map(|o| GameOverOutput {
-                winner: o.winner.into(),
-                result: o.result.into(),
+                winner: o.winner,
+                result: o.result,
                 points: None,
             }),
             partial: answer.partial.as_ref().map(|p| PartialOutput {
@@ -389,7 +394,7 @@ impl From<&Applied> for ApplyMoveResponse {
                 remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
                 completions: p.completions,
             }),
-            turn: answer.turn().into(),
+            turn: answer.turn(),
         }
     }
 }
@@ -762,7 +767,7 @@ objects_only!(LegalMovesRequest, MoveInput, ApplyMoveRequest);
 #[cfg(test)]
 mod tests {
     use bgref_core::notation::position_id::PositionId;
-    use bgref_core::{Dice, Player, Position, Variant};
+    use bgref_core::{BackgammonVariant, Dice, Player, Position};
     use serde_json::json;
 
     use super::{LegalMovesJson, LegalMovesRequest, LegalMovesResponse};
@@ -775,7 +780,7 @@ mod tests {
     /// hypergammon position.
     fn requests() -> Vec<serde_json::Value> {
         let mut out = Vec::new();
-        let mut position = Position::start(Variant::Standard, Player::X);
+        let mut position = Position::start(BackgammonVariant::Standard, Player::X);
         let mut seed = 7u32;
         for turn in 0..120 {
             seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
@@ -799,13 +804,13 @@ mod tests {
             };
             position = position.after(play);
             if position.outcome().is_some() {
-                position = Position::start(Variant::Standard, Player::O);
+                position = Position::start(BackgammonVariant::Standard, Player::O);
             }
         }
         out.push(
             json!({"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:7:10"}}),
         );
-        let hyper = Position::start(Variant::Hypergammon3, Player::O);
+        let hyper = Position::start(BackgammonVariant::Hypergammon3, Player::O);
         let id = PositionId::from_position(&hyper).to_string();
         out.push(json!({"variant": "hypergammon", "position": {"position_id": id, "turn": "o"}, "dice": [6, 6]}));
         out.push(json!({"position": {"position_id": "4HPwATDgc/ABMA"}, "dice": [3, 1]}));
@@ -867,7 +872,8 @@ mod tests {
             .filter(|(i, _)| i % 8 == 0)
         {
             let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-            let start = Position::from_setup(&id.to_setup(Player::X), Variant::Standard).unwrap();
+            let start =
+                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
             for (j, dice) in Dice::ALL_21.into_iter().enumerate() {
                 let answer = api::moves::LegalMoves {
                     plays: start.legal_plays(dice),

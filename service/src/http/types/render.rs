@@ -163,7 +163,7 @@ impl RenderQuery {
             || self.fibs.is_some()
             || board.is_some();
         Ok(RenderInput {
-            variant: crate::api::input::any_variant(self.variant.as_deref())?,
+            variant: crate::api::input::read_variant(self.variant.as_deref())?,
             position: any.then(|| {
                 let mut position: PositionInput = HttpPosition {
                     board,

@@ -2,6 +2,8 @@
 //! Fevga and Long Nardy positions and answers, and the answers of
 //! `/legal-moves` and `/apply-move` for any variant.
 
+use bgref_core::GameResult;
+use bgref_core::Player;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -10,9 +12,9 @@ use super::cube::{EndedBy, GameResultName, ScoreGameResponse};
 use super::moves::{
     ApplyMoveResponse, LegalMovesResponse, MoveOutput, PartialOutput, PlayedOutput,
 };
+use crate::api::moves::{ApplyAnswer, LegalMovesAnswer};
 use crate::api::tables::{
-    ApplyAnswer, LegalMovesAnswer, ScoreAnswer, TablesApplied, TablesLegalMoves, TablesView,
-    board_game_points,
+    ScoreAnswer, TablesApplied, TablesLegalMoves, TablesView, board_game_points,
 };
 use bgref_core::tables::{OutcomeKind, TablesOutcome};
 
@@ -55,7 +57,7 @@ impl From<&TablesView> for TablesPositionOutput {
                 points: board.points.iter().map(|&n| i64::from(n)).collect(),
                 bar: PerPlayer::default(),
                 off: Some(board.off.into()),
-                turn: board.turn.into(),
+                turn: board.turn,
                 pins: board
                     .pins
                     .map(|pins| pins.iter().map(|&n| i64::from(n)).collect()),
@@ -111,25 +113,16 @@ pub enum OutcomeName {
     Draw,
 }
 
-impl From<OutcomeKind> for OutcomeName {
-    fn from(kind: OutcomeKind) -> Self {
-        match kind {
-            OutcomeKind::Single => OutcomeName::Single,
-            OutcomeKind::Double => OutcomeName::Double,
-            OutcomeKind::Mother => OutcomeName::Mother,
-            OutcomeKind::Draw => OutcomeName::Draw,
-        }
-    }
-}
-
 /// The end of a Plakoto, Fevga or Long Nardy game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct TablesGameOverOutput {
     /// The winner; left out for a draw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
     /// How the game ended.
-    pub outcome: OutcomeName,
+    #[schema(value_type = OutcomeName)]
+    pub outcome: OutcomeKind,
     /// Points won (no cube): 1, 2, or 0 for a draw.
     pub points: u32,
 }
@@ -137,8 +130,8 @@ pub struct TablesGameOverOutput {
 impl From<&TablesOutcome> for TablesGameOverOutput {
     fn from(o: &TablesOutcome) -> Self {
         TablesGameOverOutput {
-            winner: o.winner.map(Into::into),
-            outcome: o.kind.into(),
+            winner: o.winner,
+            outcome: o.kind,
             points: o.points,
         }
     }
@@ -164,7 +157,8 @@ pub struct TablesApplyMoveResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<PartialOutput>,
     /// Whose turn it is now.
-    pub turn: PlayerName,
+    #[schema(value_type = PlayerName)]
+    pub turn: Player,
 }
 
 /// Response of `POST /legal-moves`: Plakoto, Fevga and Long Nardy answer
@@ -237,7 +231,7 @@ impl From<&TablesApplied> for TablesApplyMoveResponse {
                 remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
                 completions: p.completions,
             }),
-            turn: answer.turn().into(),
+            turn: answer.turn(),
         }
     }
 }
@@ -277,13 +271,16 @@ pub struct TablesScoreResponse {
     pub ended_by: EndedBy,
     /// The winner; left out for a Plakoto draw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<PlayerName>,
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
     /// Portes and Tavla: the result on the board.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<GameResultName>,
+    #[schema(value_type = Option<GameResultName>)]
+    pub result: Option<GameResult>,
     /// Plakoto, Fevga and Long Nardy: how the game ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<OutcomeName>,
+    #[schema(value_type = Option<OutcomeName>)]
+    pub outcome: Option<OutcomeKind>,
     /// Points won: 1, 2 (gammon, backgammon, mars, double win, mother), 0
     /// for a draw.
     pub points: u32,
@@ -307,155 +304,10 @@ impl From<&ScoreAnswer> for ScoreAnswerOutput {
             ScoreAnswer::Tables(s) => ScoreAnswerOutput::Tables(TablesScoreResponse {
                 variant: s.game.to_string(),
                 ended_by: EndedBy::Bearoff,
-                winner: s.winner.map(Into::into),
-                result: s.result.map(Into::into),
-                outcome: s.outcome.map(Into::into),
+                winner: s.winner,
+                result: s.result,
+                outcome: s.outcome,
                 points: s.points,
-            }),
-        }
-    }
-}
-
-/// Plakoto's mother rule (`docs/variants.md`, "Plakoto").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum MotherRuleName {
-    /// The pinned mother loses 2 unless the pinner still has checkers on
-    /// its own starting point (both mothers pinned: a draw). Default.
-    Standard,
-    /// The pinned mother loses 2 at once.
-    Immediate,
-    /// No mother rule.
-    Off,
-}
-
-/// Fevga's start rule (`docs/variants.md`, "Fevga").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FevgaStartName {
-    /// The first checker must pass the opponent's starting point before a
-    /// second leaves the start. Default.
-    PassStartPoint,
-    /// The first checker must reach the opponent's starting quarter.
-    ReachStartQuarter,
-    /// No start rule.
-    Off,
-}
-
-/// The six-point prime rule of Fevga and Long Nardy (`docs/variants.md`,
-/// "Fevga"); left out: each game's usual rule, `open_when_stuck` in
-/// Fevga and `needs_checker_ahead` in Long Nardy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PrimeRuleName {
-    /// A six-point prime only while an opposing checker is ahead of it.
-    /// Long Nardy's default.
-    NeedsCheckerAhead,
-    /// Primes are free.
-    Free,
-    /// A prime may be built; a player who begins its turn with a prime
-    /// that no opposing checker is ahead of must open it if a play does.
-    OpenWhenBlocked,
-    /// As `open_when_blocked`, but only when the opponent cannot move at
-    /// all (no die moves any of its checkers). Fevga's default.
-    OpenWhenStuck,
-}
-
-/// Tavla's hit-and-run rule (`docs/variants.md`, "Tavla").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum HitAndRunName {
-    /// Backgammon's movement: a checker that hits may move on.
-    Allowed,
-    /// A checker that hits on the mover's points 1 to 6 may not move on in
-    /// the same turn. Default.
-    ForbiddenInHome,
-}
-
-/// Long Nardy's opening roll (`docs/variants.md`, "The referee game
-/// flow"): what the two single dice that pick the starter are for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NardyOpeningName {
-    /// They only pick the starter, who rolls both dice for its first turn.
-    /// Default.
-    Reroll,
-    /// They are the starter's first roll too, played at once.
-    PlayDice,
-}
-
-/// Long Nardy's first rolls that take two checkers off the head.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum HeadDoublesName {
-    /// 6-6, 4-4 and 3-3. Default.
-    SixFourThree,
-    /// 6-6 and 4-4 only.
-    SixFour,
-}
-
-/// Rule options of the tables games where sources disagree
-/// (`docs/variants.md`); each left out keeps its default, and each applies
-/// to its own game only. Refused for the backgammon variants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToSchema)]
-#[serde(remote = "Self")]
-#[serde(deny_unknown_fields)]
-pub struct TablesRulesObject {
-    /// Plakoto.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mother: Option<MotherRuleName>,
-    /// Fevga.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fevga_start: Option<FevgaStartName>,
-    /// Fevga and Long Nardy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub primes: Option<PrimeRuleName>,
-    /// Long Nardy.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub head_doubles: Option<HeadDoublesName>,
-    /// Tavla.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hit_and_run: Option<HitAndRunName>,
-    /// Long Nardy, the game flow (`POST /games`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nardy_opening: Option<NardyOpeningName>,
-}
-
-objects_only!(TablesRulesObject);
-
-impl From<TablesRulesObject> for crate::api::tables::TablesRulesInput {
-    fn from(o: TablesRulesObject) -> Self {
-        use bgref_core::tables::{
-            FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule,
-        };
-        crate::api::tables::TablesRulesInput {
-            mother: o.mother.map(|m| match m {
-                MotherRuleName::Standard => MotherRule::Standard,
-                MotherRuleName::Immediate => MotherRule::Immediate,
-                MotherRuleName::Off => MotherRule::Off,
-            }),
-            fevga_start: o.fevga_start.map(|f| match f {
-                FevgaStartName::PassStartPoint => FevgaStart::PassStartPoint,
-                FevgaStartName::ReachStartQuarter => FevgaStart::ReachStartQuarter,
-                FevgaStartName::Off => FevgaStart::Off,
-            }),
-            primes: o.primes.map(|p| match p {
-                PrimeRuleName::NeedsCheckerAhead => PrimeRule::NeedsCheckerAhead,
-                PrimeRuleName::Free => PrimeRule::Free,
-                PrimeRuleName::OpenWhenBlocked => PrimeRule::OpenWhenBlocked,
-                PrimeRuleName::OpenWhenStuck => PrimeRule::OpenWhenStuck,
-            }),
-            head_doubles: o.head_doubles.map(|h| match h {
-                HeadDoublesName::SixFourThree => HeadDoubles::SixFourThree,
-                HeadDoublesName::SixFour => HeadDoubles::SixFour,
-            }),
-            hit_and_run: o.hit_and_run.map(|h| match h {
-                HitAndRunName::Allowed => HitAndRun::Allowed,
-                HitAndRunName::ForbiddenInHome => HitAndRun::ForbiddenInHome,
-            }),
-            nardy_opening: o.nardy_opening.map(|n| match n {
-                NardyOpeningName::Reroll => NardyOpening::Reroll,
-                NardyOpeningName::PlayDice => NardyOpening::PlayDice,
             }),
         }
     }
