@@ -202,60 +202,65 @@ pub fn read_position(
     game: Game,
     field: &str,
 ) -> Result<TablesPosition, ApiError> {
-    let given = [
-        input.position_id.is_some(),
-        input.xgid.is_some(),
-        input.board.is_some(),
-    ]
-    .iter()
-    .filter(|&&b| b)
-    .count();
     let encodings = if game == Game::Plakoto {
         "board"
     } else {
         "position_id or board"
     };
-    if given != 1 {
-        return Err(bad_position(
-            field,
-            format!("give the {game} position as exactly one of {encodings}"),
-        ));
-    }
     if input.xgid.is_some() {
         return Err(bad_position(
             format!("{field}.xgid"),
             format!("an XGID does not apply to {game}: give the position as {encodings}"),
         ));
     }
-    if input.turn.is_some() && input.position_id.is_none() {
-        return Err(bad_position(
-            format!("{field}.turn"),
-            "turn goes only beside position_id: board says who is on roll",
-        ));
-    }
-    let (setup, sub) = if let Some(id) = &input.position_id {
-        if game == Game::Plakoto {
+    // A response's position (a game view's, a play's) carries the board
+    // and, where the game has one, its Position ID: sent back as it is,
+    // the two must agree, and the board (which says who is on roll) is
+    // read.
+    let (setup, sub) = match (&input.position_id, &input.board) {
+        (None, None) => {
+            return Err(bad_position(
+                field,
+                format!("give the {game} position as exactly one of {encodings}"),
+            ));
+        }
+        (Some(_), _) if game == Game::Plakoto => {
             return Err(bad_position(
                 format!("{field}.position_id"),
                 "a Position ID does not apply to plakoto (it cannot carry the pins): give the board",
             ));
         }
-        let parsed: PositionId = id
-            .parse()
-            .map_err(|e| bad_position(format!("{field}.position_id"), e))?;
-        (
-            TablesSetup::from_position_id(game, &parsed, input.turn.unwrap_or(Player::X)),
-            "position_id",
-        )
-    } else {
-        let board = input
-            .board
-            .as_ref()
-            .expect("exactly one encoding is present");
-        (
+        (Some(_), Some(_)) | (None, Some(_)) if input.turn.is_some() => {
+            return Err(bad_position(
+                format!("{field}.turn"),
+                "turn goes only beside position_id: board says who is on roll",
+            ));
+        }
+        (Some(id), board) => {
+            let parsed: PositionId = id
+                .parse()
+                .map_err(|e| bad_position(format!("{field}.position_id"), e))?;
+            match board {
+                None => (
+                    TablesSetup::from_position_id(game, &parsed, input.turn.unwrap_or(Player::X)),
+                    "position_id",
+                ),
+                Some(board) => {
+                    let setup = board_setup(game, board, &format!("{field}.board"))?;
+                    if TablesSetup::from_position_id(game, &parsed, setup.turn) != setup {
+                        return Err(bad_position(
+                            format!("{field}.position_id"),
+                            "position_id and board are not the same position: send one of them",
+                        ));
+                    }
+                    (setup, "board")
+                }
+            }
+        }
+        (None, Some(board)) => (
             board_setup(game, board, &format!("{field}.board"))?,
             "board",
-        )
+        ),
     };
     TablesPosition::from_setup(&setup).map_err(|e| bad_position(format!("{field}.{sub}"), e))
 }

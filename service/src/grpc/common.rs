@@ -128,8 +128,11 @@ pub fn position_in(
         Some(proto::position_input::Encoding::Position(p)) => {
             // The response form: every encoding (a left-out board is
             // refused as a missing encoding by the validator).
-            out.position_id = Some(p.position_id);
-            out.xgid = Some(p.xgid);
+            // Proto3 has no absent string: an empty one is an encoding
+            // the position does not have (a tables game's XGID, Plakoto's
+            // Position ID).
+            out.position_id = (!p.position_id.is_empty()).then_some(p.position_id);
+            out.xgid = (!p.xgid.is_empty()).then_some(p.xgid);
             out.board = p.board.map(|b| board_in(b, field)).transpose()?;
             out.pips = p.pips.map(|p| per_player_in(Some(p)));
             out.fibs = (!p.fibs.is_empty()).then_some(p.fibs);
