@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GET /render.svg as a browser paints it: headless Chromium (Debian package)
-# screenshots several pictures (both players on roll, checkers on the bar,
+# screenshots several pictures (both players on roll, a fixed perspective,
+# the Crawford game without a cube, checkers on the bar,
 # borne off, stacks of 6, 7 and 15, the cube centred and owned by either
 # side, dice) and tests/render/pixels.py counts the checker-colour blobs per
 # point, on the bar and in the tray, finds the cube and counts the pips of

@@ -3,12 +3,15 @@
 
 Each case is an XGID (plus optional query parameters), or a Plakoto board
 with a pinned checker; the expected picture is worked out here from that
-text alone (its own little parser, not the server's): per point, from the side on roll's view, whose checkers and how
-many are drawn (five at most; a taller stack also shows its count in red);
-the checkers on the bar, the borne-off slabs in the tray, where the cube
-sits (middle when centred, bottom when the player on roll owns it, top
-otherwise; none in Plakoto), a pinned checker at the foot of its pinner's
-stack, and the pips on each die.
+text alone (its own little parser, not the server's): per point, from the
+viewer's side (the `perspective` parameter, else the side on roll), whose
+checkers and how many are drawn (five at most; a taller stack also shows
+its count, dark red on x's checkers and light red on o's); the checkers on
+the bar, the borne-off slabs in the tray, where the cube sits (middle when
+centred, bottom when the viewer owns it, top otherwise; none in the
+Crawford game and in Plakoto), a pinned checker at the foot of its
+pinner's stack, and the pips on each die (in the player on roll's
+colours).
 
 The script writes one HTML page with every case's SVG as an <img> in a
 grid, has Chromium screenshot it once, decodes the PNG with the standard
@@ -37,8 +40,12 @@ import zlib
 W, H = 670, 540
 FIELD_TOP, FIELD_BOTTOM, MID, HALF_GAP = 60, 476, 268, 24
 POINT_W, LEFT, BAR, BAR_W, RIGHT, TRAY = 40, 60, 300, 48, 348, 606
-X_FILL, O_FILL, COUNT_FILL, CUBE_FILL = (240, 230, 200), (31, 31, 31), (208, 16, 16), (255, 255, 255)
+X_FILL, O_FILL, CUBE_FILL = (240, 230, 200), (31, 31, 31), (255, 255, 255)
 FILL = {"x": X_FILL, "o": O_FILL}
+# A stack's count: dark red on x's checkers, light red on o's; each with
+# the colour tolerance that keeps it apart from the board's other colours
+# (the light red is within 60 of the light points' #c9a26b).
+COUNT_FILL = {"x": ((160, 0, 0), 60), "o": ((255, 128, 128), 30)}
 COLS = 2
 
 CASES = [
@@ -57,6 +64,11 @@ CASES = [
     ("XGID=-BBCBBB---------------bbb-:0:0:-1:21:0:0:0:0:10", "cube_value=8&cube_owner=x"),
     # Plakoto, o on roll with 5-3: x's checker on x's 20 point pinned under
     # two of o's (drawn at the foot of o's stack); no cube in this game.
+    # The second picture again, seen from x (o still on roll): o's cube and
+    # dice, x's checker on the bar below the middle.
+    ("XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10", "perspective=x"),
+    # The Crawford game of a 5-point match (x 4, o 2): no cube drawn.
+    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:2:1:5:10", ""),
     ("plakoto", "variant=plakoto&dice=53&board=" + json.dumps({
         "points": [-12, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -2, 0, 0, 0, 13],
         "turn": "o", "pins": [0] * 19 + [1] + [0] * 4})),
@@ -89,10 +101,14 @@ def expectation(xgid, extra):
         turn = "x" if fields[3] == "1" else "o"
         owner = {"0": "centre", "1": "x", "-1": "o"}[fields[2]]
         owner = params.get("cube_owner", owner)
+        if fields[8] != "0" and fields[7] == "1" or params.get("crawford") == "true":
+            owner = None  # the Crawford game: no cube
         dice = [int(d) for d in fields[4]] if fields[4].isdigit() and fields[4] != "00" else []
+    viewer = params.get("perspective", turn)
+    other = "o" if viewer == "x" else "x"
     points = {}
     for p in range(1, 25):
-        i = p if turn == "x" else 25 - p  # the viewer's point p on x's numbering
+        i = p if viewer == "x" else 25 - p  # the viewer's point p on x's numbering
         count = {"x": x[i], "o": o[i]}
         pinned = {1: "x", -1: "o"}.get(pins[i])
         pinner = {"x": "o", "o": "x"}.get(pinned)
@@ -105,15 +121,16 @@ def expectation(xgid, extra):
         if pinned:
             drawn[pinned] = 1
         drawn[owner_here] += min(total, 5) - (1 if pinned else 0)
-        points[p] = {"x": drawn["x"], "o": drawn["o"], "label": total > 5, "n": n}
+        points[p] = {"x": drawn["x"], "o": drawn["o"], "label": total > 5, "n": n,
+                     "owner": owner_here}
     off = {"x": 15 - sum(x[1:26]) - sum(1 for v in pins if v == 1),
            "o": 15 - sum(o[1:25]) - o_bar - sum(1 for v in pins if v == -1)}
     bar = {"x": x_bar, "o": o_bar}
     opp = "o" if turn == "x" else "x"
     cube = None if owner is None else (
-        "middle" if owner == "centre" else ("bottom" if owner == turn else "top"))
-    return {"turn": turn, "opp": opp, "points": points, "bar": bar, "off": off,
-            "cube": cube, "dice": dice}
+        "middle" if owner == "centre" else ("bottom" if owner == viewer else "top"))
+    return {"turn": turn, "opp": opp, "viewer": viewer, "other": other, "points": points,
+            "bar": bar, "off": off, "cube": cube, "dice": dice}
 
 
 def read_png(path):
@@ -208,12 +225,15 @@ def check(shot, want):
             seen = len(shot.blobs(FILL[who], x0, y0, x0 + POINT_W, y1, checker))
             if seen != here[who]:
                 bad.append("point %d: %d %s checkers drawn, expected %d" % (p, seen, who, here[who]))
-        label = len(shot.blobs(COUNT_FILL, x0, y0, x0 + POINT_W, y1, 8, tol=60)) > 0
+        # The count in its owner's colour (either colour on an empty point).
+        colours = [COUNT_FILL[here["owner"]]] if "owner" in here else COUNT_FILL.values()
+        label = any(shot.blobs(colour, x0, y0, x0 + POINT_W, y1, 8, tol=tol)
+                    for colour, tol in colours)
         if label != here["label"]:
             bad.append("point %d: count label %s, expected %s" % (
                 p, "shown" if label else "missing", "one" if here["label"] else "none"))
-    for who, (y0, y1) in ((want["turn"], (MID + HALF_GAP, FIELD_BOTTOM)),
-                          (want["opp"], (FIELD_TOP, MID - HALF_GAP))):
+    for who, (y0, y1) in ((want["viewer"], (MID + HALF_GAP, FIELD_BOTTOM)),
+                          (want["other"], (FIELD_TOP, MID - HALF_GAP))):
         seen = len(shot.blobs(FILL[who], BAR, y0, BAR + BAR_W, y1, checker))
         if seen != min(want["bar"][who], 5):
             bad.append("bar: %d %s checkers drawn, expected %d" % (seen, who, want["bar"][who]))

@@ -30,7 +30,7 @@ fn position_id(id: &str, turn: proto::Player) -> Option<proto::PositionInput> {
 }
 
 /// Bar, borne-off checkers, a stack of six, both cube owners, a match with
-/// dice, the FIBS encoding.
+/// dice, the FIBS encoding, a fixed perspective.
 fn cases() -> Vec<Case> {
     vec![
         Case {
@@ -58,6 +58,14 @@ fn cases() -> Vec<Case> {
                 cube_value: Some(2),
                 cube_owner: proto::CubeOwner::X as i32,
                 dice: vec![3, 1],
+                ..proto::Picture::default()
+            },
+        },
+        Case {
+            query: "xgid=XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10&perspective=x",
+            picture: proto::Picture {
+                position: xgid("XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10"),
+                perspective: proto::Player::X as i32,
                 ..proto::Picture::default()
             },
         },
@@ -294,6 +302,18 @@ async fn bad_input_is_a_400_with_its_slug_over_both_protocols() {
     refused(
         &server,
         &mut grpc,
+        "position_id=4HPwATDgc/ABMA&perspective=z",
+        with(proto::Picture {
+            perspective: 7,
+            ..proto::Picture::default()
+        }),
+        "invalid-request",
+        Some("perspective"),
+    )
+    .await;
+    refused(
+        &server,
+        &mut grpc,
         "position_id=4HPwATDgc/ABMA&match_length=5&score_o=5",
         with(proto::Picture {
             match_length: Some(5),
@@ -459,4 +479,84 @@ async fn the_tables_games_are_drawn_by_the_svg_only() {
         assert_eq!(status.code(), Code::InvalidArgument);
         assert_eq!(status.get_details_error_info().unwrap().reason, slug);
     }
+}
+
+/// The inner text of the element that starts with `open` (up to its
+/// first `</g>`).
+fn group<'a>(svg: &'a str, open: &str) -> Option<&'a str> {
+    let start = svg.find(open)?;
+    let rest = &svg[start..];
+    Some(&rest[..rest.find("</g>")?])
+}
+
+#[tokio::test]
+async fn the_perspective_is_fixed_whoever_is_on_roll() {
+    let server = Server::start(&[]).await;
+    // o on roll with 6-5: x one on the bar and six on its 6 point; the
+    // cube at 4 on o's side.
+    let xgid = "xgid=XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10";
+    let svg = |query: String| {
+        let server = &server;
+        async move {
+            let (status, _, body) = get(server, &format!("/render.svg?{query}")).await;
+            assert_eq!(status, 200, "{query}: {body}");
+            body
+        }
+    };
+    let turned = svg(xgid.to_owned()).await;
+    let from_o = svg(format!("{xgid}&perspective=o")).await;
+    let from_x = svg(format!("{xgid}&perspective=x")).await;
+    assert_eq!(turned, from_o, "the default is the side on roll");
+    assert_ne!(from_x, from_o);
+    // x's six: x's 6 point is the viewer's 6 from x, its 19 from o.
+    for (picture, point) in [(&from_x, 6), (&from_o, 19)] {
+        let stack = group(picture, &format!("<g id=\"point-{point}\"")).unwrap();
+        assert_eq!(stack.matches("class=\"checker x\"").count(), 5, "{stack}");
+        assert!(stack.contains("class=\"count\""), "{stack}");
+    }
+    // x's checker on the bar is below the middle from x, above from o.
+    for (picture, y) in [(&from_x, 268 + 24 + 4 + 16), (&from_o, 268 - 24 - 4 - 16)] {
+        let bar = group(picture, "<g id=\"bar-x\"").unwrap();
+        assert!(bar.contains(&format!("cy=\"{y}\"")), "{bar}");
+    }
+    // o's cube: at the top (y 60) from x, at the bottom (y 440) from o.
+    assert!(
+        group(&from_x, "<g id=\"cube\" class=\"cube o\" data-value=\"4\"")
+            .unwrap()
+            .contains("y=\"60\"")
+    );
+    assert!(
+        group(&from_o, "<g id=\"cube\" class=\"cube o\" data-value=\"4\"")
+            .unwrap()
+            .contains("y=\"440\"")
+    );
+    // The dice are o's either way.
+    for picture in [&from_x, &from_o] {
+        assert!(picture.contains("<g id=\"die-1\" class=\"die\" data-value=\"6\">"));
+        assert!(picture.contains("<g id=\"die-2\" class=\"die\" data-value=\"5\">"));
+    }
+
+    // The text board numbers the points from the perspective's side.
+    let (_, _, text) = get(&server, &format!("/render.txt?{xgid}")).await;
+    let (_, _, text_x) = get(&server, &format!("/render.txt?{xgid}&perspective=x")).await;
+    let numbers = |t: &str| t.lines().nth(2).unwrap()[..20].to_owned();
+    assert_eq!(numbers(&text), " +13-14-15-16-17-18-");
+    assert_eq!(numbers(&text_x), " +12-11-10--9--8--7-");
+}
+
+#[tokio::test]
+async fn no_cube_in_the_crawford_game() {
+    let server = Server::start(&[]).await;
+    let start = "position_id=4HPwATDgc/ABMA&match_length=5&score_x=4&score_o=2";
+    let (_, _, svg) = get(&server, &format!("/render.svg?{start}&crawford=true")).await;
+    assert!(!svg.contains("id=\"cube\""), "{svg}");
+    assert!(
+        svg.contains("no cube, 5-point match, x 4 o 2, Crawford game"),
+        "{svg}"
+    );
+    let (_, _, svg) = get(&server, &format!("/render.svg?{start}&crawford=false")).await;
+    assert!(
+        svg.contains("<g id=\"cube\" class=\"cube centre\" data-value=\"1\">"),
+        "{svg}"
+    );
 }

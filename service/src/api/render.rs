@@ -10,7 +10,7 @@ pub mod text;
 use bgref_core::Variant;
 use bgref_core::{
     ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, InvalidCubeState,
-    InvalidMatchState, MatchState, Position,
+    InvalidMatchState, MatchState, Player, Position,
 };
 
 use super::input::{self, PositionInput};
@@ -36,13 +36,18 @@ pub struct RenderInput {
     pub crawford: Option<bool>,
     /// The roll to show (default none: the player on roll is to roll).
     pub dice: Option<Vec<i64>>,
+    /// Whose side the picture is drawn from (default the player on roll).
+    pub perspective: Option<Player>,
 }
 
 /// A checked picture: the position, cube, match and dice to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Picture {
-    /// The position, drawn from the side on roll.
+    /// The position.
     pub position: Position,
+    /// Whose side the picture is drawn from: the bottom of the SVG, the
+    /// point numbers of both pictures.
+    pub viewer: Player,
     /// The cube: value and owner.
     pub cube: CubeState,
     /// The match: length (0 money), score, Crawford.
@@ -116,6 +121,7 @@ pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
         None => read.xgid_dice(),
     };
     Ok(Picture {
+        viewer: input.perspective.unwrap_or(read.position.turn()),
         position: read.position,
         cube,
         match_state,
@@ -206,6 +212,7 @@ pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
     };
     Ok(Rendered(svg::draw(&svg::Scene::tables(
         &position,
+        input.perspective,
         match_state,
         dice,
     ))))

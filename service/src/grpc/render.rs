@@ -4,7 +4,7 @@ use bgref_core::{ByPlayer, CubeOwner, Player};
 use tonic::{Request, Response, Status};
 
 use super::call;
-use super::common::{dice_in, position_in, variant_in};
+use super::common::{dice_in, player_in, position_in, variant_in};
 use crate::api;
 use crate::api::input;
 use crate::api::render::{RenderInput, Rendered};
@@ -40,6 +40,7 @@ impl TryFrom<Option<proto::Picture>> for RenderInput {
             },
             crawford: p.crawford,
             dice: dice_in(&p.dice),
+            perspective: player_in(p.perspective, "perspective")?,
         })
     }
 }

@@ -1,20 +1,32 @@
-//! The SVG picture: the board from the side on roll, self-contained (no
-//! fonts, stylesheets or images from elsewhere; generic font families
-//! only) and deterministic (the same picture gives the same bytes).
+//! The SVG picture: the board from the viewer's side (the player on roll
+//! unless the request names a `perspective`), self-contained (no fonts,
+//! stylesheets or images from elsewhere; generic font families only) and
+//! deterministic (the same picture gives the same bytes).
 //!
-//! Layout, in user units of the `viewBox` (670 x 540): the player on roll
-//! sits at the bottom, its points 1 to 6 at the bottom right, 7 to 12
-//! bottom left, 13 to 18 top left, 19 to 24 top right, numbered from its
-//! side. Each point shows up to five checkers 36 units apart (32 across,
-//! so that neighbours do not touch); a taller stack shows five with its
+//! Layout, in user units of the `viewBox` (670 x 540): the viewer sits at
+//! the bottom, its points 1 to 6 at the bottom right, 7 to 12 bottom
+//! left, 13 to 18 top left, 19 to 24 top right, numbered from its side.
+//! Each point shows up to five checkers 36 units apart (32 across, so
+//! that neighbours do not touch); a taller stack shows five with its
 //! count on the fifth. The bar (between the halves) holds the checkers
-//! on the bar, the player on roll's below the middle; the tray (right)
-//! the borne-off checkers as slabs, the player on roll's at the bottom.
-//! The cube sits left of the board: in the middle when centred, at the
-//! owner's side otherwise (showing 64 when centred at 1). The dice lie in
-//! the right half's middle. `scripts/ci-render.sh` screenshots pictures in
-//! headless Chromium and counts these shapes in the pixels, so a change of
-//! these numbers or colours must be made there too.
+//! on the bar, the viewer's below the middle; the tray (right) the
+//! borne-off checkers as slabs, the viewer's at the bottom. The cube sits
+//! left of the board: in the middle when centred, at the owner's side
+//! otherwise (showing 64 when centred at 1); none in the Crawford game
+//! and the tables games. The dice, in the colour of the player on roll,
+//! lie in the right half's middle.
+//!
+//! For hit-testing, each point is a `<g id="point-N" class="point">`
+//! (N the viewer's number) holding its triangle, its number and its
+//! checkers; each checker is `class="checker x"` (or `o`; a pinned one
+//! also `pinned`), a stack's count `class="count"`; the bar's checkers sit
+//! in `<g id="bar-x">` and `<g id="bar-o">`, the borne-off slabs (also
+//! `class="checker x"`) in `<g id="off-x">` and `<g id="off-o">`; the cube
+//! is `<g id="cube" class="cube centre" data-value="1">` (`x` or `o` for
+//! its owner); the dice `<g id="die-1" class="die" data-value="6">` and
+//! `die-2`. `scripts/ci-render.sh` screenshots pictures in headless
+//! Chromium and counts these shapes in the pixels, so a change of these
+//! numbers or colours must be made there too.
 
 use std::fmt::Write as _;
 
@@ -35,11 +47,13 @@ pub struct Stack {
     pub pinned: bool,
 }
 
-/// What the SVG draws, for any game, from the side on roll.
+/// What the SVG draws, for any game, from the viewer's side.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scene {
-    /// The player on roll: the picture's bottom side.
+    /// The player on roll.
     pub turn: Player,
+    /// Whose side the picture is drawn from: its bottom side.
+    pub viewer: Player,
     /// The first words of the title: the game and the position's name.
     pub name: String,
     /// `points[p - 1]` is the viewer's point `p`.
@@ -60,10 +74,10 @@ pub struct Scene {
 
 impl Scene {
     /// A backgammon board picture: the viewer's point `p` is the
-    /// opponent's `25 - p`.
+    /// opponent's `25 - p`. No cube in the Crawford game.
     pub fn backgammon(picture: &Picture) -> Scene {
         let position = &picture.position;
-        let me = position.turn();
+        let me = picture.viewer;
         let (mine, theirs) = (position.side(me), position.side(!me));
         let mut points = [Stack::default(); 24];
         for (i, stack) in points.iter_mut().enumerate() {
@@ -83,7 +97,8 @@ impl Scene {
             };
         }
         Scene {
-            turn: me,
+            turn: position.turn(),
+            viewer: me,
             name: format!(
                 "Backgammon position {} ({})",
                 PositionId::from_position(position),
@@ -93,7 +108,7 @@ impl Scene {
             bar: ByPlayer::new_with(|p| position.side(p)[25]),
             off: ByPlayer::new_with(|p| position.side(p)[0]),
             pips: ByPlayer::new_with(|p| position.pip_count(p)),
-            cube: Some(picture.cube),
+            cube: (!picture.match_state.crawford).then_some(picture.cube),
             match_state: picture.match_state,
             dice: picture.dice,
         }
@@ -101,11 +116,17 @@ impl Scene {
 
     /// A Plakoto, Fevga or Long Nardy picture: the viewer's point `p` is
     /// the opponent's [`other_view`]; a pinned checker is drawn under its
-    /// pinner's stack. These games have no bar and no cube.
-    pub fn tables(position: &TablesPosition, match_state: MatchState, dice: Option<Dice>) -> Scene {
+    /// pinner's stack. These games have no bar and no cube. Drawn from
+    /// `perspective`'s side (default the player on roll).
+    pub fn tables(
+        position: &TablesPosition,
+        perspective: Option<Player>,
+        match_state: MatchState,
+        dice: Option<Dice>,
+    ) -> Scene {
         let game = position.game();
         let setup = position.to_setup();
-        let me = setup.turn;
+        let me = perspective.unwrap_or(setup.turn);
         let mut points = [Stack::default(); 24];
         for (i, stack) in points.iter_mut().enumerate() {
             let p = u8::try_from(i + 1).unwrap_or(24);
@@ -144,7 +165,8 @@ impl Scene {
             None => format!("{game} position"),
         };
         Scene {
-            turn: me,
+            turn: setup.turn,
+            viewer: me,
             name,
             points,
             bar: ByPlayer { x: 0, o: 0 },
@@ -182,12 +204,25 @@ const TRAY: u32 = 606;
 const X_FILL: &str = "#f0e6c8";
 const O_FILL: &str = "#1f1f1f";
 const EDGE: &str = "#808080";
-const COUNT_FILL: &str = "#d01010";
+/// A stack's count, on the fifth checker: dark red on x's light checkers
+/// (contrast ratio 6.8:1 against `X_FILL`), light red on o's dark ones
+/// (6.8:1 against `O_FILL`); WCAG asks 4.5:1 of text, which the red
+/// #d01010 drawn on both before had on x's but not on o's (2.9:1). The
+/// unit test `count_colours_are_readable` computes the ratios.
+const COUNT_ON_X: &str = "#a00000";
+const COUNT_ON_O: &str = "#ff8080";
 
 fn fill(player: Player) -> &'static str {
     match player {
         Player::X => X_FILL,
         Player::O => O_FILL,
+    }
+}
+
+fn count_fill(player: Player) -> &'static str {
+    match player {
+        Player::X => COUNT_ON_X,
+        Player::O => COUNT_ON_O,
     }
 }
 
@@ -213,16 +248,21 @@ fn stack_y(k: u32, bottom: bool) -> u32 {
 }
 
 /// Draws a stack of `n` checkers of `player` at centre `cx`, the `k`-th at
-/// `y(k)`, over one pinned checker of the opponent when `pinned`: five
-/// checkers at most, the fifth with the stack's count when there are more.
+/// `y(k)`, over one pinned checker of the opponent when `pinned` (its
+/// class `checker o pinned`, say): five checkers at most, the fifth with
+/// the stack's count (class `count`) when there are more.
 fn stack(s: &mut String, player: Player, n: u8, pinned: bool, cx: u32, y: impl Fn(u32) -> u32) {
     let under = u32::from(pinned);
     let total = u32::from(n) + under;
     for k in 0..total.min(5) {
-        let who = if k < under { !player } else { player };
+        let (who, class) = if k < under {
+            (!player, " pinned")
+        } else {
+            (player, "")
+        };
         let _ = writeln!(
             s,
-            r#"<circle cx="{cx}" cy="{}" r="{RADIUS}" fill="{}" stroke="{EDGE}" stroke-width="1.5"/>"#,
+            r#"<circle class="checker {who}{class}" cx="{cx}" cy="{}" r="{RADIUS}" fill="{}" stroke="{EDGE}" stroke-width="1.5"/>"#,
             y(k),
             fill(who)
         );
@@ -230,18 +270,20 @@ fn stack(s: &mut String, player: Player, n: u8, pinned: bool, cx: u32, y: impl F
     if total > 5 {
         let _ = writeln!(
             s,
-            r#"<text x="{cx}" y="{}" font-size="15" font-weight="bold" fill="{COUNT_FILL}" text-anchor="middle" dominant-baseline="central">{n}</text>"#,
-            y(4)
+            r#"<text class="count" x="{cx}" y="{}" font-size="15" font-weight="bold" fill="{}" text-anchor="middle" dominant-baseline="central">{n}</text>"#,
+            y(4),
+            count_fill(player)
         );
     }
 }
 
-/// One die with its pips.
-fn die(s: &mut String, x: u32, value: u8, player: Player) {
+/// One die with its pips: `<g id="die-{n}" class="die" data-value=..>`.
+fn die(s: &mut String, n: u8, x: u32, value: u8, player: Player) {
     let y = MID - 16;
     let _ = writeln!(
         s,
-        r#"<rect x="{x}" y="{y}" width="32" height="32" rx="5" fill="{}" stroke="{EDGE}" stroke-width="1.5"/>"#,
+        r#"<g id="die-{n}" class="die" data-value="{value}">
+<rect x="{x}" y="{y}" width="32" height="32" rx="5" fill="{}" stroke="{EDGE}" stroke-width="1.5"/>"#,
         fill(player)
     );
     let pip = fill(!player);
@@ -258,12 +300,14 @@ fn die(s: &mut String, x: u32, value: u8, player: Player) {
     for (px, py) in spots {
         let _ = writeln!(s, r#"<circle cx="{px}" cy="{py}" r="3" fill="{pip}"/>"#);
     }
+    s.push_str("</g>\n");
 }
 
 /// The SVG document of `scene`.
 pub fn draw(scene: &Scene) -> String {
-    let me = scene.turn;
+    let me = scene.viewer;
     let opp = !me;
+    let turn = scene.turn;
     let pips = |p: Player| scene.pips[p];
     let m = &scene.match_state;
     let game = if m.length == 0 {
@@ -272,10 +316,10 @@ pub fn draw(scene: &Scene) -> String {
         format!(
             "{}-point match, {} {} {} {}{}",
             m.length,
-            me,
-            m.score[me],
-            opp,
-            m.score[opp],
+            turn,
+            m.score[turn],
+            !turn,
+            m.score[!turn],
             if m.crawford { ", Crawford game" } else { "" }
         )
     };
@@ -287,14 +331,15 @@ pub fn draw(scene: &Scene) -> String {
         },
     };
     let roll = match scene.dice {
-        Some(d) => format!("{me} rolled {}-{}", d.first().get(), d.second().get()),
-        None => format!("{me} to roll"),
+        Some(d) => format!("{turn} rolled {}-{}", d.first().get(), d.second().get()),
+        None => format!("{turn} to roll"),
     };
     let title = format!(
-        "{}: {me} on roll, pips {me} {} {opp} {}, {cube}, {game}, {roll}",
+        "{}: {turn} on roll, pips {turn} {} {} {}, {cube}, {game}, {roll}",
         scene.name,
-        pips(me),
-        pips(opp),
+        pips(turn),
+        !turn,
+        pips(!turn),
     );
 
     let mut s = String::with_capacity(16 * 1024);
@@ -318,9 +363,11 @@ pub fn draw(scene: &Scene) -> String {
         TRAY - 4,
         FIELD_BOTTOM - FIELD_TOP,
     );
-    // Points, numbered from the viewer's side.
+    // Points, numbered from the viewer's side, each a group with its
+    // number and its checkers.
     for p in 1..=24u32 {
         let (x, bottom) = column(p);
+        let _ = writeln!(s, r#"<g id="point-{p}" class="point">"#);
         let colour = if p % 2 == 0 { "#c9a26b" } else { "#8b5a2b" };
         let (base, apex) = if bottom {
             (FIELD_BOTTOM, FIELD_BOTTOM - 170)
@@ -339,27 +386,28 @@ pub fn draw(scene: &Scene) -> String {
             r##"<text x="{}" y="{label_y}" font-size="13" fill="#e8dcc0" text-anchor="middle">{p}</text>"##,
             x + POINT_W / 2
         );
-    }
-    // Checkers on the points.
-    for p in 1..=24u32 {
-        let (x, bottom) = column(p);
         let st = scene.points[p as usize - 1];
         if let Some(owner) = st.owner {
             stack(&mut s, owner, st.count, st.pinned, x + POINT_W / 2, |k| {
                 stack_y(k, bottom)
             });
         }
+        s.push_str("</g>\n");
     }
     // The bar: the viewer's checkers below the middle, the opponent's above.
     let bar_x = BAR + BAR_W / 2;
+    let _ = writeln!(s, r#"<g id="bar-{me}" class="bar">"#);
     stack(&mut s, me, scene.bar[me], false, bar_x, |k| {
         MID + HALF_GAP + 4 + RADIUS + k * PITCH
     });
+    let _ = writeln!(s, "</g>\n<g id=\"bar-{opp}\" class=\"bar\">");
     stack(&mut s, opp, scene.bar[opp], false, bar_x, |k| {
         MID - HALF_GAP - 4 - RADIUS - k * PITCH
     });
+    s.push_str("</g>\n");
     // Borne-off checkers as slabs: the viewer's at the bottom.
     for (player, bottom) in [(me, true), (opp, false)] {
+        let _ = writeln!(s, r#"<g id="off-{player}" class="off">"#);
         for k in 0..u32::from(scene.off[player]) {
             let y = if bottom {
                 FIELD_BOTTOM - 12 - 11 * k
@@ -368,10 +416,11 @@ pub fn draw(scene: &Scene) -> String {
             };
             let _ = writeln!(
                 s,
-                r#"<rect x="{TRAY}" y="{y}" width="40" height="8" fill="{}" stroke="{EDGE}" stroke-width="1"/>"#,
+                r#"<rect class="checker {player}" x="{TRAY}" y="{y}" width="40" height="8" fill="{}" stroke="{EDGE}" stroke-width="1"/>"#,
                 fill(player)
             );
         }
+        s.push_str("</g>\n");
     }
     // The cube, left of the board.
     if let Some(cube) = scene.cube {
@@ -384,30 +433,49 @@ pub fn draw(scene: &Scene) -> String {
             (CubeOwner::Centre, 1) => 64,
             (_, v) => v,
         };
+        let owner = match cube.owner {
+            CubeOwner::Centre => "centre",
+            CubeOwner::Player(Player::X) => "x",
+            CubeOwner::Player(Player::O) => "o",
+        };
         let _ = writeln!(
             s,
-            r##"<rect x="7" y="{cube_y}" width="36" height="36" rx="4" fill="#ffffff" stroke="#333333" stroke-width="2"/>
-<text x="25" y="{}" font-size="{}" font-weight="bold" fill="#333333" text-anchor="middle" dominant-baseline="central">{face}</text>"##,
+            r##"<g id="cube" class="cube {owner}" data-value="{}">
+<rect x="7" y="{cube_y}" width="36" height="36" rx="4" fill="#ffffff" stroke="#333333" stroke-width="2"/>
+<text x="25" y="{}" font-size="{}" font-weight="bold" fill="#333333" text-anchor="middle" dominant-baseline="central">{face}</text>
+</g>"##,
+            cube.value.get(),
             cube_y + 18,
             if face >= 1000 { 11 } else { 15 },
         );
     }
     // The dice, in the right half's middle.
     if let Some(d) = scene.dice {
-        die(&mut s, RIGHT + 80, d.first().get(), me);
-        die(&mut s, RIGHT + 128, d.second().get(), me);
+        die(&mut s, 1, RIGHT + 80, d.first().get(), turn);
+        die(&mut s, 2, RIGHT + 128, d.second().get(), turn);
     }
-    // Who is who: the opponent above, the player on roll below.
+    // Who is who: the opponent above, the viewer below; the player on
+    // roll marked, with its roll; the match on the other line's right.
+    let on_roll = |p: Player| {
+        if p == turn {
+            format!(
+                " (on roll): {} pips{} · {roll}",
+                pips(p),
+                score_note(m.length, m.score[p])
+            )
+        } else {
+            format!(": {} pips{}", pips(p), score_note(m.length, m.score[p]))
+        }
+    };
     let _ = writeln!(
         s,
-        r##"<text x="60" y="20" font-size="14" fill="#e8dcc0">{opp}: {} pips{}</text>
-<text x="60" y="{}" font-size="14" fill="#e8dcc0">{me} (on roll): {} pips{} · {roll}</text>
-<text x="610" y="20" font-size="12" fill="#e8dcc0" text-anchor="end">{game}</text>"##,
-        pips(opp),
-        score_note(m.length, m.score[opp]),
+        r##"<text id="label-{opp}" x="60" y="20" font-size="14" fill="#e8dcc0">{opp}{}</text>
+<text id="label-{me}" x="60" y="{}" font-size="14" fill="#e8dcc0">{me}{}</text>
+<text x="610" y="{}" font-size="12" fill="#e8dcc0" text-anchor="end">{game}</text>"##,
+        on_roll(opp),
         HEIGHT - 14,
-        pips(me),
-        score_note(m.length, m.score[me]),
+        on_roll(me),
+        if turn == me { 20 } else { HEIGHT - 14 },
     );
     s.push_str("</svg>\n");
     s
@@ -431,8 +499,10 @@ mod tests {
 
     fn picture(xgid: &str) -> Picture {
         let parsed: Xgid = xgid.parse().unwrap();
+        let position = Position::from_setup(&parsed.setup, BackgammonVariant::Standard).unwrap();
         Picture {
-            position: Position::from_setup(&parsed.setup, BackgammonVariant::Standard).unwrap(),
+            viewer: position.turn(),
+            position,
             cube: CubeState {
                 value: CubeValue::new(4),
                 owner: CubeOwner::Player(Player::O),
@@ -468,6 +538,136 @@ mod tests {
         );
         assert!(svg.contains("o rolled 6-5"), "{svg}");
         assert_eq!(draw(&Scene::backgammon(&p)), svg, "deterministic");
+    }
+
+    /// WCAG 2 relative luminance of `#rrggbb`.
+    fn luminance(hex: &str) -> f64 {
+        let channel = |i: usize| {
+            let c = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+            if c <= 0.040_45 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+    }
+
+    fn contrast(a: &str, b: &str) -> f64 {
+        let (a, b) = (luminance(a), luminance(b));
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
+
+    #[test]
+    fn count_colours_are_readable() {
+        for player in [Player::X, Player::O] {
+            let ratio = contrast(count_fill(player), fill(player));
+            assert!(ratio >= 4.5, "{player}: {ratio:.2}");
+        }
+        // The red both counts had before fails on o's checkers.
+        assert!(contrast("#d01010", O_FILL) < 4.5);
+    }
+
+    #[test]
+    fn the_perspective_fixes_the_bottom_side() {
+        // o on roll with 6-5; the cube at 4 on o's side.
+        let mut p = picture("XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10");
+        let from_o = draw(&Scene::backgammon(&p));
+        p.viewer = Player::X;
+        let from_x = draw(&Scene::backgammon(&p));
+        assert_ne!(from_o, from_x);
+        // x's six-stack is on x's 6 point: the viewer's 6 from x, 19 from o.
+        let point = |svg: &str, n: u32| {
+            let start = svg.find(&format!("<g id=\"point-{n}\"")).unwrap();
+            svg[start..start + svg[start..].find("</g>").unwrap()].to_owned()
+        };
+        assert!(point(&from_x, 6).contains(">6</text>"), "{from_x}");
+        assert!(point(&from_o, 19).contains(">6</text>"), "{from_o}");
+        // The bottom label is the viewer's; the roll stays o's.
+        assert!(from_x.contains(&format!(r#"id="label-x" x="60" y="{}""#, HEIGHT - 14)));
+        assert!(
+            from_x.contains(
+                r##"id="label-o" x="60" y="20" font-size="14" fill="#e8dcc0">o (on roll)"##
+            )
+        );
+        assert!(from_x.contains("o rolled 6-5"));
+        // o's cube: at the bottom seen from o, at the top seen from x.
+        assert!(from_o.contains(&format!(r#"<rect x="7" y="{}""#, FIELD_BOTTOM - 36)));
+        assert!(from_x.contains(&format!(r#"<rect x="7" y="{FIELD_TOP}""#)));
+        // The dice are o's colour either way.
+        for svg in [&from_o, &from_x] {
+            assert_eq!(
+                svg.matches(&format!(r#"rx="5" fill="{O_FILL}""#)).count(),
+                2
+            );
+        }
+    }
+
+    #[test]
+    fn points_checkers_cube_and_dice_can_be_hit() {
+        let p = picture("XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10");
+        let svg = draw(&Scene::backgammon(&p));
+        for n in 1..=24 {
+            assert_eq!(svg.matches(&format!("id=\"point-{n}\"")).count(), 1, "{n}");
+        }
+        // Every checker circle has its class: x 14 (the bar one too), o 14.
+        assert_eq!(svg.matches(r#"<circle class="checker x""#).count(), 14);
+        assert_eq!(svg.matches(r#"<circle class="checker o""#).count(), 14);
+        assert_eq!(svg.matches(r#"r="16""#).count(), 28);
+        assert!(svg.contains(r#"<g id="bar-x" class="bar">"#));
+        assert_eq!(
+            svg.matches(r#"<rect class="checker o""#).count(),
+            1,
+            "o's slab"
+        );
+        assert!(svg.contains(r#"<g id="cube" class="cube o" data-value="4">"#));
+        assert!(svg.contains(r#"<g id="die-1" class="die" data-value="6">"#));
+        assert!(svg.contains(r#"<g id="die-2" class="die" data-value="5">"#));
+        assert_eq!(svg.matches(r#"class="count""#).count(), 1);
+        assert_eq!(svg.matches("<g ").count(), svg.matches("</g>").count());
+    }
+
+    #[test]
+    fn the_cube_in_each_state() {
+        let mut p = picture("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10");
+        let cube = |p: &Picture| {
+            let svg = draw(&Scene::backgammon(p));
+            svg.find(r#"<g id="cube""#).map(|i| {
+                let rest = &svg[i..];
+                rest[..rest.find("</g>").unwrap()].to_owned()
+            })
+        };
+        p.cube = CubeState::START;
+        let centred = cube(&p).unwrap();
+        assert!(centred.contains(r#"class="cube centre" data-value="1""#));
+        assert!(
+            centred.contains(">64</text>"),
+            "a centred cube at 1 shows 64"
+        );
+        p.cube.value = CubeValue::new(2);
+        assert!(
+            cube(&p).unwrap().contains(">2</text>"),
+            "centred at 2 (money play)"
+        );
+        for owner in [Player::X, Player::O] {
+            p.cube = CubeState {
+                value: CubeValue::new(8),
+                owner: CubeOwner::Player(owner),
+                ..CubeState::START
+            };
+            let drawn = cube(&p).unwrap();
+            assert!(drawn.contains(&format!(r#"class="cube {owner}" data-value="8""#)));
+            assert!(drawn.contains(">8</text>"));
+        }
+        // The Crawford game is played without the cube.
+        p.cube = CubeState::START;
+        p.match_state = MatchState {
+            length: 5,
+            score: bgref_core::ByPlayer { x: 4, o: 2 },
+            crawford: true,
+        };
+        assert_eq!(cube(&p), None);
+        assert!(draw(&Scene::backgammon(&p)).contains("no cube, 5-point match"));
     }
 
     /// Checkers drawn for `player`: up to five per point and on the bar.

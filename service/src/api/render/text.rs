@@ -6,7 +6,9 @@
 //! and gnubg's text board letters player 0 `O` and player 1 `X`: so bgref's
 //! `x` checkers are the `O`s (top) and `o`'s the `X`s (bottom). The point
 //! numbers are those of the player on roll; `v` beside the bar when `o`
-//! (gnubg's X) is on roll, `^` when `x` is. Stacks over five show their
+//! (gnubg's X) is on roll, `^` when `x` is. A request's `perspective`
+//! numbers the points from that player's side instead (gnubg has no such
+//! option: only then does the board differ from gnubg's). Stacks over five show their
 //! count on the fifth row (`6` to `9`, then `A` to `F`). The Match ID is
 //! the one gnubg writes for the state: playing, the dice as given, and
 //! Jacoby as gnubg's defaults have it (on in money play, off in a match).
@@ -175,7 +177,8 @@ pub fn draw(picture: &Picture) -> String {
         " +13-14-15-16-17-18------19-20-21-22-23-24-+     ",
         " +12-11-10--9--8--7-------6--5--4--3--2--1-+     ",
     );
-    let (top, bottom) = if o_on_roll {
+    // The point numbers are the viewer's (gnubg's: the side on roll's).
+    let (top, bottom) = if picture.viewer == Player::O {
         (top, bottom)
     } else {
         (bottom, top)
@@ -298,10 +301,40 @@ The pip counts are: x 167, o 167.
     fn the_start_is_drawn_as_gnubg_draws_it() {
         let picture = Picture {
             position: Position::start(BackgammonVariant::Standard, Player::X),
+            viewer: Player::X,
             cube: CubeState::START,
             match_state: MatchState::MONEY,
             dice: None,
         };
         assert_eq!(draw(&picture), &START_X[1..]);
+    }
+
+    #[test]
+    fn the_perspective_numbers_the_points() {
+        let picture = Picture {
+            position: Position::start(BackgammonVariant::Standard, Player::X),
+            viewer: Player::O,
+            cube: CubeState::START,
+            match_state: MatchState::MONEY,
+            dice: None,
+        };
+        let lines = |s: &str| s.lines().map(str::to_owned).collect::<Vec<_>>();
+        let (from_o, from_x) = (lines(&draw(&picture)), lines(&START_X[1..]));
+        // Only the two number lines differ: swapped, their labels kept.
+        for (i, (o, x)) in from_o.iter().zip(&from_x).enumerate() {
+            match i {
+                2 => assert!(
+                    o.starts_with(" +13-14-15") && x.starts_with(" +12-11-10"),
+                    "{o}"
+                ),
+                14 => assert!(
+                    o.starts_with(" +12-11-10") && x.starts_with(" +13-14-15"),
+                    "{o}"
+                ),
+                _ => assert_eq!(o, x, "line {i}"),
+            }
+        }
+        assert_eq!(from_o.len(), from_x.len());
+        assert!(from_o[8].starts_with('^'), "x is still on roll");
     }
 }

@@ -70,6 +70,11 @@ pub struct RenderQuery {
     /// player on roll is to roll.
     #[param(value_type = Option<String>, pattern = "^[1-6][1-6]$", example = "65")]
     pub dice: Option<String>,
+    /// Whose side the picture is drawn from: `x` or `o` (default the
+    /// player on roll). The SVG puts that player at the bottom; both
+    /// pictures number the points from its side.
+    #[param(value_type = Option<PlayerName>)]
+    pub perspective: Option<String>,
 }
 
 /// The cube values a picture shows: a closed set.
@@ -95,8 +100,8 @@ impl RenderQuery {
     /// flag or two dice is refused here, naming the parameter.
     ///
     /// # Errors
-    /// `invalid-position`, `invalid-cube`, `invalid-match`, `invalid-dice`
-    /// or `invalid-variant` (400).
+    /// `invalid-position`, `invalid-cube`, `invalid-match`, `invalid-dice`,
+    /// `invalid-variant` or `invalid-request` (`perspective`) (400).
     pub fn into_input(self) -> Result<RenderInput, ApiError> {
         let turn = self
             .turn
@@ -189,6 +194,19 @@ impl RenderQuery {
             },
             crawford,
             dice,
+            perspective: self
+                .perspective
+                .as_deref()
+                .map(|t| {
+                    t.parse().map_err(|_| {
+                        ApiError::invalid(
+                            "invalid-request",
+                            "perspective",
+                            format!("`perspective` must be \"x\" or \"o\"; got {t:?}"),
+                        )
+                    })
+                })
+                .transpose()?,
         })
     }
 }
