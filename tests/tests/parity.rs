@@ -603,7 +603,7 @@ async fn play(router: &Router, variant: &str, start: &Value) -> usize {
         }
         let step = choose(&view, n);
         if step["action"] == "move" {
-            let mut position = json!({"variant": variant, "position": view["position"],
+            let position = json!({"variant": variant, "position": view["position"],
                 "dice": view["dice"]});
             // A view's position goes back as it is (docs/api.md), in every
             // game: both protocols take it.
