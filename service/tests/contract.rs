@@ -311,18 +311,6 @@ impl Walk<'_> {
     }
 }
 
-/// `GameEventKind` -> `GAME_EVENT_KIND`.
-fn screaming(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_uppercase());
-    }
-    out
-}
-
 #[test]
 fn http_and_grpc_name_the_same_fields_and_values() {
     let doc = serde_json::to_value(bgref_service::http::openapi()).expect("document");

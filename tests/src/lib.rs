@@ -509,3 +509,26 @@ pub async fn read_until_closed(
     .is_ok();
     (String::from_utf8_lossy(&out).into_owned(), closed)
 }
+
+/// The opening 3-1's `POST /legal-moves` body.
+pub const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}"#;
+
+/// `n` connections to `addr`, each with a `POST /legal-moves` of
+/// [`LEGAL_MOVES`] whose body stops after its first 5 bytes (the rest
+/// never comes): stalled uploads, open until dropped.
+pub async fn stalled_uploads(addr: SocketAddr, n: usize) -> Vec<tokio::net::TcpStream> {
+    use tokio::io::AsyncWriteExt as _;
+    let head = format!(
+        "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: {}\r\n\r\n{}",
+        LEGAL_MOVES.len(),
+        &LEGAL_MOVES[..5]
+    );
+    let mut stalled = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(head.as_bytes()).await.unwrap();
+        stalled.push(s);
+    }
+    stalled
+}

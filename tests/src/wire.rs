@@ -84,18 +84,6 @@ fn spellings() -> &'static HashMap<String, String> {
     })
 }
 
-/// `GameEventKind` -> `GAME_EVENT_KIND`.
-fn screaming(name: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_uppercase());
-    }
-    out
-}
-
 /// The number of the HTTP enum value `value` of the enum `name` (`Player`,
 /// `x`): `None` if proto has no such value.
 pub fn enum_number(name: &str, value: &str) -> Option<i32> {
@@ -112,7 +100,7 @@ fn enum_value(e: &EnumDescriptor, value: &str) -> Option<i32> {
     if value == "unspecified" {
         return None;
     }
-    let full = format!("{}_{}", screaming(e.name()), value.to_uppercase());
+    let full = format!("{}_{}", contract::screaming(e.name()), value.to_uppercase());
     e.get_value_by_name(&full).map(|v| v.number())
 }
 
@@ -121,7 +109,7 @@ fn enum_name(e: &EnumDescriptor, number: i32) -> Value {
     let Some(v) = e.get_value(number) else {
         return Value::from(number);
     };
-    let prefix = format!("{}_", screaming(e.name()));
+    let prefix = format!("{}_", contract::screaming(e.name()));
     let plain = v.name().trim_start_matches(&prefix).to_lowercase();
     if plain == "unspecified" {
         return Value::Null;

@@ -5,11 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use bgref_e2e::{Server, read_until_closed};
+use bgref_e2e::{LEGAL_MOVES, Server, read_until_closed, stalled_uploads};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
-
-const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}"#;
 
 /// A GET of /healthz on a fresh connection, with its latency.
 async fn healthz(server: &Server) -> (u16, Duration) {
@@ -193,18 +191,7 @@ async fn stalled_uploads_do_not_hold_up_health_checks() {
         ("BGREF_REQUEST_TIMEOUT", "5s"),
     ])
     .await;
-    let mut stalled = Vec::new();
-    for _ in 0..40 {
-        let mut s = TcpStream::connect(server.addr).await.unwrap();
-        let head = format!(
-            "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
-             content-length: {}\r\n\r\n{}",
-            LEGAL_MOVES.len(),
-            &LEGAL_MOVES[..5]
-        );
-        s.write_all(head.as_bytes()).await.unwrap();
-        stalled.push(s);
-    }
+    let stalled = stalled_uploads(server.addr, 40).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let (status, took) = healthz(&server).await;
     assert_eq!(status, 200);

@@ -9,11 +9,9 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
 
-use bgref_e2e::{Server, read_until_closed};
+use bgref_e2e::{LEGAL_MOVES, Server, read_until_closed, stalled_uploads};
 use tokio::io::AsyncWriteExt as _;
 use tokio::net::TcpStream;
-
-const LEGAL_MOVES: &str = r#"{"position":{"position_id":"4HPwATDgc/ABMA"},"dice":[3,1]}"#;
 
 /// A client from 127.0.0.2 (its own per-peer share), no pooling.
 fn other_client() -> reqwest::Client {
@@ -36,18 +34,7 @@ async fn stalled_bodies_hold_no_slot() {
         ("BGREF_REQUEST_TIMEOUT", "20s"),
     ])
     .await;
-    let mut stalled = Vec::new();
-    for _ in 0..32 {
-        let mut s = TcpStream::connect(server.addr).await.unwrap();
-        let head = format!(
-            "POST /legal-moves HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
-             content-length: {}\r\n\r\n{}",
-            LEGAL_MOVES.len(),
-            &LEGAL_MOVES[..5]
-        );
-        s.write_all(head.as_bytes()).await.unwrap();
-        stalled.push(s);
-    }
+    let stalled = stalled_uploads(server.addr, 32).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let client = other_client();
     let mut statuses = Vec::new();

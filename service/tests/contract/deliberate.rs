@@ -128,3 +128,16 @@ pub const ALIASES: &[(&str, &str, &str, &str)] = &[(
     "hypergammon_3",
     "an alias of hypergammon-3",
 )];
+
+/// The prefix of a proto enum's values, which the HTTP values leave out
+/// (lower-cased): `GameEventKind` -> `GAME_EVENT_KIND`.
+pub fn screaming(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
