@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Dice, Die, Player, Position, BackgammonVariant};
+use bgref_core::{BackgammonVariant, Dice, Die, Player, Position};
 use bgref_fuzz::{Bytes, dice_from_byte, dice_to_byte, position_from_bytes, position_to_bytes};
 
 /// `(name, variant, Position ID with x on roll, roll, a legal play)`, from
@@ -24,7 +24,13 @@ const POSITIONS: &[(&str, BackgammonVariant, &str, [u8; 2], &str)] = &[
         [6, 5],
         "24/13",
     ),
-    ("dance", BackgammonVariant::Standard, "27YBBwDg/wcAQA", [6, 5], ""),
+    (
+        "dance",
+        BackgammonVariant::Standard,
+        "27YBBwDg/wcAQA",
+        [6, 5],
+        "",
+    ),
     (
         "forced-larger",
         BackgammonVariant::Standard,
@@ -39,7 +45,13 @@ const POSITIONS: &[(&str, BackgammonVariant, &str, [u8; 2], &str)] = &[
         [6, 1],
         "3/off 2/1",
     ),
-    ("hit", BackgammonVariant::Standard, "zB3iAwSMt4MBMA", [4, 5], "13/4*"),
+    (
+        "hit",
+        BackgammonVariant::Standard,
+        "zB3iAwSMt4MBMA",
+        [4, 5],
+        "13/4*",
+    ),
     (
         "enter",
         BackgammonVariant::Standard,
@@ -166,7 +178,11 @@ fn main() {
         let fibs = bgref_core::notation::fibs::FibsBoard::from_position(&position).to_string();
         write(&dir, "fibs", name, fibs.as_bytes());
         let mut setup = vec![0u8; 53];
-        setup[0] = BackgammonVariant::ALL.iter().position(|&v| v == variant).unwrap_or(0) as u8 | 0x40;
+        setup[0] = BackgammonVariant::ALL
+            .iter()
+            .position(|&v| v == variant)
+            .unwrap_or(0) as u8
+            | 0x40;
         let side_x = position.side(Player::X);
         let side_o = position.side(Player::O);
         setup[1..25].copy_from_slice(&side_x[1..25]);

@@ -7,7 +7,7 @@
 #![no_main]
 
 use bgref_core::notation::fibs::FibsBoard;
-use bgref_core::{Position, BackgammonVariant};
+use bgref_core::{BackgammonVariant, Position};
 use bgref_fuzz::{check_codecs, check_movegen, dice_from_byte};
 use libfuzzer_sys::fuzz_target;
 

@@ -6,7 +6,7 @@
 #![no_main]
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Player, Position, BackgammonVariant};
+use bgref_core::{BackgammonVariant, Player, Position};
 use bgref_fuzz::{check_movegen, dice_from_byte};
 use libfuzzer_sys::fuzz_target;
 

@@ -7,7 +7,7 @@
 //! gives at least one reason.
 #![no_main]
 
-use bgref_core::{ByPlayer, Player, Position, Setup, BackgammonVariant};
+use bgref_core::{BackgammonVariant, ByPlayer, Player, Position, Setup};
 use bgref_fuzz::{Bytes, check_codecs, checkers};
 use libfuzzer_sys::fuzz_target;
 

@@ -6,7 +6,7 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
-use bgref_core::{CubeAction, CubeOwner, Dice, GameResult, Player, Point, BackgammonVariant};
+use bgref_core::{BackgammonVariant, CubeAction, CubeOwner, Dice, GameResult, Player, Point};
 use libfuzzer_sys::fuzz_target;
 
 fn round_trip<T>(s: &str)

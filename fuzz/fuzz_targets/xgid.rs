@@ -5,7 +5,7 @@
 #![no_main]
 
 use bgref_core::notation::xgid::{Xgid, XgidDice};
-use bgref_core::{Position, BackgammonVariant};
+use bgref_core::{BackgammonVariant, Position};
 use bgref_fuzz::{check_codecs, check_movegen};
 use libfuzzer_sys::fuzz_target;
 

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::{Dice, Die, Move, Play, Player, Position, Setup, BackgammonVariant};
+use bgref_core::{BackgammonVariant, Dice, Die, Move, Play, Player, Position, Setup};
 
 pub mod reference;
 pub mod service;
