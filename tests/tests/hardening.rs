@@ -869,6 +869,83 @@ async fn slow_readers_are_cut_off_at_the_send_deadline() {
     );
 }
 
+/// Answers waiting for slow readers share one budget
+/// (`BGREF_MAX_PENDING_ANSWER_BYTES`); a new answer that would pass it
+/// makes room by dropping the ones that have waited longest. Two 1 MB
+/// answers held by a client that reads 16 KiB and stops, with room for 2.5:
+/// a third client's answer is served in full (before: 503 `overloaded`),
+/// the first held answer is dropped (its stream reset with CANCEL once the
+/// client reads again, long before the send deadline), the second is
+/// kept and arrives whole.
+#[tokio::test]
+async fn a_new_answer_makes_room_by_dropping_the_longest_waiting() {
+    let body = huge_legal_moves();
+    let size = {
+        let server = Server::start(&[]).await;
+        let (status, _, answer) = server.post_raw("/legal-moves", body.clone().into()).await;
+        assert_eq!(status, 200);
+        answer.len()
+    };
+    assert!(size > 512 * 1024, "{size} bytes");
+    let budget = (size * 5 / 2).to_string();
+    let server = Server::start(&[
+        ("BGREF_MAX_PENDING_ANSWER_BYTES", &budget),
+        ("BGREF_RESPONSE_SEND_TIMEOUT", "60s"),
+    ])
+    .await;
+
+    let tcp = TcpStream::connect(server.addr).await.unwrap();
+    let (client, connection) = h2::client::Builder::new()
+        .initial_window_size(16 * 1024)
+        .handshake::<_, bytes::Bytes>(tcp)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let response = h2_post_legal_moves(&client, &body).await.unwrap();
+        let response = response.await.unwrap();
+        assert_eq!(response.status(), 200);
+        held.push(response);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let started = Instant::now();
+    let (status, _, answer) = server.post_raw("/legal-moves", body.clone().into()).await;
+    assert_eq!(status, 200, "{}", &answer[..answer.len().min(300)]);
+    assert_eq!(answer.len(), size);
+    let (_, metrics) = server.get("/metrics").await;
+    let abandoned = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("bgref_responses_abandoned_total "))
+        .expect("bgref_responses_abandoned_total");
+    assert_eq!(abandoned, "1", "answers abandoned");
+
+    let kept = held.pop().unwrap();
+    let oldest = held.pop().unwrap();
+    let (received, reset) = read_slowly_until_reset(oldest).await;
+    assert_eq!(reset.reason(), Some(h2::Reason::CANCEL), "{reset}");
+    assert!(received < size, "{received} bytes of the dropped answer");
+    let mut kept = kept.into_body();
+    let mut whole = 0;
+    while let Some(chunk) = kept.data().await {
+        let chunk = chunk.expect("the newer held answer was kept");
+        whole += chunk.len();
+        let _ = kept.flow_control().release_capacity(chunk.len());
+    }
+    assert_eq!(whole, size);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    eprintln!(
+        "answers of {size} bytes, budget {budget}: the oldest dropped after {received} bytes, \
+         the newer read whole, in {:?}",
+        started.elapsed()
+    );
+}
+
 /// The same slow reader over gRPC: the unary answer's stream is reset
 /// (CANCEL) at the send deadline, and the metrics count it as the
 /// client's fault (`CANCELLED`), not the server's (`INTERNAL`).

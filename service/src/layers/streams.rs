@@ -387,44 +387,90 @@ const STREAMING_METHODS: [&str; 3] = [
 /// (`BGREF_MAX_STREAMS_PER_CONNECTION` x 8 KiB per connection).
 ///
 /// Answers of more than `PIECE` bytes also share a budget while they wait
-/// to be sent (`BGREF_MAX_PENDING_ANSWER_BYTES`, over all connections): an
-/// answer whose size would pass it is refused with a 503 instead of being
-/// held, so clients that do not read cannot make the server hold more
-/// than the budget, however many connections they open. The answers
-/// already held keep their place (each leaves at its deadline at the
-/// latest); the new ones wait for room. Only answers whose size is known
-/// when they are answered count (every HTTP answer; not gRPC's, which
-/// tonic encodes when sent: those are held up to the stream limit per
-/// connection and the deadline).
+/// to be sent (`BGREF_MAX_PENDING_ANSWER_BYTES`, over all connections), so
+/// clients that do not read cannot make the server hold more than the
+/// budget, however many connections they open. An answer that would pass
+/// it makes room by dropping the answers that have waited longest, the
+/// slowest readers' (as if their deadline had come: freed at once,
+/// counted as abandoned); only an answer larger than the whole budget is
+/// refused, with a 503. An HTTP/1 answer counts from its first poll that
+/// leaves some unsent (before it, it is being written out and is not
+/// dropped). Only answers whose size is known when they are answered count
+/// (every HTTP answer; not gRPC's, which tonic encodes when sent: those
+/// are held up to the stream limit per connection and the deadline).
 #[derive(Debug, Clone)]
 pub struct SendDeadline {
     limit: Duration,
     metrics: Metrics,
     /// The budget of pending answers, in KiB.
     budget: Arc<Semaphore>,
+    /// The budget's size, in KiB.
+    budget_kib: u32,
+    /// The answers holding a share of it, oldest first.
+    held: Arc<Mutex<Held>>,
+}
+
+/// The answers holding a share of the budget of pending answers, by the
+/// time they were answered (then by arrival): the first is the one that
+/// has waited longest.
+#[derive(Debug, Default)]
+struct Held {
+    next: u64,
+    bodies: std::collections::BTreeMap<(tokio::time::Instant, u64), HeldBody>,
+}
+
+/// One answer in [`Held`]: its body (gone once sent) and the span its
+/// dropping is logged in.
+#[derive(Debug)]
+struct HeldBody {
+    shared: std::sync::Weak<Mutex<Pending>>,
+    span: tracing::Span,
 }
 
 impl SendDeadline {
     /// Responses are abandoned `limit` after their handler answered;
     /// answers waiting to be sent hold at most `pending_bytes` together.
     pub fn new(limit: Duration, pending_bytes: usize, metrics: Metrics) -> SendDeadline {
+        let budget_kib = u32::try_from(pending_bytes.div_ceil(1024))
+            .unwrap_or(u32::MAX)
+            .clamp(1, Semaphore::MAX_PERMITS as u32);
         SendDeadline {
             limit,
             metrics,
-            budget: Arc::new(Semaphore::new(pending_bytes.div_ceil(1024).max(1))),
+            budget: Arc::new(Semaphore::new(budget_kib as usize)),
+            budget_kib,
+            held: Arc::default(),
         }
     }
 
-    /// The budget's share of an answer of `size` bytes: `Ok(None)` when it
-    /// is too small to count, `Err` when there is no room for it.
+    /// The budget's share of an answer of `size` bytes, made by dropping
+    /// the answers that have waited longest if need be: `Ok(None)` when it
+    /// is too small to count, `Err` when it is larger than the whole
+    /// budget.
     fn reserve(&self, size: u64) -> Result<Option<OwnedSemaphorePermit>, ()> {
         if size <= PIECE as u64 {
             return Ok(None);
         }
         let kib = u32::try_from(size.div_ceil(1024)).unwrap_or(u32::MAX);
-        match self.budget.clone().try_acquire_many_owned(kib) {
-            Ok(share) => Ok(Some(share)),
-            Err(_) => Err(()),
+        if kib > self.budget_kib {
+            return Err(());
+        }
+        loop {
+            if let Ok(share) = self.budget.clone().try_acquire_many_owned(kib) {
+                return Ok(Some(share));
+            }
+            let oldest = self
+                .held
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .bodies
+                .pop_first();
+            // Nothing left to drop: the shares are held by answers being
+            // handed over (or by other requests making room right now).
+            let (_, held) = oldest.ok_or(())?;
+            if let Some(shared) = held.shared.upgrade() {
+                self.abandon(&shared, &held.span, Abandoned::ForRoom);
+            }
         }
     }
 
@@ -469,11 +515,31 @@ impl SendDeadline {
         closer: Option<ConnCloser>,
         span: tracing::Span,
     ) -> Deadlined {
+        let held = {
+            let counts = shared
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .share
+                .is_some();
+            counts.then(|| {
+                let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+                let key = (answered, held.next);
+                held.next += 1;
+                held.bodies.insert(
+                    key,
+                    HeldBody {
+                        shared: Arc::downgrade(&shared),
+                        span: span.clone(),
+                    },
+                );
+                (self.held.clone(), key)
+            })
+        };
         let deadline = self.clone();
         let pending = shared.clone();
         let timer = tokio::spawn(async move {
             tokio::time::sleep_until(answered + deadline.limit).await;
-            deadline.abandon(&pending, &span);
+            deadline.abandon(&pending, &span, Abandoned::Deadline);
             drop(pending);
             // Still held after the grace (a dropped body aborts this
             // task): hyper waits for window the client never grants.
@@ -484,13 +550,16 @@ impl SendDeadline {
         });
         Deadlined::Watched {
             shared,
-            _timer: Timer(timer.abort_handle()),
+            _timer: Timer {
+                task: timer.abort_handle(),
+                held,
+            },
         }
     }
 
     /// Drops what is left of `shared` (freed here, whatever hyper does
     /// next), counts and logs it, and wakes the task sending it.
-    fn abandon(&self, shared: &Mutex<Pending>, span: &tracing::Span) {
+    fn abandon(&self, shared: &Mutex<Pending>, span: &tracing::Span, why: Abandoned) {
         let (inner, rest, waker, share) = {
             let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
             (
@@ -505,13 +574,18 @@ impl SendDeadline {
         }
         drop((inner, rest, share));
         self.metrics.response_abandoned();
-        span.in_scope(|| {
-            tracing::warn!(
+        span.in_scope(|| match why {
+            Abandoned::Deadline => tracing::warn!(
                 slug = "client-stalled",
                 limit_secs = self.limit.as_secs_f64(),
                 "response abandoned: the client did not read it within \
                  BGREF_RESPONSE_SEND_TIMEOUT"
-            );
+            ),
+            Abandoned::ForRoom => tracing::warn!(
+                slug = "client-stalled",
+                "response abandoned: it had waited longest of the answers holding \
+                 BGREF_MAX_PENDING_ANSWER_BYTES, and a new answer needed room"
+            ),
         });
         if let Some(waker) = waker {
             waker.wake();
@@ -519,14 +593,34 @@ impl SendDeadline {
     }
 }
 
-/// A body's timer: dropping it (the body went out, or its client went
-/// away) stops it.
+/// Why an answer was abandoned.
+#[derive(Debug, Clone, Copy)]
+enum Abandoned {
+    /// Its send deadline passed.
+    Deadline,
+    /// It had waited longest, and a new answer needed its room in the
+    /// budget of pending answers.
+    ForRoom,
+}
+
+/// A body's timer, and its place among the answers holding the budget:
+/// dropping it (the body went out, or its client went away) stops the one
+/// and leaves the other.
 #[derive(Debug)]
-struct Timer(tokio::task::AbortHandle);
+struct Timer {
+    task: tokio::task::AbortHandle,
+    held: Option<(Arc<Mutex<Held>>, (tokio::time::Instant, u64))>,
+}
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        self.0.abort();
+        self.task.abort();
+        if let Some((held, key)) = self.held.take() {
+            held.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .bodies
+                .remove(&key);
+        }
     }
 }
 
@@ -646,7 +740,8 @@ impl Watch {
             tracing::warn!(
                 slug = "overloaded",
                 size,
-                "answer refused: BGREF_MAX_PENDING_ANSWER_BYTES are waiting to be sent"
+                "answer refused: larger than BGREF_MAX_PENDING_ANSWER_BYTES, or no room \
+                 could be made in it"
             );
             return no_room_for_answer().map(|body| Answered(Kind::Plain(body)));
         };
@@ -667,8 +762,9 @@ fn no_room_for_answer() -> Response {
     let mut response = axum::response::IntoResponse::into_response(crate::error::ApiError::new(
         crate::error::ErrorKind::Unavailable,
         "overloaded",
-        "the server holds as many answers waiting for their clients as it may \
-         (BGREF_MAX_PENDING_ANSWER_BYTES); retry shortly",
+        "the server cannot hold this answer while it waits to be sent: it is larger than \
+         BGREF_MAX_PENDING_ANSWER_BYTES, or answers being written out hold all of it; \
+         ask for less, or retry shortly",
     ));
     response
         .headers_mut()
@@ -956,19 +1052,43 @@ mod tests {
     }
 
     /// Answers over `PIECE` bytes share the budget while held; one that
-    /// would pass it is refused, and a share is freed with its body.
+    /// would pass it drops the answers that have waited longest (freed and
+    /// counted as abandoned), and only one larger than the whole budget is
+    /// refused. A share is freed with its body.
     #[tokio::test]
-    async fn pending_answers_share_one_budget() {
-        let deadline = SendDeadline::new(Duration::from_secs(60), 32 * 1024, Metrics::new());
-        let first = deadline.reserve(20 * 1024).unwrap();
-        assert!(first.is_some());
-        assert!(deadline.reserve(20 * 1024).is_err());
+    async fn pending_answers_share_one_budget_and_the_oldest_make_room() {
+        let metrics = Metrics::new();
+        let deadline = SendDeadline::new(Duration::from_secs(60), 32 * 1024, metrics.clone());
+        assert!(deadline.reserve(33 * 1024).is_err());
         assert!(deadline.reserve(super::PIECE as u64).unwrap().is_none());
-        let body = deadline.watch(Body::from("x"), None, false, first);
-        drop(body);
-        // (Its timer task, aborted, lets go of the share as it ends.)
+
+        // Two answers of 12 KiB held (the first answered first), 8 KiB free.
+        let share = deadline.reserve(12 * 1024).unwrap();
+        let mut oldest = deadline.watch(Body::from("oldest"), None, false, share);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let share = deadline.reserve(12 * 1024).unwrap();
+        let mut newer = deadline.watch(Body::from("newer"), None, false, share);
+        assert!(abandoned(&metrics).ends_with(" 0"));
+
+        // 12 KiB more: the oldest is dropped to make room, the newer kept.
+        let third = deadline.reserve(12 * 1024).unwrap();
+        assert!(third.is_some());
+        assert!(
+            abandoned(&metrics).ends_with(" 1"),
+            "{}",
+            abandoned(&metrics)
+        );
+        let err = oldest.frame().await.unwrap().unwrap_err();
+        assert!(ResponseAbandoned::is_cause_of(&err), "{err}");
+        let frame = newer.frame().await.unwrap().unwrap();
+        assert_eq!(frame.into_data().unwrap(), "newer");
+
+        // A body sent and dropped lets go of its share and its place.
+        drop((oldest, newer));
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(deadline.reserve(20 * 1024).unwrap().is_some());
+        assert!(deadline.held.lock().unwrap().bodies.is_empty());
+        assert!(abandoned(&metrics).ends_with(" 1"));
     }
 
     /// A body dropped before its deadline is not counted; one still held
