@@ -3,15 +3,18 @@
 # wrk from 127.0.0.1) for SOAK_SECONDS against the release binary, with the
 # attack clients of scripts/ci-attack.sh (bench-attack: replayed
 # transcripts, pinging connections, silent sockets, stalled bodies, 20
-# connections of unread answers; all from 127.0.0.4) running alongside.
+# connections of unread answers) running alongside, each from its own
+# address (127.0.0.4 to 127.0.0.8), so that each gets its share of
+# BGREF_MAX_CONNECTIONS_PER_PEER whichever connects first.
 # The warm-up is the same mix with the same attackers for SOAK_WARMUP
 # seconds, so that the pre-soak VmRSS is the working set of that load
 # (answers held for slow readers, stalled bodies, the connections' buffers)
 # and the soak measures whether memory keeps growing with time. Fails
 # unless, at the end, bgref is alive, its VmRSS (after the attackers stop
-# and SOAK_SETTLE seconds of settling) is within 20 % of its value after
-# the warm-up (read the same way), and its metrics count no 5xx answer other than 503 (the
-# deliberate load shedding: `overloaded`, `timeout`).
+# and SOAK_SETTLE seconds of settling, the median of five readings) is
+# within 20 % of its value after the warm-up (read the same way), and its
+# metrics count no 5xx answer other than 503 (the deliberate load
+# shedding: `overloaded`, `timeout`).
 #
 # Usage: scripts/ci-soak.sh   (needs wrk: scripts/ci-load.sh installs it)
 # Environment (defaults in brackets):
@@ -19,7 +22,7 @@
 #   SOAK_SECONDS [600]              length of the soak
 #   SOAK_WARMUP [60]                length of the warm-up (mix and attackers)
 #   SOAK_SETTLE [15]                seconds between the end and the RSS reading
-# Takes SOAK_WARMUP + SOAK_SECONDS + about 30 s after the build.
+# Takes SOAK_WARMUP + SOAK_SECONDS + about 45 s after the build.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -56,6 +59,13 @@ bgref_start "$OUT" "$BIN" BGREF_DICE_SECRET="$(rand 32)" \
     BGREF_DICE_ROLL_TOKEN="$BGREF_DICE_ROLL_TOKEN" BGREF_GAME_TOKEN="$BGREF_GAME_TOKEN"
 URL=http://$ADDR
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$PID/status"; }
+# VmRSS once the load has stopped: after SOAK_SETTLE seconds of quiet,
+# the median of five readings a second apart.
+settled_rss_kib() {
+    local i
+    sleep "${SOAK_SETTLE:-15}"
+    for i in 1 2 3 4 5; do rss_kib; sleep 1; done | sort -n | sed -n 3p
+}
 value() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $2"; }
 
 python3 scripts/load/mix.py "$URL" "$OUT/mix.lua"
@@ -63,10 +73,11 @@ WARMUP=${SOAK_WARMUP:-60}
 # The mix and the attackers of issue 24's items 1-4, for $1 seconds; the
 # mix's summary line in $HTTP.
 under_attack() {
-    local case
+    local case from=4
     for case in replay pings silent bodies readers20; do
-        ATTACK_FROM=127.0.0.4 "$CLIENT" "$ADDR" "$case" "$1" >"$OUT/attack-$case" 2>&1 &
+        ATTACK_FROM=127.0.0.$from "$CLIENT" "$ADDR" "$case" "$1" >"$OUT/attack-$case" 2>&1 &
         ATTACKERS+=($!)
+        from=$((from + 1))
     done
     HTTP=$(wrk -t2 -c16 -d"$1"s --timeout 10s -s "$OUT/mix.lua" "$URL" | grep '^wrk:') \
         || fail "wrk failed"
@@ -74,13 +85,11 @@ under_attack() {
     ATTACKERS=()
 }
 under_attack "$WARMUP"
-sleep "${SOAK_SETTLE:-15}"
-RSS_BEFORE=$(rss_kib)
+RSS_BEFORE=$(settled_rss_kib)
 say "bgref at $URL, pid $PID; VmRSS $((RSS_BEFORE / 1024)) MiB after a $WARMUP s warm-up; soaking for $SECS s"
 under_attack "$SECS"
 kill -0 "$PID" 2>/dev/null || fail "bgref died (see $OUT/bgref.log)"
-sleep "${SOAK_SETTLE:-15}"
-RSS_AFTER=$(rss_kib)
+RSS_AFTER=$(settled_rss_kib)
 curl -s "$URL/metrics" >"$OUT/metrics"
 FIVE=$(awk '/^bgref_requests_total\{/ && /status="5[0-9][0-9]"/ && !/status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
 SHED=$(awk '/^bgref_requests_total\{/ && /status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
