@@ -416,8 +416,11 @@ pub struct SendDeadline {
 #[derive(Debug, Default)]
 struct Held {
     next: u64,
-    bodies: std::collections::BTreeMap<(tokio::time::Instant, u64), HeldBody>,
+    bodies: std::collections::BTreeMap<HeldKey, HeldBody>,
 }
+
+/// An answer's place in [`Held`]: when it was answered, and its number.
+type HeldKey = (tokio::time::Instant, u64);
 
 /// One answer in [`Held`]: its body (gone once sent) and the span its
 /// dropping is logged in.
@@ -609,7 +612,7 @@ enum Abandoned {
 #[derive(Debug)]
 struct Timer {
     task: tokio::task::AbortHandle,
-    held: Option<(Arc<Mutex<Held>>, (tokio::time::Instant, u64))>,
+    held: Option<(Arc<Mutex<Held>>, HeldKey)>,
 }
 
 impl Drop for Timer {
