@@ -327,7 +327,7 @@ where
             // request would grow the extension map).
             req.extensions_mut().insert(self.metrics.clone());
         }
-        let web_status = is_grpc_web(req.headers()).then(|| {
+        let web_status = crate::protocol::is_grpc_web(req.headers()).then(|| {
             let note = GrpcWebStatus::default();
             req.extensions_mut().insert(note.clone());
             note
@@ -430,13 +430,6 @@ impl Tally {
             (protocol, None) => cancelled(protocol),
         }
     }
-}
-
-/// Whether a request is gRPC-Web (`application/grpc-web…`).
-fn is_grpc_web(headers: &HeaderMap) -> bool {
-    headers
-        .get(http::header::CONTENT_TYPE)
-        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc-web"))
 }
 
 /// The gRPC status of a gRPC-Web call. tonic-web writes the trailers into

@@ -1,7 +1,8 @@
-//! The protocol constants every layer reads: gRPC's status headers and
-//! how a gRPC request is told from an HTTP one, and which paths are probes. A leaf: it imports nothing
-//! from the crate, so the adapters, the middleware and telemetry can all
-//! depend on it without depending on each other.
+//! The protocol constants every layer reads: gRPC's status headers, how a
+//! gRPC (or gRPC-Web) request is told from an HTTP one, which paths take a
+//! transcript and which are probes. A leaf: it imports nothing from the
+//! crate, so the adapters, the middleware and telemetry can all depend on
+//! it without depending on each other.
 
 /// The gRPC status header. A `HeaderName`, not a `&str`, which every lookup
 /// or insert would parse again (the unary hot path reads it in the response
@@ -17,6 +18,27 @@ pub fn is_grpc(headers: &http::HeaderMap) -> bool {
     headers
         .get(http::header::CONTENT_TYPE)
         .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc"))
+}
+
+/// Whether a request with `headers` is gRPC-Web: its content type is
+/// `application/grpc-web…`.
+pub fn is_grpc_web(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|ct| ct.as_bytes().starts_with(b"application/grpc-web"))
+}
+
+/// Whether `path` is an operation that takes a transcript (HTTP
+/// `/games/verify`, `/games/export`, gRPC `VerifyGame`, `ExportGame`),
+/// whose body has `BGREF_MAX_TRANSCRIPT_BYTES` for its limit.
+pub fn takes_transcript(path: &str) -> bool {
+    matches!(
+        path,
+        "/games/verify"
+            | "/games/export"
+            | "/bgref.v1.Referee/VerifyGame"
+            | "/bgref.v1.Referee/ExportGame"
+    )
 }
 
 /// Health checks and scrapes: logged at debug, and let past the

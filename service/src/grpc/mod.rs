@@ -334,12 +334,6 @@ const GAME_FLOW_PATHS: [&str; 4] = [
     "/bgref.v1.Referee/ExportGame",
 ];
 
-/// The paths of the methods that take a transcript.
-const TRANSCRIPT_PATHS: [&str; 2] = [
-    "/bgref.v1.Referee/VerifyGame",
-    "/bgref.v1.Referee/ExportGame",
-];
-
 impl NamedService for RefereeRoutes {
     const NAME: &'static str = <RefereeServer<RefereeService> as NamedService>::NAME;
 }
@@ -364,7 +358,7 @@ impl tower::Service<http::Request<tonic::body::Body>> for RefereeRoutes {
                 return Box::pin(std::future::ready(Ok(refused)));
             }
         }
-        if TRANSCRIPT_PATHS.contains(&req.uri().path()) {
+        if crate::protocol::takes_transcript(req.uri().path()) {
             return self.transcripts.call(req);
         }
         if req.uri().path() != LEGAL_MOVES_PATH {

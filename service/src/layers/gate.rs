@@ -132,14 +132,7 @@ struct Limit {
 
 impl Limit {
     fn of(req: &Request, limits: &BodyLimits) -> Limit {
-        let transcript = matches!(
-            req.uri().path(),
-            "/games/verify"
-                | "/games/export"
-                | "/bgref.v1.Referee/VerifyGame"
-                | "/bgref.v1.Referee/ExportGame"
-        );
-        let (content, option) = if transcript {
+        let (content, option) = if crate::protocol::takes_transcript(req.uri().path()) {
             (limits.transcript, "BGREF_MAX_TRANSCRIPT_BYTES")
         } else {
             (limits.body, "BGREF_MAX_BODY_BYTES")
