@@ -8,21 +8,25 @@
 # BGREF_MAX_CONNECTIONS_PER_PEER whichever connects first.
 # The warm-up is the same mix with the same attackers for SOAK_WARMUP
 # seconds, so that the pre-soak VmRSS is the working set of that load
-# (answers held for slow readers, stalled bodies, the connections' buffers)
-# and the soak measures whether memory keeps growing with time. Fails
-# unless, at the end, bgref is alive, its VmRSS (after the attackers stop
-# and SOAK_SETTLE seconds of settling, the median of five readings) is
-# within 20 % of its value after the warm-up (read the same way), and its
-# metrics count no 5xx answer other than 503 (the deliberate load
-# shedding: `overloaded`, `timeout`).
+# (answers held for slow readers, stalled bodies, the connections' buffers,
+# and what mimalloc keeps of them in idle workers' heaps: bench/README.md,
+# "The soak") and the soak measures whether memory keeps growing with
+# time. Fails unless, at the end, bgref is alive, its VmRSS (after the
+# attackers stop and SOAK_SETTLE seconds of settling, the median of five
+# readings) is within 20 % of its value after the warm-up (read the same
+# way), and its metrics count no 5xx answer other than 503 (the deliberate
+# load shedding: `overloaded`, `timeout`). VmRSS at start is printed too.
 #
 # Usage: scripts/ci-soak.sh   (needs wrk: scripts/ci-load.sh installs it)
 # Environment (defaults in brackets):
 #   BGREF_BIN, BGREF_ATTACK_CLIENT  binaries to use (skips the build)
 #   SOAK_SECONDS [600]              length of the soak
-#   SOAK_WARMUP [60]                length of the warm-up (mix and attackers)
-#   SOAK_SETTLE [15]                seconds between the end and the RSS reading
-# Takes SOAK_WARMUP + SOAK_SECONDS + about 45 s after the build.
+#   SOAK_WARMUP [30]                length of the warm-up (mix and attackers)
+#   SOAK_SETTLE [10]                seconds between the end and the RSS reading
+#   SOAK_ATTACKS [replay pings silent bodies readers20]
+#                                   the bench-attack cases alongside the mix
+#   SOAK_ENV                        more VAR=value for bgref (e.g. MIMALLOC_*)
+# Takes SOAK_WARMUP + SOAK_SECONDS + about 35 s after the build.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,27 +58,30 @@ cleanup() {
     for p in "${ATTACKERS[@]}" ${PID:-}; do wait "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+# shellcheck disable=SC2086 # SOAK_ENV: one word per VAR=value
 bgref_start "$OUT" "$BIN" BGREF_DICE_SECRET="$(rand 32)" \
     BGREF_SIGNING_KEY="$(rand 32)" BGREF_REVEAL_TOKEN="$BGREF_REVEAL_TOKEN" \
-    BGREF_DICE_ROLL_TOKEN="$BGREF_DICE_ROLL_TOKEN" BGREF_GAME_TOKEN="$BGREF_GAME_TOKEN"
+    BGREF_DICE_ROLL_TOKEN="$BGREF_DICE_ROLL_TOKEN" BGREF_GAME_TOKEN="$BGREF_GAME_TOKEN" \
+    ${SOAK_ENV:-}
 URL=http://$ADDR
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$PID/status"; }
 # VmRSS once the load has stopped: after SOAK_SETTLE seconds of quiet,
 # the median of five readings a second apart.
 settled_rss_kib() {
     local i
-    sleep "${SOAK_SETTLE:-15}"
+    sleep "${SOAK_SETTLE:-10}"
     for i in 1 2 3 4 5; do rss_kib; sleep 1; done | sort -n | sed -n 3p
 }
 value() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $2"; }
 
+say "VmRSS $(($(rss_kib) / 1024)) MiB at start, $(ls /proc/$PID/task | wc -l) threads"
 python3 scripts/load/mix.py "$URL" "$OUT/mix.lua"
-WARMUP=${SOAK_WARMUP:-60}
-# The mix and the attackers of issue 24's items 1-4, for $1 seconds; the
-# mix's summary line in $HTTP.
+WARMUP=${SOAK_WARMUP:-30}
+# The mix and the attackers of issue 24's items 1-4 (SOAK_ATTACKS), for $1
+# seconds; the mix's summary line in $HTTP.
 under_attack() {
     local case from=4
-    for case in replay pings silent bodies readers20; do
+    for case in ${SOAK_ATTACKS-replay pings silent bodies readers20}; do
         ATTACK_FROM=127.0.0.$from "$CLIENT" "$ADDR" "$case" "$1" >"$OUT/attack-$case" 2>&1 &
         ATTACKERS+=($!)
         from=$((from + 1))
@@ -90,6 +97,7 @@ say "bgref at $URL, pid $PID; VmRSS $((RSS_BEFORE / 1024)) MiB after a $WARMUP s
 under_attack "$SECS"
 kill -0 "$PID" 2>/dev/null || fail "bgref died (see $OUT/bgref.log)"
 RSS_AFTER=$(settled_rss_kib)
+say "$(ls /proc/$PID/task | wc -l) threads after the soak"
 curl -s "$URL/metrics" >"$OUT/metrics"
 FIVE=$(awk '/^bgref_requests_total\{/ && /status="5[0-9][0-9]"/ && !/status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
 SHED=$(awk '/^bgref_requests_total\{/ && /status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
