@@ -1143,3 +1143,121 @@ async fn a_game_goes_on_on_another_replica_when_its_own_is_killed_under_load() {
         }
     );
 }
+
+/// `body` gzipped.
+fn gzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(body).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Issue 29, item 6: answers gzipped when the client accepts it, gzipped
+/// bodies decoded, with the body limit counted on the decoded bytes.
+#[tokio::test]
+async fn http_answers_are_gzipped_when_asked_and_gzipped_bodies_are_read() {
+    use std::io::Read as _;
+    let server = Server::start(&[]).await;
+    let client = reqwest::Client::new();
+    // Every play of a 1-1 in the opening, with its position.
+    let request = json!({
+        "position": {"position_id": "4HPwATDgc/ABMA"},
+        "dice": [1, 1],
+    })
+    .to_string();
+    let post = |body: Vec<u8>, headers: &[(&str, &str)]| {
+        let mut builder = client
+            .post(server.url("/legal-moves"))
+            .header("content-type", "application/json")
+            .body(body);
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.send()
+    };
+
+    let plain = post(request.clone().into_bytes(), &[]).await.unwrap();
+    assert_eq!(plain.status(), 200);
+    assert!(plain.headers().get("content-encoding").is_none());
+    let plain = plain.bytes().await.unwrap();
+
+    let zipped = post(request.clone().into_bytes(), &[("accept-encoding", "gzip")])
+        .await
+        .unwrap();
+    assert_eq!(zipped.status(), 200);
+    assert_eq!(zipped.headers()["content-encoding"], "gzip");
+    assert!(
+        zipped.headers()["vary"]
+            .to_str()
+            .unwrap()
+            .contains("accept-encoding")
+    );
+    let zipped = zipped.bytes().await.unwrap();
+    let mut decoded = Vec::new();
+    flate2::read::GzDecoder::new(&zipped[..])
+        .read_to_end(&mut decoded)
+        .unwrap();
+    assert_eq!(
+        decoded, plain,
+        "the gzipped answer decodes to the plain one"
+    );
+    assert!(
+        zipped.len() * 4 < plain.len(),
+        "{} bytes gzipped of {}",
+        zipped.len(),
+        plain.len()
+    );
+
+    // A gzipped body is read as the plain one.
+    let sent = post(gzip(request.as_bytes()), &[("content-encoding", "gzip")])
+        .await
+        .unwrap();
+    assert_eq!(sent.status(), 200);
+    assert_eq!(sent.bytes().await.unwrap(), plain);
+
+    // 10 MiB of spaces in 10 KB of gzip: decoded only up to the 64 KiB limit.
+    let mut bomb = request.clone().into_bytes();
+    bomb.splice(0..0, std::iter::repeat_n(b' ', 10 << 20));
+    let bomb = gzip(&bomb);
+    assert!(bomb.len() < 64 << 10, "{} bytes", bomb.len());
+    let refused = post(bomb, &[("content-encoding", "gzip")]).await.unwrap();
+    assert_eq!(refused.status(), 413);
+    let problem: Value = refused.json().await.unwrap();
+    assert_eq!(problem["type"], "payload-too-large", "{problem}");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("BGREF_MAX_BODY_BYTES")
+    );
+
+    // Not gzip after all: the body cannot be read.
+    let broken = post(
+        b"\x1f\x8b not gzip".to_vec(),
+        &[("content-encoding", "gzip")],
+    )
+    .await
+    .unwrap();
+    assert_eq!(broken.status(), 400);
+    let problem: Value = broken.json().await.unwrap();
+    assert_eq!(problem["type"], "unreadable-body", "{problem}");
+
+    // Another coding: 415, saying which it takes.
+    let other = post(request.clone().into_bytes(), &[("content-encoding", "br")])
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 415);
+    assert_eq!(other.headers()["accept-encoding"], "gzip");
+    let problem: Value = other.json().await.unwrap();
+    assert_eq!(problem["type"], "unsupported-media-type", "{problem}");
+
+    // gRPC answers are never gzipped by HTTP's content coding.
+    let mut grpc = server.grpc().await;
+    let mut call = tonic::Request::new(proto::ListVariantsRequest::default());
+    call.metadata_mut()
+        .insert("accept-encoding", "gzip".parse().unwrap());
+    let answer = grpc.list_variants(call).await.unwrap();
+    assert!(answer.metadata().get("content-encoding").is_none());
+    assert!(!answer.into_inner().variants.is_empty());
+    server.terminate().await;
+}

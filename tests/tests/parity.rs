@@ -24,8 +24,8 @@
 //!   reads it (`RESOURCE_EXHAUSTED`, no slug), naming the same limit and
 //!   its option (docs/api.md "Operations").
 //! - 415: HTTP's `content-encoding` has no gRPC form; a message sent
-//!   gzip-compressed (`grpc-encoding`, which bgref does not accept) is
-//!   refused by tonic with `UNIMPLEMENTED` (the code of
+//!   compressed in the example's coding (`grpc-encoding`, of which bgref
+//!   accepts none) is refused by tonic with `UNIMPLEMENTED` (the code of
 //!   `unsupported-media-type`), naming the encoding.
 //! - A request with no gRPC form: an unknown query parameter
 //!   (`GET /render.txt?colour=red`; proto decoders skip unknown fields) or
@@ -398,8 +398,13 @@ fn padded(mut message: Vec<u8>, size: usize) -> Vec<u8> {
     message
 }
 
-/// The gRPC status of a message said to be gzip-compressed.
-async fn compressed(router: &Router, path: &str, message: &[u8]) -> (String, String) {
+/// The gRPC status of a message said to be compressed with `encoding`.
+async fn compressed(
+    router: &Router,
+    path: &str,
+    message: &[u8],
+    encoding: &str,
+) -> (String, String) {
     let mut framed = vec![1u8];
     framed.extend_from_slice(&u32::try_from(message.len()).unwrap().to_be_bytes());
     framed.extend_from_slice(message);
@@ -409,7 +414,7 @@ async fn compressed(router: &Router, path: &str, message: &[u8]) -> (String, Str
         .uri(path)
         .header("content-type", "application/grpc")
         .header("te", "trailers")
-        .header("grpc-encoding", "gzip")
+        .header("grpc-encoding", encoding)
         .body(Full::new(Bytes::from(framed)))
         .unwrap();
     let response = router.clone().oneshot(request).await.unwrap();
@@ -489,7 +494,7 @@ async fn example(router: &Router, ex: &Example, all: &[Example]) {
         let body = Some(ex.body.to_string().into_bytes());
         let (status, answer) = over_http(router, &ex.operation, None, body, &headers).await;
         assert_eq!((status, &answer), (ex.status, &ex.answer), "{case}");
-        let (code, message) = compressed(router, &method.path, &ok_request()).await;
+        let (code, message) = compressed(router, &method.path, &ok_request(), encoding).await;
         let expected = i32::from(documented_code(415, "")).to_string();
         assert_eq!(code, expected, "{case}: {message}");
         assert!(message.contains(encoding.as_str()), "{case}: {message}");

@@ -75,10 +75,9 @@ impl IntoResponse for ApiError {
         );
         // RFC 9110, 15.5.16: the codings a 415 for a content coding accepts.
         if self.kind == ErrorKind::UnsupportedMediaType {
-            response.headers_mut().insert(
-                header::ACCEPT_ENCODING,
-                HeaderValue::from_static("identity"),
-            );
+            response
+                .headers_mut()
+                .insert(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
         }
         // The bearer challenge is for the operator's tokens, not for a seat.
         if self.kind == ErrorKind::Unauthenticated && self.slug != "invalid-seat" {

@@ -160,8 +160,9 @@ pub fn apply(doc: &mut OpenApi) {
         if example.status == 415 && !operation.responses.responses.contains_key(&status) {
             let response = ResponseBuilder::new()
                 .description(
-                    "The body is sent in a content coding (`unsupported-media-type`): send \
-                     the JSON as it is, without `content-encoding`",
+                    "The body is sent in a content coding other than gzip \
+                     (`unsupported-media-type`): send the JSON as it is, or gzipped with \
+                     `content-encoding: gzip`",
                 )
                 .content(
                     "application/problem+json",

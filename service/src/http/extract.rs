@@ -63,9 +63,10 @@ fn human_bytes(bytes: usize) -> String {
     }
 }
 
-/// A body sent in a content coding (`content-encoding: gzip`, ...) is
-/// refused with 415 before it is read: bgref decodes none, and reading
-/// compressed bytes as JSON would only say "not valid JSON".
+/// A body sent in a content coding other than gzip (`content-encoding:
+/// br`, ...) is refused with 415 before it is read: reading compressed
+/// bytes as JSON would only say "not valid JSON". (A gzipped body is
+/// decoded before it gets here: [`crate::layers`].)
 fn check_encoding(req: &Request) -> Result<(), ApiError> {
     let codings = req.headers().get_all(header::CONTENT_ENCODING);
     let named: Vec<&str> = codings
@@ -82,7 +83,7 @@ fn check_encoding(req: &Request) -> Result<(), ApiError> {
         "unsupported-media-type",
         format!(
             "the body is sent with content-encoding {}, which bgref does not decode: send the \
-             JSON body as it is, without a content-encoding header",
+             JSON body as it is, or gzipped with content-encoding gzip",
             crate::error::log_safe(&named.join(", "))
         ),
     ))

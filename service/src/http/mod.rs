@@ -161,7 +161,7 @@ mod tests {
                 .method("POST")
                 .uri(path)
                 .header("content-type", "application/json")
-                .header("content-encoding", "gzip")
+                .header("content-encoding", "br")
                 .body(Body::from(vec![0x1f, 0x8b, 8, 0]))
                 .unwrap();
             let response = super::router(state.clone()).oneshot(request).await.unwrap();
@@ -169,10 +169,10 @@ mod tests {
             let bytes = body.collect().await.unwrap().to_bytes();
             let problem: Value = serde_json::from_slice(&bytes).unwrap();
             assert_eq!(parts.status, 415, "{path}: {problem}");
-            assert_eq!(parts.headers["accept-encoding"], "identity");
+            assert_eq!(parts.headers["accept-encoding"], "gzip");
             assert_eq!(problem["type"], "unsupported-media-type");
             let detail = problem["detail"].as_str().unwrap();
-            assert!(detail.contains("gzip") && detail.contains("without a content-encoding"));
+            assert!(detail.contains("encoding br") && detail.contains("gzipped"));
         }
     }
 

@@ -12,11 +12,15 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::watch;
+use tower::util::Either;
 use tower::{Layer as _, ServiceBuilder};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
+use tower_http::decompression::{DecompressionBody, RequestDecompressionLayer};
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 
 use crate::config::Config;
@@ -63,6 +67,18 @@ use streams::{AnswerLimits, SendDeadline, StreamGuard, WatchSlots};
 ///
 /// 1 to 4 are [`RequestLayers`]. `router`'s routes get them here (with 5);
 /// the gRPC routes get them before they are routed ([`crate::grpc::routes`]).
+///
+/// Outside them, for the HTTP routes only (gRPC has its own `grpc-encoding`,
+/// which bgref does not use) and the requests that name a coding
+/// ([`codings`]): tower-http's compression, which gzips an
+/// answer of more than 32 bytes when the request's `Accept-Encoding`
+/// allows it (the answer limits of 2 see the uncompressed answer), and its
+/// request decompression, which decodes a body sent with
+/// `Content-Encoding: gzip` as it is read, so that the gate (4) counts the
+/// decoded bytes against the body limit (a small body that inflates past
+/// it is a 413, decoded no further) and an undecodable one is
+/// `unreadable-body`. Other codings pass undecoded to the extractors,
+/// which refuse them with 415.
 pub(crate) fn layered(router: Router, config: &Config, layers: &RequestLayers) -> Router {
     // One `Router::layer` call: each wraps every route in a `Route` of
     // its own (a boxed service cloned per request and a future around the
@@ -73,8 +89,87 @@ pub(crate) fn layered(router: Router, config: &Config, layers: &RequestLayers) -
         .layer(axum::Extension(config.body_limits()))
         .layer(DefaultBodyLimit::max(config.max_body_bytes));
     router.layer(tower::layer::layer_fn(move |route| {
-        layers.apply(limits.service(route))
+        codings(layers.apply(limits.service(route)))
     }))
+}
+
+/// `inner` with tower-http's compression and request decompression
+/// ([`layered`]) for the requests that use them (an `Accept-Encoding`
+/// that names gzip, or a `Content-Encoding`); the others (`Accept-Encoding:
+/// identity` included) go to `inner` directly, without the 4 000
+/// instructions the two layers cost a request that uses neither
+/// (bench/README.md, "Compression").
+fn codings<S>(
+    inner: S,
+) -> Codings<
+    S,
+    impl tower::Service<Request, Response = Response, Error = Infallible, Future: Send>
+    + Clone
+    + Send
+    + Sync
+    + use<S>,
+>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let coded = ServiceBuilder::new()
+        .map_response(IntoResponse::into_response)
+        .layer(CompressionLayer::new())
+        .layer(RequestDecompressionLayer::new().pass_through_unaccepted(true))
+        .map_request(|req: Request<DecompressionBody<Body>>| req.map(Body::new))
+        .service(inner.clone());
+    Codings {
+        plain: Either::Left(inner),
+        coded: Either::Right(coded),
+    }
+}
+
+/// [`codings`]: the same service with and without the coding layers, each
+/// in the [`Either`] whose future the other's must match.
+#[derive(Debug, Clone)]
+struct Codings<S, C> {
+    plain: Either<S, C>,
+    coded: Either<S, C>,
+}
+
+impl<S, C> tower::Service<Request> for Codings<S, C>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>,
+    C: tower::Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = tower::util::future::EitherResponseFuture<S::Future, C::Future>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::ready!(self.plain.poll_ready(cx))?;
+        self.coded.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let headers = req.headers();
+        let accepts_gzip = headers
+            .get_all(http::header::ACCEPT_ENCODING)
+            .iter()
+            .any(|v| {
+                v.as_bytes()
+                    .windows(4)
+                    .any(|w| w.eq_ignore_ascii_case(b"gzip"))
+            });
+        if accepts_gzip || headers.contains_key(http::header::CONTENT_ENCODING) {
+            self.coded.call(req)
+        } else {
+            self.plain.call(req)
+        }
+    }
 }
 
 /// `router` with CORS, when `BGREF_CORS_ORIGINS` names origins.
