@@ -130,7 +130,10 @@ where
 }
 
 /// [`codings`]: the same service with and without the coding layers, each
-/// in the [`Either`] whose future the other's must match.
+/// in the [`Either`] whose future the other's must match. (tower's `Steer`
+/// picks the same way, but keeps its services in a `Vec` and a readiness
+/// `VecDeque`, which axum's per-request clone of the route would allocate
+/// anew for every request.)
 #[derive(Debug, Clone)]
 struct Codings<S, C> {
     plain: Either<S, C>,
