@@ -106,6 +106,8 @@ pub struct DiceKeys {
     roll_token_digest: Option<[u8; 32]>,
     game_token_digest: Option<[u8; 32]>,
     seat_key: Zeroizing<[u8; 32]>,
+    /// HMAC-SHA256 keyed with the token key, its key blocks hashed once.
+    token_mac: Hmac<Sha256>,
     ephemeral_secret: bool,
     ephemeral_signing_key: bool,
 }
@@ -161,6 +163,19 @@ fn seat_key(master_secret: &[u8]) -> [u8; 32] {
         .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
     mac.update(b"bgref-seat-v1");
     mac.finalize().into_bytes().into()
+}
+
+/// Bytes of the MAC that ends every state token (128 bits).
+pub const TOKEN_MAC_BYTES: usize = 16;
+
+/// The key of the state tokens' MAC: `HMAC-SHA256(master secret,
+/// "bgref-token-mac-v1")`. Every replica with the same master secret checks
+/// the tokens of every other one with it.
+fn token_mac_key(master_secret: &[u8]) -> Zeroizing<[u8; 32]> {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(master_secret)
+        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+    mac.update(b"bgref-token-mac-v1");
+    Zeroizing::new(mac.finalize().into_bytes().into())
 }
 
 /// Largest secret file read, in bytes: `/dev/zero` or a log file named by
@@ -389,8 +404,12 @@ impl DiceKeys {
             }
         }
         let seat_key = Zeroizing::new(seat_key(&master_secret));
+        let token_mac =
+            <Hmac<Sha256> as KeyInit>::new_from_slice(token_mac_key(&master_secret).as_slice())
+                .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
         DiceKeys {
             seat_key,
+            token_mac,
             master_secret,
             signing_key,
             key_id,
@@ -484,6 +503,25 @@ impl DiceKeys {
         [Player::X, Player::O]
             .into_iter()
             .find(|&p| bool::from(self.seat_bytes(start, p).ct_eq(given.as_slice())))
+    }
+
+    /// The MAC of a state token's signed bytes and signature
+    /// (docs/referee.md, "The token"): the first [`TOKEN_MAC_BYTES`] of
+    /// `HMAC-SHA256(token key, bytes)`, the token key being
+    /// `HMAC-SHA256(master secret, "bgref-token-mac-v1")`.
+    pub fn token_mac(&self, bytes: &[u8]) -> [u8; TOKEN_MAC_BYTES] {
+        let mut mac = self.token_mac.clone();
+        mac.update(bytes);
+        let tag = mac.finalize().into_bytes();
+        let mut out = [0u8; TOKEN_MAC_BYTES];
+        out.copy_from_slice(&tag[..TOKEN_MAC_BYTES]);
+        out
+    }
+
+    /// Whether `tag` is the MAC of `bytes` ([`DiceKeys::token_mac`]),
+    /// compared in constant time.
+    pub fn token_mac_matches(&self, bytes: &[u8], tag: &[u8]) -> bool {
+        bool::from(self.token_mac(bytes).ct_eq(tag))
     }
 
     /// Signs `message` with the current key.

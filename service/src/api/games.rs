@@ -1,4 +1,4 @@
-//! Referee games: a signed, self-contained game state token that carries a
+//! Referee games: an authenticated, self-contained game state token that carries a
 //! whole match, server-rolled dice, and transcripts that replay.
 //!
 //! The referee keeps nothing: each answer is a new token, and an action on
@@ -25,7 +25,7 @@
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then how it ended, winner, result, Jacoby, points |
 //! | (1) | resignations offered in this game, when there were any (below) |
-//! | 64 | Ed25519 signature over all the bytes before |
+//! | (64) + 1 + 16 | the seal (below) |
 //!
 //! # The token (version 2): the tables games
 //! Portes, Tavla, Plakoto, Fevga and Long Nardy, alone or as a Tavli match.
@@ -49,11 +49,21 @@
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
 //! | (1) | resignations offered in this game, when there were any (below) |
-//! | 64 | Ed25519 signature over all the bytes before |
+//! | (64) + 1 + 16 | the seal (below) |
 //!
 //! The game being played is not stored: it follows from the series and the
 //! games played. A token of another version is refused with
 //! `invalid-state-token`, naming the versions this service reads.
+//!
+//! # The seal (both versions)
+//! The bytes before the seal are the token's body, which the next chain
+//! hash covers. Then: when the game is over (phase game over or match
+//! over), the 64-byte Ed25519 signature of the body (for others to
+//! verify); one byte, 1 when the signature is there and 0 when not; and
+//! the first [`TOKEN_MAC_BYTES`] bytes of `HMAC-SHA256(token key, every
+//! byte before)` ([`DiceKeys::token_mac`]), which is what the referee
+//! checks. A token written before the seal existed is the body and its
+//! signature: still read, by its signature.
 //!
 //! # The resignation count (both versions)
 //! A game allows [`bgref_core::MAX_RESIGNATIONS`] resignation offers. The
@@ -90,7 +100,7 @@ use super::moves::PlayInput;
 use super::tables::{TablesPlayView, TablesView};
 use super::view::{InGame, PositionView};
 use crate::error::{ApiError, ErrorKind};
-use crate::keys::{DiceKeys, Signature, TokenAccess, VerifyingKey};
+use crate::keys::{DiceKeys, Signature, TOKEN_MAC_BYTES, TokenAccess, VerifyingKey};
 
 mod tables_token;
 
@@ -413,7 +423,7 @@ pub enum BoardView {
 /// A game as an app shows it.
 #[derive(Debug, Clone)]
 pub struct GameView {
-    /// The signed token to send with the next action.
+    /// The token (sealed: docs/referee.md) to send with the next action.
     pub token: String,
     /// The state.
     pub state: AnyGame,
@@ -932,8 +942,9 @@ fn key_id_bytes(key_id: &str) -> [u8; 8] {
     out
 }
 
-/// Signs `state` as a token of `match_id` after `chain`: the token, and
-/// its body (the bytes signed, which the next chain hash covers).
+/// Seals `state` as a token of `match_id` after `chain` (signed when its
+/// game is over, MAC'd always): the token, and its body (which the next
+/// chain hash covers).
 pub fn encode(
     keys: &DiceKeys,
     state: &AnyGame,
@@ -941,16 +952,24 @@ pub fn encode(
     chain: &[u8; 32],
 ) -> (String, Vec<u8>) {
     let body = encode_body(state, match_id, chain, &key_id_bytes(keys.key_id()));
-    let signature = keys.sign(&body);
-    let mut bytes = body.clone();
-    bytes.extend_from_slice(&signature.to_bytes());
-    // The body without the signature, as `decode` gives it: the next
-    // chain hash covers the same bytes live and in a replay.
+    let signed = matches!(state.phase(), Phase::GameOver | Phase::MatchOver);
+    let mut bytes = Vec::with_capacity(body.len() + 64 + 1 + TOKEN_MAC_BYTES);
+    bytes.extend_from_slice(&body);
+    if signed {
+        bytes.extend_from_slice(&keys.sign(&body).to_bytes());
+    }
+    bytes.push(u8::from(signed));
+    let mac = keys.token_mac(&bytes);
+    bytes.extend_from_slice(&mac);
+    // The body without the signature, the flag and the MAC, as `decode`
+    // gives it: the next chain hash covers the same bytes live and in a
+    // replay.
     (URL_SAFE_NO_PAD.encode(&bytes), body)
 }
 
-/// Reads and checks a token: its encoding, its signature (by any published
-/// key, the retired ones included) and that it describes a valid state.
+/// Reads and checks a token: its encoding, its MAC (or, for a token
+/// written before the MAC, its signature by any published key, the
+/// retired ones included) and that it describes a valid state.
 ///
 /// # Errors
 /// `invalid-state-token` (malformed or tampered: the detail says which
@@ -976,7 +995,22 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
             bytes[0]
         )));
     }
-    let (body, signature) = bytes.split_at(bytes.len() - 64);
+    // A token this referee (or a replica with its master secret) wrote
+    // ends with the signed flag and the MAC of all bytes before it,
+    // checked in a few thousand instructions; the signature, when there
+    // is one, is for others to verify. A token without the MAC (written
+    // before it existed) is the body and its signature, verified.
+    let (maced, mac) = bytes.split_at(bytes.len().saturating_sub(TOKEN_MAC_BYTES));
+    let legacy = !(maced.len() > 1 + 8 && keys.token_mac_matches(maced, mac));
+    let (body, signature) = if legacy {
+        bytes.split_at(bytes.len() - 64)
+    } else {
+        match maced.split_last() {
+            Some((0, body)) => (body, &[][..]),
+            Some((1, signed)) if signed.len() >= 1 + 8 + 64 => signed.split_at(signed.len() - 64),
+            _ => return Err(bad_token("the state token's signature flag is invalid")),
+        }
+    };
     let key_id: String = body[1..9].iter().map(|b| format!("{b:02x}")).collect();
     let key = keys
         .published()
@@ -989,10 +1023,12 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
                 format!("the state token was signed by key {key_id}, which this referee does not publish (GET /dice/keys)"),
             )
         })?;
-    let signature = Signature::from_slice(signature)
-        .map_err(|_| bad_token("the state token's signature is malformed"))?;
-    VerifyingKey::verify_strict(&key.public_key, body, &signature)
-        .map_err(|_| bad_token("the state token's signature does not verify: it was changed or not signed by this referee"))?;
+    if legacy {
+        let signature = Signature::from_slice(signature)
+            .map_err(|_| bad_token("the state token's signature is malformed"))?;
+        VerifyingKey::verify_strict(&key.public_key, body, &signature)
+            .map_err(|_| bad_token("the state token's signature does not verify: it was changed or not signed by this referee"))?;
+    }
     let mut r = Reader { bytes: &body[9..] };
     let mut chain = [0u8; 32];
     chain.copy_from_slice(r.take(32)?);
@@ -1782,7 +1818,7 @@ pub fn verify(
     let state_matches = input
         .state
         .as_ref()
-        .map(|given| *given == replay.last.token);
+        .map(|given| same_state(keys, given, &replay.last.token));
     Ok(Verdict {
         valid: replay.refused.is_none() && state_matches != Some(false),
         actions: replay.actions,
@@ -1790,6 +1826,17 @@ pub fn verify(
         state_matches,
         game: replay.last,
     })
+}
+
+/// Whether `given` is a token of the state `replayed` is (the same body:
+/// match, chain and state), whichever way it was written: a token from
+/// before tokens carried a MAC is the same state with a signature instead.
+fn same_state(keys: &DiceKeys, given: &str, replayed: &str) -> bool {
+    given == replayed
+        || matches!(
+            (decode(keys, given), decode(keys, replayed)),
+            (Ok(a), Ok(b)) if a.bytes == b.bytes
+        )
 }
 
 /// A transcript written as a match file.
@@ -2151,6 +2198,129 @@ mod tests {
         play_and_replay(&start(Variant::Portes, false), 40);
         play_and_replay(&start(Variant::Plakoto, false), 40);
         play_and_replay(&start(Variant::Standard, true), 200);
+    }
+
+    /// Tokens end with a flag and a MAC, checked instead of a signature;
+    /// only a finished game's token is signed (for others to verify). A
+    /// token written before the MAC existed (the body and its signature)
+    /// still reads and compares equal in a verification; a changed byte
+    /// anywhere is refused.
+    #[test]
+    fn tokens_end_with_a_mac_and_tokens_without_one_still_read() {
+        let keys = keys();
+        let split = |token: &str| {
+            let bytes = URL_SAFE_NO_PAD.decode(token).unwrap();
+            let (maced, mac) = bytes.split_at(bytes.len() - TOKEN_MAC_BYTES);
+            assert_eq!(mac, keys.token_mac(maced));
+            let (&flag, rest) = maced.split_last().unwrap();
+            (bytes.clone(), flag, rest.to_vec())
+        };
+        for variant in [Variant::Standard, Variant::Plakoto] {
+            let input = start(variant, false);
+            let started = new_game(&keys, &input).unwrap();
+            let seats = started.seats;
+            let token = started.game.token.clone();
+            let (bytes, flag, body) = split(&token);
+            assert_eq!(flag, 0, "a game under way: no signature");
+            // The token as written before the MAC: read, and acted on.
+            let mut old = body.clone();
+            old.extend_from_slice(&keys.sign(&body).to_bytes());
+            let legacy = URL_SAFE_NO_PAD.encode(&old);
+            let decoded = decode(&keys, &legacy).unwrap();
+            assert_eq!(decoded.bytes, body);
+            assert_eq!(decoded.state, decode(&keys, &token).unwrap().state);
+            let rolled = act_seated(
+                &keys,
+                &seats,
+                &decoded_view(&legacy),
+                Player::X,
+                ActionInput::Roll,
+            )
+            .unwrap()
+            .game;
+            assert_eq!(split(&rolled.token).1, 0);
+            // A verification of no actions matches either form.
+            for given in [&token, &legacy] {
+                let verdict = verify(
+                    &keys,
+                    &TranscriptInput {
+                        start: input.clone(),
+                        actions: Vec::new(),
+                        state: Some(given.clone()),
+                    },
+                    &|| false,
+                )
+                .unwrap();
+                assert_eq!(verdict.state_matches, Some(true));
+            }
+            // A finished game's token is signed, by the key of /dice/keys.
+            let p = rolled.state.to_act().unwrap();
+            let offered = act_seated(
+                &keys,
+                &seats,
+                &rolled,
+                p,
+                ActionInput::Resign(Some(GameResult::Single)),
+            );
+            let over = act_seated(
+                &keys,
+                &seats,
+                &offered.unwrap().game,
+                !p,
+                ActionInput::Accept,
+            )
+            .unwrap()
+            .game;
+            assert!(matches!(
+                over.state.phase(),
+                Phase::GameOver | Phase::MatchOver
+            ));
+            let (over_bytes, flag, signed) = split(&over.token);
+            assert_eq!(flag, 1);
+            let (over_body, signature) = signed.split_at(signed.len() - 64);
+            keys.published()[0]
+                .public_key
+                .verify_strict(over_body, &Signature::from_slice(signature).unwrap())
+                .unwrap();
+            assert_eq!(decode(&keys, &over.token).unwrap().bytes, over_body);
+            // Any changed byte is refused: the body's, the signature's,
+            // the flag's, the MAC's.
+            for (bytes, at) in [
+                (
+                    &bytes,
+                    vec![0, 20, body.len() - 1, body.len(), bytes.len() - 1],
+                ),
+                (
+                    &over_bytes,
+                    vec![12, over_body.len() + 5, signed.len(), over_bytes.len() - 2],
+                ),
+            ] {
+                for i in at {
+                    let mut changed = bytes.clone();
+                    changed[i] ^= 0x01;
+                    let err = decode(&keys, &URL_SAFE_NO_PAD.encode(&changed)).unwrap_err();
+                    assert_eq!(err.slug, "invalid-state-token", "byte {i}: {}", err.detail);
+                }
+            }
+            // A referee with another master secret (whose dice differ)
+            // refuses it, though the signing key is the same.
+            let other = DiceKeys::from_parts(&[6u8; 32], &[9u8; 32], None).unwrap();
+            for token in [&token, &over.token] {
+                assert_eq!(
+                    decode(&other, token).unwrap_err().slug,
+                    "invalid-state-token"
+                );
+            }
+        }
+    }
+
+    /// The view of a token, as an app holding it would act on it.
+    fn decoded_view(token: &str) -> GameView {
+        let keys = keys();
+        let t = decode(&keys, token).unwrap();
+        let mut game = view(&keys, t.state, &t.match_id, &t.chain).0;
+        game.token = token.to_owned();
+        game
     }
 
     /// A game allows `MAX_RESIGNATIONS` offers, live and in a replay; the

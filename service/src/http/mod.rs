@@ -42,7 +42,7 @@ use crate::state::AppState;
         (name = "moves", description = "Legal moves and applying plays"),
         (name = "dice", description = "Commit-reveal dice"),
         (name = "cube", description = "Doubling cube, match state and scoring"),
-        (name = "games", description = "Refereed games: a signed state token, server-rolled dice, transcripts"),
+        (name = "games", description = "Refereed games: an authenticated state token, server-rolled dice, transcripts"),
         (name = "render", description = "Pictures of a position: SVG and gnubg's text board"),
         (name = "service", description = "Health and operations"),
     ),

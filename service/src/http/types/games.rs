@@ -490,7 +490,7 @@ pub struct GameViewOutput {
 /// A game: the token and what it shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct GameResponse {
-    /// The signed state token to send with the next action (base64url).
+    /// The state token to send with the next action (base64url; sealed with a MAC, and signed once the game is over: docs/referee.md).
     pub state: String,
     /// What the state shows.
     pub view: GameViewOutput,
