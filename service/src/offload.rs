@@ -343,6 +343,7 @@ mod tests {
             action: Some(ActionInput::Roll),
             match_id: None,
             seat: Some(seat.clone()),
+            fields: None,
         };
         for (points, heavy) in [(spread(), true), (start(), false)] {
             let input = roll_on(game_on(points, turn_rolling(&roller, true)));

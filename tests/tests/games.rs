@@ -663,3 +663,93 @@ async fn resignation_offers_are_bounded_over_both_protocols() {
         .unwrap_err();
     assert_eq!(grpc_slug(&err), "illegal-transcript");
 }
+
+/// `fields` on `/games/act` (gRPC `Act`) chooses what each legal play of
+/// the view carries, as on `/legal-moves`; the token and the rest of the
+/// answer are the same as without it.
+#[tokio::test]
+async fn fields_choose_what_the_views_plays_carry_over_both_protocols() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let (_, game) = server
+        .post("/games", &json!({"match_id": "fields", "client_seed": "c"}))
+        .await;
+    let state = game["state"].as_str().unwrap();
+    let roll = json!({"player": "x", "action": "roll"});
+    let (full, _) = act_over_both(&server, &mut grpc, state, &roll).await;
+    let plays = full["view"]["plays"].as_array().unwrap();
+    assert!(!plays.is_empty(), "{full}");
+
+    let mut step = roll.clone();
+    step["fields"] = json!(["position_id"]);
+    let (some, g) = act_over_both(&server, &mut grpc, state, &step).await;
+    assert_eq!(some["state"], full["state"]);
+    assert_eq!(some["view"]["position"], full["view"]["position"]);
+    assert_eq!(some["event"], full["event"]);
+    let chosen = some["view"]["plays"].as_array().unwrap();
+    assert_eq!(chosen.len(), plays.len());
+    for ((p, f), gp) in chosen
+        .iter()
+        .zip(plays)
+        .zip(&g.view.as_ref().unwrap().plays)
+    {
+        assert_eq!(p["notation"], f["notation"]);
+        assert!(p.get("moves").is_none(), "{p}");
+        let position = &p["position"];
+        let mut keys: Vec<&str> = position
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["gnubg_match_id", "position_id"], "{p}");
+        assert_eq!(position["position_id"], f["position"]["position_id"]);
+        assert_eq!(position["gnubg_match_id"], f["position"]["gnubg_match_id"]);
+        // gRPC: the parts left out are empty.
+        assert_eq!(gp.notation, p["notation"].as_str().unwrap());
+        assert!(gp.moves.is_empty());
+        let gpos = gp.position.as_ref().unwrap();
+        assert_eq!(gpos.position_id, position["position_id"].as_str().unwrap());
+        assert_eq!(
+            gpos.gnubg_match_id,
+            position["gnubg_match_id"].as_str().unwrap()
+        );
+        assert!(gpos.xgid.is_empty() && gpos.fibs.is_empty());
+        assert!(gpos.board.is_none() && gpos.pips.is_none());
+    }
+    // The moves only: no position at all.
+    step["fields"] = json!(["moves"]);
+    let (moves, g) = act_over_both(&server, &mut grpc, state, &step).await;
+    for (p, f) in moves["view"]["plays"].as_array().unwrap().iter().zip(plays) {
+        assert_eq!(p, &json!({"notation": f["notation"], "moves": f["moves"]}));
+    }
+    assert!(g.view.unwrap().plays.iter().all(|p| p.position.is_none()));
+
+    // Unknown names, over both protocols; an empty list over HTTP (over
+    // gRPC an empty list is every field).
+    let mut body = step.clone();
+    body["state"] = json!(state);
+    body["fields"] = json!(["position_id", "gnubg"]);
+    let detail = refused(&server, &mut grpc, body.clone(), 400, "invalid-fields").await;
+    assert!(detail.contains("\"gnubg\""), "{detail}");
+    body["fields"] = json!([]);
+    let (status, problem) = server.post("/games/act", &body).await;
+    assert_eq!(
+        (status, problem["type"].as_str()),
+        (400, Some("invalid-fields"))
+    );
+
+    // Plakoto's plays carry its own encodings in full: fields refused.
+    let (_, plakoto) = server
+        .post(
+            "/games",
+            &json!({"match_id": "fields-p", "client_seed": "c", "variant": "plakoto"}),
+        )
+        .await;
+    let mut body = roll.clone();
+    body["state"] = plakoto["state"].clone();
+    body["fields"] = json!(["position_id"]);
+    let detail = refused(&server, &mut grpc, body, 400, "invalid-fields").await;
+    assert!(detail.contains("plakoto"), "{detail}");
+}

@@ -98,7 +98,7 @@ use super::dice::{SignedRoll, check_client_seed, check_match_id, signed_roll};
 use super::input::required;
 use super::moves::PlayInput;
 use super::tables::{TablesPlayView, TablesView};
-use super::view::{InGame, PositionView};
+use super::view::{Fields, InGame, PositionView};
 use crate::error::{ApiError, ErrorKind};
 use crate::keys::{DiceKeys, Signature, TOKEN_MAC_BYTES, TokenAccess, VerifyingKey};
 
@@ -251,6 +251,9 @@ pub struct ActInput {
     pub match_id: Option<String>,
     /// The acting player's seat (required; never logged).
     pub seat: Option<String>,
+    /// What each legal play of the answer's view carries besides its
+    /// notation, by name as in legal-moves (`None`: everything).
+    pub fields: Option<Vec<String>>,
 }
 
 /// One step of a transcript.
@@ -436,6 +439,9 @@ pub struct GameView {
     pub actions: Vec<ActionKind>,
     /// The token's chain hash (what the ledger records as the head).
     pub chain: [u8; 32],
+    /// What each legal play of the backgammon board carries besides its
+    /// notation (the request's `fields` of `/games/act`; else everything).
+    pub fields: Fields,
 }
 
 /// The players' seats of a match: one secret capability each
@@ -1156,17 +1162,30 @@ fn start_chain(match_id: &str, client_seed: &str) -> [u8; 32] {
 }
 
 fn next_chain(previous: &[u8], player: Player, action: &Action, event: &AnyEvent) -> [u8; 32] {
+    // `\n{player}:{action}`, then `:{play}` or `:{level}`, written
+    // without the formatting machinery (a replay hashes one per action).
     let mut h = Sha256::new();
     h.update(previous);
-    h.update(format!("\n{player}:{}", action.name()).as_bytes());
+    h.update(b"\n");
+    h.update(player.as_str().as_bytes());
+    h.update(b":");
+    h.update(action.name().as_bytes());
     let moved: Option<&Play> = match event {
         AnyEvent::Backgammon(Event::Moved { play, .. })
         | AnyEvent::Tables(TablesEvent::Moved { play, .. }) => Some(play),
         _ => None,
     };
     match (action, moved) {
-        (Action::Move(_), Some(play)) => h.update(format!(":{play}").as_bytes()),
-        (Action::Resign(level), _) => h.update(format!(":{level}").as_bytes()),
+        (Action::Move(_), Some(play)) => {
+            let mut text = Vec::with_capacity(48);
+            text.push(b':');
+            play.write_notation(&mut text);
+            h.update(&text);
+        }
+        (Action::Resign(level), _) => {
+            h.update(b":");
+            h.update(level.as_str().as_bytes());
+        }
         _ => {}
     }
     h.finalize().into()
@@ -1377,6 +1396,7 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
         actions,
         state,
         chain: *chain,
+        fields: Fields::ALL,
     };
     (game, bytes)
 }
@@ -1735,6 +1755,7 @@ pub struct Prepared {
     player: Player,
     action: Action,
     roller: Roller,
+    fields: Fields,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -1759,7 +1780,9 @@ impl Prepared {
     /// # Errors
     /// A 422 with the game's slug when the rules refuse the action.
     pub fn run(&self, keys: &DiceKeys) -> Result<Acted, ApiError> {
-        Ok(step(keys, &self.roller, &self.token, self.player, &self.action)?.0)
+        let mut acted = step(keys, &self.roller, &self.token, self.player, &self.action)?.0;
+        acted.game.fields = self.fields;
+        Ok(acted)
     }
 }
 
@@ -1785,12 +1808,26 @@ pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiErr
     tracing::Span::current().record("match_id", token.match_id.as_str());
     let player = seated(keys, &token, input.seat.as_deref(), input.player)?;
     let action = action_of(input.action.as_ref(), "action")?;
+    let fields = Fields::parse(input.fields.as_deref(), "fields")?;
+    if fields != Fields::ALL
+        && let Some(game) = token.state.variant().tables_engine()
+    {
+        return Err(ApiError::invalid(
+            "invalid-fields",
+            "fields",
+            format!(
+                "fields applies to the backgammon board's plays; {game}'s plays carry its own \
+                 encodings in full (leave fields out)"
+            ),
+        ));
+    }
     let roller = Roller::new(&keys.server_seed(&token.match_id));
     Ok(Prepared {
         token,
         player,
         action,
         roller,
+        fields,
     })
 }
 
@@ -2036,6 +2073,7 @@ mod tests {
                 action: Some(action),
                 match_id: None,
                 seat: Some(seat.clone()),
+                fields: None,
             },
         )
     }
@@ -2321,6 +2359,51 @@ mod tests {
         let mut game = view(&keys, t.state, &t.match_id, &t.chain).0;
         game.token = token.to_owned();
         game
+    }
+
+    /// The chain hash is SHA-256 of the previous body and the action's
+    /// text (docs/referee.md), `\n{player}:{action}` then `:{play}` or
+    /// `:{level}`: written here with `format!` as the oracle.
+    #[test]
+    fn the_chain_hash_covers_the_body_and_the_actions_text() {
+        let start = Position::start(BackgammonVariant::Standard, Player::O);
+        let play = start.legal_plays(Dice::new(Die::new(6), Die::new(4)))[3];
+        let text: bgref_core::notation::move_text::MoveText = play.to_string().parse().unwrap();
+        let moved = AnyEvent::Backgammon(Event::Moved {
+            player: Player::O,
+            play,
+        });
+        let cases = [
+            (
+                Player::O,
+                Action::Move(text),
+                moved.clone(),
+                format!("\no:move:{play}"),
+            ),
+            (
+                Player::X,
+                Action::Roll,
+                moved.clone(),
+                "\nx:roll".to_owned(),
+            ),
+            (
+                Player::X,
+                Action::Resign(GameResult::Gammon),
+                moved,
+                "\nx:resign:gammon".to_owned(),
+            ),
+        ];
+        for (player, action, event, suffix) in cases {
+            let mut oracle = Sha256::new();
+            oracle.update(b"body bytes");
+            oracle.update(suffix.as_bytes());
+            let expected: [u8; 32] = oracle.finalize().into();
+            assert_eq!(
+                next_chain(b"body bytes", player, &action, &event),
+                expected,
+                "{suffix}"
+            );
+        }
     }
 
     /// A game allows `MAX_RESIGNATIONS` offers, live and in a replay; the

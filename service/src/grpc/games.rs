@@ -109,6 +109,7 @@ impl TryFrom<proto::ActRequest> for ActInput {
             action: action_in(req.action, play_in(notation, moves), req.level, "action")?,
             match_id: (!req.match_id.is_empty()).then_some(req.match_id),
             seat: (!req.seat.is_empty()).then_some(req.seat),
+            fields: (!req.fields.is_empty()).then_some(req.fields),
         })
     }
 }
@@ -211,7 +212,10 @@ fn view_out(view: &GameView) -> proto::GameView {
     let (position, plays) = match &view.board {
         BoardView::Backgammon { position, plays } => (
             position_out(position),
-            plays.iter().map(super::moves::play_out).collect(),
+            plays
+                .iter()
+                .map(|p| super::moves::play_fields_out(p, view.fields))
+                .collect(),
         ),
         BoardView::Tables { position, plays } => (
             tables_position_out(position),

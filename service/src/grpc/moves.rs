@@ -34,13 +34,8 @@ impl TryFrom<proto::LegalMovesRequest> for LegalMovesInput {
     }
 }
 
-/// A legal play and where it leads.
-pub(super) fn play_out(p: &PlayView) -> proto::Play {
-    play_fields_out(p, Fields::ALL)
-}
-
 /// A legal play with what `fields` names.
-fn play_fields_out(p: &PlayView, fields: Fields) -> proto::Play {
+pub(super) fn play_fields_out(p: &PlayView, fields: Fields) -> proto::Play {
     proto::Play {
         notation: crate::api::view::notation(&p.play),
         moves: if fields.has(Fields::MOVES) {

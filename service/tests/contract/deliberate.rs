@@ -106,11 +106,6 @@ pub const ONE_SIDED: &[(&str, &str)] = &[
         "Play.position: proto only",
         "HTTP's ApplyMoveResponse.play has no position: the answer's position is it",
     ),
-    (
-        "Position.gnubg_match_id: proto only",
-        "a play's position (HTTP PlayPositionOutput) has no Match ID, only a game view's; \
-         proto leaves it empty there",
-    ),
     ("VariantInfo.variant: proto only", "HTTP has the name only"),
 ];
 

@@ -323,19 +323,25 @@ pub struct PositionOutput {
     pub gnubg_match_id: Option<String>,
 }
 
-impl From<&PositionView> for PositionOutput {
+impl From<&PositionView> for Board {
     fn from(view: &PositionView) -> Self {
         let board = view.board();
+        Board {
+            points: board.points.iter().map(|&n| i64::from(n)).collect(),
+            bar: board.bar.into(),
+            off: Some(board.off.into()),
+            turn: board.turn,
+            pins: None,
+        }
+    }
+}
+
+impl From<&PositionView> for PositionOutput {
+    fn from(view: &PositionView) -> Self {
         PositionOutput {
             position_id: view.position_id(),
             xgid: view.xgid(),
-            board: Board {
-                points: board.points.iter().map(|&n| i64::from(n)).collect(),
-                bar: board.bar.into(),
-                off: Some(board.off.into()),
-                turn: board.turn,
-                pins: None,
-            },
+            board: view.into(),
             fibs: view.fibs(),
             pips: view.pips().into(),
             gnubg_match_id: view.match_id(),

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use super::common::{PerPlayer, PlayerName, VariantName};
 use super::cube::{Cube, GameKindName, GameResultName, MatchInput, RulesInput, ScoreGameResponse};
 use super::dice::RollResponse;
-use super::moves::{PlayInput, PlayOutput};
+use super::moves::{LegalPlayOutput, PlayInput};
 use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
     ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
@@ -202,6 +202,15 @@ pub struct ActRequest {
     /// If given, the match the token must belong to (`wrong-match` else).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub match_id: Option<String>,
+    /// What each legal play of the answer's view carries besides its
+    /// notation, as in `POST /legal-moves`: any of `moves`, `position_id`,
+    /// `xgid`, `board`, `fibs`, `pips` (default: all); a play's position
+    /// carries its `gnubg_match_id` whenever it is there. An unknown name
+    /// or an empty list is a 400 `invalid-fields`; Plakoto, Fevga and Long
+    /// Nardy refuse it. The answer's own position is always in full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<super::moves::PlayField>>, min_items = 1)]
+    pub fields: Option<Vec<String>>,
 }
 
 /// One action of a transcript.
@@ -323,6 +332,7 @@ impl From<ActRequest> for ActInput {
             action: action_input(req.action, req.play, req.level),
             match_id: req.match_id,
             seat: req.seat,
+            fields: req.fields,
         }
     }
 }
@@ -365,7 +375,7 @@ pub struct GameMatch {
 #[serde(untagged)]
 pub enum GamePlayOutput {
     /// The backgammon board.
-    Backgammon(PlayOutput),
+    Backgammon(LegalPlayOutput),
     /// Plakoto, Fevga, Long Nardy.
     Tables(TablesPlayOutput),
 }
@@ -673,7 +683,7 @@ impl From<&GameView> for GameViewOutput {
                 AnyPositionOutput::Backgammon(position.into()),
                 plays
                     .iter()
-                    .map(|p| GamePlayOutput::Backgammon(p.into()))
+                    .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(p, view.fields)))
                     .collect(),
             ),
             BoardView::Tables { position, plays } => (

@@ -86,17 +86,6 @@ pub struct MoveOutput {
     pub hit: bool,
 }
 
-/// A legal play.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct PlayOutput {
-    /// gnubg notation.
-    pub notation: String,
-    /// The single-die moves in the order played.
-    pub moves: Vec<MoveOutput>,
-    /// The position after the play, opponent on roll.
-    pub position: PositionOutput,
-}
-
 /// A legal play of `POST /legal-moves`: its notation and what the
 /// request's `fields` names (by default everything).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -139,6 +128,11 @@ pub struct PlayPositionOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(schema_with = schema::pips, required = false)]
     pub pips: Option<PerPlayer>,
+    /// Game views only: the gnubg Match ID of the game state after the
+    /// play, whenever the position is there (see `PositionOutput`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub gnubg_match_id: Option<String>,
 }
 
 /// Response of `POST /legal-moves`.
@@ -317,29 +311,19 @@ fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
         .collect()
 }
 
-impl From<&PlayView> for PlayOutput {
-    fn from(view: &PlayView) -> Self {
-        PlayOutput {
-            notation: view.play.to_string(),
-            moves: moves_output(&view.play),
-            position: (&view.position).into(),
-        }
-    }
-}
-
 impl PlayPositionOutput {
     /// The encodings of `view` that `fields` names (`None`: none).
     pub fn new(view: &PositionView, fields: Fields) -> Option<PlayPositionOutput> {
         if !fields.any(Fields::POSITION) {
             return None;
         }
-        let all = PositionOutput::from(view);
         Some(PlayPositionOutput {
-            position_id: fields.has(Fields::POSITION_ID).then_some(all.position_id),
-            xgid: fields.has(Fields::XGID).then_some(all.xgid),
-            board: fields.has(Fields::BOARD).then_some(all.board),
-            fibs: fields.has(Fields::FIBS).then_some(all.fibs),
-            pips: fields.has(Fields::PIPS).then_some(all.pips),
+            position_id: fields.has(Fields::POSITION_ID).then(|| view.position_id()),
+            xgid: fields.has(Fields::XGID).then(|| view.xgid()),
+            board: fields.has(Fields::BOARD).then(|| Board::from(view)),
+            fibs: fields.has(Fields::FIBS).then(|| view.fibs()),
+            pips: fields.has(Fields::PIPS).then(|| view.pips().into()),
+            gnubg_match_id: view.match_id(),
         })
     }
 }
