@@ -20,7 +20,9 @@
 #      `import mat` of each file, then per game the score before it, per
 #      roll the player, the dice and the positions before and after (gnubg
 #      Position IDs), the cube actions and resignations, the winner and the
-#      points, and the final score, all compared with the summary;
+#      points, the final score and the players' names (svc-match5 is
+#      started with names, an event, a date and a round), all compared
+#      with the summary;
 #   5. prints what was compared and exits non-zero on any difference, or
 #      when gnubg warns about a line it could not read.
 #
@@ -138,7 +140,7 @@ for f in files:
         print("    " + d, file=sys.stderr)
     bad += len(r["diffs"])
 print("  compared %d matches: %d games, %d rolls, %d positions, %d cube actions and resignations, "
-      "the scores before every game and the final scores; %d differences" % (
+      "the scores before every game, the final scores and the players' names (and svc-match5's event, round and date); %d differences" % (
           len(files), total["games"], total["rolls"], total["positions"], total["actions"], bad),
       file=sys.stderr)
 sys.exit(1 if bad or not files else 0)

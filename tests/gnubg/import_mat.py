@@ -9,7 +9,8 @@
 #     (the board of gnubg's next record, or of the game's last position as
 #     gnubg's navigation shows it);
 #   - the cube actions and resignations, in order, with who made them;
-#   - the final score.
+#   - the final score;
+#   - the players' names, and the event, round and date when given.
 #
 # Writes one JSON line per file to MAT_OUT: the counts compared and every
 # difference found. The shell script reads it and fails on a difference.
@@ -47,7 +48,17 @@ def compare(name):
         if theirs != mine:
             diffs.append("%s: %s: gnubg %r, bgref %r" % (where, what, theirs, mine))
 
-    diff(name, "match length", m["match-info"]["match-length"], ours["length"])
+    info = m["match-info"]
+    diff(name, "match length", info["match-length"], ours["length"])
+    # The players' names (x and o unless the start named them) and, when
+    # given, the event, its round and date.
+    labels = ours.get("labels", {"x": "x", "o": "o"})
+    diff(name, "x's name", info["X"]["name"], labels["x"])
+    diff(name, "o's name", info["O"]["name"], labels["o"])
+    for key in ("event", "round", "date"):
+        if key in labels:
+            theirs = info.get(key)
+            diff(name, key, list(theirs) if key == "date" and theirs else theirs, labels[key])
     games = m["games"]
     diff(name, "games", len(games), len(ours["games"]))
     final = None

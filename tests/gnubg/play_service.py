@@ -29,9 +29,17 @@ MATCHES = [
     # seed: chosen (with the dice secret of scripts/ci-gnubg-import.sh) so
     # that the match has a Crawford and post-Crawford games and a drop, and
     # the session beavers, raccoons, drops and a resignation.
-    ("svc-match5", 5, {}, 20, 8),
+    ("svc-match5", 5, {}, 20, 8),  # with the players' names and the event (LABELS)
     ("svc-money-beaver", 0, {"beavers": 2}, 4, 18),
 ]
+
+# The labels of svc-match5's start: gnubg must read them back from the export.
+LABELS = {
+    "players": {"x": "Alice Smith", "o": "Bob O'Neill"},
+    "event": "bgref CI Open",
+    "date": "2026-12-06",
+    "round": "Final",
+}
 
 
 class Referee:
@@ -57,6 +65,8 @@ def play_match(referee, rng, name, length, rules, max_games):
     start = {"match_id": name, "client_seed": "gnubg-import:%s" % name, "rules": rules}
     if length:
         start["match"] = {"length": length}
+    if name == "svc-match5":
+        start.update(LABELS)
     answer = referee.post("/games", start)
     token, view = answer["state"], answer["view"]
     seats = answer["seats"]
@@ -167,6 +177,15 @@ def play_match(referee, rng, name, length, rules, max_games):
         "final_score": final_score,
         "games": summary_games,
     }
+    if name == "svc-match5":
+        y, mo, d = (int(p) for p in LABELS["date"].split("-"))
+        summary["labels"] = {
+            "x": LABELS["players"]["x"],
+            "o": LABELS["players"]["o"],
+            "event": LABELS["event"],
+            "round": LABELS["round"],
+            "date": [d, mo, y],
+        }
     rolls = sum(len(g["rolls"]) for g in summary_games)
     kinds = sorted({a["action"] for g in summary_games for a in g["actions"]})
     passes = sum(1 for g in summary_games for r in g["rolls"] if not r["play"])

@@ -753,3 +753,119 @@ async fn fields_choose_what_the_views_plays_carry_over_both_protocols() {
     let detail = refused(&server, &mut grpc, body, 400, "invalid-fields").await;
     assert!(detail.contains("plakoto"), "{detail}");
 }
+
+/// The players' names and the event given at the start are written into
+/// the exported match file, over both protocols; they change no token;
+/// labels gnubg could not read back are refused by name.
+#[tokio::test]
+async fn named_players_and_the_event_reach_the_export_over_both_protocols() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let plain = json!({"match_id": "named", "client_seed": "c", "match": {"length": 3}});
+    let mut named = plain.clone();
+    named["players"] = json!({"x": "Alice Smith", "o": "Bob"});
+    named["event"] = json!("Club Final");
+    named["date"] = json!("2026-12-06");
+    named["round"] = json!("Semi-final 2");
+    let (status, a) = server.post("/games", &plain).await;
+    assert_eq!(status, 200, "{a}");
+    let (status, b) = server.post("/games", &named).await;
+    assert_eq!(status, 200, "{b}");
+    assert_eq!(a["state"], b["state"], "labels are not in the token");
+    let actions = vec![json!({"player": "x", "action": "roll"})];
+    let (status, rolled) = server
+        .post(
+            "/games/act",
+            &json!({"state": b["state"], "player": "x", "action": "roll"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{rolled}");
+    let mover = rolled["view"]["to_act"].clone();
+    let play = rolled["view"]["plays"][0]["notation"].clone();
+    let mut actions = actions;
+    actions.push(json!({"player": mover, "action": "move", "play": play}));
+
+    let (status, exported) = server
+        .post(
+            "/games/export",
+            &json!({"start": named, "actions": actions}),
+        )
+        .await;
+    assert_eq!(status, 200, "{exported}");
+    let mat = exported["mat"].as_str().unwrap();
+    for line in [
+        "; [Player 1 \"Alice Smith\"]\n",
+        "; [Player 2 \"Bob\"]\n",
+        "; [EventDate \"2026.12.06\"]\n",
+        "; [Event \"Club Final\"]\n",
+        "; [Round \"Semi-final 2\"]\n",
+        "\n Alice Smith : 0                Bob : 0\n",
+    ] {
+        assert!(mat.contains(line), "{line:?} in {mat}");
+    }
+    let steps: Vec<proto::TranscriptStep> = actions.iter().map(proto_step).collect();
+    let g = grpc
+        .export_game(proto::ExportGameRequest {
+            start: Some(wire::to_message("NewGameRequest", &named)),
+            actions: steps,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(g.mat, mat);
+    // Without labels: players x and o, no header lines.
+    let (_, exported) = server
+        .post(
+            "/games/export",
+            &json!({"start": plain, "actions": actions}),
+        )
+        .await;
+    let mat = exported["mat"].as_str().unwrap();
+    assert!(
+        mat.starts_with("; [Variation") && mat.contains("\n x : 0 "),
+        "{mat}"
+    );
+
+    // Refused, by name, on every operation that takes a start.
+    for (field, value, path) in [
+        ("players", json!({"x": "Al:ice", "o": "Bob"}), "players.x"),
+        ("players", json!({"x": "Alice", "o": " Bob"}), "players.o"),
+        (
+            "players",
+            json!({"x": "Alice", "o": "B".repeat(32)}),
+            "players.o",
+        ),
+        ("event", json!("the \"final\""), "event"),
+        ("round", json!(""), "round"),
+        ("date", json!("2026-02-29"), "date"),
+        ("date", json!("6.12.2026"), "date"),
+    ] {
+        let mut start = plain.clone();
+        start[field] = value;
+        for (path_op, body) in [
+            ("/games", start.clone()),
+            ("/games/export", json!({"start": start, "actions": actions})),
+        ] {
+            let (status, problem) = server.post(path_op, &body).await;
+            assert_eq!(
+                (status, problem["type"].as_str()),
+                (400, Some("invalid-label")),
+                "{path_op} {body}: {problem}"
+            );
+            // (A start's fields are named without `start.` in export, as
+            // match_id and client_seed are.)
+            assert_eq!(problem["field"], path, "{problem}");
+        }
+        if start[field] == "" {
+            continue; // over gRPC an empty string is no label
+        }
+        let err = grpc
+            .new_game(wire::to_message::<proto::NewGameRequest>(
+                "NewGameRequest",
+                &start,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(bgref_e2e::grpc_slug(&err), "invalid-label", "{start}");
+    }
+}

@@ -29,8 +29,12 @@
 //!   `HyperGammon (1)`, `(2)` or `(3)`), which gnubg reads to pick the
 //!   variant; then ` N point match`, with `0` for money play: gnubg reads a
 //!   length of 0 as an unlimited session.
+//! - With a [`MatHeader`] ([`write_mat_with`]), first the comment lines
+//!   `; [Player 1 "..."]`, `; [Player 2 "..."]`, `; [EventDate
+//!   "YYYY.MM.DD"]`, `; [Event "..."]`, `; [Round "..."]`.
 //! - For each game: ` Game k` and the score before it, ` x : 2` left and
-//!   ` o : 1` right. The players are named `x` and `o`: x always has the
+//!   ` o : 1` right. The players are named `x` and `o` (or as the header
+//!   names them: gnubg takes the names from this line): x always has the
 //!   left column, which gnubg imports as its player 0 (`X` in its Python
 //!   `gnubg.match()`), and o the right one (player 1, `O`). gnubg's text
 //!   board draws player 1 with the X checkers: go by the names.
@@ -191,10 +195,59 @@ fn roll_text(dice: Dice) -> String {
     s
 }
 
-fn write_game_header(out: &mut String, game: u32, score: ByPlayer<u32>) {
+fn write_game_header(out: &mut String, game: u32, score: ByPlayer<u32>, names: ByPlayer<&str>) {
     let mut left = String::new();
-    let _ = write!(left, "x : {}", score.x);
-    let _ = writeln!(out, "\n Game {game}\n {left:<31}o : {}", score.o);
+    let _ = write!(left, "{} : {}", names.x, score.x);
+    // A long name still leaves a space before o's, as gnubg splits there.
+    let gap = if left.len() < 31 { 31 - left.len() } else { 1 };
+    let _ = writeln!(
+        out,
+        "\n Game {game}\n {left}{:gap$}{} : {}",
+        "", names.o, score.o
+    );
+}
+
+/// What a `.mat` file says about its match besides the games: the
+/// players' names and the event, as gnubg's `import mat` reads them
+/// (the names from each game's score line, the rest from the
+/// `; [Event "..."]`, `; [Round "..."]` and `; [EventDate "..."]` comment
+/// lines). [`MatHeader::default`] writes what [`write_mat`] always wrote:
+/// players `x` and `o`, no event.
+///
+/// The writer does not check the texts: a name with `:` or a line break,
+/// or an event with `"`, would not read back. The service checks them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MatHeader<'a> {
+    /// The players' names (`None`: `x` and `o`).
+    pub players: Option<ByPlayer<&'a str>>,
+    /// The event.
+    pub event: Option<&'a str>,
+    /// The round.
+    pub round: Option<&'a str>,
+    /// The date: year, month, day.
+    pub date: Option<(u16, u8, u8)>,
+}
+
+impl MatHeader<'_> {
+    fn names(&self) -> ByPlayer<&str> {
+        self.players.unwrap_or(ByPlayer { x: "x", o: "o" })
+    }
+
+    fn write(&self, out: &mut String) {
+        if let Some(players) = self.players {
+            let _ = writeln!(out, "; [Player 1 \"{}\"]", players.x);
+            let _ = writeln!(out, "; [Player 2 \"{}\"]", players.o);
+        }
+        if let Some((y, m, d)) = self.date {
+            let _ = writeln!(out, "; [EventDate \"{y:04}.{m:02}.{d:02}\"]");
+        }
+        if let Some(event) = self.event {
+            let _ = writeln!(out, "; [Event \"{event}\"]");
+        }
+        if let Some(round) = self.round {
+            let _ = writeln!(out, "; [Round \"{round}\"]");
+        }
+    }
 }
 
 fn write_result(out: &mut String, score: &GameScore) {
@@ -248,17 +301,31 @@ fn write_result(out: &mut String, score: &GameScore) {
 /// [`MatError::Inconsistent`] when `start` is not at an opening roll or a
 /// step cannot follow the state before it.
 pub fn write_mat(start: &GameState, steps: &[(GameState, Event)]) -> Result<String, MatError> {
+    write_mat_with(start, steps, &MatHeader::default())
+}
+
+/// [`write_mat`] with the players' names and the event of `header`.
+///
+/// # Errors
+/// As [`write_mat`].
+pub fn write_mat_with(
+    start: &GameState,
+    steps: &[(GameState, Event)],
+    header: &MatHeader<'_>,
+) -> Result<String, MatError> {
     if start.phase != Phase::OpeningRoll {
         return Err(MatError::Inconsistent);
     }
+    let names = header.names();
     let mut out = String::new();
+    header.write(&mut out);
     let _ = writeln!(
         out,
         "; [Variation \"{}\"]\n\n {} point match",
         variation_name(start.variant),
         start.match_state.length
     );
-    write_game_header(&mut out, start.game, start.match_state.score);
+    write_game_header(&mut out, start.game, start.match_state.score, names);
     let mut rows = Rows::default();
     let mut prev = start;
     for (state, event) in steps {
@@ -317,7 +384,7 @@ pub fn write_mat(start: &GameState, steps: &[(GameState, Event)]) -> Result<Stri
             }
             Event::NewGame { game } => {
                 rows.write(&mut out);
-                write_game_header(&mut out, *game, state.match_state.score);
+                write_game_header(&mut out, *game, state.match_state.score, names);
             }
         }
         prev = state;
@@ -414,6 +481,59 @@ mod tests {
                 assert!(line.len() > 15 && line[15..].contains("  "), "{line:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_header_names_the_players_and_the_event() {
+        let start = GameState::new(
+            BackgammonVariant::Standard,
+            CubeRules::DEFAULT,
+            MatchState::new_match(3),
+            "hand".into(),
+        );
+        let steps = run(&start, &[Some(Action::Roll), None]);
+        let long = "Anna-Maria Konstantinopoulou 3";
+        let header = MatHeader {
+            players: Some(ByPlayer {
+                x: "Alice Smith",
+                o: long,
+            }),
+            event: Some("Club Final"),
+            round: Some("Semi-final 2"),
+            date: Some((2026, 3, 7)),
+        };
+        let text = write_mat_with(&start, &steps, &header).unwrap();
+        let expected = [
+            "; [Player 1 \"Alice Smith\"]",
+            "; [Player 2 \"Anna-Maria Konstantinopoulou 3\"]",
+            "; [EventDate \"2026.03.07\"]",
+            "; [Event \"Club Final\"]",
+            "; [Round \"Semi-final 2\"]",
+            "; [Variation \"Backgammon\"]",
+            "",
+            " 3 point match",
+            "",
+            " Game 1",
+            " Alice Smith : 0                Anna-Maria Konstantinopoulou 3 : 0",
+            "  1) 62: 24/22 24/18             ",
+            "",
+        ];
+        assert_eq!(text, expected.join("\n"));
+        // A name as long as the column still leaves a space before o's.
+        let header = MatHeader {
+            players: Some(ByPlayer { x: long, o: "o" }),
+            ..MatHeader::default()
+        };
+        let text = write_mat_with(&start, &steps, &header).unwrap();
+        assert!(
+            text.contains(" Anna-Maria Konstantinopoulou 3 : 0 o : 0\n"),
+            "{text}"
+        );
+        // The default header is write_mat's.
+        assert_eq!(
+            write_mat_with(&start, &steps, &MatHeader::default()).unwrap(),
+            write_mat(&start, &steps).unwrap()
+        );
     }
 
     #[test]

@@ -78,7 +78,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bgref_core::Play;
 use bgref_core::Variant;
-use bgref_core::notation::mat::write_mat;
+use bgref_core::notation::mat::{MatHeader, write_mat_with};
 use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
@@ -130,6 +130,119 @@ pub struct NewGameInput {
     pub match_state: Option<MatchInput>,
     /// Rule options.
     pub rules: Option<RulesInput>,
+    /// The players' names and the event, for `/games/export`.
+    pub labels: MatchLabels,
+}
+
+/// What a match's `.mat` export says about it besides the games: the
+/// players' names, the event, its date and round. Labels only: they are
+/// not in the token nor in the chain hash, so a transcript's start may
+/// give others (docs/referee.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MatchLabels {
+    /// The players' names.
+    pub players: Option<ByPlayer<String>>,
+    /// The event.
+    pub event: Option<String>,
+    /// The date, `YYYY-MM-DD`.
+    pub date: Option<String>,
+    /// The round.
+    pub round: Option<String>,
+}
+
+/// Longest player name, in bytes (GNU Backgammon keeps 31).
+pub const MAX_PLAYER_NAME_BYTES: usize = 31;
+/// Longest event or round, in bytes.
+pub const MAX_LABEL_BYTES: usize = 64;
+
+impl MatchLabels {
+    /// Checks every label; the date as year, month and day.
+    ///
+    /// # Errors
+    /// `invalid-label` naming the field: a name of 1 to 31 bytes without
+    /// `:`, `"`, control characters or white space at either end; an event
+    /// or round of 1 to 64 bytes without `"` or control characters; a date
+    /// `YYYY-MM-DD` that exists.
+    fn check(&self) -> Result<MatHeader<'_>, ApiError> {
+        let text = |value: &str, field: &str, max: usize, forbidden: &str| {
+            let bad = value.is_empty()
+                || value.len() > max
+                || value.trim() != value
+                || value
+                    .chars()
+                    .any(|c| c.is_control() || forbidden.contains(c));
+            if bad {
+                return Err(ApiError::invalid(
+                    "invalid-label",
+                    field,
+                    format!(
+                        "{field} is 1 to {max} bytes of text without control characters, \
+                         white space at either end or any of {forbidden}"
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        if let Some(p) = &self.players {
+            text(&p.x, "players.x", MAX_PLAYER_NAME_BYTES, ":\"")?;
+            text(&p.o, "players.o", MAX_PLAYER_NAME_BYTES, ":\"")?;
+        }
+        if let Some(e) = &self.event {
+            text(e, "event", MAX_LABEL_BYTES, "\"")?;
+        }
+        if let Some(r) = &self.round {
+            text(r, "round", MAX_LABEL_BYTES, "\"")?;
+        }
+        let date = self.date.as_deref().map(read_date).transpose()?;
+        Ok(MatHeader {
+            players: self.players.as_ref().map(|p| ByPlayer {
+                x: p.x.as_str(),
+                o: p.o.as_str(),
+            }),
+            event: self.event.as_deref(),
+            round: self.round.as_deref(),
+            date,
+        })
+    }
+}
+
+/// A date `YYYY-MM-DD` (years 1 to 9999) that exists.
+fn read_date(text: &str) -> Result<(u16, u8, u8), ApiError> {
+    let bad = || {
+        ApiError::invalid(
+            "invalid-label",
+            "date",
+            format!(
+                "date is a calendar date YYYY-MM-DD, e.g. 2026-12-06; got {:?}",
+                crate::error::log_safe(text)
+            ),
+        )
+    };
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return Err(bad());
+    }
+    let number = |s: &str| {
+        (s.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| s.parse::<u16>().ok())
+            .flatten()
+    };
+    let (Some(y), Some(m), Some(d)) = (number(&text[..4]), number(&text[5..7]), number(&text[8..]))
+    else {
+        return Err(bad());
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Err(bad()),
+    };
+    if y == 0 || d == 0 || d > days {
+        return Err(bad());
+    }
+    Ok((y, m as u8, d as u8))
 }
 
 /// An action as a request names it.
@@ -1496,6 +1609,7 @@ fn seated(
 fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
     check_match_id(&input.match_id, "match_id")?;
     check_client_seed(&input.client_seed, "client_seed")?;
+    input.labels.check()?;
     let chain = start_chain(&input.match_id, &input.client_seed);
     let tables_rules = super::tables::read_rules(
         input.tables_rules.as_ref(),
@@ -1931,7 +2045,9 @@ pub fn export(
     let AnyGame::Backgammon(start) = &replay.start else {
         return Err(tables());
     };
-    let mat = write_mat(start, &steps).map_err(|e| ApiError::illegal("not-exportable", None, e))?;
+    let header = input.start.labels.check()?;
+    let mat = write_mat_with(start, &steps, &header)
+        .map_err(|e| ApiError::illegal("not-exportable", None, e))?;
     Ok(Exported {
         mat,
         actions: steps.len(),
@@ -2115,6 +2231,7 @@ mod tests {
             }),
             rules: None,
             tables_rules: None,
+            labels: MatchLabels::default(),
         }
     }
 

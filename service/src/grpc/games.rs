@@ -1,7 +1,7 @@
 //! `NewGame`, `Act` and `VerifyGame`.
 
 use bgref_core::tables::TablesScore;
-use bgref_core::{GameKind, Phase};
+use bgref_core::{ByPlayer, GameKind, Phase};
 
 use super::common::{
     per_player_out, player_in, player_out, position_out, result_in, result_out, variant_in,
@@ -11,7 +11,7 @@ use super::cube::{cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
     ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
-    GameView, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
+    GameView, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -52,6 +52,12 @@ impl TryFrom<proto::NewGameRequest> for NewGameInput {
             tables_rules: super::tables::tables_rules_in(req.tables_rules)?,
             match_state: req.r#match.map(match_in),
             rules: req.rules.map(rules_in),
+            labels: MatchLabels {
+                players: req.players.map(|p| ByPlayer { x: p.x, o: p.o }),
+                event: (!req.event.is_empty()).then_some(req.event),
+                date: (!req.date.is_empty()).then_some(req.date),
+                round: (!req.round.is_empty()).then_some(req.round),
+            },
         })
     }
 }

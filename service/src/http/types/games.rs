@@ -3,7 +3,7 @@
 use bgref_core::Player;
 use bgref_core::tables::OutcomeKind;
 use bgref_core::tables::{TablesScore, TablesSeries};
-use bgref_core::{GameKind, GameResult, Phase};
+use bgref_core::{ByPlayer, GameKind, GameResult, Phase};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -14,7 +14,7 @@ use super::moves::{LegalPlayOutput, PlayInput};
 use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
     ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
-    GameView, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
+    GameView, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -56,6 +56,37 @@ pub struct NewGameRequest {
     /// not for the tables games (`no-cube-in-variant`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<RulesInput>,
+    /// The players' names, written into `/games/export` (default `x` and
+    /// `o`): 1 to 31 bytes each, without `:`, `"`, control characters or
+    /// white space at either end (400 `invalid-label`). A label: not in
+    /// the token (docs/referee.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<Players>,
+    /// The event, written into `/games/export`: 1 to 64 bytes without `"`
+    /// or control characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 64)]
+    pub event: Option<String>,
+    /// The event's date, `YYYY-MM-DD`, written into `/games/export`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(format = Date, example = "2026-12-06")]
+    pub date: Option<String>,
+    /// The round, written into `/games/export`: as `event`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 64)]
+    pub round: Option<String>,
+}
+
+/// The players' names.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Players {
+    /// x's name.
+    #[schema(min_length = 1, max_length = 31)]
+    pub x: String,
+    /// o's name.
+    #[schema(min_length = 1, max_length = 31)]
+    pub o: String,
 }
 
 /// What is due in a game.
@@ -320,6 +351,12 @@ impl NewGameRequest {
             tables_rules: self.tables_rules.map(Into::into),
             match_state: self.match_state.map(Into::into),
             rules: self.rules.map(Into::into),
+            labels: MatchLabels {
+                players: self.players.map(|p| ByPlayer { x: p.x, o: p.o }),
+                event: self.event,
+                date: self.date,
+                round: self.round,
+            },
         })
     }
 }
