@@ -869,3 +869,87 @@ async fn named_players_and_the_event_reach_the_export_over_both_protocols() {
         assert_eq!(bgref_e2e::grpc_slug(&err), "invalid-label", "{start}");
     }
 }
+
+/// docs/referee.md, "The token": a game under way's token carries no
+/// signature and is checked by its MAC; a finished game's token is signed
+/// by the key `/dice/keys` publishes, which anyone can check; a token
+/// written before the MAC (the body and its signature) still acts, over
+/// both protocols.
+#[tokio::test]
+async fn finished_games_are_signed_and_tokens_from_before_the_mac_still_act() {
+    use bgref_service::keys::{Signature, VerifyingKey};
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let (_, keys) = server.get("/dice/keys").await;
+    let keys: Value = serde_json::from_str(&keys).unwrap();
+    let hex = keys["keys"][0]["public_key"].as_str().unwrap();
+    let public: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let public = VerifyingKey::from_bytes(&public.try_into().unwrap()).unwrap();
+    // body, then [signature], the flag, 16 bytes of MAC.
+    let seal = |token: &Value| {
+        let bytes = URL_SAFE_NO_PAD.decode(token.as_str().unwrap()).unwrap();
+        let (rest, _mac) = bytes.split_at(bytes.len() - 16);
+        let (&flag, rest) = rest.split_last().unwrap();
+        (flag, rest.to_vec())
+    };
+
+    let (_, game) = server
+        .post("/games", &json!({"match_id": "sealed", "client_seed": "c"}))
+        .await;
+    let (flag, body) = seal(&game["state"]);
+    assert_eq!(flag, 0, "a game under way is not signed");
+    // The same state as a token of before the MAC: the body and its
+    // signature (by the test signing key, the server's).
+    let mut legacy = body.clone();
+    legacy.extend_from_slice(&bgref_e2e::test_keys().sign(&body).to_bytes());
+    let legacy = URL_SAFE_NO_PAD.encode(&legacy);
+    let roll = json!({"player": "x", "action": "roll"});
+    let (from_legacy, _) = act_over_both(&server, &mut grpc, &legacy, &roll).await;
+    let (from_new, _) =
+        act_over_both(&server, &mut grpc, game["state"].as_str().unwrap(), &roll).await;
+    assert_eq!(from_legacy["state"], from_new["state"]);
+    let (status, verdict) = server
+        .post(
+            "/games/verify",
+            &json!({"start": {"match_id": "sealed", "client_seed": "c"}, "actions": [], "state": legacy}),
+        )
+        .await;
+    assert_eq!(
+        (status, &verdict["state_matches"]),
+        (200, &json!(true)),
+        "{verdict}"
+    );
+
+    // The game ends (a resignation accepted): its token is signed.
+    let mover = from_new["view"]["to_act"].clone();
+    let other = json!(if mover == "x" { "o" } else { "x" });
+    let state = from_new["state"].as_str().unwrap();
+    let resign = json!({"player": mover, "action": "resign", "level": "single"});
+    let (offered, _) = act_over_both(&server, &mut grpc, state, &resign).await;
+    let accept = json!({"player": other, "action": "accept"});
+    let (over, _) = act_over_both(
+        &server,
+        &mut grpc,
+        offered["state"].as_str().unwrap(),
+        &accept,
+    )
+    .await;
+    assert_eq!(over["view"]["phase"], "game_over", "{over}");
+    let (flag, signed) = seal(&over["state"]);
+    assert_eq!(flag, 1, "a finished game is signed");
+    let (body, signature) = signed.split_at(signed.len() - 64);
+    public
+        .verify_strict(body, &Signature::from_slice(signature).unwrap())
+        .expect("the signature verifies with the published key");
+    // A changed signature byte is refused (the MAC covers it).
+    let mut bytes = URL_SAFE_NO_PAD
+        .decode(over["state"].as_str().unwrap())
+        .unwrap();
+    bytes[body.len() + 1] ^= 1;
+    let next =
+        json!({"state": URL_SAFE_NO_PAD.encode(&bytes), "player": "x", "action": "next_game"});
+    refused(&server, &mut grpc, next, 400, "invalid-state-token").await;
+}
