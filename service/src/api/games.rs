@@ -1582,7 +1582,8 @@ fn seated(
         ))
     })?;
     let start = start_chain(&token.match_id, token.state.client_seed());
-    let holder = keys.seat_player(&start, seat).ok_or_else(|| {
+    let likely = player.or(token.state.to_act()).unwrap_or(Player::X);
+    let holder = keys.seat_player(&start, seat, likely).ok_or_else(|| {
         at_seat(ApiError::new(
             ErrorKind::Unauthenticated,
             "invalid-seat",
@@ -1868,7 +1869,8 @@ pub struct Prepared {
     token: Token,
     player: Player,
     action: Action,
-    roller: Roller,
+    /// The match's dice, for a roll only (`None`: the action rolls nothing).
+    roller: Option<Roller>,
     fields: Fields,
 }
 
@@ -1886,15 +1888,22 @@ impl Prepared {
     /// Whether the answer's view may be large: the plays of a doubles
     /// roll it shows in every encoding ([`crate::offload::game_view_may_be_heavy`]).
     pub fn may_be_heavy(&self) -> bool {
-        crate::offload::game_view_may_be_heavy(&self.token.state, &self.action, &self.roller)
+        crate::offload::game_view_may_be_heavy(&self.token.state, &self.action, self.roller())
     }
 
-    /// Applies the action: the new state, signed, and its view.
+    /// The match's dice for a roll; for any other action, which rolls
+    /// nothing in either engine (both roll on `Action::Roll` alone), the
+    /// roller [`actions`] tries actions with.
+    fn roller(&self) -> &Roller {
+        self.roller.as_ref().unwrap_or_else(|| probe_roller())
+    }
+
+    /// Applies the action: the new state, sealed, and its view.
     ///
     /// # Errors
     /// A 422 with the game's slug when the rules refuse the action.
     pub fn run(&self, keys: &DiceKeys) -> Result<Acted, ApiError> {
-        let mut acted = step(keys, &self.roller, &self.token, self.player, &self.action)?.0;
+        let mut acted = step(keys, self.roller(), &self.token, self.player, &self.action)?.0;
         acted.game.fields = self.fields;
         Ok(acted)
     }
@@ -1935,7 +1944,10 @@ pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiErr
             ),
         ));
     }
-    let roller = Roller::new(&keys.server_seed(&token.match_id));
+    // The server seed (an HMAC of the master secret) only where dice are
+    // rolled.
+    let roller =
+        matches!(action, Action::Roll).then(|| Roller::new(&keys.server_seed(&token.match_id)));
     Ok(Prepared {
         token,
         player,
