@@ -33,6 +33,7 @@ fuzz_target!(|data: &[u8]| {
                 Player::X => s.x.clone(),
                 Player::O => s.o.clone(),
             }),
+            fields: None,
         };
         if let Err(err) = act(keys(), &input) {
             assert!(
