@@ -21,7 +21,7 @@
 # Environment (defaults in brackets):
 #   BGREF_BIN, BGREF_ATTACK_CLIENT  binaries to use (skips the build)
 #   SOAK_SECONDS [600]              length of the soak
-#   SOAK_WARMUP [30]                length of the warm-up (mix and attackers)
+#   SOAK_WARMUP [90]                length of the warm-up (mix and attackers)
 #   SOAK_SETTLE [10]                seconds between the end and the RSS reading
 #   SOAK_ATTACKS [replay pings silent bodies readers20]
 #                                   the bench-attack cases alongside the mix
@@ -76,7 +76,7 @@ value() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<" $2"; }
 
 say "VmRSS $(($(rss_kib) / 1024)) MiB at start, $(ls /proc/$PID/task | wc -l) threads"
 python3 scripts/load/mix.py "$URL" "$OUT/mix.lua"
-WARMUP=${SOAK_WARMUP:-30}
+WARMUP=${SOAK_WARMUP:-90}
 # The mix and the attackers of issue 24's items 1-4 (SOAK_ATTACKS), for $1
 # seconds; the mix's summary line in $HTTP.
 under_attack() {
