@@ -155,28 +155,20 @@ fn read_option(
 /// Bytes of a seat before base64url (192 bits: 32 characters).
 pub const SEAT_BYTES: usize = 24;
 
-/// The key of the seats: `HMAC-SHA256(master secret, "bgref-seat-v1")`.
-/// The master secret is never rotated (docs/dice.md), so seats outlive a
-/// signing-key rotation.
-fn seat_key(master_secret: &[u8]) -> [u8; 32] {
+/// A key derived from the master secret: `HMAC-SHA256(master secret,
+/// label)`. The seats' key (`bgref-seat-v1`) and the tokens' MAC key
+/// (`bgref-token-mac-v1`, which every replica with the same master secret
+/// shares) are; the master secret is never rotated (docs/dice.md), so both
+/// outlive a signing-key rotation.
+fn derived_key(master_secret: &[u8], label: &[u8]) -> Zeroizing<[u8; 32]> {
     let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(master_secret)
         .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
-    mac.update(b"bgref-seat-v1");
-    mac.finalize().into_bytes().into()
+    mac.update(label);
+    Zeroizing::new(mac.finalize().into_bytes().into())
 }
 
 /// Bytes of the MAC that ends every state token (128 bits).
 pub const TOKEN_MAC_BYTES: usize = 16;
-
-/// The key of the state tokens' MAC: `HMAC-SHA256(master secret,
-/// "bgref-token-mac-v1")`. Every replica with the same master secret checks
-/// the tokens of every other one with it.
-fn token_mac_key(master_secret: &[u8]) -> Zeroizing<[u8; 32]> {
-    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(master_secret)
-        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
-    mac.update(b"bgref-token-mac-v1");
-    Zeroizing::new(mac.finalize().into_bytes().into())
-}
 
 /// Largest secret file read, in bytes: `/dev/zero` or a log file named by
 /// mistake is refused instead of read without end.
@@ -403,10 +395,11 @@ impl DiceKeys {
                 });
             }
         }
-        let seat_key = Zeroizing::new(seat_key(&master_secret));
-        let token_mac =
-            <Hmac<Sha256> as KeyInit>::new_from_slice(token_mac_key(&master_secret).as_slice())
-                .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+        let seat_key = derived_key(&master_secret, b"bgref-seat-v1");
+        let token_mac = <Hmac<Sha256> as KeyInit>::new_from_slice(
+            derived_key(&master_secret, b"bgref-token-mac-v1").as_slice(),
+        )
+        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
         DiceKeys {
             seat_key,
             token_mac,
@@ -522,7 +515,9 @@ impl DiceKeys {
     /// Whether `tag` is the MAC of `bytes` ([`DiceKeys::token_mac`]),
     /// compared in constant time.
     pub fn token_mac_matches(&self, bytes: &[u8], tag: &[u8]) -> bool {
-        bool::from(self.token_mac(bytes).ct_eq(tag))
+        let mut mac = self.token_mac.clone();
+        mac.update(bytes);
+        tag.len() == TOKEN_MAC_BYTES && mac.verify_truncated_left(tag).is_ok()
     }
 
     /// Signs `message` with the current key.

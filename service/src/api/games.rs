@@ -231,18 +231,13 @@ fn read_date(text: &str) -> Result<(u16, u8, u8), ApiError> {
     else {
         return Err(bad());
     };
-    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(bad()),
-    };
-    if y == 0 || d == 0 || d > days {
-        return Err(bad());
-    }
-    Ok((y, m as u8, d as u8))
+    // Two digits each: the casts keep them whole.
+    time::Month::try_from(m as u8)
+        .and_then(|month| time::Date::from_calendar_date(i32::from(y), month, d as u8))
+        .ok()
+        .filter(|_| y > 0)
+        .map(|_| (y, m as u8, d as u8))
+        .ok_or_else(bad)
 }
 
 /// An action as a request names it.
@@ -1931,19 +1926,8 @@ pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiErr
     tracing::Span::current().record("match_id", token.match_id.as_str());
     let player = seated(keys, &token, input.seat.as_deref(), input.player)?;
     let action = action_of(input.action.as_ref(), "action")?;
-    let fields = Fields::parse(input.fields.as_deref(), "fields")?;
-    if fields != Fields::ALL
-        && let Some(game) = token.state.variant().tables_engine()
-    {
-        return Err(ApiError::invalid(
-            "invalid-fields",
-            "fields",
-            format!(
-                "fields applies to the backgammon board's plays; {game}'s plays carry its own \
-                 encodings in full (leave fields out)"
-            ),
-        ));
-    }
+    let fields =
+        Fields::parse(input.fields.as_deref(), "fields")?.for_variant(token.state.variant())?;
     // The server seed (an HMAC of the master secret) only where dice are
     // rolled.
     let roller =

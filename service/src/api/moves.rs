@@ -150,21 +150,10 @@ pub struct LegalMovesReply {
 /// Plakoto, Fevga and Long Nardy answer their own encodings in full: for
 /// them, naming fields is a 400 `invalid-fields`.
 pub fn legal_moves_reply(input: &LegalMovesInput) -> Result<LegalMovesReply, ApiError> {
-    if input.fields != Fields::ALL
-        && let Some(game) = input.turn.variant.tables_engine()
-    {
-        return Err(ApiError::invalid(
-            "invalid-fields",
-            "fields",
-            format!(
-                "fields applies to the backgammon encodings; {game} answers its own \
-                 encodings in full (leave fields out)"
-            ),
-        ));
-    }
+    let fields = input.fields.for_variant(input.turn.variant)?;
     Ok(LegalMovesReply {
         answer: answer_legal_moves(&input.turn)?,
-        fields: input.fields,
+        fields,
     })
 }
 

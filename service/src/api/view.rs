@@ -282,6 +282,23 @@ impl Fields {
         }
         Ok(fields)
     }
+
+    /// These fields for the plays of `variant`: Plakoto, Fevga and Long
+    /// Nardy answer their own encodings in full, so naming fields for
+    /// them is a 400 `invalid-fields`.
+    pub fn for_variant(self, variant: bgref_core::Variant) -> Result<Fields, ApiError> {
+        match variant.tables_engine() {
+            Some(game) if self != Fields::ALL => Err(ApiError::invalid(
+                "invalid-fields",
+                "fields",
+                format!(
+                    "fields applies to the backgammon encodings; {game} answers its own \
+                     encodings in full (leave fields out)"
+                ),
+            )),
+            _ => Ok(self),
+        }
+    }
 }
 
 #[cfg(test)]
