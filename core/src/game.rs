@@ -404,7 +404,44 @@ pub struct GameState {
     /// Resignations offered in this game so far (at most
     /// [`MAX_RESIGNATIONS`]; 0 again at the next game).
     pub resignations: u8,
+    /// The match began from a set position ([`GameState::from_position`]:
+    /// a lesson, a puzzle, an adjourned match), not from its variant's
+    /// start. Its later games start as usual; the mark stays for the whole
+    /// match, so nobody takes it for a match played from the start.
+    pub set_up: bool,
 }
+
+/// Why a set position cannot begin a match ([`GameState::from_position`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetUpError {
+    /// The position is of another variant.
+    WrongVariant,
+    /// A player has borne off every checker: the game is over.
+    GameOver,
+    /// The cube waits for an answer (a double or a resignation): a set
+    /// position begins with the player on roll to roll or double.
+    PendingAnswer,
+    /// The cube cannot occur in this match ([`CubeState::validate`]).
+    Cube(InvalidCubeState),
+}
+
+impl fmt::Display for SetUpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetUpError::WrongVariant => f.write_str("the position is of another variant"),
+            SetUpError::GameOver => {
+                f.write_str("a player has borne off every checker: the game is already over")
+            }
+            SetUpError::PendingAnswer => f.write_str(
+                "a set position begins with the player on roll to roll or double: no double, \
+                 beaver or resignation can wait for an answer",
+            ),
+            SetUpError::Cube(err) => err.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for SetUpError {}
 
 impl GameState {
     /// A new match (or money session, `match_state.length == 0`) at its
@@ -429,7 +466,47 @@ impl GameState {
             dice: None,
             result: None,
             resignations: 0,
+            set_up: false,
         }
+    }
+
+    /// A match (or money session) whose first game begins from `position`
+    /// with `cube`: the player on roll (`position.turn()`) rolls or
+    /// doubles first (no opening roll), and the dice are the match's as
+    /// ever, from turn 1. The state is marked [`GameState::set_up`]; the
+    /// games after the first start from the variant's start.
+    ///
+    /// # Errors
+    /// [`SetUpError`]: a position of another variant or of a finished
+    /// game, a cube waiting for an answer, a cube the match cannot have
+    /// (for instance turned in the Crawford game; the match itself is
+    /// checked too).
+    pub fn from_position(
+        variant: BackgammonVariant,
+        rules: CubeRules,
+        match_state: MatchState,
+        client_seed: String,
+        position: Position,
+        cube: CubeState,
+    ) -> Result<GameState, SetUpError> {
+        if position.variant() != variant {
+            return Err(SetUpError::WrongVariant);
+        }
+        if position.outcome().is_some() {
+            return Err(SetUpError::GameOver);
+        }
+        if cube.offered_by.is_some() || cube.resignation.is_some() || cube.beavers > 0 {
+            return Err(SetUpError::PendingAnswer);
+        }
+        cube.validate(&match_state, &rules)
+            .map_err(SetUpError::Cube)?;
+        Ok(GameState {
+            position,
+            cube,
+            phase: Phase::RollOrDouble,
+            set_up: true,
+            ..GameState::new(variant, rules, match_state, client_seed)
+        })
     }
 
     /// The player who must act now; `None` when either may (the opening
@@ -592,6 +669,7 @@ impl GameState {
                     self.client_seed.clone(),
                 );
                 next.game = self.game + 1;
+                next.set_up = self.set_up;
                 Event::NewGame { game: next.game }
             }
             _ => return Err(wrong_phase()),
@@ -612,7 +690,9 @@ mod tests {
     use alloc::string::ToString;
 
     use super::*;
+    use crate::cube::{CubeOwner, CubeValue};
     use crate::verify::Roller;
+    use crate::{ByPlayer, Setup};
 
     fn roller() -> Roller {
         Roller::new(&[7u8; 32])
@@ -643,6 +723,98 @@ mod tests {
         assert_eq!(event, Event::NewGame { game: 2 });
         assert_eq!(next.phase, Phase::OpeningRoll);
         assert_eq!(next.match_state.score[score.winner], score.points);
+    }
+
+    /// A race: x has two checkers on its 1 and 2 points, o three on its
+    /// 6 point; the rest are off.
+    fn race(turn: Player) -> Position {
+        let mut setup = Setup::empty(turn);
+        setup.points.x[0] = 1;
+        setup.points.x[1] = 1;
+        setup.points.o[5] = 3;
+        Position::from_setup(&setup, BackgammonVariant::Standard).unwrap()
+    }
+
+    #[test]
+    fn a_match_begins_from_a_set_position() {
+        let r = roller();
+        let rules = CubeRules::DEFAULT;
+        let five = MatchState {
+            length: 5,
+            score: ByPlayer { x: 1, o: 3 },
+            crawford: false,
+        };
+        let cube = CubeState {
+            value: CubeValue::ONE.doubled().unwrap(),
+            owner: CubeOwner::Player(Player::O),
+            ..CubeState::START
+        };
+        let from = |position, cube, m| {
+            GameState::from_position(
+                BackgammonVariant::Standard,
+                rules,
+                m,
+                "a:b".into(),
+                position,
+                cube,
+            )
+        };
+        let start = from(race(Player::X), cube, five).unwrap();
+        assert!(start.set_up);
+        assert_eq!((start.game, start.turn), (1, 0));
+        assert_eq!(start.phase, Phase::RollOrDouble);
+        assert_eq!(start.to_act(), Some(Player::X));
+        // x may not double: o owns the cube.
+        assert!(!start.may_double());
+        assert!(start.act(Player::X, &Action::Double, &r).is_err());
+        // The first roll is turn 1 of game 1 of the match's dice.
+        let (rolled, event) = start.act(Player::X, &Action::Roll, &r).unwrap();
+        assert_eq!(rolled.turn, 1);
+        let dice = r.roll("a:b", 1, 1);
+        assert!(matches!(event, Event::Rolled { dice: d, .. } if d == dice));
+        // x bears off both checkers with any roll: the game ends, scored at
+        // the set cube, and the next game starts from the start, still
+        // marked.
+        let end = play_out(start.clone(), &r);
+        let score = end.result.unwrap();
+        assert_eq!((score.winner, score.points), (Player::X, 2));
+        assert_eq!(end.match_state.score, ByPlayer { x: 1, o: 3 });
+        let (next, _) = end.act(Player::O, &Action::NextGame, &r).unwrap();
+        assert_eq!(next.phase, Phase::OpeningRoll);
+        assert_eq!(
+            next.position,
+            Position::start(BackgammonVariant::Standard, Player::X)
+        );
+        assert_eq!(next.match_state.score, ByPlayer { x: 3, o: 3 });
+        assert!(next.set_up);
+        assert!(!GameState::new(BackgammonVariant::Standard, rules, five, "a:b".into()).set_up);
+
+        // Refused: another variant, a finished game, an answer waiting, a
+        // cube the match cannot have.
+        let nack = Position::start(BackgammonVariant::Nackgammon, Player::X);
+        assert_eq!(from(nack, cube, five), Err(SetUpError::WrongVariant));
+        let mut over = Setup::empty(Player::O);
+        over.points.o[5] = 3;
+        let over = Position::from_setup(&over, BackgammonVariant::Standard).unwrap();
+        assert_eq!(from(over, cube, five), Err(SetUpError::GameOver));
+        let doubled = CubeState {
+            offered_by: Some(Player::O),
+            ..cube
+        };
+        assert_eq!(
+            from(race(Player::X), doubled, five),
+            Err(SetUpError::PendingAnswer)
+        );
+        let crawford = MatchState {
+            score: ByPlayer { x: 1, o: 4 },
+            crawford: true,
+            ..five
+        };
+        assert_eq!(
+            from(race(Player::X), cube, crawford),
+            Err(SetUpError::Cube(InvalidCubeState::CubeTurnedInCrawfordGame))
+        );
+        assert!(from(race(Player::O), CubeState::START, crawford).is_ok());
     }
 
     #[test]

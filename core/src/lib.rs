@@ -114,7 +114,7 @@ pub use crate::cube::{
     ParseGameResultError, Resignation, score_game,
 };
 pub use crate::dice::{Dice, Die, InvalidDice, InvalidDie, ParseDiceError};
-pub use crate::game::{Action, Event, GameError, GameState, MAX_RESIGNATIONS, Phase};
+pub use crate::game::{Action, Event, GameError, GameState, MAX_RESIGNATIONS, Phase, SetUpError};
 pub use crate::movegen::PlayList;
 pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 pub use crate::player::{ByPlayer, ParsePlayerError, Player};

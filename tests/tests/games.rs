@@ -953,3 +953,191 @@ async fn finished_games_are_signed_and_tokens_from_before_the_mac_still_act() {
         json!({"state": URL_SAFE_NO_PAD.encode(&bytes), "player": "x", "action": "next_game"});
     refused(&server, &mut grpc, next, 400, "invalid-state-token").await;
 }
+
+/// docs/referee.md, "A match from a set position": a 9-point match whose
+/// first game begins from a given position, cube and score is played to
+/// its end by the bots over both protocols, every view marked `set_up`;
+/// its transcript verifies to the final token; the export refuses it;
+/// what cannot begin a match is refused by name on both protocols.
+#[tokio::test]
+async fn a_match_from_a_set_position_is_played_to_the_end_and_verified_over_both_protocols() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let start = json!({"match_id": "set-up", "client_seed": "c",
+        "match": {"length": 9, "score": {"x": 2, "o": 1}},
+        "position": {"position_id": "xGfwATDgc/ABMA", "turn": "o"},
+        "cube": {"value": 2, "owner": "x"}});
+    let (status, first) = server.post("/games", &start).await;
+    assert_eq!(status, 200, "{first}");
+    let view = &first["view"];
+    assert_eq!(view["set_up"], true, "{view}");
+    assert_eq!(
+        (
+            &view["phase"],
+            &view["on_roll"],
+            &view["to_act"],
+            &view["turn"]
+        ),
+        (
+            &json!("roll_or_double"),
+            &json!("o"),
+            &json!("o"),
+            &json!(0)
+        )
+    );
+    assert_eq!(view["position"]["position_id"], "xGfwATDgc/ABMA");
+    assert_eq!(
+        (&view["cube"]["value"], &view["cube"]["owner"]),
+        (&json!(2), &json!("x"))
+    );
+    assert_eq!(view["may_double"], false, "x owns the cube");
+    assert_eq!(view["match"]["score"], json!({"x": 2, "o": 1}));
+    let g = grpc
+        .new_game(wire::to_message::<proto::NewGameRequest>(
+            "NewGameRequest",
+            &start,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(g.view.unwrap().set_up);
+    // A match from the start is not marked.
+    let plain = json!({"match_id": "set-up", "client_seed": "c", "match": {"length": 9}});
+    let (_, from_start) = server.post("/games", &plain).await;
+    assert!(from_start["view"].get("set_up").is_none(), "{from_start}");
+
+    // The bots do not double: the set cube of 2 scores the first game
+    // (at most 6 points: the match goes on).
+    let (actions, views) = play_match(&server, &mut grpc, &start, false, usize::MAX).await;
+    let last = views.last().unwrap();
+    assert_eq!(last["phase"], "match_over", "{last}");
+    assert!(views.iter().all(|v| v["set_up"] == true));
+    let first_over = views.iter().find(|v| v["phase"] == "game_over").unwrap();
+    assert!(
+        first_over["result"]["points"].as_u64().unwrap() >= 2,
+        "{first_over}"
+    );
+    // Later games begin at an opening roll from the starting position.
+    let second = views
+        .iter()
+        .find(|v| v["game"] == 2)
+        .unwrap_or_else(|| panic!("a second game: {} views, last {last}", views.len()));
+    assert_eq!(second["phase"], "opening_roll");
+    assert_eq!(second["position"]["position_id"], "4HPwATDgc/ABMA");
+
+    let (status, verdict) = server
+        .post(
+            "/games/verify",
+            &json!({"start": start, "actions": actions}),
+        )
+        .await;
+    assert_eq!(status, 200, "{verdict}");
+    assert_eq!(verdict["valid"], true, "{verdict}");
+    assert_eq!(verdict["view"], *last);
+    let (_, verdict) = server
+        .post(
+            "/games/verify",
+            &json!({"start": start, "actions": actions, "state": verdict["state"]}),
+        )
+        .await;
+    assert_eq!(verdict["state_matches"], true, "{verdict}");
+    // The same transcript from the start is another match: its first
+    // action already differs (o may not roll before the opening roll).
+    let (_, other) = server
+        .post(
+            "/games/verify",
+            &json!({"start": plain, "actions": actions}),
+        )
+        .await;
+    assert_eq!(other["valid"], false, "{other}");
+
+    let (status, problem) = server
+        .post(
+            "/games/export",
+            &json!({"start": start, "actions": actions}),
+        )
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(
+        (&problem["type"], &problem["field"]),
+        (&json!("not-exportable"), &json!("start.position"))
+    );
+    let steps: Vec<proto::TranscriptStep> = actions.iter().map(proto_step).collect();
+    let err = grpc
+        .export_game(proto::ExportGameRequest {
+            start: Some(wire::to_message("NewGameRequest", &start)),
+            actions: steps,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(grpc_slug(&err), "not-exportable");
+
+    // Refused by name: an XGID with dice, a finished game, a cube waiting
+    // for an answer or turned in the Crawford game, a cube without a
+    // position, a tables game.
+    let with = |changes: Value| {
+        let mut body = start.clone();
+        for (k, v) in changes.as_object().unwrap() {
+            if v.is_null() {
+                body.as_object_mut().unwrap().remove(k);
+            } else {
+                body[k] = v.clone();
+            }
+        }
+        body
+    };
+    for (body, slug, field) in [
+        (
+            with(
+                json!({"position": {"xgid": "XGID=-b----E-C---eE---c-e----B-:1:1:1:52:2:1:0:5:10"},
+                "cube": null, "match": null}),
+            ),
+            "invalid-position",
+            "position.xgid",
+        ),
+        (
+            with(
+                json!({"position": {"board": {"points": vec![0; 24], "bar": {"x": 0, "o": 0},
+                "off": {"x": 15, "o": 15}, "turn": "x"}}}),
+            ),
+            "invalid-position",
+            "position.board",
+        ),
+        (
+            with(json!({"cube": {"value": 2, "owner": "x", "offered_by": "o"}})),
+            "invalid-cube",
+            "cube",
+        ),
+        (
+            with(json!({"match": {"length": 9, "score": {"x": 8, "o": 1}, "crawford": true}})),
+            "invalid-cube",
+            "cube",
+        ),
+        (with(json!({"position": null})), "invalid-request", "cube"),
+        (
+            with(json!({"variant": "plakoto", "cube": null, "match": null})),
+            "invalid-request",
+            "position",
+        ),
+    ] {
+        let (status, problem) = server.post("/games", &body).await;
+        assert_eq!(status, 400, "{body}: {problem}");
+        assert_eq!(
+            (problem["type"].as_str(), problem["field"].as_str()),
+            (Some(slug), Some(field)),
+            "{body}: {problem}"
+        );
+        let err = grpc
+            .new_game(wire::to_message::<proto::NewGameRequest>(
+                "NewGameRequest",
+                &body,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (err.code(), grpc_slug(&err).as_str()),
+            (Code::InvalidArgument, slug),
+            "{body}"
+        );
+    }
+}

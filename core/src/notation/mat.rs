@@ -109,6 +109,9 @@ pub enum MatError {
     /// from the state before it (for instance a play with no dice rolled):
     /// not a transcript of [`GameState::act`] from a game's start.
     Inconsistent,
+    /// The match began from a set position ([`GameState::set_up`]): the
+    /// format starts every game from the starting position.
+    SetUp,
 }
 
 impl fmt::Display for MatError {
@@ -118,6 +121,10 @@ impl fmt::Display for MatError {
                 "the .mat format cannot express a cube raised by automatic doubles"
             }
             MatError::Inconsistent => "a step does not follow from the state before it",
+            MatError::SetUp => {
+                "the match began from a set position, and a .mat file starts every game from the \
+                 starting position"
+            }
         })
     }
 }
@@ -313,6 +320,9 @@ pub fn write_mat_with(
     steps: &[(GameState, Event)],
     header: &MatHeader<'_>,
 ) -> Result<String, MatError> {
+    if start.set_up {
+        return Err(MatError::SetUp);
+    }
     if start.phase != Phase::OpeningRoll {
         return Err(MatError::Inconsistent);
     }
@@ -615,6 +625,12 @@ mod tests {
             })
             .expect("a tied opening roll");
         assert_eq!(write_mat(&start, &[step]), Err(MatError::AutomaticDouble));
+        // A match from a set position.
+        let set_up = GameState {
+            set_up: true,
+            ..money.clone()
+        };
+        assert_eq!(write_mat(&set_up, &[]), Err(MatError::SetUp));
         // A play with no dice before it; a start in the middle of a game.
         let steps = run(&money, &[Some(Action::Roll), None]);
         assert_eq!(write_mat(&money, &steps[1..]), Err(MatError::Inconsistent));

@@ -307,7 +307,7 @@ fn small_count(value: i64, field: &str, slug: &'static str) -> Result<u8, ApiErr
     })
 }
 
-fn read_cube(cube: &CubeInput) -> Result<CubeState, ApiError> {
+pub(crate) fn read_cube(cube: &CubeInput) -> Result<CubeState, ApiError> {
     Ok(CubeState {
         value: cube_value(cube.value, "cube.value".to_owned(), "invalid-cube")?,
         owner: cube.owner,

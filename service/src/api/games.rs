@@ -16,7 +16,7 @@
 //! | 32 | chain: SHA-256 of the previous token and the action that led here; for a new match SHA-256 of `bgref-game-v1`, the match id and the client seed |
 //! | 1 + n | match id (length, UTF-8) |
 //! | 2 + n | client seed (big-endian length, UTF-8) |
-//! | 1 | variant |
+//! | 1 | variant (its index); the high bit, 0x80, marks a match from a set position |
 //! | 4 | rules: Jacoby, beavers, automatic doubles, log2 of the maximum cube |
 //! | 2 + 4 + 4 + 1 | match length, score of x, score of o, Crawford game |
 //! | 4 + 4 | game number, turn number |
@@ -89,13 +89,13 @@ use bgref_core::verify::Roller;
 use bgref_core::{
     Action, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die,
     Event, GameEnd, GameKind, GameResult, GameScore, GameState, MatchState, Phase, Player,
-    Position, Resignation,
+    Position, Resignation, SetUpError,
 };
 use sha2::{Digest, Sha256};
 
-use super::cube::{MatchInput, RulesInput};
+use super::cube::{CubeInput, MatchInput, RulesInput};
 use super::dice::{SignedRoll, check_client_seed, check_match_id, signed_roll};
-use super::input::required;
+use super::input::{PositionInput, required};
 use super::moves::PlayInput;
 use super::tables::{TablesPlayView, TablesView};
 use super::view::{Fields, InGame, PositionView};
@@ -132,6 +132,11 @@ pub struct NewGameInput {
     pub rules: Option<RulesInput>,
     /// The players' names and the event, for `/games/export`.
     pub labels: MatchLabels,
+    /// A set position the first game begins from (the backgammon
+    /// variants; `None`: the variant's start, after an opening roll).
+    pub position: Option<PositionInput>,
+    /// The cube of the set position (`None`: centred, or the XGID's).
+    pub cube: Option<CubeInput>,
 }
 
 /// What a match's `.mat` export says about it besides the games: the
@@ -399,6 +404,14 @@ impl AnyGame {
         match self {
             AnyGame::Backgammon(s) => s.phase,
             AnyGame::Tables(s) => s.phase,
+        }
+    }
+
+    /// The match began from a set position (the backgammon variants only).
+    pub fn set_up(&self) -> bool {
+        match self {
+            AnyGame::Backgammon(s) => s.set_up,
+            AnyGame::Tables(_) => false,
         }
     }
 
@@ -829,6 +842,10 @@ fn variant_byte(v: BackgammonVariant) -> u8 {
         .map_or(0, |i| i as u8)
 }
 
+/// The bit of version 1's variant byte that marks a match from a set
+/// position ([`GameState::set_up`]); tokens of other matches never set it.
+const SET_UP_BIT: u8 = 0x80;
+
 /// The token's bytes before the signature. The narrowing casts below are
 /// bounded where the state is made ([`start`]): a match id of at most 128
 /// bytes, a client seed of at most 256, a match of at most 65535 points, and
@@ -876,7 +893,7 @@ fn decode_resignations(r: &mut Reader<'_>) -> Result<u8, ApiError> {
 
 /// The version 1 fields after the client seed.
 fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
-    b.push(variant_byte(state.variant));
+    b.push(variant_byte(state.variant) | if state.set_up { SET_UP_BIT } else { 0 });
     let r = &state.rules;
     b.extend_from_slice(&[
         u8::from(r.jacoby),
@@ -1160,8 +1177,10 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
             bytes: body.to_vec(),
         });
     }
+    let variant_byte = r.u8()?;
+    let set_up = variant_byte & SET_UP_BIT != 0;
     let variant = *BackgammonVariant::ALL
-        .get(usize::from(r.u8()?))
+        .get(usize::from(variant_byte & !SET_UP_BIT))
         .ok_or_else(|| bad_token("the state token names no variant"))?;
     let rules = CubeRules {
         jacoby: r.u8()? != 0,
@@ -1247,6 +1266,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         dice,
         result,
         resignations,
+        set_up,
     };
     cube.validate(&match_state, &rules)
         .map_err(|e| bad_token(format!("the state token's cube is invalid: {e}")))?;
@@ -1643,17 +1663,49 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
     Ok((AnyGame::Tables(state), chain))
 }
 
-/// A new game of a backgammon variant.
+/// A new game of a backgammon variant: from the start, or from a set
+/// position (`position`, with `cube`; docs/referee.md, "A match from a set
+/// position").
 fn start_backgammon(
     input: &NewGameInput,
     variant: BackgammonVariant,
 ) -> Result<GameState, ApiError> {
-    let match_state = input
+    let set = input
+        .position
+        .as_ref()
+        .map(|p| super::input::position(p, variant, "position"))
+        .transpose()?;
+    let xgid = set.as_ref().and_then(|s| s.xgid.as_ref());
+    if xgid.is_some_and(|x| x.rolled_dice().is_some()) {
+        return Err(ApiError::invalid(
+            "invalid-position",
+            "position.xgid",
+            "the referee rolls every die: give the XGID without dice (its dice field 00)",
+        ));
+    }
+    // A set position's match and cube: as given, else its XGID's; an
+    // XGID that says otherwise is refused rather than half read.
+    let disagree = |what: &str, field: &str| {
+        ApiError::invalid(
+            "invalid-position",
+            "position.xgid",
+            format!("the XGID's {what} disagrees with {field}: give one or make them agree"),
+        )
+    };
+    let given = input
         .match_state
         .as_ref()
         .map(super::cube::read_match)
-        .transpose()?
-        .unwrap_or(MatchState::MONEY);
+        .transpose()?;
+    let from_xgid = xgid.map(|x| MatchState {
+        length: x.match_length,
+        score: x.score,
+        crawford: x.crawford && x.match_length > 0,
+    });
+    let match_state = match (given, from_xgid) {
+        (Some(given), Some(x)) if given != x => return Err(disagree("match", "match")),
+        (given, x) => given.or(x).unwrap_or(MatchState::MONEY),
+    };
     if match_state.length > u32::from(u16::MAX) {
         return Err(ApiError::invalid(
             "invalid-match",
@@ -1665,12 +1717,42 @@ fn start_backgammon(
         .validate()
         .map_err(|e| ApiError::invalid("invalid-match", "match", e))?;
     let rules = super::cube::read_rules_only(input.rules.as_ref())?;
-    Ok(GameState::new(
-        variant,
-        rules,
-        match_state,
-        input.client_seed.clone(),
-    ))
+    let seed = input.client_seed.clone();
+    let xgid_cube = xgid.map(|x| CubeState {
+        value: x.cube_value,
+        owner: x.cube_owner,
+        ..CubeState::START
+    });
+    let Some(position) = set.map(|s| s.position) else {
+        if input.cube.is_some() {
+            return Err(ApiError::invalid(
+                "invalid-request",
+                "cube",
+                "cube goes with position: a match from the start begins with the cube centred",
+            ));
+        }
+        return Ok(GameState::new(variant, rules, match_state, seed));
+    };
+    let given = input
+        .cube
+        .as_ref()
+        .map(super::cube::read_cube)
+        .transpose()?;
+    let cube = match (given, xgid_cube) {
+        (Some(given), Some(x)) if (given.value, given.owner) != (x.value, x.owner) => {
+            return Err(disagree("cube", "cube"));
+        }
+        (given, x) => given.or(x).unwrap_or(CubeState::START),
+    };
+    GameState::from_position(variant, rules, match_state, seed, position, cube).map_err(|err| {
+        match err {
+            SetUpError::WrongVariant | SetUpError::GameOver => {
+                ApiError::invalid("invalid-position", "position", err)
+            }
+            SetUpError::PendingAnswer => ApiError::invalid("invalid-cube", "cube", err),
+            SetUpError::Cube(e) => ApiError::invalid("invalid-cube", "cube", e),
+        }
+    })
 }
 
 /// A new tables game or Tavli match: no cube rules, no Crawford game; a
@@ -1684,6 +1766,23 @@ fn start_tables(
         TablesSeries::Single(game) => game.as_str(),
         TablesSeries::Tavli => "a Tavli match",
     };
+    if input.position.is_some() {
+        return Err(ApiError::invalid(
+            "invalid-request",
+            "position",
+            format!(
+                "{name} starts from its starting position: a set position is served for the \
+                 backgammon variants (standard, nackgammon, hypergammon1-3)"
+            ),
+        ));
+    }
+    if input.cube.is_some() {
+        return Err(ApiError::invalid(
+            "no-cube-in-variant",
+            "cube",
+            format!("{name} is played without the doubling cube: leave cube out"),
+        ));
+    }
     if input.rules.is_some() {
         return Err(ApiError::invalid(
             "no-cube-in-variant",
@@ -2020,6 +2119,14 @@ pub fn export(
     if input.start.tavli || input.start.variant.game().is_some() {
         return Err(tables());
     }
+    if input.start.position.is_some() {
+        return Err(ApiError::illegal(
+            "not-exportable",
+            Some("start.position"),
+            "the match began from a set position, and a .mat file starts every game from the \
+             starting position: /games/verify replays its transcript",
+        ));
+    }
     let replay = replay(keys, input, true, cancelled)?;
     if let Some((i, err)) = &replay.refused {
         return Err(ApiError::illegal(
@@ -2228,6 +2335,8 @@ mod tests {
             rules: None,
             tables_rules: None,
             labels: MatchLabels::default(),
+            position: None,
+            cube: None,
         }
     }
 
@@ -2296,6 +2405,98 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.slug, "timeout");
+    }
+
+    /// A 3-point match from a set position (`NewGameInput::position`):
+    /// an XGID's cube and match are read, the token marks the match set
+    /// up (and a match from the start does not), its transcript replays,
+    /// and the export refuses it.
+    #[test]
+    fn a_match_from_a_set_position_replays_and_is_marked_set_up() {
+        // x (on roll) has two checkers on its 1 and 2 points, o three on
+        // its 6 point; o owns the cube at 2; the score is 0-1 of 3.
+        let xgid = "XGID=-AA----------------c------:1:-1:1:00:0:1:0:3:10";
+        let set = NewGameInput {
+            position: Some(PositionInput {
+                xgid: Some(xgid.into()),
+                ..PositionInput::default()
+            }),
+            match_state: None,
+            ..start(Variant::Standard, false)
+        };
+        let keys = keys();
+        let game = new_game(&keys, &set).unwrap().game;
+        let AnyGame::Backgammon(state) = &game.state else {
+            panic!("a backgammon game")
+        };
+        assert!(state.set_up);
+        assert_eq!(state.phase, Phase::RollOrDouble);
+        assert_eq!(state.position.turn(), Player::X);
+        assert_eq!(
+            (state.cube.value.get(), state.cube.owner),
+            (2, CubeOwner::Player(Player::O))
+        );
+        assert_eq!(state.match_state.length, 3);
+        assert_eq!(state.match_state.score, ByPlayer { x: 0, o: 1 });
+        let token = decode(&keys, &game.token).unwrap();
+        assert_eq!(token.state, game.state, "the set-up mark reads back");
+        let plain = new_game(&keys, &start(Variant::Standard, false))
+            .unwrap()
+            .game;
+        assert!(!plain.state.set_up());
+        assert_eq!(plain.token.as_bytes()[..60], game.token.as_bytes()[..60]);
+        play_and_replay(&set, 200);
+
+        let transcript = TranscriptInput {
+            start: set.clone(),
+            actions: Vec::new(),
+            state: None,
+        };
+        let err = export(&keys, &transcript, &|| false).unwrap_err();
+        assert_eq!(
+            (err.slug, err.field.as_deref()),
+            ("not-exportable", Some("start.position"))
+        );
+        // Refused: an XGID with dice, or whose match or cube disagree with
+        // those given; a cube without a position; a tables game.
+        let refused = |input: NewGameInput| {
+            let err = new_game(&keys, &input).unwrap_err();
+            (err.slug, err.field.unwrap_or_default())
+        };
+        let with = |xgid: &str| NewGameInput {
+            position: Some(PositionInput {
+                xgid: Some(xgid.into()),
+                ..PositionInput::default()
+            }),
+            ..set.clone()
+        };
+        assert_eq!(
+            refused(with("XGID=-AA----------------c------:1:-1:1:31:0:1:0:3:10")),
+            ("invalid-position", "position.xgid".into())
+        );
+        let five = NewGameInput {
+            match_state: Some(MatchInput {
+                length: 5,
+                ..MatchInput::default()
+            }),
+            ..set.clone()
+        };
+        assert_eq!(refused(five), ("invalid-position", "position.xgid".into()));
+        let cube = NewGameInput {
+            cube: Some(CubeInput::default()),
+            ..set.clone()
+        };
+        assert_eq!(refused(cube), ("invalid-position", "position.xgid".into()));
+        let cube_alone = NewGameInput {
+            cube: Some(CubeInput::default()),
+            ..start(Variant::Standard, false)
+        };
+        assert_eq!(refused(cube_alone), ("invalid-request", "cube".into()));
+        let tables = NewGameInput {
+            position: set.position.clone(),
+            ..start(Variant::Portes, false)
+        };
+        assert_eq!(refused(tables), ("invalid-request", "position".into()));
     }
 
     #[test]

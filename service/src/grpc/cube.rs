@@ -13,7 +13,7 @@ use crate::api::input::{self, required};
 use crate::error::ApiError;
 use crate::proto;
 
-fn cube_in(cube: proto::Cube) -> Result<CubeInput, ApiError> {
+pub(super) fn cube_in(cube: proto::Cube) -> Result<CubeInput, ApiError> {
     let owner = match proto::CubeOwner::try_from(cube.owner) {
         Ok(proto::CubeOwner::Unspecified | proto::CubeOwner::Centre) => CubeOwner::Centre,
         Ok(proto::CubeOwner::X) => CubeOwner::Player(Player::X),

@@ -7,7 +7,7 @@ use super::common::{
     per_player_out, player_in, player_out, position_out, result_in, result_out, variant_in,
     variant_out,
 };
-use super::cube::{cube_out, match_in, rules_in};
+use super::cube::{cube_in, cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
     ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
@@ -58,6 +58,8 @@ impl TryFrom<proto::NewGameRequest> for NewGameInput {
                 date: (!req.date.is_empty()).then_some(req.date),
                 round: (!req.round.is_empty()).then_some(req.round),
             },
+            position: super::common::position_in(req.position, "position")?,
+            cube: req.cube.map(cube_in).transpose()?,
         })
     }
 }
@@ -269,6 +271,7 @@ fn view_out(view: &GameView) -> proto::GameView {
             next_starter: m.starter.map_or(0, player_out),
         }),
         tables_result,
+        set_up: s.set_up(),
     }
 }
 

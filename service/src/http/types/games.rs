@@ -7,7 +7,7 @@ use bgref_core::{ByPlayer, GameKind, GameResult, Phase};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PerPlayer, PlayerName, VariantName};
+use super::common::{PerPlayer, PlayerName, PositionInput, VariantName};
 use super::cube::{Cube, GameKindName, GameResultName, MatchInput, RulesInput, ScoreGameResponse};
 use super::dice::RollResponse;
 use super::moves::{LegalPlayOutput, PlayInput};
@@ -75,6 +75,19 @@ pub struct NewGameRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 64)]
     pub round: Option<String>,
+    /// A set position the first game begins from (the backgammon variants:
+    /// a lesson, a puzzle, an adjourned match), in one encoding as
+    /// `/legal-moves` takes it (an XGID without dice). The player on roll
+    /// rolls or doubles first, with the referee's dice; later games start
+    /// as usual. The match is marked set up in every token and view
+    /// (`set_up`), and `/games/export` refuses it (docs/referee.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<PositionInput>,
+    /// The set position's cube, `value` and `owner` (default: the XGID's,
+    /// else centred); no double or resignation may wait for an answer.
+    /// Only with `position`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cube: Option<Cube>,
 }
 
 /// The players' names.
@@ -357,6 +370,8 @@ impl NewGameRequest {
                 date: self.date,
                 round: self.round,
             },
+            position: self.position.map(Into::into),
+            cube: self.cube.map(Into::into),
         })
     }
 }
@@ -532,6 +547,10 @@ pub struct GameViewOutput {
     /// The tables games: the last game's score, once a game is over.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tables_result: Option<TablesGameScoreOutput>,
+    /// The match began from a set position (`position` of `POST /games`),
+    /// not from its start; left out otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub set_up: bool,
 }
 
 /// A game: the token and what it shows.
@@ -769,6 +788,7 @@ impl From<&GameView> for GameViewOutput {
                 next_starter: m.starter,
             }),
             tables_result,
+            set_up: s.set_up(),
         }
     }
 }
