@@ -103,6 +103,17 @@ impl ApiError {
         }
     }
 
+    /// This error of the part of a request at `parent` (a transcript's
+    /// `start`): its field named by the whole path, or `parent` itself.
+    #[must_use]
+    pub fn within(mut self, parent: &str) -> ApiError {
+        self.field = Some(match self.field.take() {
+            Some(field) => format!("{parent}.{field}"),
+            None => parent.to_owned(),
+        });
+        self
+    }
+
     /// The kind.
     pub fn kind(&self) -> ErrorKind {
         self.kind

@@ -842,9 +842,18 @@ async fn named_players_and_the_event_reach_the_export_over_both_protocols() {
     ] {
         let mut start = plain.clone();
         start[field] = value;
-        for (path_op, body) in [
-            ("/games", start.clone()),
-            ("/games/export", json!({"start": start, "actions": actions})),
+        for (path_op, body, field) in [
+            ("/games", start.clone(), path.to_owned()),
+            (
+                "/games/export",
+                json!({"start": start, "actions": actions}),
+                format!("start.{path}"),
+            ),
+            (
+                "/games/verify",
+                json!({"start": start, "actions": actions}),
+                format!("start.{path}"),
+            ),
         ] {
             let (status, problem) = server.post(path_op, &body).await;
             assert_eq!(
@@ -852,9 +861,7 @@ async fn named_players_and_the_event_reach_the_export_over_both_protocols() {
                 (400, Some("invalid-label")),
                 "{path_op} {body}: {problem}"
             );
-            // (A start's fields are named without `start.` in export, as
-            // match_id and client_seed are.)
-            assert_eq!(problem["field"], path, "{problem}");
+            assert_eq!(problem["field"], field, "{problem}");
         }
         if start[field] == "" {
             continue; // over gRPC an empty string is no label

@@ -2148,7 +2148,7 @@ pub fn export(
     let AnyGame::Backgammon(start) = &replay.start else {
         return Err(tables());
     };
-    let header = input.start.labels.check()?;
+    let header = input.start.labels.check().map_err(|e| e.within("start"))?;
     let mat = write_mat_with(start, &steps, &header)
         .map_err(|e| ApiError::illegal("not-exportable", None, e))?;
     Ok(Exported {
@@ -2203,7 +2203,7 @@ pub fn replay(
             ),
         ));
     }
-    let (start_state, start_chain) = start(&input.start)?;
+    let (start_state, start_chain) = start(&input.start).map_err(|e| e.within("start"))?;
     // Every action's shape first: a malformed one is a 400 wherever it is.
     let actions = input
         .actions

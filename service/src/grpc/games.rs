@@ -150,7 +150,7 @@ fn transcript_in(
             })
             .collect::<Result<_, ApiError>>()?;
         Ok(TranscriptInput {
-            start: start.try_into()?,
+            start: start.try_into().map_err(|e: ApiError| e.within("start"))?,
             actions,
             state: (!state.is_empty()).then_some(state),
         })

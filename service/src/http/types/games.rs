@@ -393,7 +393,7 @@ impl VerifyGameRequest {
     /// The transport-free input.
     pub fn into_input(self) -> Result<TranscriptInput, ApiError> {
         Ok(TranscriptInput {
-            start: self.start.into_input()?,
+            start: self.start.into_input().map_err(|e| e.within("start"))?,
             actions: self
                 .actions
                 .into_iter()
