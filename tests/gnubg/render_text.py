@@ -3,8 +3,9 @@
 
 For each case the script asks bgref for the text board, then drives gnubg
 (a fresh `gnubg -t -q` per case, commands on stdin): a money session whose
-players are named x and o, `set matchid` with the Match ID bgref printed
-(cube, score, match length, Crawford, turn, dice), `set board` with the
+players are named x and o (or as the query's name_x and name_o say), `set
+matchid` with the Match ID bgref printed (cube, score, match length,
+Crawford, turn, dice), `set board` with the
 Position ID bgref printed, then `show board` and `show pipcount`. gnubg's
 output from its last board to the pip counts must equal bgref's text byte
 for byte; the Position ID and Match ID gnubg prints are its own, so a
@@ -43,6 +44,9 @@ CASES = [
     "fibs=board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0",
     "variant=nackgammon&position_id=4Dl4ADbgOfgBMA",
     "xgid=XGID=-BBCBBB---------------bbb-:0:0:-1:21:0:0:0:0:10",
+    # The players' names (gnubg's `set player N name`), one of them owning
+    # the cube, o on roll (the pip counts name the player on roll first).
+    "position_id=4HPwATDgc/ABMA&turn=o&cube_value=2&cube_owner=x&name_x=Alice Smith&name_o=O'Brien",
 ]
 
 
@@ -53,11 +57,11 @@ def fetch(base, query):
         return r.read().decode("utf-8")
 
 
-def gnubg_board(gnubg, home, position_id, match_id):
+def gnubg_board(gnubg, home, position_id, match_id, names=("x", "o")):
     commands = "\n".join([
         "new session",
-        "set player 0 name x",
-        "set player 1 name o",
+        "set player 0 name " + names[0],
+        "set player 1 name " + names[1],
         "set matchid " + match_id,
         "set board " + position_id,
         "show board",
@@ -97,7 +101,9 @@ def main():
             except IndexError:
                 print("render-text: %s: no ID lines in\n%s" % (query, ours), file=sys.stderr)
                 return 2
-            theirs = gnubg_board(args.gnubg, home, position_id, match_id)
+            params = dict(p.split("=", 1) for p in query.split("&"))
+            names = (params.get("name_x", "x"), params.get("name_o", "o"))
+            theirs = gnubg_board(args.gnubg, home, position_id, match_id, names)
             if theirs != ours:
                 failures += 1
                 print("render-text: DIFFERENT from gnubg: " + query, file=sys.stderr)

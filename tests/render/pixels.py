@@ -9,7 +9,8 @@ checkers and how many are drawn (five at most; a taller stack also shows
 its count, dark red on x's checkers and light red on o's); the checkers on
 the bar, the borne-off slabs in the tray, where the cube sits (middle when
 centred, bottom when the viewer owns it, top otherwise; none in the
-Crawford game and in Plakoto), a pinned checker at the foot of its
+Crawford game and in Plakoto; in the left half's middle while a double
+waits, where a resignation waiting shows its flag), a pinned checker at the foot of its
 pinner's stack, and the pips on each die (in the player on roll's
 colours).
 
@@ -69,6 +70,13 @@ CASES = [
     ("XGID=-a----F-C---eE---c-e-----A:2:-1:-1:65:0:0:0:0:10", "perspective=x"),
     # The Crawford game of a 5-point match (x 4, o 2): no cube drawn.
     ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:4:2:1:5:10", ""),
+    # o redoubles its cube of 2: the cube waits in the left half's middle,
+    # none left of the board.
+    ("XGID=-a----F-C---eE---c-e-----A:1:-1:-1:00:0:0:0:0:10", "cube_offered_by=o&name_o=Bob"),
+    # x offers to resign a gammon: a white flag in the left half's middle;
+    # the cube (4) on o's side as ever.
+    ("XGID=-b----E-C---eE---c-e----B-:2:-1:1:00:0:0:0:0:10",
+     "resignation_by=x&resignation_level=gammon"),
     ("plakoto", "variant=plakoto&dice=53&board=" + json.dumps({
         "points": [-12, 0, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, -2, 0, 0, 0, 13],
         "turn": "o", "pins": [0] * 19 + [1] + [0] * 4})),
@@ -129,8 +137,11 @@ def expectation(xgid, extra):
     opp = "o" if turn == "x" else "x"
     cube = None if owner is None else (
         "middle" if owner == "centre" else ("bottom" if owner == viewer else "top"))
+    if "cube_offered_by" in params:
+        cube = "offered"
     return {"turn": turn, "opp": opp, "viewer": viewer, "other": other, "points": points,
-            "bar": bar, "off": off, "cube": cube, "dice": dice}
+            "bar": bar, "off": off, "cube": cube, "dice": dice,
+            "flag": "resignation_by" in params}
 
 
 def read_png(path):
@@ -243,9 +254,16 @@ def check(shot, want):
             bad.append("tray: %d %s slabs, expected %d borne off" % (slabs, who, want["off"][who]))
     cube = shot.blobs(CUBE_FILL, 0, 0, 50, H, 200, tol=8)
     ys = [y for y in range(H) for x in range(0, 50) if shot.rgb(x, y) == CUBE_FILL]
-    if want["cube"] is None:
+    # In the left half's middle: a double waiting (the cube) or a
+    # resignation waiting (the flag), each a white blob.
+    field = shot.blobs(CUBE_FILL, LEFT, MID - HALF_GAP, BAR, MID + HALF_GAP, 200, tol=8)
+    waiting = int(want["cube"] == "offered") + int(want["flag"])
+    if len(field) != waiting:
+        bad.append("left half's middle: %d white blobs, expected %d (a double or a resignation "
+                   "waiting)" % (len(field), waiting))
+    if want["cube"] in (None, "offered"):
         if cube:
-            bad.append("cube: drawn, but this game has none")
+            bad.append("cube: drawn left of the board, but this game has none there")
     elif len(cube) != 1 or not ys:
         bad.append("cube: %d white blobs left of the board, expected 1" % len(cube))
     else:

@@ -70,6 +70,18 @@ fn cases() -> Vec<Case> {
             },
         },
         Case {
+            query: "position_id=4HPwATDgc/ABMA&turn=o&cube_value=2&cube_owner=x\
+                    &name_x=Alice%20Smith&name_o=%3CBob%26%3E",
+            picture: proto::Picture {
+                position: position_id("4HPwATDgc/ABMA", proto::Player::O),
+                cube_value: Some(2),
+                cube_owner: proto::CubeOwner::X as i32,
+                name_x: "Alice Smith".to_owned(),
+                name_o: "<Bob&>".to_owned(),
+                ..proto::Picture::default()
+            },
+        },
+        Case {
             query: "fibs=board:You:someplayer:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5\
                     :0:0:0:0:2:0:1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0&variant=portes",
             picture: proto::Picture {
@@ -559,4 +571,233 @@ async fn no_cube_in_the_crawford_game() {
         svg.contains("<g id=\"cube\" class=\"cube centre\" data-value=\"1\">"),
         "{svg}"
     );
+}
+
+/// Issue 29, item 4: the players' names (escaped in the SVG, as gnubg
+/// prints them in the text board), a double waiting for an answer (also
+/// after a beaver), a resignation waiting; the same bytes over both
+/// protocols; the text board refuses what gnubg's cannot show; mistakes
+/// are refused by name.
+#[tokio::test]
+async fn names_pending_doubles_and_resignations_are_drawn() {
+    let server = Server::start(&[]).await;
+    let mut grpc = client(&server).await;
+    let start = || position_id("4HPwATDgc/ABMA", proto::Player::X);
+    let svg_of = |query: &str| format!("/render.svg?position_id=4HPwATDgc/ABMA&{query}");
+    let both = async |grpc: &mut RenderClient<Channel>, query: &str, picture: proto::Picture| {
+        let (status, _, svg) = get(&server, &svg_of(query)).await;
+        assert_eq!(status, 200, "{query}: {svg}");
+        let over_grpc = grpc
+            .render_svg(proto::RenderSvgRequest {
+                picture: Some(picture),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{query}: {e:?}"))
+            .into_inner()
+            .svg;
+        assert_eq!(svg, over_grpc, "{query}");
+        svg
+    };
+
+    // Names: in the labels and the title, escaped.
+    let svg = both(
+        &mut grpc,
+        "name_x=Alice%20Smith&name_o=%3CBob%26%3E",
+        proto::Picture {
+            position: start(),
+            name_x: "Alice Smith".into(),
+            name_o: "<Bob&>".into(),
+            ..proto::Picture::default()
+        },
+    )
+    .await;
+    assert!(
+        svg.contains(">Alice Smith (x) (on roll): 167 pips"),
+        "{svg}"
+    );
+    assert!(svg.contains(">&lt;Bob&amp;&gt; (o): 167 pips"), "{svg}");
+    assert!(
+        svg.contains("players Alice Smith (x) and &lt;Bob&amp;&gt; (o)</title>"),
+        "{svg}"
+    );
+    let (status, _, text) = get(
+        &server,
+        "/render.txt?position_id=4HPwATDgc/ABMA&name_x=Alice%20Smith&name_o=Bob",
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("     O: Alice Smith\n"), "{text}");
+    assert!(text.contains("     X: Bob\n"), "{text}");
+    assert!(
+        text.ends_with("The pip counts are: Alice Smith 167, Bob 167.\n"),
+        "{text}"
+    );
+
+    // x doubles to 2: the cube in the left half's middle, not at the side.
+    let svg = both(
+        &mut grpc,
+        "cube_offered_by=x",
+        proto::Picture {
+            position: start(),
+            cube_offered_by: proto::Player::X as i32,
+            ..proto::Picture::default()
+        },
+    )
+    .await;
+    let cube = group(&svg, r#"<g id="cube""#).expect("a cube");
+    assert!(
+        cube.starts_with(r#"<g id="cube" class="cube offered x" data-value="2">"#),
+        "{cube}"
+    );
+    assert!(cube.contains(r#"<rect x="162" y="250""#), "{cube}");
+    assert_eq!(svg.matches(r#"id="cube""#).count(), 1);
+    assert!(svg.contains("cube 1 centred, x doubles to 2,"), "{svg}");
+    // Money play: x redoubles its cube of 2 and o beavers: the cube is at
+    // 4 already, a take makes 8.
+    let svg = both(
+        &mut grpc,
+        "cube_value=4&cube_offered_by=o&cube_beavers=1&cube_owner=x",
+        proto::Picture {
+            position: start(),
+            cube_value: Some(4),
+            cube_owner: proto::CubeOwner::X as i32,
+            cube_offered_by: proto::Player::O as i32,
+            cube_beavers: Some(1),
+            ..proto::Picture::default()
+        },
+    )
+    .await;
+    let cube = group(&svg, r#"<g id="cube""#).expect("a cube");
+    assert!(
+        cube.starts_with(r#"<g id="cube" class="cube offered o beavered" data-value="8">"#),
+        "{cube}"
+    );
+    // o offers to resign a gammon with the cube at 2 (x's): 4 points.
+    let svg = both(
+        &mut grpc,
+        "cube_value=2&cube_owner=x&resignation_by=o&resignation_level=gammon",
+        proto::Picture {
+            position: start(),
+            cube_value: Some(2),
+            cube_owner: proto::CubeOwner::X as i32,
+            resignation_by: proto::Player::O as i32,
+            resignation_level: proto::GameResult::Gammon as i32,
+            ..proto::Picture::default()
+        },
+    )
+    .await;
+    let flag = group(&svg, r#"<g id="resignation""#).expect("a resignation");
+    assert!(
+        flag.starts_with(
+            r#"<g id="resignation" class="resignation o" data-value="gammon" data-points="4">"#
+        ),
+        "{flag}"
+    );
+    assert!(svg.contains("o offers to resign a gammon"), "{svg}");
+
+    // The text board has no pending double or resignation.
+    for query in [
+        "cube_offered_by=x",
+        "resignation_by=o&resignation_level=single",
+    ] {
+        let (status, _, body) = get(
+            &server,
+            &format!("/render.txt?position_id=4HPwATDgc/ABMA&{query}"),
+        )
+        .await;
+        assert_eq!(status, 400, "{body}");
+        let problem: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(problem["type"], "invalid-request", "{body}");
+        let field = query.split('=').next().unwrap();
+        assert_eq!(problem["field"], field, "{body}");
+    }
+    let status = grpc
+        .render_text(proto::RenderTextRequest {
+            picture: Some(proto::Picture {
+                position: start(),
+                cube_offered_by: proto::Player::X as i32,
+                ..proto::Picture::default()
+            }),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::InvalidArgument);
+
+    // Mistakes, by name.
+    for (query, picture, slug, field) in [
+        (
+            "position_id=4HPwATDgc/ABMA&cube_value=2&cube_owner=x&cube_offered_by=o",
+            proto::Picture {
+                position: start(),
+                cube_value: Some(2),
+                cube_owner: proto::CubeOwner::X as i32,
+                cube_offered_by: proto::Player::O as i32,
+                ..proto::Picture::default()
+            },
+            "invalid-cube",
+            "cube_offered_by",
+        ),
+        (
+            "position_id=4HPwATDgc/ABMA&resignation_by=x",
+            proto::Picture {
+                position: start(),
+                resignation_by: proto::Player::X as i32,
+                ..proto::Picture::default()
+            },
+            "invalid-cube",
+            "resignation_level",
+        ),
+        (
+            "position_id=4HPwATDgc/ABMA&cube_beavers=1",
+            proto::Picture {
+                position: start(),
+                cube_beavers: Some(1),
+                ..proto::Picture::default()
+            },
+            "invalid-cube",
+            "cube_beavers",
+        ),
+        (
+            "position_id=4HPwATDgc/ABMA&cube_offered_by=x&resignation_by=o&resignation_level=single",
+            proto::Picture {
+                position: start(),
+                cube_offered_by: proto::Player::X as i32,
+                resignation_by: proto::Player::O as i32,
+                resignation_level: proto::GameResult::Single as i32,
+                ..proto::Picture::default()
+            },
+            "invalid-cube",
+            "resignation_by",
+        ),
+        (
+            "position_id=4HPwATDgc/ABMA&name_x=Al:ice",
+            proto::Picture {
+                position: start(),
+                name_x: "Al:ice".into(),
+                ..proto::Picture::default()
+            },
+            "invalid-label",
+            "name_x",
+        ),
+    ] {
+        let (status, _, body) = get(&server, &format!("/render.svg?{query}")).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        let problem: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            (&problem["type"], &problem["field"]),
+            (&serde_json::json!(slug), &serde_json::json!(field)),
+            "{query}: {body}"
+        );
+        let status = grpc
+            .render_svg(proto::RenderSvgRequest {
+                picture: Some(picture),
+            })
+            .await
+            .expect_err(query);
+        assert_eq!(
+            status.get_details_error_info().expect("ErrorInfo").reason,
+            slug,
+            "{query}"
+        );
+    }
 }

@@ -169,28 +169,10 @@ impl MatchLabels {
     /// or round of 1 to 64 bytes without `"` or control characters; a date
     /// `YYYY-MM-DD` that exists.
     fn check(&self) -> Result<MatHeader<'_>, ApiError> {
-        let text = |value: &str, field: &str, max: usize, forbidden: &str| {
-            let bad = value.is_empty()
-                || value.len() > max
-                || value.trim() != value
-                || value
-                    .chars()
-                    .any(|c| c.is_control() || forbidden.contains(c));
-            if bad {
-                return Err(ApiError::invalid(
-                    "invalid-label",
-                    field,
-                    format!(
-                        "{field} is 1 to {max} bytes of text without control characters, \
-                         white space at either end or any of {forbidden}"
-                    ),
-                ));
-            }
-            Ok(())
-        };
+        let text = check_label;
         if let Some(p) = &self.players {
-            text(&p.x, "players.x", MAX_PLAYER_NAME_BYTES, ":\"")?;
-            text(&p.o, "players.o", MAX_PLAYER_NAME_BYTES, ":\"")?;
+            check_player_name(&p.x, "players.x")?;
+            check_player_name(&p.o, "players.o")?;
         }
         if let Some(e) = &self.event {
             text(e, "event", MAX_LABEL_BYTES, "\"")?;
@@ -209,6 +191,37 @@ impl MatchLabels {
             date,
         })
     }
+}
+
+/// A label of 1 to `max` bytes without control characters, white space at
+/// either end or any of `forbidden`; else `invalid-label` naming `field`.
+fn check_label(value: &str, field: &str, max: usize, forbidden: &str) -> Result<(), ApiError> {
+    let bad = value.is_empty()
+        || value.len() > max
+        || value.trim() != value
+        || value
+            .chars()
+            .any(|c| c.is_control() || forbidden.contains(c));
+    if bad {
+        return Err(ApiError::invalid(
+            "invalid-label",
+            field,
+            format!(
+                "{field} is 1 to {max} bytes of text without control characters, white space \
+                 at either end or any of {forbidden}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A player's name as GNU Backgammon keeps it: 1 to 31 bytes without `:`,
+/// `"`, control characters or white space at either end.
+///
+/// # Errors
+/// `invalid-label` naming `field`.
+pub(crate) fn check_player_name(value: &str, field: &str) -> Result<(), ApiError> {
+    check_label(value, field, MAX_PLAYER_NAME_BYTES, ":\"")
 }
 
 /// A date `YYYY-MM-DD` (years 1 to 9999) that exists.

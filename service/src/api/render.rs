@@ -9,8 +9,8 @@ pub mod text;
 
 use bgref_core::Variant;
 use bgref_core::{
-    ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, InvalidCubeState,
-    InvalidMatchState, MatchState, Player, Position,
+    ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, GameResult, InvalidCubeState,
+    InvalidMatchState, MatchState, Player, Position, Resignation,
 };
 
 use super::input::{self, PositionInput};
@@ -38,6 +38,19 @@ pub struct RenderInput {
     pub dice: Option<Vec<i64>>,
     /// Whose side the picture is drawn from (default the player on roll).
     pub perspective: Option<Player>,
+    /// The player whose double (or beaver, or raccoon) waits for an
+    /// answer (the SVG only).
+    pub cube_offered_by: Option<Player>,
+    /// Beavers and raccoons made on that double (each has doubled
+    /// `cube_value` already; money play; the SVG only).
+    pub cube_beavers: Option<i64>,
+    /// A resignation waiting for an answer: who offers it and what it
+    /// gives (both or neither; the SVG only).
+    pub resignation_by: Option<Player>,
+    /// The level of that resignation.
+    pub resignation_level: Option<GameResult>,
+    /// The players' names (default `x` and `o`).
+    pub names: ByPlayer<Option<String>>,
 }
 
 /// A checked picture: the position, cube, match and dice to draw.
@@ -54,6 +67,8 @@ pub struct Picture {
     pub match_state: MatchState,
     /// The roll shown, if any.
     pub dice: Option<Dice>,
+    /// The players' names (`x` and `o` unless the request names them).
+    pub names: ByPlayer<String>,
 }
 
 /// A rendered picture: the SVG document or the text board.
@@ -62,9 +77,10 @@ pub struct Rendered(pub String);
 
 /// The rules a picture's cube is checked under: the defaults, with any
 /// number of automatic doubles (a centred cube above 1 is then possible in
-/// money play).
+/// money play) and of beavers.
 const RULES: CubeRules = CubeRules {
     automatic_doubles: 6,
+    beavers: 6,
     ..CubeRules::DEFAULT
 };
 
@@ -109,13 +125,43 @@ pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
         input,
         xgid.map(bgref_core::notation::xgid::Xgid::match_state),
     )?;
+    let resignation = match (input.resignation_by, input.resignation_level) {
+        (None, None) => None,
+        (Some(by), Some(level)) => Some(Resignation { by, level }),
+        (by, _) => {
+            let missing = if by.is_none() {
+                "resignation_by"
+            } else {
+                "resignation_level"
+            };
+            return Err(ApiError::invalid(
+                "invalid-cube",
+                missing,
+                "a resignation needs both resignation_by (x or o) and resignation_level \
+                 (single, gammon or backgammon)",
+            ));
+        }
+    };
+    let beavers = match input.cube_beavers {
+        None => 0,
+        Some(n) => u8::try_from(n).map_err(|_| {
+            ApiError::invalid(
+                "invalid-cube",
+                "cube_beavers",
+                format!("cube_beavers is a count from 0 to 6, got {n}"),
+            )
+        })?,
+    };
     let cube = CubeState {
         value,
         owner,
-        ..CubeState::START
+        offered_by: input.cube_offered_by,
+        beavers,
+        resignation,
     };
     cube.validate(&match_state, &RULES)
         .map_err(|e| state_error(e, &match_state))?;
+    let names = names(input)?;
     let dice = match &input.dice {
         Some(values) => Some(input::dice(Some(values), "dice", None)?),
         None => read.xgid_dice(),
@@ -126,6 +172,19 @@ pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
         cube,
         match_state,
         dice,
+        names,
+    })
+}
+
+/// The players' names of a request, checked as `POST /games` checks them.
+fn names(input: &RenderInput) -> Result<ByPlayer<String>, ApiError> {
+    let name = |given: &Option<String>, field: &str, default: &str| match given {
+        Some(name) => super::games::check_player_name(name, field).map(|()| name.clone()),
+        None => Ok(default.to_owned()),
+    };
+    Ok(ByPlayer {
+        x: name(&input.names.x, "name_x", "x")?,
+        o: name(&input.names.o, "name_o", "o")?,
     })
 }
 
@@ -176,6 +235,11 @@ fn state_error(err: InvalidCubeState, match_state: &MatchState) -> ApiError {
         S::Match(InvalidMatchState::MatchOver) => ("invalid-match", "score_o"),
         S::Match(_) => ("invalid-match", "crawford"),
         S::OwnedCubeAtOne => ("invalid-cube", "cube_owner"),
+        S::OfferByNonOwner => ("invalid-cube", "cube_offered_by"),
+        S::DoubleAndResignation => ("invalid-cube", "resignation_by"),
+        S::BeaversWithoutDouble | S::BeaverCountAboveLimit | S::BeaversAboveCube => {
+            ("invalid-cube", "cube_beavers")
+        }
         _ => ("invalid-cube", "cube_value"),
     };
     ApiError::invalid(slug, field, err)
@@ -205,7 +269,15 @@ pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
             format!("{game} is played without the doubling cube"),
         ));
     }
+    if let Some(field) = pending(input) {
+        return Err(ApiError::invalid(
+            "invalid-cube",
+            field,
+            format!("{game} is played without the doubling cube"),
+        ));
+    }
     let match_state = read_match(input, None)?;
+    let names = names(input)?;
     let dice = match &input.dice {
         Some(values) => Some(input::dice(Some(values), "dice", None)?),
         None => None,
@@ -215,7 +287,24 @@ pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
         input.perspective,
         match_state,
         dice,
+        names,
     ))))
+}
+
+/// The first parameter of a pending double or resignation the request
+/// gives, if any.
+fn pending(input: &RenderInput) -> Option<&'static str> {
+    if input.cube_offered_by.is_some() {
+        Some("cube_offered_by")
+    } else if input.cube_beavers.is_some() {
+        Some("cube_beavers")
+    } else if input.resignation_by.is_some() {
+        Some("resignation_by")
+    } else if input.resignation_level.is_some() {
+        Some("resignation_level")
+    } else {
+        None
+    }
 }
 
 /// The text board of a request, as gnubg's `show board` prints it.
@@ -223,5 +312,13 @@ pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
 /// # Errors
 /// As [`read`].
 pub fn text(input: &RenderInput) -> Result<Rendered, ApiError> {
+    if let Some(field) = pending(input) {
+        return Err(ApiError::invalid(
+            "invalid-request",
+            field,
+            "gnubg's text board shows no double or resignation waiting for an answer (gnubg's \
+             `set matchid` drops them): /render.svg draws them",
+        ));
+    }
     Ok(Rendered(text::draw(&read(input)?)))
 }

@@ -4,7 +4,7 @@ use bgref_core::{ByPlayer, CubeOwner, Player};
 use tonic::{Request, Response, Status};
 
 use super::call;
-use super::common::{dice_in, player_in, position_in, variant_in};
+use super::common::{dice_in, player_in, position_in, result_in, variant_in};
 use crate::api;
 use crate::api::input;
 use crate::api::render::{RenderInput, Rendered};
@@ -41,6 +41,14 @@ impl TryFrom<Option<proto::Picture>> for RenderInput {
             crawford: p.crawford,
             dice: dice_in(&p.dice),
             perspective: player_in(p.perspective, "perspective")?,
+            cube_offered_by: player_in(p.cube_offered_by, "cube_offered_by")?,
+            cube_beavers: p.cube_beavers.map(i64::from),
+            resignation_by: player_in(p.resignation_by, "resignation_by")?,
+            resignation_level: result_in(p.resignation_level, "resignation_level")?,
+            names: ByPlayer {
+                x: (!p.name_x.is_empty()).then_some(p.name_x),
+                o: (!p.name_o.is_empty()).then_some(p.name_o),
+            },
         })
     }
 }

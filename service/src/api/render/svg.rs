@@ -23,8 +23,11 @@
 //! in `<g id="bar-x">` and `<g id="bar-o">`, the borne-off slabs (also
 //! `class="checker x"`) in `<g id="off-x">` and `<g id="off-o">`; the cube
 //! is `<g id="cube" class="cube centre" data-value="1">` (`x` or `o` for
-//! its owner); the dice `<g id="die-1" class="die" data-value="6">` and
-//! `die-2`. `scripts/ci-render.sh` screenshots pictures in headless
+//! its owner; `cube offered x` while x's double waits, drawn in the left
+//! half's middle with the value a take makes); a resignation waiting is
+//! `<g id="resignation" class="resignation x" data-value="gammon">`, a
+//! flag in the same place; the dice `<g id="die-1" class="die"
+//! data-value="6">` and `die-2`. Player names are escaped for XML. `scripts/ci-render.sh` screenshots pictures in headless
 //! Chromium and counts these shapes in the pixels, so a change of these
 //! numbers or colours must be made there too.
 
@@ -70,6 +73,8 @@ pub struct Scene {
     pub match_state: MatchState,
     /// The roll shown.
     pub dice: Option<Dice>,
+    /// The players' names.
+    pub names: ByPlayer<String>,
 }
 
 impl Scene {
@@ -111,6 +116,7 @@ impl Scene {
             cube: (!picture.match_state.crawford).then_some(picture.cube),
             match_state: picture.match_state,
             dice: picture.dice,
+            names: picture.names.clone(),
         }
     }
 
@@ -123,6 +129,7 @@ impl Scene {
         perspective: Option<Player>,
         match_state: MatchState,
         dice: Option<Dice>,
+        names: ByPlayer<String>,
     ) -> Scene {
         let game = position.game();
         let setup = position.to_setup();
@@ -175,6 +182,7 @@ impl Scene {
             cube: None,
             match_state,
             dice,
+            names,
         }
     }
 }
@@ -323,19 +331,46 @@ pub fn draw(scene: &Scene) -> String {
             if m.crawford { ", Crawford game" } else { "" }
         )
     };
+    // A player as the picture names it: `x`, or `Alice (x)`.
+    let who = |p: Player| {
+        let name = &scene.names[p];
+        if *name == p.to_string() {
+            name.clone()
+        } else {
+            format!("{} ({p})", escape(name))
+        }
+    };
     let cube = match scene.cube {
         None => "no cube".to_owned(),
-        Some(c) => match c.owner {
-            CubeOwner::Centre => format!("cube {} centred", c.value.get()),
-            CubeOwner::Player(p) => format!("cube {} owned by {p}", c.value.get()),
-        },
+        Some(c) => {
+            let at = match c.owner {
+                CubeOwner::Centre => format!("cube {} centred", c.value.get()),
+                CubeOwner::Player(p) => format!("cube {} owned by {p}", c.value.get()),
+            };
+            match (c.offered_by, c.resignation) {
+                (Some(p), _) if c.beavers > 0 => format!(
+                    "{at}, {p} beavered to {} (beavers {}), waiting for an answer",
+                    c.value.get() * 2,
+                    c.beavers
+                ),
+                (Some(p), _) => format!("{at}, {p} doubles to {}", c.value.get() * 2),
+                (None, Some(r)) => format!("{at}, {} offers to resign a {}", r.by, r.level),
+                (None, None) => at,
+            }
+        }
     };
-    let roll = match scene.dice {
-        Some(d) => format!("{turn} rolled {}-{}", d.first().get(), d.second().get()),
-        None => format!("{turn} to roll"),
+    let players = if scene.names.x == "x" && scene.names.o == "o" {
+        String::new()
+    } else {
+        format!(", players {} and {}", who(Player::X), who(Player::O))
+    };
+    let roll = match (scene.dice, scene.cube.and_then(|c| c.to_act())) {
+        (_, Some(p)) => format!("{p} to answer"),
+        (Some(d), None) => format!("{turn} rolled {}-{}", d.first().get(), d.second().get()),
+        (None, None) => format!("{turn} to roll"),
     };
     let title = format!(
-        "{}: {turn} on roll, pips {turn} {} {} {}, {cube}, {game}, {roll}",
+        "{}: {turn} on roll, pips {turn} {} {} {}, {cube}, {game}, {roll}{players}",
         scene.name,
         pips(turn),
         !turn,
@@ -422,8 +457,12 @@ pub fn draw(scene: &Scene) -> String {
         }
         s.push_str("</g>\n");
     }
-    // The cube, left of the board.
-    if let Some(cube) = scene.cube {
+    // The cube, left of the board; a double waiting for an answer in the
+    // left half's middle, showing the value a take makes; a resignation
+    // waiting there too, as a flag with the points it gives.
+    if let Some(cube) = scene.cube.filter(|c| c.offered_by.is_some()) {
+        offered_cube(&mut s, &cube);
+    } else if let Some(cube) = scene.cube {
         let cube_y = match cube.owner {
             CubeOwner::Centre => MID - 18,
             CubeOwner::Player(p) if p == me => FIELD_BOTTOM - 36,
@@ -449,6 +488,18 @@ pub fn draw(scene: &Scene) -> String {
             if face >= 1000 { 11 } else { 15 },
         );
     }
+    if let Some((cube, r)) = scene.cube.and_then(|c| Some((c, c.resignation?))) {
+        let points = cube.value.get() * r.level.multiplier();
+        let _ = writeln!(
+            s,
+            r##"<g id="resignation" class="resignation {}" data-value="{}" data-points="{points}">
+<line x1="152" y1="248" x2="152" y2="290" stroke="#e8dcc0" stroke-width="3"/>
+<rect x="153" y="250" width="52" height="26" fill="#ffffff" stroke="#333333" stroke-width="1.5"/>
+<text x="179" y="263" font-size="15" font-weight="bold" fill="#333333" text-anchor="middle" dominant-baseline="central">{points}</text>
+</g>"##,
+            r.by, r.level,
+        );
+    }
     // The dice, in the right half's middle.
     if let Some(d) = scene.dice {
         die(&mut s, 1, RIGHT + 80, d.first().get(), turn);
@@ -469,16 +520,52 @@ pub fn draw(scene: &Scene) -> String {
     };
     let _ = writeln!(
         s,
-        r##"<text id="label-{opp}" x="60" y="20" font-size="14" fill="#e8dcc0">{opp}{}</text>
-<text id="label-{me}" x="60" y="{}" font-size="14" fill="#e8dcc0">{me}{}</text>
+        r##"<text id="label-{opp}" x="60" y="20" font-size="14" fill="#e8dcc0">{}{}</text>
+<text id="label-{me}" x="60" y="{}" font-size="14" fill="#e8dcc0">{}{}</text>
 <text x="610" y="{}" font-size="12" fill="#e8dcc0" text-anchor="end">{game}</text>"##,
+        who(opp),
         on_roll(opp),
         HEIGHT - 14,
+        who(me),
         on_roll(me),
         if turn == me { 20 } else { HEIGHT - 14 },
     );
     s.push_str("</svg>\n");
     s
+}
+
+/// A double (or beaver, or raccoon) waiting for an answer: the cube in
+/// the left half's middle, showing the value a take makes, `class="cube
+/// offered x"` for x's double (`beavered` too after a beaver or raccoon),
+/// `data-value` that value.
+fn offered_cube(s: &mut String, cube: &CubeState) {
+    let by = cube.offered_by.map_or(Player::X, |p| p);
+    let value = cube.value.get() * 2;
+    let beavered = if cube.beavers > 0 { " beavered" } else { "" };
+    let _ = writeln!(
+        s,
+        r##"<g id="cube" class="cube offered {by}{beavered}" data-value="{value}">
+<rect x="162" y="250" width="36" height="36" rx="4" fill="#ffffff" stroke="#333333" stroke-width="2"/>
+<text x="180" y="268" font-size="{}" font-weight="bold" fill="#333333" text-anchor="middle" dominant-baseline="central">{value}</text>
+</g>"##,
+        if value >= 1000 { 11 } else { 15 },
+    );
+}
+
+/// Text for XML: `&`, `<`, `>`, `"` and `'` as entities.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `, N points` in a match; nothing in money play.
@@ -510,7 +597,20 @@ mod tests {
             },
             match_state: MatchState::MONEY,
             dice: parsed.rolled_dice(),
+            names: ByPlayer {
+                x: "x".into(),
+                o: "o".into(),
+            },
         }
+    }
+
+    #[test]
+    fn names_are_escaped_for_xml() {
+        assert_eq!(
+            escape(r#"<Bob & "Al's">"#),
+            "&lt;Bob &amp; &quot;Al&#39;s&quot;&gt;"
+        );
+        assert_eq!(escape("Alice Smith"), "Alice Smith");
     }
 
     #[test]

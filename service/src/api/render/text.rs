@@ -1,6 +1,6 @@
 //! The text board as GNU Backgammon 1.07 prints it (`show board`, then
 //! `show pipcount`), character for character, for a gnubg session whose
-//! player 0 is named `x` and player 1 `o`.
+//! player 0 is named `x` and player 1 `o`, or as the request names them.
 //!
 //! gnubg's player 0 is bgref's `x` (see `bgref_core::notation::match_id`),
 //! and gnubg's text board letters player 0 `O` and player 1 `X`: so bgref's
@@ -128,10 +128,15 @@ fn match_id(picture: &Picture) -> Option<String> {
 fn labels(picture: &Picture) -> [Option<String>; 7] {
     let m = &picture.match_state;
     let mut asz: [Option<String>; 7] = Default::default();
-    asz[0] = Some("O: x".to_owned());
+    let names = &picture.names;
+    let name = |p: Player| match p {
+        Player::X => format!("O: {}", names.x),
+        Player::O => format!("X: {}", names.o),
+    };
+    asz[0] = Some(name(Player::X));
     asz[1] = Some(points(m.score.x));
     asz[5] = Some(points(m.score.o));
-    asz[6] = Some("X: o".to_owned());
+    asz[6] = Some(name(Player::O));
     let roll = match picture.dice {
         Some(d) => format!("Rolled {}{}", d.first().get(), d.second().get()),
         None if picture.position.outcome().is_none() => "On roll".to_owned(),
@@ -153,11 +158,11 @@ fn labels(picture: &Picture) -> [Option<String>; 7] {
             });
         }
         CubeOwner::Player(p) => {
-            let (i, name) = match p {
-                Player::X => (0, "O: x"),
-                Player::O => (6, "X: o"),
+            let i = match p {
+                Player::X => 0,
+                Player::O => 6,
             };
-            asz[i] = Some(format!("{name} (Cube: {value})"));
+            asz[i] = Some(format!("{} (Cube: {value})", name(p)));
             if m.length > 0 {
                 asz[3] = Some(match_to(m.length));
             }
@@ -259,9 +264,10 @@ pub fn draw(picture: &Picture) -> String {
     let me = picture.position.turn();
     let _ = writeln!(
         s,
-        "\nThe pip counts are: {me} {}, {} {}.",
+        "\nThe pip counts are: {} {}, {} {}.",
+        picture.names[me],
         picture.position.pip_count(me),
-        !me,
+        picture.names[!me],
         picture.position.pip_count(!me)
     );
     s
@@ -269,7 +275,7 @@ pub fn draw(picture: &Picture) -> String {
 
 #[cfg(test)]
 mod tests {
-    use bgref_core::{BackgammonVariant, CubeState, MatchState, Position};
+    use bgref_core::{BackgammonVariant, ByPlayer, CubeState, MatchState, Position};
 
     use super::*;
 
@@ -305,6 +311,10 @@ The pip counts are: x 167, o 167.
             cube: CubeState::START,
             match_state: MatchState::MONEY,
             dice: None,
+            names: ByPlayer {
+                x: "x".into(),
+                o: "o".into(),
+            },
         };
         assert_eq!(draw(&picture), &START_X[1..]);
     }
@@ -317,6 +327,10 @@ The pip counts are: x 167, o 167.
             cube: CubeState::START,
             match_state: MatchState::MONEY,
             dice: None,
+            names: ByPlayer {
+                x: "x".into(),
+                o: "o".into(),
+            },
         };
         let lines = |s: &str| s.lines().map(str::to_owned).collect::<Vec<_>>();
         let (from_o, from_x) = (lines(&draw(&picture)), lines(&START_X[1..]));

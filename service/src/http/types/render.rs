@@ -5,6 +5,7 @@
 //! (not a bare deserialization error); the `param` attributes document
 //! the types and bounds the checks enforce.
 
+use bgref_core::Player;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -75,6 +76,39 @@ pub struct RenderQuery {
     /// pictures number the points from its side.
     #[param(value_type = Option<PlayerName>)]
     pub perspective: Option<String>,
+    /// A double waiting for an answer: the player who offered it (or whose
+    /// beaver or raccoon waits). The SVG draws the cube in the left half's
+    /// middle with the value a take makes; `/render.txt` refuses it.
+    #[param(value_type = Option<PlayerName>)]
+    pub cube_offered_by: Option<String>,
+    /// Beavers and raccoons made on that double, money play (each has
+    /// doubled `cube_value` already; default 0).
+    #[param(value_type = Option<u32>, minimum = 0, maximum = 6)]
+    pub cube_beavers: Option<String>,
+    /// A resignation waiting for an answer: who offers it (with
+    /// `resignation_level`). The SVG draws a flag with the points it
+    /// gives; `/render.txt` refuses it.
+    #[param(value_type = Option<PlayerName>)]
+    pub resignation_by: Option<String>,
+    /// What that resignation gives: `single`, `gammon` or `backgammon`.
+    #[param(value_type = Option<String>)]
+    pub resignation_level: Option<String>,
+    /// x's name (default `x`): 1 to 31 bytes without `:`, `"`, control
+    /// characters or white space at either end, as `POST /games` takes it.
+    #[param(value_type = Option<String>, min_length = 1, max_length = 31)]
+    pub name_x: Option<String>,
+    /// o's name (default `o`), as `name_x`.
+    #[param(value_type = Option<String>, min_length = 1, max_length = 31)]
+    pub name_o: Option<String>,
+}
+
+/// A player parameter: `x` or `o`, else `slug` naming `field`.
+fn player(text: Option<&str>, field: &str, slug: &'static str) -> Result<Option<Player>, ApiError> {
+    text.map(|t| {
+        t.parse()
+            .map_err(|_| ApiError::invalid(slug, field, format!("{field} is x or o, got {t:?}")))
+    })
+    .transpose()
 }
 
 /// The cube values a picture shows: a closed set.
@@ -103,14 +137,7 @@ impl RenderQuery {
     /// `invalid-position`, `invalid-cube`, `invalid-match`, `invalid-dice`,
     /// `invalid-variant` or `invalid-request` (`perspective`) (400).
     pub fn into_input(self) -> Result<RenderInput, ApiError> {
-        let turn = self
-            .turn
-            .as_deref()
-            .map(|t| {
-                t.parse()
-                    .map_err(|_| ApiError::invalid("invalid-position", "turn", "turn is x or o"))
-            })
-            .transpose()?;
+        let turn = player(self.turn.as_deref(), "turn", "invalid-position")?;
         let cube_owner = self
             .cube_owner
             .as_deref()
@@ -194,19 +221,39 @@ impl RenderQuery {
             },
             crawford,
             dice,
-            perspective: self
-                .perspective
+            perspective: player(
+                self.perspective.as_deref(),
+                "perspective",
+                "invalid-request",
+            )?,
+            cube_offered_by: player(
+                self.cube_offered_by.as_deref(),
+                "cube_offered_by",
+                "invalid-cube",
+            )?,
+            cube_beavers: int(self.cube_beavers.as_deref(), "cube_beavers", "invalid-cube")?,
+            resignation_by: player(
+                self.resignation_by.as_deref(),
+                "resignation_by",
+                "invalid-cube",
+            )?,
+            resignation_level: self
+                .resignation_level
                 .as_deref()
                 .map(|t| {
                     t.parse().map_err(|_| {
                         ApiError::invalid(
-                            "invalid-request",
-                            "perspective",
-                            format!("`perspective` must be \"x\" or \"o\"; got {t:?}"),
+                            "invalid-cube",
+                            "resignation_level",
+                            format!("resignation_level is single, gammon or backgammon, got {t:?}"),
                         )
                     })
                 })
                 .transpose()?,
+            names: bgref_core::ByPlayer {
+                x: self.name_x,
+                o: self.name_o,
+            },
         })
     }
 }
