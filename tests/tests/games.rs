@@ -1148,3 +1148,50 @@ async fn a_match_from_a_set_position_is_played_to_the_end_and_verified_over_both
         );
     }
 }
+
+/// Issue 29, item 5: `GET /play/` serves the page to play on, whole: no
+/// script, style, font or image from anywhere but this service, and the
+/// operations it calls are the game flow's and the pictures'.
+/// (`scripts/ci-play.sh` plays a whole match through it in Chromium.)
+#[tokio::test]
+async fn the_play_page_is_served_self_contained() {
+    let server = Server::start(&[]).await;
+    let resp = reqwest::get(server.url("/play/")).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        resp.headers()["content-type"].to_str().unwrap(),
+        "text/html; charset=utf-8"
+    );
+    let page = resp.text().await.unwrap();
+    assert!(page.starts_with("<!doctype html>"), "{page}");
+    for outside in [
+        "http://",
+        "https://",
+        "//cdn",
+        "<link",
+        "@import",
+        "src=\"http",
+    ] {
+        assert!(
+            !page.contains(outside),
+            "the page refers outside: {outside}"
+        );
+    }
+    for call in [
+        "\"/games\"",
+        "\"/games/act\"",
+        "\"/games/export\"",
+        "\"/games/verify\"",
+        "\"/render.svg?\"",
+    ] {
+        assert!(page.contains(call), "the page calls {call}");
+    }
+    // `/play` leads there.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let resp = client.get(server.url("/play")).send().await.unwrap();
+    assert_eq!(resp.status(), 303);
+    assert_eq!(resp.headers()["location"], "/play/");
+}

@@ -73,7 +73,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The HTTP routes with `/openapi.json`, `/docs` (`GET /` redirects
-/// there) and a problem+json 404, under `/docs/` too. The Swagger UI asks
+/// there), the `/play/` page and a problem+json 404, under `/docs/` too. The Swagger UI asks
 /// no outside validator for a badge: the page makes no request beyond this
 /// server.
 pub fn router(state: AppState) -> Router {
@@ -90,10 +90,27 @@ pub fn router(state: AppState) -> Router {
             "/",
             axum::routing::get(|| async { axum::response::Redirect::to("/docs/") }),
         )
+        .route("/play/", axum::routing::get(play_page))
+        .route(
+            "/play",
+            axum::routing::get(|| async { axum::response::Redirect::to("/play/") }),
+        )
         .merge(docs)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
+}
+
+/// `GET /play/`: a small self-contained page (no outside script, style or
+/// font) to play a match or a money session on this service, hot-seat:
+/// the browser holds both seats. It calls the JSON API like any client
+/// (`docs/api.md`, "A page to play on"); `scripts/ci-play.sh` plays a
+/// whole match through it in Chromium.
+async fn play_page() -> impl axum::response::IntoResponse {
+    (
+        [(axum::http::header::CACHE_CONTROL, "no-cache")],
+        axum::response::Html(include_str!("play.html")),
+    )
 }
 
 /// A known path asked with a method it does not answer: a problem document

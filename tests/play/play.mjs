@@ -1,0 +1,112 @@
+// Plays a whole 3-point match through GET /play/ by clicking, as two
+// people at one browser would: Debian's chromium driven by playwright-core
+// (npm). A deterministic policy picks what to click from what the page
+// offers (roll; double at the third chance of a game, passed in odd games
+// and taken in even ones; a listed play, by turn; next game; accept a
+// resignation); the page must reach the match's
+// end, download the .mat file (checked to be a 3-point match file with the
+// names) and verify the transcript. Screenshots of the start, a double
+// waiting and the end go to --shots (CI artefacts, not committed).
+//
+// Usage: node play.mjs --base-url URL --chromium PATH --shots DIR
+import { chromium } from "playwright-core";
+import fs from "node:fs";
+import path from "node:path";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, a, i, all) => (a.startsWith("--") ? [...pairs, [a.slice(2), all[i + 1]]] : pairs), []),
+);
+const base = args["base-url"];
+const shots = args.shots;
+fs.mkdirSync(shots, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: args.chromium,
+  args: ["--no-sandbox", "--disable-gpu"],
+});
+let failed = false;
+try {
+  const page = await browser.newPage({ viewport: { width: 760, height: 1100 }, acceptDownloads: true });
+  page.on("pageerror", (e) => {
+    console.error("play: page error:", e.message);
+    failed = true;
+  });
+  await page.goto(base + "/play/");
+  await page.fill("#length", "3");
+  await page.fill("#name-x", "Alice");
+  await page.fill("#name-o", "Bob");
+  await page.click("#start");
+  await page.waitForSelector("#game:not([hidden])");
+  await page.waitForFunction(() => document.getElementById("board").complete);
+  await page.screenshot({ path: path.join(shots, "1-start.png"), fullPage: true });
+
+  let doubles = 0;
+  const chances = new Map(); // game -> times a double was offered as a button
+  let shotDouble = false;
+  let clicks = 0;
+  for (let n = 0; n < 4000; n++) {
+    const phase = await page.getAttribute("#status", "data-phase");
+    if (phase === "match_over") break;
+    const has = async (sel) => (await page.locator(sel).count()) > 0;
+    const gameNo = Number(await page.getAttribute("#status", "data-game"));
+    let target;
+    if (await has("#action-double")) chances.set(gameNo, (chances.get(gameNo) || 0) + 1);
+    if (await has("#action-double") && chances.get(gameNo) === 3) {
+      target = "#action-double";
+      doubles++;
+    } else if (await has("#action-roll")) {
+      target = "#action-roll";
+    } else if (await has("#action-take")) {
+      if (!shotDouble) {
+        await page.waitForFunction(() => document.getElementById("board").complete);
+        await page.screenshot({ path: path.join(shots, "2-double-waiting.png"), fullPage: true });
+        shotDouble = true;
+      }
+      target = gameNo % 2 === 1 ? "#action-pass" : "#action-take";
+    } else if (await has("#action-accept")) {
+      target = "#action-accept";
+    } else if (await has("#action-next_game")) {
+      target = "#action-next_game";
+    } else if (await has("#plays button")) {
+      const count = await page.locator("#plays button").count();
+      target = `#play-${(n * 7) % count}`;
+    } else {
+      throw new Error(`nothing to click in phase ${phase}: ${await page.textContent("#error")}`);
+    }
+    const before = await page.getAttribute("body", "data-step");
+    await page.click(target);
+    await page.waitForFunction(
+      (b) => document.body.dataset.step !== b || document.getElementById("error").textContent !== "",
+      before,
+    );
+    const error = await page.textContent("#error");
+    if (error) throw new Error(`after clicking ${target}: ${error}`);
+    clicks++;
+  }
+  const status = await page.textContent("#status");
+  if (!status.startsWith("Match over:")) throw new Error(`no match end after ${clicks} clicks: ${status}`);
+  await page.waitForFunction(() => document.getElementById("board").complete);
+  await page.screenshot({ path: path.join(shots, "3-match-over.png"), fullPage: true });
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+  const file = path.join(shots, "match.mat");
+  await download.saveAs(file);
+  const mat = fs.readFileSync(file, "utf8");
+  for (const want of [" 3 point match", "Alice", "Bob"]) {
+    if (!mat.includes(want)) throw new Error(`the .mat file lacks ${JSON.stringify(want)}:\n${mat}`);
+  }
+  await page.click("#verify");
+  await page.waitForSelector("#verdict[data-valid]");
+  const verdict = await page.textContent("#verdict");
+  if ((await page.getAttribute("#verdict", "data-valid")) !== "true") throw new Error(verdict);
+  const games = Number(await page.getAttribute("#status", "data-game"));
+  console.log(`play: ${status} ${games} games, ${clicks} clicks, ${doubles} doubles; ${verdict}`);
+  if (games < 2) throw new Error(`a match of ${games} game: the policy should give several`);
+  if (!shotDouble) console.log("play: no double was taken or passed in this match");
+} catch (e) {
+  console.error("play: FAILED:", e.message);
+  failed = true;
+} finally {
+  await browser.close();
+}
+process.exit(failed ? 1 : 0);
