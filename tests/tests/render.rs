@@ -575,11 +575,12 @@ async fn no_cube_in_the_crawford_game() {
 
 /// Issue 29, item 4: the players' names (escaped in the SVG, as gnubg
 /// prints them in the text board), a double waiting for an answer (also
-/// after a beaver), a resignation waiting; the same bytes over both
+/// after a beaver), a resignation waiting, the last play; the same bytes
+/// over both
 /// protocols; the text board refuses what gnubg's cannot show; mistakes
 /// are refused by name.
 #[tokio::test]
-async fn names_pending_doubles_and_resignations_are_drawn() {
+async fn names_pending_doubles_resignations_and_the_last_play_are_drawn() {
     let server = Server::start(&[]).await;
     let mut grpc = client(&server).await;
     let start = || position_id("4HPwATDgc/ABMA", proto::Player::X);
@@ -695,8 +696,36 @@ async fn names_pending_doubles_and_resignations_are_drawn() {
     );
     assert!(svg.contains("o offers to resign a gammon"), "{svg}");
 
-    // The text board has no pending double or resignation.
+    // The last play (x's, o on roll): from x's bar and 13 point, to its
+    // 22 and 7 points, seen from o: x's bar at the top, its 22 point o's 3.
+    let svg = both(
+        &mut grpc,
+        "turn=o&last_play=bar/22%2013/7*",
+        proto::Picture {
+            position: position_id("4HPwATDgc/ABMA", proto::Player::O),
+            last_play: "bar/22 13/7*".into(),
+            ..proto::Picture::default()
+        },
+    )
+    .await;
+    let marks = group(&svg, r#"<g id="last-play""#).expect("the last play");
+    assert!(
+        marks.starts_with(r#"<g id="last-play" class="last-play x" data-value="bar/22 13/7*">"#),
+        "{marks}"
+    );
+    for mark in [
+        r#"<rect class="from" x="304" y="51""#,
+        r#"<rect class="to" x="472" y="479""#,
+        r#"<rect class="from" x="64" y="479""#,
+        r#"<rect class="to" x="264" y="51""#,
+    ] {
+        assert!(marks.contains(mark), "{mark} in {marks}");
+    }
+    assert!(svg.contains(", x played bar/22 13/7*"), "{svg}");
+
+    // The text board has no last play, pending double or resignation.
     for query in [
+        "last_play=8/5",
         "cube_offered_by=x",
         "resignation_by=o&resignation_level=single",
     ] {
@@ -768,6 +797,16 @@ async fn names_pending_doubles_and_resignations_are_drawn() {
             },
             "invalid-cube",
             "resignation_by",
+        ),
+        (
+            "position_id=4HPwATDgc/ABMA&last_play=8/5/",
+            proto::Picture {
+                position: start(),
+                last_play: "8/5/".into(),
+                ..proto::Picture::default()
+            },
+            "invalid-play",
+            "last_play",
         ),
         (
             "position_id=4HPwATDgc/ABMA&name_x=Al:ice",

@@ -13,6 +13,8 @@ use bgref_core::{
     InvalidMatchState, MatchState, Player, Position, Resignation,
 };
 
+use bgref_core::notation::move_text::MoveText;
+
 use super::input::{self, PositionInput};
 use crate::error::ApiError;
 
@@ -51,6 +53,9 @@ pub struct RenderInput {
     pub resignation_level: Option<GameResult>,
     /// The players' names (default `x` and `o`).
     pub names: ByPlayer<Option<String>>,
+    /// The last play, in notation, by the player not on roll (the SVG
+    /// only).
+    pub last_play: Option<String>,
 }
 
 /// A checked picture: the position, cube, match and dice to draw.
@@ -69,6 +74,9 @@ pub struct Picture {
     pub dice: Option<Dice>,
     /// The players' names (`x` and `o` unless the request names them).
     pub names: ByPlayer<String>,
+    /// The last play, by the player not on roll, as written (its points
+    /// from that player's side); marked on the SVG.
+    pub last_play: Option<MoveText>,
 }
 
 /// A rendered picture: the SVG document or the text board.
@@ -162,6 +170,14 @@ pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
     cube.validate(&match_state, &RULES)
         .map_err(|e| state_error(e, &match_state))?;
     let names = names(input)?;
+    let last_play = input
+        .last_play
+        .as_deref()
+        .map(|text| {
+            text.parse::<MoveText>()
+                .map_err(|e| ApiError::invalid("invalid-play", "last_play", e))
+        })
+        .transpose()?;
     let dice = match &input.dice {
         Some(values) => Some(input::dice(Some(values), "dice", None)?),
         None => read.xgid_dice(),
@@ -173,6 +189,7 @@ pub fn read(input: &RenderInput) -> Result<Picture, ApiError> {
         match_state,
         dice,
         names,
+        last_play,
     })
 }
 
@@ -269,6 +286,15 @@ pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
             format!("{game} is played without the doubling cube"),
         ));
     }
+    if input.last_play.is_some() {
+        return Err(ApiError::invalid(
+            "invalid-request",
+            "last_play",
+            format!(
+                "the picture of {game} marks no last play: last_play is for the backgammon board"
+            ),
+        ));
+    }
     if let Some(field) = pending(input) {
         return Err(ApiError::invalid(
             "invalid-cube",
@@ -291,10 +317,12 @@ pub fn svg(input: &RenderInput) -> Result<Rendered, ApiError> {
     ))))
 }
 
-/// The first parameter of a pending double or resignation the request
-/// gives, if any.
+/// The first parameter of the SVG's alone the request gives, if any: a
+/// pending double or resignation, the last play.
 fn pending(input: &RenderInput) -> Option<&'static str> {
-    if input.cube_offered_by.is_some() {
+    if input.last_play.is_some() {
+        Some("last_play")
+    } else if input.cube_offered_by.is_some() {
         Some("cube_offered_by")
     } else if input.cube_beavers.is_some() {
         Some("cube_beavers")
@@ -316,8 +344,8 @@ pub fn text(input: &RenderInput) -> Result<Rendered, ApiError> {
         return Err(ApiError::invalid(
             "invalid-request",
             field,
-            "gnubg's text board shows no double or resignation waiting for an answer (gnubg's \
-             `set matchid` drops them): /render.svg draws them",
+            "gnubg's text board shows no last play, and no double or resignation waiting for an \
+             answer (gnubg's `set matchid` drops them): /render.svg draws them",
         ));
     }
     Ok(Rendered(text::draw(&read(input)?)))

@@ -49,6 +49,7 @@ impl TryFrom<Option<proto::Picture>> for RenderInput {
                 x: (!p.name_x.is_empty()).then_some(p.name_x),
                 o: (!p.name_o.is_empty()).then_some(p.name_o),
             },
+            last_play: (!p.last_play.is_empty()).then_some(p.last_play),
         })
     }
 }

@@ -27,12 +27,16 @@
 //! half's middle with the value a take makes); a resignation waiting is
 //! `<g id="resignation" class="resignation x" data-value="gammon">`, a
 //! flag in the same place; the dice `<g id="die-1" class="die"
-//! data-value="6">` and `die-2`. Player names are escaped for XML. `scripts/ci-render.sh` screenshots pictures in headless
+//! data-value="6">` and `die-2`; the last play's marks (a gold outline
+//! where each chain started, a gold strip where it ended, in the frame by
+//! the point, the bar or the tray) `<g id="last-play" class="last-play
+//! x">`. Player names are escaped for XML. `scripts/ci-render.sh` screenshots pictures in headless
 //! Chromium and counts these shapes in the pixels, so a change of these
 //! numbers or colours must be made there too.
 
 use std::fmt::Write as _;
 
+use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{TablesPosition, other_view};
 use bgref_core::{ByPlayer, CubeOwner, CubeState, Dice, MatchState, Player};
@@ -75,6 +79,9 @@ pub struct Scene {
     pub dice: Option<Dice>,
     /// The players' names.
     pub names: ByPlayer<String>,
+    /// The last play, by the player not on roll (its points from its
+    /// side).
+    pub last_play: Option<MoveText>,
 }
 
 impl Scene {
@@ -117,6 +124,7 @@ impl Scene {
             match_state: picture.match_state,
             dice: picture.dice,
             names: picture.names.clone(),
+            last_play: picture.last_play.clone(),
         }
     }
 
@@ -183,6 +191,7 @@ impl Scene {
             match_state,
             dice,
             names,
+            last_play: None,
         }
     }
 }
@@ -369,8 +378,12 @@ pub fn draw(scene: &Scene) -> String {
         (Some(d), None) => format!("{turn} rolled {}-{}", d.first().get(), d.second().get()),
         (None, None) => format!("{turn} to roll"),
     };
+    let last = scene
+        .last_play
+        .as_ref()
+        .map_or_else(String::new, |m| format!(", {} played {m}", !turn));
     let title = format!(
-        "{}: {turn} on roll, pips {turn} {} {} {}, {cube}, {game}, {roll}{players}",
+        "{}: {turn} on roll, pips {turn} {} {} {}, {cube}, {game}, {roll}{last}{players}",
         scene.name,
         pips(turn),
         !turn,
@@ -500,6 +513,9 @@ pub fn draw(scene: &Scene) -> String {
             r.by, r.level,
         );
     }
+    if let Some(play) = &scene.last_play {
+        last_play(&mut s, play, !turn, me);
+    }
     // The dice, in the right half's middle.
     if let Some(d) = scene.dice {
         die(&mut s, 1, RIGHT + 80, d.first().get(), turn);
@@ -552,6 +568,58 @@ fn offered_cube(s: &mut String, cube: &CubeState) {
     );
 }
 
+/// The last play of `mover`, seen from `viewer`: under (or over) each
+/// point, bar or tray a chain starts from, a gold outline (`class="from"`);
+/// where it ends, a gold strip (`class="to"`); in `<g id="last-play"
+/// class="last-play x" data-value="13/7 8/7">`.
+fn last_play(s: &mut String, play: &MoveText, mover: Player, viewer: Player) {
+    const GOLD: &str = "#ffd700";
+    let _ = writeln!(
+        s,
+        r#"<g id="last-play" class="last-play {mover}" data-value="{play}">"#
+    );
+    // The strip's left edge, width and whether it sits under the bottom
+    // row: a point by the viewer's number, the mover's bar or tray.
+    let place = |p: u8| -> (u32, u32, bool) {
+        let mine = mover == viewer;
+        match p {
+            25 => (BAR + 4, BAR_W - 8, mine),
+            0 => (TRAY, 40, mine),
+            p => {
+                let n = if mine {
+                    u32::from(p)
+                } else {
+                    25 - u32::from(p)
+                };
+                let (x, bottom) = column(n);
+                (x + 4, POINT_W - 8, bottom)
+            }
+        }
+    };
+    for segment in &play.segments {
+        let ends = [(segment.path.first(), "from"), (segment.path.last(), "to")];
+        for (point, class) in ends {
+            let Some((point, _)) = point else { continue };
+            let (x, width, bottom) = place(point.get());
+            let y = if bottom {
+                FIELD_BOTTOM + 3
+            } else {
+                FIELD_TOP - 9
+            };
+            let paint = if class == "from" {
+                format!(r#"fill="none" stroke="{GOLD}" stroke-width="2""#)
+            } else {
+                format!(r#"fill="{GOLD}""#)
+            };
+            let _ = writeln!(
+                s,
+                r#"<rect class="{class}" x="{x}" y="{y}" width="{width}" height="6" {paint}/>"#
+            );
+        }
+    }
+    s.push_str("</g>\n");
+}
+
 /// Text for XML: `&`, `<`, `>`, `"` and `'` as entities.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -601,6 +669,7 @@ mod tests {
                 x: "x".into(),
                 o: "o".into(),
             },
+            last_play: None,
         }
     }
 

@@ -315,6 +315,7 @@ The pip counts are: x 167, o 167.
                 x: "x".into(),
                 o: "o".into(),
             },
+            last_play: None,
         };
         assert_eq!(draw(&picture), &START_X[1..]);
     }
@@ -331,6 +332,7 @@ The pip counts are: x 167, o 167.
                 x: "x".into(),
                 o: "o".into(),
             },
+            last_play: None,
         };
         let lines = |s: &str| s.lines().map(str::to_owned).collect::<Vec<_>>();
         let (from_o, from_x) = (lines(&draw(&picture)), lines(&START_X[1..]));

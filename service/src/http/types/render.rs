@@ -100,6 +100,12 @@ pub struct RenderQuery {
     /// o's name (default `o`), as `name_x`.
     #[param(value_type = Option<String>, min_length = 1, max_length = 31)]
     pub name_o: Option<String>,
+    /// The last play, in notation (`13/7 8/7`), by the player not on roll
+    /// (points from its side): the SVG marks where it moved from (a gold
+    /// outline under the point, the bar or the tray) and to (gold filled);
+    /// `/render.txt` refuses it.
+    #[param(value_type = Option<String>)]
+    pub last_play: Option<String>,
 }
 
 /// A player parameter: `x` or `o`, else `slug` naming `field`.
@@ -254,6 +260,7 @@ impl RenderQuery {
                 x: self.name_x,
                 o: self.name_o,
             },
+            last_play: self.last_play,
         })
     }
 }
