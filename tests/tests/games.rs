@@ -1123,8 +1123,13 @@ async fn a_match_from_a_set_position_is_played_to_the_end_and_verified_over_both
         (with(json!({"position": null})), "invalid-request", "cube"),
         (
             with(json!({"variant": "plakoto", "cube": null, "match": null})),
-            "invalid-request",
-            "position",
+            "invalid-position",
+            "position.position_id",
+        ),
+        (
+            with(json!({"variant": "portes", "match": null})),
+            "no-cube-in-variant",
+            "cube",
         ),
     ] {
         let (status, problem) = server.post("/games", &body).await;
@@ -1146,6 +1151,41 @@ async fn a_match_from_a_set_position_is_played_to_the_end_and_verified_over_both
             (Code::InvalidArgument, slug),
             "{body}"
         );
+    }
+
+    // The tables games too: Portes by its Position ID, Plakoto by its
+    // board (x on roll with two checkers left, o fourteen on its 10
+    // point), each a 3-point match played to its end and verified.
+    let mut plakoto = vec![0; 24];
+    plakoto[0] = 1;
+    plakoto[1] = 1;
+    plakoto[14] = -14;
+    for (variant, position) in [
+        (
+            "portes",
+            json!({"position_id": "xGfwATDgc/ABMA", "turn": "o"}),
+        ),
+        (
+            "plakoto",
+            json!({"board": {"points": plakoto, "bar": {"x": 0, "o": 0},
+                "off": {"x": 13, "o": 1}, "turn": "x"}}),
+        ),
+    ] {
+        let start = json!({"match_id": format!("set-up-{variant}"), "client_seed": "c",
+            "variant": variant, "match": {"length": 3}, "position": position});
+        let (actions, views) = play_match(&server, &mut grpc, &start, false, usize::MAX).await;
+        assert_eq!(views[0]["phase"], "roll_or_double", "{variant}");
+        assert_eq!(views.last().unwrap()["phase"], "match_over", "{variant}");
+        assert!(views.iter().all(|v| v["set_up"] == true), "{variant}");
+        let (status, verdict) = server
+            .post(
+                "/games/verify",
+                &json!({"start": start, "actions": actions}),
+            )
+            .await;
+        assert_eq!(status, 200, "{verdict}");
+        assert_eq!(verdict["valid"], true, "{variant}: {verdict}");
+        assert_eq!(verdict["view"], *views.last().unwrap(), "{variant}");
     }
 }
 

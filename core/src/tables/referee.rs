@@ -218,6 +218,10 @@ pub struct TablesGameState {
     /// Resignations offered in this game so far (at most
     /// [`crate::MAX_RESIGNATIONS`]; 0 again at the next game).
     pub resignations: u8,
+    /// The match began from a set position
+    /// ([`TablesGameState::from_position`]), as
+    /// [`crate::GameState::set_up`].
+    pub set_up: bool,
 }
 
 /// Points a resignation at `level` costs in `game`: 1 for a single, 2 for
@@ -265,7 +269,37 @@ impl TablesGameState {
             resignation: None,
             result: None,
             resignations: 0,
+            set_up: false,
         }
+    }
+
+    /// A match (or session) whose first game begins from `board`: the
+    /// player on roll rolls first (no opening roll), with the match's
+    /// dice from turn 1; marked [`TablesGameState::set_up`]. `board` must
+    /// be of the match's first game, under `rules`.
+    ///
+    /// # Errors
+    /// [`crate::SetUpError::WrongVariant`] for a board of another game or
+    /// other rules, [`crate::SetUpError::GameOver`] for a finished game.
+    pub fn from_position(
+        rules: TablesRules,
+        tables_match: TablesMatch,
+        client_seed: String,
+        board: VariantPosition,
+    ) -> Result<TablesGameState, crate::SetUpError> {
+        let game = tables_match.game();
+        if board.variant() != game.into() || board.rules() != rules {
+            return Err(crate::SetUpError::WrongVariant);
+        }
+        if board.outcome().is_some() {
+            return Err(crate::SetUpError::GameOver);
+        }
+        Ok(TablesGameState {
+            board,
+            phase: Phase::RollOrDouble,
+            set_up: true,
+            ..TablesGameState::new(rules, tables_match, client_seed)
+        })
     }
 
     /// The match as it stands: once the game is over ([`Phase::GameOver`],
@@ -443,6 +477,7 @@ impl TablesGameState {
                 next =
                     TablesGameState::new(self.rules, score.match_after, self.client_seed.clone());
                 next.game = self.game.saturating_add(1);
+                next.set_up = self.set_up;
                 TablesEvent::NewGame {
                     game: next.game,
                     starter: score.match_after.starter,
@@ -472,6 +507,59 @@ mod tests {
 
     fn play_out(state: TablesGameState, r: &Roller) -> TablesGameState {
         crate::game::test_bot::play_out(state, r, 5000)
+    }
+
+    /// A Plakoto match from a set position: x (on roll) has two checkers
+    /// left on its 1 and 2 points, o fourteen on its 10 point and one
+    /// off. x rolls first, the game is scored, the next
+    /// game starts from the start, still marked; a board of another game
+    /// or a finished one is refused.
+    #[test]
+    fn a_match_begins_from_a_set_position() {
+        use crate::tables::position::TablesPosition;
+        use crate::tables::setup::TablesSetup;
+        let r = roller();
+        let mut setup = TablesSetup::empty(Game::Plakoto, Player::X);
+        setup.points.x[0] = 1;
+        setup.points.x[1] = 1;
+        setup.off.x = 13;
+        setup.points.o[9] = 14; // o's 10 point, x's 15
+        setup.off.o = 1;
+        let board = VariantPosition::from(TablesPosition::from_setup(&setup).unwrap());
+        let plakoto = TablesMatch::new(TablesSeries::Single(Game::Plakoto), 3);
+        let start =
+            TablesGameState::from_position(TablesRules::DEFAULT, plakoto, "s".into(), board)
+                .unwrap();
+        assert!(start.set_up);
+        assert_eq!(
+            (start.phase, start.turn, start.to_act()),
+            (Phase::RollOrDouble, 0, Some(Player::X))
+        );
+        let end = play_out(start, &r);
+        let score = end.result.unwrap();
+        assert_eq!(score.winner, Some(Player::X));
+        let (next, _) = end.act(Player::O, &Action::NextGame, &r).unwrap();
+        assert!(next.set_up);
+        let fresh = VariantPosition::start(
+            crate::Variant::Plakoto,
+            TablesRules::DEFAULT,
+            next.board.turn(),
+        );
+        assert_eq!(next.board, fresh);
+        // Refused: a Fevga board for a Plakoto match, a finished game.
+        let fevga = VariantPosition::start(crate::Variant::Fevga, TablesRules::DEFAULT, Player::X);
+        assert_eq!(
+            TablesGameState::from_position(TablesRules::DEFAULT, plakoto, "s".into(), fevga),
+            Err(crate::SetUpError::WrongVariant)
+        );
+        let mut over = TablesSetup::empty(Game::Plakoto, Player::O);
+        over.off.x = 15;
+        over.points.o[23] = 15;
+        let over = VariantPosition::from(TablesPosition::from_setup(&over).unwrap());
+        assert_eq!(
+            TablesGameState::from_position(TablesRules::DEFAULT, plakoto, "s".into(), over),
+            Err(crate::SetUpError::GameOver)
+        );
     }
 
     #[test]

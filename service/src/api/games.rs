@@ -38,7 +38,7 @@
 //! | 1 | version, 2 |
 //! | 8 + 32 | key id, chain (as version 1) |
 //! | 1 + n, 2 + n | match id, client seed (as version 1) |
-//! | 1 | series: the game (0 portes, 1 tavla, 2 plakoto, 3 fevga, 4 long-nardy), or 5 for a Tavli match |
+//! | 1 | series: the game (0 portes, 1 tavla, 2 plakoto, 3 fevga, 4 long-nardy), or 5 for a Tavli match; the high bit, 0x80, marks a match from a set position |
 //! | 4 | tables rules: mother rule, Fevga start, primes, head doubles (each the index of its option) |
 //! | 2 + 4 + 4 | match length (0: a session), score of x, score of o (before this game) |
 //! | 4 + 1 | games played before this one (the Tavli rotation), next starter (0 none, 1 x, 2 o) |
@@ -420,11 +420,11 @@ impl AnyGame {
         }
     }
 
-    /// The match began from a set position (the backgammon variants only).
+    /// The match began from a set position.
     pub fn set_up(&self) -> bool {
         match self {
             AnyGame::Backgammon(s) => s.set_up,
-            AnyGame::Tables(_) => false,
+            AnyGame::Tables(s) => s.set_up,
         }
     }
 
@@ -1779,16 +1779,6 @@ fn start_tables(
         TablesSeries::Single(game) => game.as_str(),
         TablesSeries::Tavli => "a Tavli match",
     };
-    if input.position.is_some() {
-        return Err(ApiError::invalid(
-            "invalid-request",
-            "position",
-            format!(
-                "{name} starts from its starting position: a set position is served for the \
-                 backgammon variants (standard, nackgammon, hypergammon1-3)"
-            ),
-        ));
-    }
     if input.cube.is_some() {
         return Err(ApiError::invalid(
             "no-cube-in-variant",
@@ -1841,11 +1831,32 @@ fn start_tables(
         score: m.score,
         ..TablesMatch::new(series, m.length)
     };
-    Ok(TablesGameState::new(
-        rules,
-        tables_match,
-        input.client_seed.clone(),
-    ))
+    let seed = input.client_seed.clone();
+    let Some(given) = &input.position else {
+        return Ok(TablesGameState::new(rules, tables_match, seed));
+    };
+    // A set position of the match's first game (docs/referee.md, "A match
+    // from a set position"): Plakoto, Fevga and Long Nardy as their
+    // operations read them, Portes and Tavla as backgammon positions.
+    let game = tables_match.game();
+    let board = if game.is_tables_engine() {
+        bgref_core::VariantPosition::from(
+            super::tables::read_position(given, game, "position")?.with_rules(rules),
+        )
+    } else {
+        if given.xgid.is_some() {
+            return Err(ApiError::invalid(
+                "invalid-position",
+                "position.xgid",
+                format!("{game} has no cube: give the position as position_id, board or fibs"),
+            ));
+        }
+        let read = super::input::position(given, BackgammonVariant::Standard, "position")?;
+        bgref_core::VariantPosition::on_board(game.into(), rules, read.position)
+            .map_err(|e| ApiError::invalid("invalid-position", "position", e))?
+    };
+    TablesGameState::from_position(rules, tables_match, seed, board)
+        .map_err(|e| ApiError::invalid("invalid-position", "position", e))
 }
 
 fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiError> {
@@ -2423,7 +2434,8 @@ mod tests {
     /// A 3-point match from a set position (`NewGameInput::position`):
     /// an XGID's cube and match are read, the token marks the match set
     /// up (and a match from the start does not), its transcript replays,
-    /// and the export refuses it.
+    /// and the export refuses it; Portes and Plakoto from set positions
+    /// too.
     #[test]
     fn a_match_from_a_set_position_replays_and_is_marked_set_up() {
         // x (on roll) has two checkers on its 1 and 2 points, o three on
@@ -2509,7 +2521,51 @@ mod tests {
             position: set.position.clone(),
             ..start(Variant::Portes, false)
         };
-        assert_eq!(refused(tables), ("invalid-request", "position".into()));
+        assert_eq!(
+            refused(tables),
+            ("invalid-position", "position.xgid".into())
+        );
+
+        // The tables games: Portes by its Position ID, Plakoto by its board
+        // (x, on roll, two checkers left; o fourteen on its 10 point).
+        for (variant, position) in [
+            (
+                Variant::Portes,
+                PositionInput {
+                    position_id: Some("xGfwATDgc/ABMA".into()),
+                    ..PositionInput::default()
+                },
+            ),
+            (
+                Variant::Plakoto,
+                PositionInput {
+                    board: Some(super::super::input::BoardInput {
+                        points: (1..=24)
+                            .map(|p| match p {
+                                1 | 2 => 1,
+                                15 => -14,
+                                _ => 0,
+                            })
+                            .collect(),
+                        bar: ByPlayer { x: 0, o: 0 },
+                        off: Some(ByPlayer { x: 13, o: 1 }),
+                        turn: Some(Player::X),
+                        pins: None,
+                    }),
+                    ..PositionInput::default()
+                },
+            ),
+        ] {
+            let input = NewGameInput {
+                position: Some(position),
+                ..start(variant, false)
+            };
+            let game = new_game(&keys, &input).unwrap().game;
+            assert!(game.state.set_up(), "{variant}");
+            assert_eq!(game.state.phase(), Phase::RollOrDouble, "{variant}");
+            assert_eq!(decode(&keys, &game.token).unwrap().state, game.state);
+            play_and_replay(&input, 200);
+        }
     }
 
     #[test]

@@ -125,7 +125,7 @@ fn kind_byte(kind: OutcomeKind) -> u8 {
 /// most 65535 points.
 pub(super) fn encode_fields(b: &mut Vec<u8>, state: &TablesGameState) {
     let m = &state.tables_match;
-    b.push(series_byte(m.series));
+    b.push(series_byte(m.series) | if state.set_up { super::SET_UP_BIT } else { 0 });
     b.extend_from_slice(&rules_bytes(&state.rules));
     b.extend_from_slice(&(m.length as u16).to_be_bytes());
     b.extend_from_slice(&m.score.x.to_be_bytes());
@@ -174,7 +174,9 @@ pub(super) fn decode_fields(
     r: &mut Reader<'_>,
     client_seed: String,
 ) -> Result<TablesGameState, ApiError> {
-    let series = match r.u8()? {
+    let series_byte = r.u8()?;
+    let set_up = series_byte & super::SET_UP_BIT != 0;
+    let series = match series_byte & !super::SET_UP_BIT {
         5 => TablesSeries::Tavli,
         b => TablesSeries::Single(
             *Game::ALL
@@ -280,5 +282,6 @@ pub(super) fn decode_fields(
         result,
         // The optional last byte, read by `decode` for both versions.
         resignations: 0,
+        set_up,
     })
 }

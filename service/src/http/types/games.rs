@@ -75,9 +75,9 @@ pub struct NewGameRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 64)]
     pub round: Option<String>,
-    /// A set position the first game begins from (the backgammon variants:
-    /// a lesson, a puzzle, an adjourned match), in one encoding as
-    /// `/legal-moves` takes it (an XGID without dice). The player on roll
+    /// A set position the first game begins from (a lesson, a puzzle, an
+    /// adjourned match), in one encoding as `/legal-moves` takes it (an
+    /// XGID without dice; the tables games without an XGID). The player on roll
     /// rolls or doubles first, with the referee's dice; later games start
     /// as usual. The match is marked set up in every token and view
     /// (`set_up`), and `/games/export` refuses it (docs/referee.md).
