@@ -26,22 +26,8 @@ source "$ROOT/scripts/lib/debian.sh"
 
 say() { printf 'ci-play: %s\n' "$*" >&2; }
 START=$SECONDS
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bgref-play.XXXXXX")
-PID=
-cleanup() {
-    if [[ -n $PID ]]; then
-        kill "$PID" 2>/dev/null || true
-        wait "$PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-CHROMIUM=$(command -v chromium 2>/dev/null || true)
-if [[ -z $CHROMIUM ]]; then
-    debian_install chromium "$WORK"
-    CHROMIUM=$(command -v chromium) || { say "chromium is installed but not found"; exit 2; }
-fi
+bgref_workdir play
+debian_chromium "$WORK"
 command -v node >/dev/null || debian_install nodejs "$WORK"
 command -v npm >/dev/null || debian_install npm "$WORK"
 say "$("$CHROMIUM" --version 2>/dev/null | head -n 1), node $(node --version)"

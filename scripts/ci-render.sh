@@ -27,22 +27,8 @@ source "$ROOT/scripts/lib/debian.sh"
 
 say() { printf 'ci-render: %s\n' "$*" >&2; }
 START=$SECONDS
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bgref-render.XXXXXX")
-PID=
-cleanup() {
-    if [[ -n $PID ]]; then
-        kill "$PID" 2>/dev/null || true
-        wait "$PID" 2>/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-CHROMIUM=$(command -v chromium 2>/dev/null || true)
-if [[ -z $CHROMIUM ]]; then
-    debian_install chromium "$WORK"
-    CHROMIUM=$(command -v chromium) || { say "chromium is installed but not found"; exit 2; }
-fi
+bgref_workdir render
+debian_chromium "$WORK"
 say "$("$CHROMIUM" --version 2>/dev/null | head -n 1)"
 
 if [[ -z ${BGREF_BIN:-} ]]; then

@@ -47,3 +47,19 @@ bgref_start() {
         exit 2
     fi
 }
+
+# bgref_workdir NAME: a fresh WORK directory for this run, removed on exit
+# together with the bgref process PID (set by bgref_start) when there is one.
+bgref_workdir() {
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/bgref-$1.XXXXXX")
+    PID=
+    trap bgref_cleanup EXIT
+}
+
+bgref_cleanup() {
+    if [[ -n ${PID:-} ]]; then
+        kill "$PID" 2>/dev/null || true
+        wait "$PID" 2>/dev/null || true
+    fi
+    rm -rf "$WORK"
+}

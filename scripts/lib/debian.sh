@@ -16,3 +16,13 @@ debian_install() {
         }
     fi
 }
+
+# debian_chromium WORKDIR: sets CHROMIUM to Debian's chromium, installing
+# it first when it is missing (exits 2 when it cannot be found after).
+debian_chromium() {
+    CHROMIUM=$(command -v chromium 2>/dev/null || true)
+    if [[ -z $CHROMIUM ]]; then
+        debian_install chromium "$1"
+        CHROMIUM=$(command -v chromium) || { say "chromium is installed but not found"; exit 2; }
+    fi
+}

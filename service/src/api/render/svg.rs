@@ -82,6 +82,8 @@ pub struct Scene {
     /// The last play, by the player not on roll (its points from its
     /// side).
     pub last_play: Option<MoveText>,
+    /// Once the game is over on the board: its winner (`None`: a draw).
+    pub over: Option<Option<Player>>,
 }
 
 impl Scene {
@@ -125,6 +127,7 @@ impl Scene {
             dice: picture.dice,
             names: picture.names.clone(),
             last_play: picture.last_play.clone(),
+            over: position.outcome().map(|o| Some(o.winner)),
         }
     }
 
@@ -192,6 +195,7 @@ impl Scene {
             dice,
             names,
             last_play: None,
+            over: position.outcome().map(|o| o.winner),
         }
     }
 }
@@ -374,6 +378,10 @@ pub fn draw(scene: &Scene) -> String {
         format!(", players {} and {}", who(Player::X), who(Player::O))
     };
     let roll = match (scene.dice, scene.cube.and_then(|c| c.to_act())) {
+        _ if scene.over.is_some() => match scene.over.flatten() {
+            Some(w) => format!("{w} wins the game"),
+            None => "the game is drawn".to_owned(),
+        },
         (_, Some(p)) => format!("{p} to answer"),
         (Some(d), None) => format!("{turn} rolled {}-{}", d.first().get(), d.second().get()),
         (None, None) => format!("{turn} to roll"),
@@ -671,6 +679,15 @@ mod tests {
             },
             last_play: None,
         }
+    }
+
+    #[test]
+    fn a_finished_game_says_who_won() {
+        // x has borne off every checker; o is "on roll" in the XGID.
+        let p = picture("XGID=-------------------bbb----:0:0:-1:00:0:0:0:0:10");
+        let svg = draw(&Scene::backgammon(&p));
+        assert!(svg.contains(", x wins the game</title>"), "{svg}");
+        assert!(!svg.contains("to roll"), "{svg}");
     }
 
     #[test]
