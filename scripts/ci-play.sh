@@ -3,7 +3,7 @@
 # tests/play) drives Debian's chromium through a whole 3-point match by
 # clicking the page's buttons (tests/play/play.mjs): rolls, doubles, takes
 # and passes, listed plays, the next game, then the .mat download and the
-# verification. Screenshots (the start, a double waiting, the end) and the
+# verification; then a 1-point Plakoto match (its own board), verified. Screenshots (the start, a double waiting, the end) and the
 # downloaded .mat are kept in $BGREF_ARTIFACTS/play (default
 # target/ci-artifacts/play): CI artefacts, not committed.
 #

@@ -5,8 +5,10 @@
 // and taken in even ones; a listed play, by turn; next game; accept a
 // resignation); the page must reach the match's
 // end, download the .mat file (checked to be a 3-point match file with the
-// names) and verify the transcript. Screenshots of the start, a double
-// waiting and the end go to --shots (CI artefacts, not committed).
+// names) and verify the transcript. Then a 1-point Plakoto match the same
+// way (its own board, no cube, no .mat: verified only). Screenshots of
+// the start, a double waiting and the end go to --shots (CI artefacts,
+// not committed).
 //
 // Usage: node play.mjs --base-url URL --chromium PATH --shots DIR
 import { chromium } from "playwright-core";
@@ -20,31 +22,33 @@ const base = args["base-url"];
 const shots = args.shots;
 fs.mkdirSync(shots, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath: args.chromium,
-  args: ["--no-sandbox", "--disable-gpu"],
-});
 let failed = false;
-try {
+
+// Plays one match on a fresh page: `variant` (the page's select), to
+// `length` points, named Alice and Bob; screenshots named `tag-...`.
+// Backgammon's .mat download is checked; every match is verified.
+async function playMatch(browser, { variant, length, tag, mat }) {
   const page = await browser.newPage({ viewport: { width: 760, height: 1100 }, acceptDownloads: true });
   page.on("pageerror", (e) => {
-    console.error("play: page error:", e.message);
+    console.error(`play: ${tag}: page error:`, e.message);
     failed = true;
   });
   await page.goto(base + "/play/");
-  await page.fill("#length", "3");
+  await page.selectOption("#variant", variant);
+  await page.fill("#length", String(length));
   await page.fill("#name-x", "Alice");
   await page.fill("#name-o", "Bob");
   await page.click("#start");
   await page.waitForSelector("#game:not([hidden])");
-  await page.waitForFunction(() => document.getElementById("board").complete);
-  await page.screenshot({ path: path.join(shots, "1-start.png"), fullPage: true });
+  const settled = () => page.waitForFunction(() => document.getElementById("board").complete);
+  await settled();
+  await page.screenshot({ path: path.join(shots, `${tag}-1-start.png`), fullPage: true });
 
   let doubles = 0;
-  const chances = new Map(); // game -> times a double was offered as a button
   let shotDouble = false;
   let clicks = 0;
-  for (let n = 0; n < 4000; n++) {
+  const chances = new Map(); // game -> times a double was offered as a button
+  for (let n = 0; n < 6000; n++) {
     const phase = await page.getAttribute("#status", "data-phase");
     if (phase === "match_over") break;
     const has = async (sel) => (await page.locator(sel).count()) > 0;
@@ -58,8 +62,8 @@ try {
       target = "#action-roll";
     } else if (await has("#action-take")) {
       if (!shotDouble) {
-        await page.waitForFunction(() => document.getElementById("board").complete);
-        await page.screenshot({ path: path.join(shots, "2-double-waiting.png"), fullPage: true });
+        await settled();
+        await page.screenshot({ path: path.join(shots, `${tag}-2-double-waiting.png`), fullPage: true });
         shotDouble = true;
       }
       target = gameNo % 2 === 1 ? "#action-pass" : "#action-take";
@@ -71,7 +75,7 @@ try {
       const count = await page.locator("#plays button").count();
       target = `#play-${(n * 7) % count}`;
     } else {
-      throw new Error(`nothing to click in phase ${phase}: ${await page.textContent("#error")}`);
+      throw new Error(`${tag}: nothing to click in phase ${phase}: ${await page.textContent("#error")}`);
     }
     const before = await page.getAttribute("body", "data-step");
     await page.click(target);
@@ -80,28 +84,41 @@ try {
       before,
     );
     const error = await page.textContent("#error");
-    if (error) throw new Error(`after clicking ${target}: ${error}`);
+    if (error) throw new Error(`${tag}: after clicking ${target}: ${error}`);
     clicks++;
   }
   const status = await page.textContent("#status");
-  if (!status.startsWith("Match over:")) throw new Error(`no match end after ${clicks} clicks: ${status}`);
-  await page.waitForFunction(() => document.getElementById("board").complete);
-  await page.screenshot({ path: path.join(shots, "3-match-over.png"), fullPage: true });
+  if (!status.startsWith("Match over:")) throw new Error(`${tag}: no match end after ${clicks} clicks: ${status}`);
+  await settled();
+  await page.screenshot({ path: path.join(shots, `${tag}-3-match-over.png`), fullPage: true });
 
-  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
-  const file = path.join(shots, "match.mat");
-  await download.saveAs(file);
-  const mat = fs.readFileSync(file, "utf8");
-  for (const want of [" 3 point match", "Alice", "Bob"]) {
-    if (!mat.includes(want)) throw new Error(`the .mat file lacks ${JSON.stringify(want)}:\n${mat}`);
+  if (mat) {
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+    const file = path.join(shots, `${tag}.mat`);
+    await download.saveAs(file);
+    const text = fs.readFileSync(file, "utf8");
+    for (const want of [` ${length} point match`, "Alice", "Bob"]) {
+      if (!text.includes(want)) throw new Error(`${tag}: the .mat file lacks ${JSON.stringify(want)}:\n${text}`);
+    }
+  } else if (await page.isVisible("#export")) {
+    throw new Error(`${tag}: the page offers a .mat file for ${variant}, which has none`);
   }
   await page.click("#verify");
   await page.waitForSelector("#verdict[data-valid]");
   const verdict = await page.textContent("#verdict");
-  if ((await page.getAttribute("#verdict", "data-valid")) !== "true") throw new Error(verdict);
+  if ((await page.getAttribute("#verdict", "data-valid")) !== "true") throw new Error(`${tag}: ${verdict}`);
   const games = Number(await page.getAttribute("#status", "data-game"));
-  console.log(`play: ${status} ${games} games, ${clicks} clicks, ${doubles} doubles; ${verdict}`);
-  if (!shotDouble) console.log("play: no double was taken or passed in this match");
+  console.log(`play: ${tag}: ${status} ${games} games, ${clicks} clicks, ${doubles} doubles; ${verdict}`);
+  await page.close();
+}
+
+const browser = await chromium.launch({
+  executablePath: args.chromium,
+  args: ["--no-sandbox", "--disable-gpu"],
+});
+try {
+  await playMatch(browser, { variant: "standard", length: 3, tag: "backgammon", mat: true });
+  await playMatch(browser, { variant: "plakoto", length: 1, tag: "plakoto", mat: false });
 } catch (e) {
   console.error("play: FAILED:", e.message);
   failed = true;

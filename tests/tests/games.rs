@@ -1190,8 +1190,9 @@ async fn a_match_from_a_set_position_is_played_to_the_end_and_verified_over_both
 }
 
 /// Issue 29, item 5: `GET /play/` serves the page to play on, whole: no
-/// script, style, font or image from anywhere but this service, and the
-/// operations it calls are the game flow's and the pictures'.
+/// script, style, font or image from anywhere but this service (its
+/// Content-Security-Policy says so too), and the operations it calls are
+/// the game flow's and the pictures'.
 /// (`scripts/ci-play.sh` plays a whole match through it in Chromium.)
 #[tokio::test]
 async fn the_play_page_is_served_self_contained() {
@@ -1201,6 +1202,14 @@ async fn the_play_page_is_served_self_contained() {
     assert_eq!(
         resp.headers()["content-type"].to_str().unwrap(),
         "text/html; charset=utf-8"
+    );
+    let csp = resp.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.starts_with("default-src 'self'") && csp.contains("connect-src 'self'"),
+        "{csp}"
     );
     let page = resp.text().await.unwrap();
     assert!(page.starts_with("<!doctype html>"), "{page}");

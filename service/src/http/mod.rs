@@ -107,8 +107,19 @@ pub fn router(state: AppState) -> Router {
 /// (`docs/api.md`, "A page to play on"); `scripts/ci-play.sh` plays a
 /// whole match through it in Chromium.
 async fn play_page() -> impl axum::response::IntoResponse {
+    use axum::http::header::{CACHE_CONTROL, CONTENT_SECURITY_POLICY};
     (
-        [(axum::http::header::CACHE_CONTROL, "no-cache")],
+        [
+            (CACHE_CONTROL, "no-cache"),
+            // This server only; the page's own inline script and style;
+            // the `.mat` download is a blob URL.
+            (
+                CONTENT_SECURITY_POLICY,
+                "default-src 'self'; script-src 'self' 'unsafe-inline'; \
+                 style-src 'self' 'unsafe-inline'; img-src 'self'; connect-src 'self'; \
+                 frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+            ),
+        ],
         axum::response::Html(include_str!("play.html")),
     )
 }
