@@ -132,8 +132,8 @@ pub struct NewGameInput {
     pub rules: Option<RulesInput>,
     /// The players' names and the event, for `/games/export`.
     pub labels: MatchLabels,
-    /// A set position the first game begins from (the backgammon
-    /// variants; `None`: the variant's start, after an opening roll).
+    /// A set position the first game begins from (`None`: the variant's
+    /// start, after an opening roll).
     pub position: Option<PositionInput>,
     /// The cube of the set position (`None`: centred, or the XGID's).
     pub cube: Option<CubeInput>,
@@ -855,8 +855,9 @@ fn variant_byte(v: BackgammonVariant) -> u8 {
         .map_or(0, |i| i as u8)
 }
 
-/// The bit of version 1's variant byte that marks a match from a set
-/// position ([`GameState::set_up`]); tokens of other matches never set it.
+/// The bit of version 1's variant byte and of version 2's series byte
+/// that marks a match from a set position ([`GameState::set_up`]); tokens
+/// of other matches never set it.
 const SET_UP_BIT: u8 = 0x80;
 
 /// The token's bytes before the signature. The narrowing casts below are
