@@ -1699,11 +1699,11 @@ fn start_backgammon(
     }
     // A set position's match and cube: as given, else its XGID's; an
     // XGID that says otherwise is refused rather than half read.
-    let disagree = |what: &str, field: &str| {
+    let disagree = |what: &str| {
         ApiError::invalid(
             "invalid-position",
             "position.xgid",
-            format!("the XGID's {what} disagrees with {field}: give one or make them agree"),
+            format!("the XGID's {what} disagrees with {what}: give one or make them agree"),
         )
     };
     let given = input
@@ -1711,13 +1711,8 @@ fn start_backgammon(
         .as_ref()
         .map(super::cube::read_match)
         .transpose()?;
-    let from_xgid = xgid.map(|x| MatchState {
-        length: x.match_length,
-        score: x.score,
-        crawford: x.crawford && x.match_length > 0,
-    });
-    let match_state = match (given, from_xgid) {
-        (Some(given), Some(x)) if given != x => return Err(disagree("match", "match")),
+    let match_state = match (given, xgid.map(Xgid::match_state)) {
+        (Some(given), Some(x)) if given != x => return Err(disagree("match")),
         (given, x) => given.or(x).unwrap_or(MatchState::MONEY),
     };
     if match_state.length > u32::from(u16::MAX) {
@@ -1754,7 +1749,7 @@ fn start_backgammon(
         .transpose()?;
     let cube = match (given, xgid_cube) {
         (Some(given), Some(x)) if (given.value, given.owner) != (x.value, x.owner) => {
-            return Err(disagree("cube", "cube"));
+            return Err(disagree("cube"));
         }
         (given, x) => given.or(x).unwrap_or(CubeState::START),
     };

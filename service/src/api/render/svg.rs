@@ -481,8 +481,8 @@ pub fn draw(scene: &Scene) -> String {
     // The cube, left of the board; a double waiting for an answer in the
     // left half's middle, showing the value a take makes; a resignation
     // waiting there too, as a flag with the points it gives.
-    if let Some(cube) = scene.cube.filter(|c| c.offered_by.is_some()) {
-        offered_cube(&mut s, &cube);
+    if let Some((cube, by)) = scene.cube.and_then(|c| Some((c, c.offered_by?))) {
+        offered_cube(&mut s, &cube, by);
     } else if let Some(cube) = scene.cube {
         let cube_y = match cube.owner {
             CubeOwner::Centre => MID - 18,
@@ -562,8 +562,7 @@ pub fn draw(scene: &Scene) -> String {
 /// the left half's middle, showing the value a take makes, `class="cube
 /// offered x"` for x's double (`beavered` too after a beaver or raccoon),
 /// `data-value` that value.
-fn offered_cube(s: &mut String, cube: &CubeState) {
-    let by = cube.offered_by.map_or(Player::X, |p| p);
+fn offered_cube(s: &mut String, cube: &CubeState, by: Player) {
     let value = cube.value.get() * 2;
     let beavered = if cube.beavers > 0 { " beavered" } else { "" };
     let _ = writeln!(
