@@ -11,6 +11,9 @@ use bgref_service::api::games::{ActInput, ActionInput, act, decode, seats};
 use bgref_service::error::ErrorKind;
 use libfuzzer_sys::fuzz_target;
 
+/// The time of every action (a clocked token's clock, if any, sees it).
+const NOW_MS: u64 = 1_800_000_000_000;
+
 fuzz_target!(|data: &[u8]| {
     let Ok(state) = std::str::from_utf8(data) else {
         return;
@@ -23,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
     for (player, action) in [
         (Player::X, ActionInput::Roll),
         (Player::O, ActionInput::Double),
+        (Player::O, ActionInput::ClaimTime),
     ] {
         let input = ActInput {
             state: state.to_owned(),
@@ -35,7 +39,7 @@ fuzz_target!(|data: &[u8]| {
             }),
             fields: None,
         };
-        if let Err(err) = act(keys(), &input) {
+        if let Err(err) = act(keys(), &input, NOW_MS) {
             assert!(
                 matches!(err.kind, ErrorKind::InvalidInput | ErrorKind::IllegalMove),
                 "{:?} {}: {}",

@@ -158,6 +158,13 @@ pub struct Config {
     #[arg(long, env = "BGREF_CORS_ORIGINS", value_delimiter = ',', value_parser = parse_origin)]
     pub cors_origins: Vec<String>,
 
+    /// For tests only: the referee clock reads the time (Unix
+    /// milliseconds, in decimal) from this file at every action instead of
+    /// the system clock, so a test moves time without waiting. Never in
+    /// production: whoever writes the file decides every clocked match.
+    #[arg(long, env = "BGREF_TEST_CLOCK_FILE")]
+    pub test_clock_file: Option<PathBuf>,
+
     /// Dice secrets and keys.
     #[command(flatten)]
     pub dice: DiceConfig,

@@ -9,7 +9,7 @@ use bgref_service::config::{Cli, Command};
 use bgref_service::keys::DiceKeys;
 use bgref_service::ledger::Ledger;
 use bgref_service::proto::referee_server::RefereeServer;
-use bgref_service::state::AppState;
+use bgref_service::state::{AppState, TimeSource};
 use bgref_service::{grpc, http, referee, server, telemetry};
 
 /// mimalloc instead of the system allocator: a request allocates and
@@ -53,6 +53,14 @@ async fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         }
+    }
+    if let Some(path) = config.test_clock_file.clone() {
+        tracing::warn!(
+            path = %path.display(),
+            "the referee clock reads the time from a file (--test-clock-file): for tests only, \
+             whoever writes it decides every clocked match"
+        );
+        state = state.with_time(TimeSource::File(path.into()));
     }
     referee::log_mode(&state);
     let app = server::build(state.clone(), &config);

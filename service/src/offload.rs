@@ -338,7 +338,7 @@ mod tests {
         let state = crate::state::AppState::new(keys);
         let keys = &state.dice;
         let roll_on = |game: AnyGame| ActInput {
-            state: games::encode(keys, &game, "m", &[0; 32]).0,
+            state: games::encode(keys, &game, None, "m", &[0; 32]).0,
             player: Some(bgref_core::Player::X),
             action: Some(ActionInput::Roll),
             match_id: None,

@@ -91,7 +91,7 @@ fn head_of(view: &games::GameView) -> Head {
 /// # Errors
 /// The operation's errors; `match-exists`, `ledger-unavailable`.
 pub async fn new_game(state: &AppState, input: &NewGameInput) -> Result<Started, ApiError> {
-    let started = games::new_game(&state.dice, input)?;
+    let started = games::new_game(&state.dice, input, state.time.now_ms()?)?;
     if let Some(ledger) = &state.ledger {
         ledger
             .create(&started.game.match_id, &head_of(&started.game))
@@ -107,7 +107,7 @@ pub async fn new_game(state: &AppState, input: &NewGameInput) -> Result<Started,
 /// The operation's errors; `stale-state`, `unknown-match`,
 /// `ledger-unavailable`.
 pub async fn act(state: &AppState, input: &ActInput) -> Result<Acted, ApiError> {
-    let prepared = games::prepare_act(&state.dice, input)?;
+    let prepared = games::prepare_act(&state.dice, input, state.time.now_ms()?)?;
     let acted = if prepared.may_be_heavy() {
         // A view of many plays: off the runtime's threads, as heavy
         // `/legal-moves` answers are.

@@ -187,6 +187,7 @@ impl Deployment {
                     start: Some(wire::to_message("NewGameRequest", start)),
                     actions: actions.iter().map(proto_step).collect(),
                     state: String::new(),
+                    started_at_ms: None,
                 };
                 let answer = self
                     .grpc

@@ -179,6 +179,7 @@ async fn bots_play_a_five_point_match_and_money_games_over_both_protocols() {
         .export_game(proto::ExportGameRequest {
             start: Some(wire::to_message("NewGameRequest", &start)),
             actions: steps,
+            started_at_ms: None,
         })
         .await
         .unwrap()
@@ -658,6 +659,7 @@ async fn resignation_offers_are_bounded_over_both_protocols() {
         .export_game(proto::ExportGameRequest {
             start: Some(new_game),
             actions: steps,
+            started_at_ms: None,
         })
         .await
         .unwrap_err();
@@ -808,6 +810,7 @@ async fn named_players_and_the_event_reach_the_export_over_both_protocols() {
         .export_game(proto::ExportGameRequest {
             start: Some(wire::to_message("NewGameRequest", &named)),
             actions: steps,
+            started_at_ms: None,
         })
         .await
         .unwrap()
@@ -1074,6 +1077,7 @@ async fn a_match_from_a_set_position_is_played_to_the_end_and_verified_over_both
         .export_game(proto::ExportGameRequest {
             start: Some(wire::to_message("NewGameRequest", &start)),
             actions: steps,
+            started_at_ms: None,
         })
         .await
         .unwrap_err();

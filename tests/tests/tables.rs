@@ -715,6 +715,7 @@ async fn verifies(server: &Server, grpc: &mut Grpc, start: &Value, played: &Play
             start: Some(proto_new_game(start)),
             actions: steps,
             state: played.state.clone(),
+            started_at_ms: None,
         })
         .await
         .unwrap()

@@ -490,6 +490,7 @@ async fn a_fifteen_point_match_verifies_and_exports_with_the_default_limits() {
             }),
             actions: steps,
             state: String::new(),
+            started_at_ms: None,
         })
         .await
         .unwrap()

@@ -278,6 +278,7 @@ fn transcript(resigner: proto::Player, other: proto::Player) -> proto::VerifyGam
             0
         },
         play: None,
+        at_ms: None,
     };
     let mut request = proto::VerifyGameRequest {
         start: Some(proto::NewGameRequest {
@@ -286,6 +287,7 @@ fn transcript(resigner: proto::Player, other: proto::Player) -> proto::VerifyGam
         }),
         actions: vec![step(proto::Player::X, proto::GameAction::Roll)],
         state: String::new(),
+        started_at_ms: None,
     };
     while request.encoded_len() < 64 * 1024 {
         request

@@ -102,7 +102,10 @@ use super::view::{Fields, InGame, PositionView};
 use crate::error::{ApiError, ErrorKind};
 use crate::keys::{DiceKeys, Signature, TOKEN_MAC_BYTES, TokenAccess, VerifyingKey};
 
+mod clock;
 mod tables_token;
+
+pub use clock::{Clock, ClockInput, ClockPreset, MAX_DELAY_MS, MAX_RESERVE_MS};
 
 /// The token format version of the backgammon variants.
 pub const TOKEN_VERSION: u8 = 1;
@@ -137,6 +140,8 @@ pub struct NewGameInput {
     pub position: Option<PositionInput>,
     /// The cube of the set position (`None`: centred, or the XGID's).
     pub cube: Option<CubeInput>,
+    /// The referee clock (`None`: untimed).
+    pub clock: Option<ClockInput>,
 }
 
 /// What a match's `.mat` export says about it besides the games: the
@@ -283,6 +288,8 @@ pub enum ActionInput {
     Reject,
     /// Start the next game.
     NextGame,
+    /// Claim the match: the opponent's reserve ran out.
+    ClaimTime,
     /// An action given a field it does not take (a play beside anything
     /// but `move`, a level beside anything but `resign`): validation
     /// refuses it by name rather than ignoring the field.
@@ -332,6 +339,7 @@ impl ActionInput {
             ActionInput::Accept => "accept",
             ActionInput::Reject => "reject",
             ActionInput::NextGame => "next_game",
+            ActionInput::ClaimTime => "claim_time",
             ActionInput::Stray { action, .. } => action,
         }
     }
@@ -389,6 +397,9 @@ pub struct StepInput {
     pub player: Option<Player>,
     /// The action.
     pub action: Option<ActionInput>,
+    /// A clocked match: the referee's time of the action (the `at_ms` of
+    /// its answer's clock), Unix milliseconds.
+    pub at_ms: Option<u64>,
 }
 
 /// Input of verify and export: the new game, then every action in order.
@@ -400,6 +411,9 @@ pub struct TranscriptInput {
     pub actions: Vec<StepInput>,
     /// The last state token, to compare with the replay's (optional).
     pub state: Option<String>,
+    /// A clocked match: the referee's time of its start (the `at_ms` of
+    /// the `POST /games` answer's clock), Unix milliseconds.
+    pub started_at_ms: Option<u64>,
 }
 
 /// The state of a refereed game: a backgammon variant, or a tables game.
@@ -573,6 +587,8 @@ pub struct GameView {
     pub actions: Vec<ActionKind>,
     /// The token's chain hash (what the ledger records as the head).
     pub chain: [u8; 32],
+    /// The referee clock of a clocked match.
+    pub clock: Option<Clock>,
     /// What each legal play of the backgammon board carries besides its
     /// notation (the request's `fields` of `/games/act`; else everything).
     pub fields: Fields,
@@ -625,6 +641,9 @@ pub enum AnyEvent {
     Backgammon(Event),
     /// A tables game's event.
     Tables(TablesEvent),
+    /// The player's reserve ran out: the match is over, the opponent won
+    /// it (docs/referee.md, "The clock").
+    TimeExpired(Player),
 }
 
 /// The kind of an event (HTTP `GameEvent.kind`, gRPC `GameEventKind`).
@@ -658,6 +677,8 @@ pub enum EventKind {
     GameEnded,
     /// A new game began.
     NewGame,
+    /// `player`'s reserve ran out: the opponent won the match.
+    TimeExpired,
 }
 
 /// An event of either kind of game as the wire shows it (HTTP `GameEvent`,
@@ -768,6 +789,7 @@ impl AnyEvent {
                 game: Some(*game),
                 ..F::of(EventKind::NewGame, *starter)
             },
+            AnyEvent::TimeExpired(late) => F::of(EventKind::TimeExpired, Some(*late)),
         }
     }
 }
@@ -860,11 +882,21 @@ fn variant_byte(v: BackgammonVariant) -> u8 {
 /// of other matches never set it.
 const SET_UP_BIT: u8 = 0x80;
 
+/// The bit of the same byte that marks a clocked match: its clock's
+/// fields ([`Clock`]) follow the game's, before the resignation count.
+const CLOCK_BIT: u8 = 0x40;
+
 /// The token's bytes before the signature. The narrowing casts below are
 /// bounded where the state is made ([`start`]): a match id of at most 128
 /// bytes, a client seed of at most 256, a match of at most 65535 points, and
 /// the variant and phase indices of their short lists.
-fn encode_body(state: &AnyGame, match_id: &str, chain: &[u8; 32], key_id: &[u8; 8]) -> Vec<u8> {
+fn encode_body(
+    state: &AnyGame,
+    clock: Option<&Clock>,
+    match_id: &str,
+    chain: &[u8; 32],
+    key_id: &[u8; 8],
+) -> Vec<u8> {
     let seed = state.client_seed();
     let mut b = Vec::with_capacity(160 + match_id.len() + seed.len());
     b.push(match state {
@@ -877,9 +909,14 @@ fn encode_body(state: &AnyGame, match_id: &str, chain: &[u8; 32], key_id: &[u8; 
     b.extend_from_slice(match_id.as_bytes());
     b.extend_from_slice(&(seed.len() as u16).to_be_bytes());
     b.extend_from_slice(seed.as_bytes());
+    let flags_at = b.len();
     match state {
         AnyGame::Backgammon(state) => encode_backgammon(&mut b, state),
         AnyGame::Tables(state) => tables_token::encode_fields(&mut b, state),
+    }
+    if let Some(clock) = clock {
+        b[flags_at] |= CLOCK_BIT;
+        clock.encode(&mut b);
     }
     // The optional resignation count (see the module doc).
     match state.resignations() {
@@ -1006,6 +1043,12 @@ impl<'a> Reader<'a> {
         Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    pub(crate) fn u64(&mut self) -> Result<u64, ApiError> {
+        let mut b = [0; 8];
+        b.copy_from_slice(self.take(8)?);
+        Ok(u64::from_be_bytes(b))
+    }
+
     pub(crate) fn text(&mut self, n: usize) -> Result<String, ApiError> {
         String::from_utf8(self.take(n)?.to_vec())
             .map_err(|_| bad_token("the state token holds text that is not UTF-8"))
@@ -1074,6 +1117,8 @@ pub struct Token {
     pub match_id: String,
     /// The chain hash.
     pub chain: [u8; 32],
+    /// The referee clock of a clocked match.
+    pub clock: Option<Clock>,
     /// The token's bytes (what the next chain hash covers).
     pub bytes: Vec<u8>,
 }
@@ -1093,10 +1138,11 @@ fn key_id_bytes(key_id: &str) -> [u8; 8] {
 pub fn encode(
     keys: &DiceKeys,
     state: &AnyGame,
+    clock: Option<&Clock>,
     match_id: &str,
     chain: &[u8; 32],
 ) -> (String, Vec<u8>) {
-    let body = encode_body(state, match_id, chain, &key_id_bytes(keys.key_id()));
+    let body = encode_body(state, clock, match_id, chain, &key_id_bytes(keys.key_id()));
     let signed = matches!(state.phase(), Phase::GameOver | Phase::MatchOver);
     let mut bytes = Vec::with_capacity(body.len() + 64 + 1 + TOKEN_MAC_BYTES);
     bytes.extend_from_slice(&body);
@@ -1181,20 +1227,32 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     let match_id = r.text(n)?;
     let n = usize::from(r.u16()?);
     let client_seed = r.text(n)?;
+    let clocked = r.bytes.first().is_some_and(|b| b & CLOCK_BIT != 0);
+    let clock_of = |r: &mut Reader<'_>, phase: Phase| {
+        let clock = clocked.then(|| Clock::decode(r)).transpose()?;
+        match clock {
+            Some(c) if c.expired.is_some() && phase != Phase::MatchOver => Err(bad_token(
+                "the state token's clock ran out in a match that is not over",
+            )),
+            _ => Ok(clock),
+        }
+    };
     if bytes[0] == TABLES_TOKEN_VERSION {
         let mut state = tables_token::decode_fields(&mut r, client_seed)?;
+        let clock = clock_of(&mut r, state.phase)?;
         state.resignations = decode_resignations(&mut r)?;
         return Ok(Token {
             state: AnyGame::Tables(state),
             match_id,
             chain,
+            clock,
             bytes: body.to_vec(),
         });
     }
     let variant_byte = r.u8()?;
     let set_up = variant_byte & SET_UP_BIT != 0;
     let variant = *BackgammonVariant::ALL
-        .get(usize::from(variant_byte & !SET_UP_BIT))
+        .get(usize::from(variant_byte & !(SET_UP_BIT | CLOCK_BIT)))
         .ok_or_else(|| bad_token("the state token names no variant"))?;
     let rules = CubeRules {
         jacoby: r.u8()? != 0,
@@ -1266,6 +1324,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
             })
         }
     };
+    let clock = clock_of(&mut r, phase)?;
     let resignations = decode_resignations(&mut r)?;
     let state = GameState {
         variant,
@@ -1288,6 +1347,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         state: AnyGame::Backgammon(state),
         match_id,
         chain,
+        clock,
         bytes: body.to_vec(),
     })
 }
@@ -1303,7 +1363,7 @@ fn start_chain(match_id: &str, client_seed: &str) -> [u8; 32] {
     h.finalize().into()
 }
 
-fn next_chain(previous: &[u8], player: Player, action: &Action, event: &AnyEvent) -> [u8; 32] {
+fn next_chain(previous: &[u8], player: Player, act: &Act, event: &AnyEvent) -> [u8; 32] {
     // `\n{player}:{action}`, then `:{play}` or `:{level}`, written
     // without the formatting machinery (a replay hashes one per action).
     let mut h = Sha256::new();
@@ -1311,6 +1371,13 @@ fn next_chain(previous: &[u8], player: Player, action: &Action, event: &AnyEvent
     h.update(b"\n");
     h.update(player.as_str().as_bytes());
     h.update(b":");
+    let action = match act {
+        Act::Rules(action) => action,
+        Act::ClaimTime => {
+            h.update(b"claim_time");
+            return h.finalize().into();
+        }
+    };
     h.update(action.name().as_bytes());
     let moved: Option<&Play> = match event {
         AnyEvent::Backgammon(Event::Moved { play, .. })
@@ -1486,8 +1553,14 @@ fn probe_roller() -> &'static Roller {
     ROLLER.get_or_init(|| Roller::new(&[0; 32]))
 }
 
-fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (GameView, Vec<u8>) {
-    let (token, bytes) = encode(keys, &state, match_id, chain);
+fn view(
+    keys: &DiceKeys,
+    state: AnyGame,
+    clock: Option<Clock>,
+    match_id: &str,
+    chain: &[u8; 32],
+) -> (GameView, Vec<u8>) {
+    let (token, bytes) = encode(keys, &state, clock.as_ref(), match_id, chain);
     let dice = match state.phase() {
         Phase::Move => state.dice(),
         _ => None,
@@ -1538,6 +1611,7 @@ fn view(keys: &DiceKeys, state: AnyGame, match_id: &str, chain: &[u8; 32]) -> (G
         actions,
         state,
         chain: *chain,
+        clock,
         fields: Fields::ALL,
     };
     (game, bytes)
@@ -1565,12 +1639,15 @@ pub fn check_game_access(keys: &DiceKeys, authorization: Option<&str>) -> Result
 
 /// Starts a game or a match.
 ///
+/// `now_ms` is the replica's time (Unix milliseconds): a clocked match's
+/// start.
+///
 /// # Errors
-/// Field errors of the match id, client seed, match and rules.
-pub fn new_game(keys: &DiceKeys, input: &NewGameInput) -> Result<Started, ApiError> {
-    let (state, chain) = start(input)?;
+/// Field errors of the match id, client seed, match, rules and clock.
+pub fn new_game(keys: &DiceKeys, input: &NewGameInput, now_ms: u64) -> Result<Started, ApiError> {
+    let (state, clock, chain) = start(input, now_ms)?;
     Ok(Started {
-        game: view(keys, state, &input.match_id, &chain).0,
+        game: view(keys, state, clock, &input.match_id, &chain).0,
         seats: seats(keys, &input.match_id, &input.client_seed),
     })
 }
@@ -1636,11 +1713,26 @@ fn seated(
     }
 }
 
-fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
+/// A new match at `at_ms`: its first state, its clock (its first player's
+/// time runs from `at_ms`), its first chain hash.
+fn start(input: &NewGameInput, at_ms: u64) -> Result<(AnyGame, Option<Clock>, [u8; 32]), ApiError> {
+    let state = start_state(input)?;
+    let (length, score) = state.match_score();
+    let clock = input
+        .clock
+        .map(|c| Clock::start(c, length, score, at_ms, state.to_act()))
+        .transpose()?;
+    Ok((
+        state,
+        clock,
+        start_chain(&input.match_id, &input.client_seed),
+    ))
+}
+
+fn start_state(input: &NewGameInput) -> Result<AnyGame, ApiError> {
     check_match_id(&input.match_id, "match_id")?;
     check_client_seed(&input.client_seed, "client_seed")?;
     input.labels.check()?;
-    let chain = start_chain(&input.match_id, &input.client_seed);
     let tables_rules = super::tables::read_rules(
         input.tables_rules.as_ref(),
         if input.tavli {
@@ -1665,16 +1757,12 @@ fn start(input: &NewGameInput) -> Result<(AnyGame, [u8; 32]), ApiError> {
         (false, variant) => match (variant.game(), variant.backgammon()) {
             (Some(game), _) => TablesSeries::Single(game),
             (None, Some(variant)) => {
-                return Ok((
-                    AnyGame::Backgammon(start_backgammon(input, variant)?),
-                    chain,
-                ));
+                return Ok(AnyGame::Backgammon(start_backgammon(input, variant)?));
             }
             (None, None) => unreachable!("a variant is a backgammon variant or a tables game"),
         },
     };
-    let state = start_tables(input, series, tables_rules)?;
-    Ok((AnyGame::Tables(state), chain))
+    Ok(AnyGame::Tables(start_tables(input, series, tables_rules)?))
 }
 
 /// A new game of a backgammon variant: from the start, or from a set
@@ -1855,13 +1943,23 @@ fn start_tables(
         .map_err(|e| ApiError::invalid("invalid-position", "position", e))
 }
 
-fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiError> {
-    Ok(
+/// An action as the referee takes it: one the rules decide, or a claim
+/// on the clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Act {
+    /// A game action.
+    Rules(Action),
+    /// `claim_time`: the opponent's reserve ran out.
+    ClaimTime,
+}
+
+fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Act, ApiError> {
+    Ok(Act::Rules(
         match required(
             input,
             field,
             "action is required: roll, double, take, pass, beaver, raccoon, move, resign, \
-             accept, reject or next_game",
+             accept, reject, next_game or claim_time",
         )? {
             ActionInput::Roll => Action::Roll,
             ActionInput::Double => Action::Double,
@@ -1881,6 +1979,7 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
             ActionInput::Accept => Action::Accept,
             ActionInput::Reject => Action::Reject,
             ActionInput::NextGame => Action::NextGame,
+            ActionInput::ClaimTime => return Ok(Act::ClaimTime),
             ActionInput::Stray {
                 action,
                 field: stray,
@@ -1893,7 +1992,7 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Action, ApiErro
                 ));
             }
         },
-    )
+    ))
 }
 
 /// A refused action: 422 with the game's own slug.
@@ -1908,10 +2007,9 @@ fn refused(err: &bgref_core::GameError) -> ApiError {
     ApiError::illegal(err.slug(), field, err)
 }
 
-/// One action on a decoded token.
-/// The state `action` leads to from `state` and what happened: the rules'
-/// part of a step, without its answer (no view, no signature).
-fn advance(
+/// The state `action` leads to from `state` and what happened, as the
+/// rules decide.
+fn by_the_rules(
     state: &AnyGame,
     player: Player,
     action: &Action,
@@ -1928,15 +2026,99 @@ fn advance(
     .map_err(|e| refused(&e))
 }
 
+/// The state and clock `act` of `player` leads to from `state` and
+/// `clock` at the replica's time `now_ms`, and what happened: the rules'
+/// part of a step, without its answer (no view, no signature). On a
+/// clocked match an action of a player whose reserve ran out, whatever it
+/// is, loses the match on time, as `claim_time` of the opponent does once
+/// the deadline passed (docs/referee.md, "The clock").
+fn advance(
+    state: &AnyGame,
+    clock: Option<&Clock>,
+    player: Player,
+    act: &Act,
+    roller: &Roller,
+    now_ms: u64,
+) -> Result<(AnyGame, Option<Clock>, AnyEvent), ApiError> {
+    let Some(clock) = clock else {
+        return match act {
+            Act::Rules(action) => {
+                by_the_rules(state, player, action, roller).map(|(next, e)| (next, None, e))
+            }
+            Act::ClaimTime => Err(ApiError::illegal(
+                "no-clock",
+                Some("action"),
+                "this match has no clock: claim_time is for matches started with a clock",
+            )),
+        };
+    };
+    let at = clock.time_of(now_ms);
+    let late = clock.overdue(at).filter(|&late| match act {
+        Act::Rules(_) => late == player,
+        Act::ClaimTime => late != player,
+    });
+    if let Some(late) = late {
+        let mut over = state.clone();
+        match &mut over {
+            AnyGame::Backgammon(s) => s.phase = Phase::MatchOver,
+            AnyGame::Tables(s) => s.phase = Phase::MatchOver,
+        }
+        return Ok((
+            over,
+            Some(clock.expire(late, at)),
+            AnyEvent::TimeExpired(late),
+        ));
+    }
+    match act {
+        Act::Rules(action) => {
+            let (next, event) = by_the_rules(state, player, action, roller)?;
+            let clock = clock.after(at, next.to_act());
+            Ok((next, Some(clock), event))
+        }
+        Act::ClaimTime => Err(claim_refused(clock, player, at)),
+    }
+}
+
+/// Why `player`'s `claim_time` at `at_ms` is refused.
+fn claim_refused(clock: &Clock, player: Player, at_ms: u64) -> ApiError {
+    let nothing = |why: String| ApiError::illegal("nothing-to-claim", Some("action"), why);
+    match (clock.running, clock.deadline_ms()) {
+        (Some(runs), Some(deadline)) if runs != player => ApiError::illegal(
+            "too-early",
+            Some("action"),
+            format!(
+                "{runs}'s reserve runs out at {deadline} (Unix ms), {} ms from now: claim_time \
+                 after that (the view's clock.deadline_ms)",
+                deadline - at_ms
+            ),
+        ),
+        (Some(_), _) => nothing(format!(
+            "{player}'s own time runs: claim_time is the waiting player's"
+        )),
+        _ if clock.expired.is_some() => nothing("the match is over".to_owned()),
+        _ => nothing(
+            "nobody's time runs now (either player may act, or the match is over)".to_owned(),
+        ),
+    }
+}
+
 fn step(
     keys: &DiceKeys,
     roller: &Roller,
     token: &Token,
     player: Player,
-    action: &Action,
+    act: &Act,
+    now_ms: u64,
 ) -> Result<(Acted, Vec<u8>), ApiError> {
-    let (next, event) = advance(&token.state, player, action, roller)?;
-    let chain = next_chain(&token.bytes, player, action, &event);
+    let (next, clock, event) = advance(
+        &token.state,
+        token.clock.as_ref(),
+        player,
+        act,
+        roller,
+        now_ms,
+    )?;
+    let chain = next_chain(&token.bytes, player, act, &event);
     let receipt = |turn: u32, dice: Dice| {
         signed_roll(
             keys,
@@ -1956,12 +2138,13 @@ fn step(
         | AnyEvent::Tables(TablesEvent::Rolled { dice, .. }) => Some(receipt(next.turn(), *dice)),
         _ => None,
     };
-    let ended = matches!(token.state.phase(), Phase::GameOver | Phase::MatchOver);
+    let ended = matches!(token.state.phase(), Phase::GameOver | Phase::MatchOver)
+        || matches!(event, AnyEvent::TimeExpired(_));
     let scored = match next.phase() {
         Phase::GameOver | Phase::MatchOver if !ended => next.result(),
         _ => None,
     };
-    let (game, bytes) = view(keys, next, &token.match_id, &chain);
+    let (game, bytes) = view(keys, next, clock, &token.match_id, &chain);
     Ok((
         Acted {
             game,
@@ -1982,10 +2165,12 @@ fn step(
 pub struct Prepared {
     token: Token,
     player: Player,
-    action: Action,
+    act: Act,
     /// The match's dice, for a roll only (`None`: the action rolls nothing).
     roller: Option<Roller>,
     fields: Fields,
+    /// The replica's time of the action, Unix milliseconds.
+    now_ms: u64,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -1993,7 +2178,7 @@ impl std::fmt::Debug for Prepared {
         f.debug_struct("Prepared")
             .field("match_id", &self.token.match_id)
             .field("player", &self.player)
-            .field("action", &self.action)
+            .field("action", &self.act)
             .finish_non_exhaustive()
     }
 }
@@ -2002,7 +2187,12 @@ impl Prepared {
     /// Whether the answer's view may be large: the plays of a doubles
     /// roll it shows in every encoding ([`crate::offload::game_view_may_be_heavy`]).
     pub fn may_be_heavy(&self) -> bool {
-        crate::offload::game_view_may_be_heavy(&self.token.state, &self.action, self.roller())
+        match &self.act {
+            Act::Rules(action) => {
+                crate::offload::game_view_may_be_heavy(&self.token.state, action, self.roller())
+            }
+            Act::ClaimTime => false,
+        }
     }
 
     /// The match's dice for a roll; for any other action, which rolls
@@ -2017,18 +2207,27 @@ impl Prepared {
     /// # Errors
     /// A 422 with the game's slug when the rules refuse the action.
     pub fn run(&self, keys: &DiceKeys) -> Result<Acted, ApiError> {
-        let mut acted = step(keys, self.roller(), &self.token, self.player, &self.action)?.0;
+        let mut acted = step(
+            keys,
+            self.roller(),
+            &self.token,
+            self.player,
+            &self.act,
+            self.now_ms,
+        )?
+        .0;
         acted.game.fields = self.fields;
         Ok(acted)
     }
 }
 
 /// The cheap half of [`act`]: the token read and checked, the seat, the
-/// action's shape.
+/// action's shape. `now_ms` is the replica's time (Unix milliseconds),
+/// which times a clocked match's action.
 ///
 /// # Errors
 /// The token's errors, `wrong-match`, the seat's errors, field errors.
-pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiError> {
+pub fn prepare_act(keys: &DiceKeys, input: &ActInput, now_ms: u64) -> Result<Prepared, ApiError> {
     let token = decode(keys, &input.state)?;
     if let Some(expected) = &input.match_id
         && *expected != token.match_id
@@ -2044,19 +2243,20 @@ pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiErr
     }
     tracing::Span::current().record("match_id", token.match_id.as_str());
     let player = seated(keys, &token, input.seat.as_deref(), input.player)?;
-    let action = action_of(input.action.as_ref(), "action")?;
+    let act = action_of(input.action.as_ref(), "action")?;
     let fields =
         Fields::parse(input.fields.as_deref(), "fields")?.for_variant(token.state.variant())?;
     // The server seed (an HMAC of the master secret) only where dice are
     // rolled.
-    let roller =
-        matches!(action, Action::Roll).then(|| Roller::new(&keys.server_seed(&token.match_id)));
+    let roller = matches!(act, Act::Rules(Action::Roll))
+        .then(|| Roller::new(&keys.server_seed(&token.match_id)));
     Ok(Prepared {
         token,
         player,
-        action,
+        act,
         roller,
         fields,
+        now_ms,
     })
 }
 
@@ -2066,8 +2266,8 @@ pub fn prepare_act(keys: &DiceKeys, input: &ActInput) -> Result<Prepared, ApiErr
 /// The token's errors, field errors, and a 422 with the game's slug when
 /// the rules refuse the action (`not-your-turn`, `wrong-phase`, a cube
 /// refusal, `illegal-play`, `too-many-offers`, ...).
-pub fn act(keys: &DiceKeys, input: &ActInput) -> Result<Acted, ApiError> {
-    prepare_act(keys, input)?.run(keys)
+pub fn act(keys: &DiceKeys, input: &ActInput, now_ms: u64) -> Result<Acted, ApiError> {
+    prepare_act(keys, input, now_ms)?.run(keys)
 }
 
 /// Replays a transcript from its start.
@@ -2223,8 +2423,12 @@ pub fn replay(
             ),
         ));
     }
-    let (start_state, start_chain) = start(&input.start).map_err(|e| e.within("start"))?;
+    let clocked = input.start.clock.is_some();
+    let started_at = times(clocked, input.started_at_ms, "started_at_ms", 0)?;
+    let (start_state, start_clock, start_chain) =
+        start(&input.start, started_at).map_err(|e| e.within("start"))?;
     // Every action's shape first: a malformed one is a 400 wherever it is.
+    let mut last_at = started_at;
     let actions = input
         .actions
         .iter()
@@ -2235,23 +2439,23 @@ pub fn replay(
                 &format!("actions[{i}].player"),
                 "player is required: x or o",
             )?;
-            Ok((
-                player,
-                action_of(s.action.as_ref(), &format!("actions[{i}].action"))?,
-            ))
+            let act = action_of(s.action.as_ref(), &format!("actions[{i}].action"))?;
+            last_at = times(clocked, s.at_ms, &format!("actions[{i}].at_ms"), last_at)?;
+            Ok((player, act, last_at))
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     let match_id = &input.start.match_id;
     let roller = Roller::new(&keys.server_seed(match_id));
     let key_id = key_id_bytes(keys.key_id());
     let mut state = start_state.clone();
+    let mut clock = start_clock;
     let mut chain = start_chain;
     // The token's signed bytes, which the next chain hash covers.
-    let mut body = encode_body(&state, match_id, &chain, &key_id);
+    let mut body = encode_body(&state, clock.as_ref(), match_id, &chain, &key_id);
     let mut steps = Vec::new();
     let mut replayed = 0;
     let mut refused = None;
-    for (i, (player, action)) in actions.into_iter().enumerate() {
+    for (i, (player, act, at)) in actions.into_iter().enumerate() {
         if i % CANCEL_CHECK_EVERY == 0 && cancelled() {
             return Err(ApiError::new(
                 ErrorKind::Unavailable,
@@ -2259,14 +2463,15 @@ pub fn replay(
                 "the replay was stopped: the request's time limit passed or its client left",
             ));
         }
-        match advance(&state, player, &action, &roller) {
-            Ok((next, event)) => {
-                chain = next_chain(&body, player, &action, &event);
-                body = encode_body(&next, match_id, &chain, &key_id);
+        match advance(&state, clock.as_ref(), player, &act, &roller, at) {
+            Ok((next, next_clock, event)) => {
+                chain = next_chain(&body, player, &act, &event);
+                body = encode_body(&next, next_clock.as_ref(), match_id, &chain, &key_id);
                 if keep_steps {
                     steps.push((next.clone(), event));
                 }
                 state = next;
+                clock = next_clock;
                 replayed += 1;
             }
             Err(err) => {
@@ -2280,8 +2485,26 @@ pub fn replay(
         steps,
         actions: replayed,
         refused,
-        last: view(keys, state, match_id, &chain).0,
+        last: view(keys, state, clock, match_id, &chain).0,
     })
+}
+
+/// A transcript's time at `field`: required in a clocked match (and never
+/// before `previous`, the last time before it), refused in others.
+fn times(clocked: bool, at_ms: Option<u64>, field: &str, previous: u64) -> Result<u64, ApiError> {
+    let bad = |detail: String| ApiError::invalid("invalid-request", field, detail);
+    match (clocked, at_ms) {
+        (true, Some(at)) if at < previous => Err(bad(format!(
+            "{at} is before the time before it ({previous}): the referee's times never go back"
+        ))),
+        (true, Some(at)) => Ok(at),
+        (true, None) => Err(bad(format!(
+            "{field} is required in a clocked match: the at_ms of the answer's clock (Unix \
+             milliseconds, as the referee stamped it)"
+        ))),
+        (false, Some(_)) => Err(bad(format!("the match has no clock: leave {field} out"))),
+        (false, None) => Ok(0),
+    }
 }
 
 #[cfg(test)]
@@ -2300,6 +2523,18 @@ mod tests {
         player: Player,
         action: ActionInput,
     ) -> Result<Acted, ApiError> {
+        act_at(keys, seats, game, player, action, 0)
+    }
+
+    /// [`act_seated`] at the replica's time `now_ms`.
+    fn act_at(
+        keys: &DiceKeys,
+        seats: &Seats,
+        game: &GameView,
+        player: Player,
+        action: ActionInput,
+        now_ms: u64,
+    ) -> Result<Acted, ApiError> {
         let seat = match player {
             Player::X => &seats.x,
             Player::O => &seats.o,
@@ -2314,6 +2549,7 @@ mod tests {
                 seat: Some(seat.clone()),
                 fields: None,
             },
+            now_ms,
         )
     }
 
@@ -2337,8 +2573,8 @@ mod tests {
             assert!(!err.detail.contains(TOKEN), "{}", err.detail);
         }
         // The token changes nothing else: the same game starts either way.
-        let open = new_game(&keys(), &start(Variant::Standard, false));
-        let gated = new_game(&closed, &start(Variant::Standard, false));
+        let open = new_game(&keys(), &start(Variant::Standard, false), 0);
+        let gated = new_game(&closed, &start(Variant::Standard, false), 0);
         assert_eq!(open.unwrap().game.token, gated.unwrap().game.token);
     }
 
@@ -2357,6 +2593,7 @@ mod tests {
             labels: MatchLabels::default(),
             position: None,
             cube: None,
+            clock: None,
         }
     }
 
@@ -2365,7 +2602,7 @@ mod tests {
     /// at every step.
     fn play_and_replay(input: &NewGameInput, max: usize) {
         let keys = keys();
-        let started = new_game(&keys, input).unwrap();
+        let started = new_game(&keys, input, 0).unwrap();
         let seats = started.seats;
         let mut game = started.game;
         let mut steps = Vec::new();
@@ -2390,6 +2627,7 @@ mod tests {
             steps.push(StepInput {
                 player: Some(player),
                 action: Some(action),
+                at_ms: None,
             });
             game = acted.game;
             tokens.push(game.token.clone());
@@ -2403,6 +2641,7 @@ mod tests {
                     start: input.clone(),
                     actions: steps[..n].to_vec(),
                     state: None,
+                    started_at_ms: None,
                 },
                 true,
                 &|| false,
@@ -2419,6 +2658,7 @@ mod tests {
                 start: input.clone(),
                 actions: steps,
                 state: None,
+                started_at_ms: None,
             },
             false,
             &|| true,
@@ -2446,7 +2686,7 @@ mod tests {
             ..start(Variant::Standard, false)
         };
         let keys = keys();
-        let game = new_game(&keys, &set).unwrap().game;
+        let game = new_game(&keys, &set, 0).unwrap().game;
         let AnyGame::Backgammon(state) = &game.state else {
             panic!("a backgammon game")
         };
@@ -2461,7 +2701,7 @@ mod tests {
         assert_eq!(state.match_state.score, ByPlayer { x: 0, o: 1 });
         let token = decode(&keys, &game.token).unwrap();
         assert_eq!(token.state, game.state, "the set-up mark reads back");
-        let plain = new_game(&keys, &start(Variant::Standard, false))
+        let plain = new_game(&keys, &start(Variant::Standard, false), 0)
             .unwrap()
             .game;
         assert!(!plain.state.set_up());
@@ -2472,6 +2712,7 @@ mod tests {
             start: set.clone(),
             actions: Vec::new(),
             state: None,
+            started_at_ms: None,
         };
         let err = export(&keys, &transcript, &|| false).unwrap_err();
         assert_eq!(
@@ -2481,7 +2722,7 @@ mod tests {
         // Refused: an XGID with dice, or whose match or cube disagree with
         // those given; a cube without a position; a tables game.
         let refused = |input: NewGameInput| {
-            let err = new_game(&keys, &input).unwrap_err();
+            let err = new_game(&keys, &input, 0).unwrap_err();
             (err.slug, err.field.unwrap_or_default())
         };
         let with = |xgid: &str| NewGameInput {
@@ -2556,7 +2797,7 @@ mod tests {
                 position: Some(position),
                 ..start(variant, false)
             };
-            let game = new_game(&keys, &input).unwrap().game;
+            let game = new_game(&keys, &input, 0).unwrap().game;
             assert!(game.state.set_up(), "{variant}");
             assert_eq!(game.state.phase(), Phase::RollOrDouble, "{variant}");
             assert_eq!(decode(&keys, &game.token).unwrap().state, game.state);
@@ -2591,8 +2832,10 @@ mod tests {
                 actions: vec![StepInput {
                     player: Some(Player::O),
                     action: Some(action.clone()),
+                    at_ms: None,
                 }],
                 state: None,
+                started_at_ms: None,
             };
             let err = export(&keys(), &transcript, &|| false).unwrap_err();
             assert_eq!(err.slug, "invalid-request", "{action:?}");
@@ -2634,7 +2877,7 @@ mod tests {
         };
         for variant in [Variant::Standard, Variant::Plakoto] {
             let input = start(variant, false);
-            let started = new_game(&keys, &input).unwrap();
+            let started = new_game(&keys, &input, 0).unwrap();
             let seats = started.seats;
             let token = started.game.token.clone();
             let (bytes, flag, body) = split(&token);
@@ -2664,6 +2907,7 @@ mod tests {
                         start: input.clone(),
                         actions: Vec::new(),
                         state: Some(given.clone()),
+                        started_at_ms: None,
                     },
                     &|| false,
                 )
@@ -2735,7 +2979,7 @@ mod tests {
     fn decoded_view(token: &str) -> GameView {
         let keys = keys();
         let t = decode(&keys, token).unwrap();
-        let mut game = view(&keys, t.state, &t.match_id, &t.chain).0;
+        let mut game = view(&keys, t.state, t.clock, &t.match_id, &t.chain).0;
         game.token = token.to_owned();
         game
     }
@@ -2778,7 +3022,7 @@ mod tests {
             oracle.update(suffix.as_bytes());
             let expected: [u8; 32] = oracle.finalize().into();
             assert_eq!(
-                next_chain(b"body bytes", player, &action, &event),
+                next_chain(b"body bytes", player, &Act::Rules(action.clone()), &event),
                 expected,
                 "{suffix}"
             );
@@ -2793,7 +3037,7 @@ mod tests {
         let keys = keys();
         for variant in [Variant::Standard, Variant::Plakoto] {
             let input = start(variant, false);
-            let started = new_game(&keys, &input).unwrap();
+            let started = new_game(&keys, &input, 0).unwrap();
             let seats = started.seats;
             let act_as = |game: &GameView, player: Player, action: ActionInput| {
                 act_seated(&keys, &seats, game, player, action)
@@ -2801,6 +3045,7 @@ mod tests {
             let mut steps = vec![StepInput {
                 player: Some(Player::X),
                 action: Some(ActionInput::Roll),
+                at_ms: None,
             }];
             let mut game = act_as(&started.game, Player::X, ActionInput::Roll)
                 .unwrap()
@@ -2815,10 +3060,12 @@ mod tests {
                 steps.push(StepInput {
                     player: Some(p),
                     action: Some(resign.clone()),
+                    at_ms: None,
                 });
                 steps.push(StepInput {
                     player: Some(!p),
                     action: Some(ActionInput::Reject),
+                    at_ms: None,
                 });
             }
             // The count is the token's one extra byte, and reads back.
@@ -2843,11 +3090,13 @@ mod tests {
             steps.push(StepInput {
                 player: Some(p),
                 action: Some(resign.clone()),
+                at_ms: None,
             });
             let transcript = TranscriptInput {
                 start: input.clone(),
                 actions: steps.clone(),
                 state: None,
+                started_at_ms: None,
             };
             let verdict = verify(&keys, &transcript, &|| false).unwrap();
             assert!(!verdict.valid);
@@ -2867,7 +3116,7 @@ mod tests {
     #[test]
     fn a_resignation_count_out_of_range_is_refused() {
         let keys = keys();
-        let started = new_game(&keys, &start(Variant::Standard, false)).unwrap();
+        let started = new_game(&keys, &start(Variant::Standard, false), 0).unwrap();
         let token = decode(&keys, &started.game.token).unwrap();
         let sign = |extra: &[u8]| {
             let mut body = token.bytes.clone();
@@ -2894,7 +3143,7 @@ mod tests {
             beavers: Some(2),
             ..RulesInput::default()
         });
-        let started = new_game(&keys, &input).unwrap();
+        let started = new_game(&keys, &input, 0).unwrap();
         let seats = started.seats;
         let mut game = started.game;
         let act_as = |game: &GameView, player: Player, action: ActionInput| {
@@ -2934,5 +3183,208 @@ mod tests {
         };
         // The raccoon passed: the cube it was offered on (4) is lost.
         assert_eq!((score.winner, score.points), (doubler, 4));
+    }
+
+    /// The first legal action of a bot on `game`: roll, the first play,
+    /// the next game (`None`: the match is over or an answer is due).
+    fn bot_action(game: &GameView) -> Option<ActionInput> {
+        Some(match game.state.phase() {
+            Phase::OpeningRoll | Phase::RollOrDouble => ActionInput::Roll,
+            Phase::GameOver => ActionInput::NextGame,
+            Phase::Move => {
+                let play = match &game.board {
+                    BoardView::Backgammon { plays, .. } => plays[0].play,
+                    BoardView::Tables { plays, .. } => plays[0].play,
+                };
+                ActionInput::Move(Some(super::super::moves::PlayInput::Notation(
+                    play.to_string(),
+                )))
+            }
+            _ => return None,
+        })
+    }
+
+    /// A clocked match: reserves spent past the delay, the same period
+    /// across a roll and its move, the transcript's times replaying to the
+    /// same tokens; an action past the deadline loses the match on time,
+    /// `claim_time` is refused before the deadline and to the player whose
+    /// time runs, and wins after it; transcripts' times are checked.
+    #[test]
+    fn a_clocked_match_is_timed_and_lost_on_time() {
+        const T0: u64 = 1_800_000_000_000;
+        let keys = keys();
+        let input = NewGameInput {
+            clock: Some(ClockInput::Given {
+                reserve_ms: 60_000,
+                delay_ms: 10_000,
+            }),
+            ..start(Variant::Standard, false)
+        };
+        let started = new_game(&keys, &input, T0).unwrap();
+        let seats = started.seats;
+        let mut game = started.game;
+        let clock = game.clock.unwrap();
+        // The opening roll: nobody's time runs yet.
+        assert_eq!(
+            (clock.running, clock.at_ms, clock.deadline_ms()),
+            (None, T0, None)
+        );
+        let mut steps = Vec::new();
+        let mut now = T0;
+        // Twenty actions, each 4 s after the last: within every delay.
+        for _ in 0..20 {
+            let action = bot_action(&game).unwrap();
+            let player = game.state.to_act().unwrap_or(Player::X);
+            now += 4_000;
+            let before = game.clock.unwrap();
+            game = act_at(&keys, &seats, &game, player, action.clone(), now)
+                .unwrap()
+                .game;
+            let after = game.clock.unwrap();
+            assert_eq!(after.at_ms, now);
+            assert_eq!(after.reserve_ms, before.reserve_ms, "within the delay");
+            if after.running.is_some() && after.running == before.running {
+                assert_eq!(after.since_ms, before.since_ms, "one period");
+            }
+            steps.push(StepInput {
+                player: Some(player),
+                action: Some(action),
+                at_ms: Some(now),
+            });
+        }
+        let transcript = |steps: &[StepInput], started_at_ms| TranscriptInput {
+            start: input.clone(),
+            actions: steps.to_vec(),
+            state: None,
+            started_at_ms,
+        };
+        let replayed = replay(&keys, &transcript(&steps, Some(T0)), false, &|| false).unwrap();
+        assert_eq!(replayed.last.token, game.token);
+        // A period past its delay: 25 s spent, 15 off the reserve.
+        let runs = game.clock.unwrap().running.unwrap();
+        let action = bot_action(&game).unwrap();
+        let mut slow = game.clone();
+        let mut t = now;
+        while slow.clock.unwrap().running == Some(runs) {
+            t += 25_000;
+            slow = act_at(&keys, &seats, &slow, runs, bot_action(&slow).unwrap(), t)
+                .unwrap()
+                .game;
+        }
+        assert!(slow.clock.unwrap().reserve_ms[runs] < 60_000);
+        // claim_time: too early, and never by the player whose time runs.
+        let deadline = game.clock.unwrap().deadline_ms().unwrap();
+        let claim = |player, at| act_at(&keys, &seats, &game, player, ActionInput::ClaimTime, at);
+        assert_eq!(claim(!runs, deadline).unwrap_err().slug, "too-early");
+        assert_eq!(
+            claim(runs, deadline + 1).unwrap_err().slug,
+            "nothing-to-claim"
+        );
+        // After the deadline: the waiting player's claim wins the match,
+        // as does the late player's own action, whatever it is.
+        for (player, action) in [(!runs, ActionInput::ClaimTime), (runs, action)] {
+            let acted = act_at(&keys, &seats, &game, player, action.clone(), deadline + 1).unwrap();
+            assert_eq!(acted.event, AnyEvent::TimeExpired(runs));
+            assert_eq!(acted.game.state.phase(), Phase::MatchOver);
+            assert!(acted.game.actions.is_empty());
+            let c = acted.game.clock.unwrap();
+            assert_eq!(
+                (c.expired, c.running, c.reserve_ms[runs]),
+                (Some(runs), None, 0)
+            );
+            // The token reads back, and nothing more is taken.
+            let over = &acted.game;
+            assert_eq!(decode(&keys, &over.token).unwrap().clock, Some(c));
+            let err = act_at(
+                &keys,
+                &seats,
+                over,
+                !runs,
+                ActionInput::ClaimTime,
+                deadline + 2,
+            )
+            .unwrap_err();
+            assert_eq!(err.slug, "nothing-to-claim");
+            // The transcript with the late step replays to the same token.
+            let mut late = steps.clone();
+            late.push(StepInput {
+                player: Some(player),
+                action: Some(action),
+                at_ms: Some(deadline + 1),
+            });
+            let replayed = replay(&keys, &transcript(&late, Some(T0)), false, &|| false).unwrap();
+            assert_eq!(replayed.last.token, over.token);
+        }
+        // A transcript's times: required, never going back, refused
+        // without a clock.
+        let err = replay(&keys, &transcript(&steps, None), false, &|| false).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("started_at_ms"));
+        let mut back = steps.clone();
+        back[3].at_ms = Some(T0 + 1);
+        let err = replay(&keys, &transcript(&back, Some(T0)), false, &|| false).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("actions[3].at_ms"));
+        back[3].at_ms = None;
+        let err = replay(&keys, &transcript(&back, Some(T0)), false, &|| false).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("actions[3].at_ms"));
+        let untimed = TranscriptInput {
+            start: start(Variant::Standard, false),
+            ..transcript(&steps, None)
+        };
+        let err = replay(&keys, &untimed, false, &|| false).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("actions[0].at_ms"));
+        // claim_time in a match without a clock.
+        let plain = new_game(&keys, &start(Variant::Standard, false), T0).unwrap();
+        let err = act_at(
+            &keys,
+            &plain.seats,
+            &plain.game,
+            Player::X,
+            ActionInput::ClaimTime,
+            T0,
+        )
+        .unwrap_err();
+        assert_eq!(err.slug, "no-clock");
+    }
+
+    /// A clocked tables match: the clock rides in token version 2, and a
+    /// set position's player on roll is timed from the start.
+    #[test]
+    fn a_clocked_tables_match_from_a_set_position_runs_from_the_start() {
+        const T0: u64 = 1_800_000_000_000;
+        let keys = keys();
+        let input = NewGameInput {
+            clock: Some(ClockInput::Preset(ClockPreset::Us2013)),
+            ..start(Variant::Plakoto, false)
+        };
+        let started = new_game(&keys, &input, T0).unwrap();
+        let clock = started.game.clock.unwrap();
+        // 3 points: 6 minutes each, 12 s delay; nobody's time at the
+        // opening roll.
+        assert_eq!(
+            (clock.reserve_ms.x, clock.delay_ms, clock.running),
+            (360_000, 12_000, None)
+        );
+        assert_eq!(
+            decode(&keys, &started.game.token).unwrap().clock,
+            Some(clock)
+        );
+        let set = NewGameInput {
+            position: Some(PositionInput {
+                position_id: Some("4HPwATDgc/ABMA".into()),
+                ..PositionInput::default()
+            }),
+            ..start(Variant::Portes, false)
+        };
+        let set = NewGameInput {
+            clock: input.clock,
+            ..set
+        };
+        let game = new_game(&keys, &set, T0).unwrap().game;
+        let clock = game.clock.unwrap();
+        assert_eq!(
+            (clock.running, clock.since_ms),
+            (Some(game.state.on_roll()), T0)
+        );
+        assert_eq!(clock.deadline_ms(), Some(T0 + 12_000 + 360_000));
     }
 }

@@ -10,8 +10,9 @@ use super::common::{
 use super::cube::{cube_in, cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
-    GameView, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, Clock, ClockInput,
+    EventKind, Exported, GameView, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput,
+    Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -60,7 +61,32 @@ impl TryFrom<proto::NewGameRequest> for NewGameInput {
             },
             position: super::common::position_in(req.position, "position")?,
             cube: req.cube.map(cube_in).transpose()?,
+            clock: req.clock.map(clock_in).transpose()?,
         })
+    }
+}
+
+/// A clock request: an empty preset and 0 are left out.
+fn clock_in(c: proto::ClockRequest) -> Result<ClockInput, ApiError> {
+    ClockInput::read(
+        (!c.preset.is_empty()).then_some(c.preset.as_str()),
+        (c.reserve_ms != 0).then_some(c.reserve_ms),
+        (c.delay_ms != 0).then_some(c.delay_ms),
+    )
+}
+
+fn clock_out(c: &Clock) -> proto::ClockState {
+    proto::ClockState {
+        reserve_ms: Some(proto::PerPlayer {
+            x: c.reserve_ms.x,
+            o: c.reserve_ms.o,
+        }),
+        delay_ms: c.delay_ms,
+        running: c.running.map_or(0, player_out),
+        since_ms: c.since_ms,
+        deadline_ms: c.deadline_ms().unwrap_or(0),
+        at_ms: c.at_ms,
+        expired: c.expired.map_or(0, player_out),
     }
 }
 
@@ -97,6 +123,7 @@ fn action_in(
         Ok(proto::GameAction::Accept) => ActionInput::Accept,
         Ok(proto::GameAction::Reject) => ActionInput::Reject,
         Ok(proto::GameAction::NextGame) => ActionInput::NextGame,
+        Ok(proto::GameAction::ClaimTime) => ActionInput::ClaimTime,
         Err(_) => return Err(input::unknown_value(field, value)),
     };
     Ok(Some(action.with_fields(play, level)))
@@ -126,6 +153,7 @@ fn transcript_in(
     start: Option<proto::NewGameRequest>,
     steps: Vec<proto::TranscriptStep>,
     state: String,
+    started_at_ms: Option<u64>,
 ) -> Result<TranscriptInput, ApiError> {
     {
         let start = input::required(start, "start", "start is required: the new game")?;
@@ -146,6 +174,7 @@ fn transcript_in(
                         s.level,
                         &format!("actions[{i}].action"),
                     )?,
+                    at_ms: s.at_ms,
                 })
             })
             .collect::<Result<_, ApiError>>()?;
@@ -153,6 +182,7 @@ fn transcript_in(
             start: start.try_into().map_err(|e: ApiError| e.within("start"))?,
             actions,
             state: (!state.is_empty()).then_some(state),
+            started_at_ms,
         })
     }
 }
@@ -161,7 +191,7 @@ impl TryFrom<proto::VerifyGameRequest> for TranscriptInput {
     type Error = ApiError;
 
     fn try_from(req: proto::VerifyGameRequest) -> Result<Self, ApiError> {
-        transcript_in(req.start, req.actions, req.state)
+        transcript_in(req.start, req.actions, req.state, req.started_at_ms)
     }
 }
 
@@ -169,7 +199,7 @@ impl TryFrom<proto::ExportGameRequest> for TranscriptInput {
     type Error = ApiError;
 
     fn try_from(req: proto::ExportGameRequest) -> Result<Self, ApiError> {
-        transcript_in(req.start, req.actions, String::new())
+        transcript_in(req.start, req.actions, String::new(), req.started_at_ms)
     }
 }
 
@@ -272,6 +302,7 @@ fn view_out(view: &GameView) -> proto::GameView {
         }),
         tables_result,
         set_up: s.set_up(),
+        clock: view.clock.as_ref().map(clock_out),
     }
 }
 
@@ -304,6 +335,7 @@ fn event_kind_out(kind: EventKind) -> i32 {
         EventKind::Rejected => K::Rejected,
         EventKind::GameEnded => K::GameEnded,
         EventKind::NewGame => K::NewGame,
+        EventKind::TimeExpired => K::TimeExpired,
     }
     .into()
 }

@@ -176,7 +176,7 @@ pub(super) fn decode_fields(
 ) -> Result<TablesGameState, ApiError> {
     let series_byte = r.u8()?;
     let set_up = series_byte & super::SET_UP_BIT != 0;
-    let series = match series_byte & !super::SET_UP_BIT {
+    let series = match series_byte & !(super::SET_UP_BIT | super::CLOCK_BIT) {
         5 => TablesSeries::Tavli,
         b => TablesSeries::Single(
             *Game::ALL

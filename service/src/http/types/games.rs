@@ -88,6 +88,89 @@ pub struct NewGameRequest {
     /// Only with `position`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cube: Option<Cube>,
+    /// The referee clock (default: untimed): a match only, every ruleset
+    /// (docs/referee.md, "The clock").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockRequest>,
+}
+
+/// A referee clock: a preset, or each player's reserve and the delay.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"preset": "us-2013"}))]
+pub struct ClockRequest {
+    /// The reserve from the match length and score and the preset's delay:
+    /// `us-2013` (U.S. Backgammon Clock Rules, March 2013: 2 minutes per
+    /// match point less 1 per point already scored, 12 s delay) or
+    /// `unified-2001` (Unified Clock Rules, February 2001: 6 minutes per
+    /// point less 3 per point already scored, no delay). Not with
+    /// `reserve_ms` or `delay_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<ClockPresetName>)]
+    pub preset: Option<String>,
+    /// Each player's reserve, in milliseconds (without `preset`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 604_800_000)]
+    pub reserve_ms: Option<u64>,
+    /// The free time at the start of each period, in milliseconds
+    /// (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 600_000)]
+    pub delay_ms: Option<u64>,
+}
+
+/// A clock preset (gRPC `ClockRequest.preset`, the same strings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub enum ClockPresetName {
+    /// U.S. Backgammon Clock Rules and Procedures, March 2013.
+    #[serde(rename = "us-2013")]
+    Us2013,
+    /// Unified Backgammon Tournament Clock Rules, February 2001.
+    #[serde(rename = "unified-2001")]
+    Unified2001,
+}
+
+/// The referee clock of a clocked match. Times are the referee's, Unix
+/// milliseconds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ClockState {
+    /// Each player's reserve left; the running player's as its period
+    /// began (its time left now: `deadline_ms` minus now).
+    pub reserve_ms: PerPlayer,
+    /// The free time at the start of each period.
+    pub delay_ms: u32,
+    /// Whose time runs (null: nobody's; either player may act, or the
+    /// match is over).
+    #[schema(value_type = Option<PlayerName>)]
+    pub running: Option<Player>,
+    /// When the running player's period began.
+    pub since_ms: Option<u64>,
+    /// When the running player's reserve runs out: an action of it after
+    /// that loses the match, and the opponent may `claim_time`.
+    pub deadline_ms: Option<u64>,
+    /// The time of the action (or the start) that made this state: a
+    /// transcript's `at_ms` (its `started_at_ms` for the start).
+    pub at_ms: u64,
+    /// Whose reserve ran out: the match is over and the opponent won it.
+    #[schema(value_type = Option<PlayerName>)]
+    pub expired: Option<Player>,
+}
+
+impl From<&crate::api::games::Clock> for ClockState {
+    fn from(c: &crate::api::games::Clock) -> Self {
+        ClockState {
+            reserve_ms: PerPlayer {
+                x: i64::from(c.reserve_ms.x),
+                o: i64::from(c.reserve_ms.o),
+            },
+            delay_ms: c.delay_ms,
+            running: c.running,
+            since_ms: c.running.map(|_| c.since_ms),
+            deadline_ms: c.deadline_ms(),
+            at_ms: c.at_ms,
+            expired: c.expired,
+        }
+    }
 }
 
 /// The players' names.
@@ -163,6 +246,9 @@ pub enum GameActionName {
     Reject,
     /// Start the next game of the match.
     NextGame,
+    /// A clocked match: claim it once the opponent's reserve ran out
+    /// (after the view's `clock.deadline_ms`).
+    ClaimTime,
 }
 
 impl From<ActionKind> for GameActionName {
@@ -204,6 +290,7 @@ fn action_input(
         GameActionName::Accept => ActionInput::Accept,
         GameActionName::Reject => ActionInput::Reject,
         GameActionName::NextGame => ActionInput::NextGame,
+        GameActionName::ClaimTime => ActionInput::ClaimTime,
     };
     Some(action.with_fields(play, level))
 }
@@ -278,6 +365,10 @@ pub struct TranscriptStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<GameResultName>)]
     pub level: Option<GameResult>,
+    /// A clocked match: the referee's time of the action (its answer's
+    /// `view.clock.at_ms`); required there, refused elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<u64>,
 }
 
 /// Request of `POST /games/verify`.
@@ -295,6 +386,10 @@ pub struct VerifyGameRequest {
     /// The last state token the players hold, to compare with the replay's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
+    /// A clocked match: the referee's time of its start (the `POST /games`
+    /// answer's `view.clock.at_ms`); required there, refused elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at_ms: Option<u64>,
 }
 
 /// Request of `POST /games/export`.
@@ -309,6 +404,9 @@ pub struct ExportGameRequest {
     /// Every action since, in order (at most 20000).
     #[schema(max_items = 20000)]
     pub actions: Vec<TranscriptStep>,
+    /// As in `POST /games/verify`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at_ms: Option<u64>,
 }
 
 /// Response of `POST /games/export`.
@@ -338,6 +436,7 @@ impl ExportGameRequest {
             start: self.start,
             actions: self.actions,
             state: None,
+            started_at_ms: self.started_at_ms,
         }
         .into_input()
     }
@@ -372,6 +471,16 @@ impl NewGameRequest {
             },
             position: self.position.map(Into::into),
             cube: self.cube.map(Into::into),
+            clock: self
+                .clock
+                .map(|c| {
+                    crate::api::games::ClockInput::read(
+                        c.preset.as_deref(),
+                        c.reserve_ms,
+                        c.delay_ms,
+                    )
+                })
+                .transpose()?,
         })
     }
 }
@@ -400,9 +509,11 @@ impl VerifyGameRequest {
                 .map(|s| StepInput {
                     player: s.player,
                     action: action_input(s.action, s.play, s.level),
+                    at_ms: s.at_ms,
                 })
                 .collect(),
             state: self.state,
+            started_at_ms: self.started_at_ms,
         })
     }
 }
@@ -551,6 +662,9 @@ pub struct GameViewOutput {
     /// not from its start; left out otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub set_up: bool,
+    /// The referee clock of a clocked match; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockState>,
 }
 
 /// A game: the token and what it shows.
@@ -615,6 +729,9 @@ pub enum GameEventKind {
     /// A new game began (`game`; the tables games: `player` is its starter,
     /// when the last game had a winner).
     NewGame,
+    /// `player`'s reserve ran out (an action after its deadline, or the
+    /// opponent's `claim_time`): the match is over and the opponent won it.
+    TimeExpired,
 }
 
 impl From<EventKind> for GameEventKind {
@@ -633,6 +750,7 @@ impl From<EventKind> for GameEventKind {
             EventKind::Rejected => GameEventKind::Rejected,
             EventKind::GameEnded => GameEventKind::GameEnded,
             EventKind::NewGame => GameEventKind::NewGame,
+            EventKind::TimeExpired => GameEventKind::TimeExpired,
         }
     }
 }
@@ -789,6 +907,7 @@ impl From<&GameView> for GameViewOutput {
             }),
             tables_result,
             set_up: s.set_up(),
+            clock: view.clock.as_ref().map(Into::into),
         }
     }
 }
