@@ -1,4 +1,4 @@
-// Plays a whole 3-point match through GET /play/ by clicking, as two
+// Plays a whole clocked 3-point match through GET /play/ by clicking, as two
 // people at one browser would: Debian's chromium driven by playwright-core
 // (npm). A deterministic policy picks what to click from what the page
 // offers (roll; double at the third chance of a game, passed in odd games
@@ -26,8 +26,10 @@ let failed = false;
 
 // Plays one match on a fresh page: `variant` (the page's select), to
 // `length` points, named Alice and Bob; screenshots named `tag-...`.
-// Backgammon's .mat download is checked; every match is verified.
-async function playMatch(browser, { variant, length, tag, mat }) {
+// Backgammon's .mat download is checked; every match is verified. With
+// `clock` (a preset) the match is clocked: both clocks must show, and
+// the transcript the page verifies and exports carries the times.
+async function playMatch(browser, { variant, length, tag, mat, clock }) {
   const page = await browser.newPage({ viewport: { width: 760, height: 1100 }, acceptDownloads: true });
   page.on("pageerror", (e) => {
     console.error(`play: ${tag}: page error:`, e.message);
@@ -38,8 +40,16 @@ async function playMatch(browser, { variant, length, tag, mat }) {
   await page.fill("#length", String(length));
   await page.fill("#name-x", "Alice");
   await page.fill("#name-o", "Bob");
+  if (clock) await page.selectOption("#clock", clock);
   await page.click("#start");
   await page.waitForSelector("#game:not([hidden])");
+  if (clock) {
+    // 2 minutes a point (U.S. 2013): 6:00 each, nobody's time running yet.
+    const shown = await page.textContent("#clocks");
+    if (!(await page.isVisible("#clocks")) || shown !== "Alice 6:00 · Bob 6:00") {
+      throw new Error(`${tag}: the clocks show ${JSON.stringify(shown)}`);
+    }
+  }
   const settled = () => page.waitForFunction(() => document.getElementById("board").complete);
   await settled();
   await page.screenshot({ path: path.join(shots, `${tag}-1-start.png`), fullPage: true });
@@ -117,7 +127,7 @@ const browser = await chromium.launch({
   args: ["--no-sandbox", "--disable-gpu"],
 });
 try {
-  await playMatch(browser, { variant: "standard", length: 3, tag: "backgammon", mat: true });
+  await playMatch(browser, { variant: "standard", length: 3, tag: "backgammon", mat: true, clock: "us-2013" });
   await playMatch(browser, { variant: "plakoto", length: 1, tag: "plakoto", mat: false });
 } catch (e) {
   console.error("play: FAILED:", e.message);
