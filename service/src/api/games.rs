@@ -16,7 +16,7 @@
 //! | 32 | chain: SHA-256 of the previous token and the action that led here; for a new match SHA-256 of `bgref-game-v1`, the match id and the client seed |
 //! | 1 + n | match id (length, UTF-8) |
 //! | 2 + n | client seed (big-endian length, UTF-8) |
-//! | 1 | variant (its index); the high bit, 0x80, marks a match from a set position |
+//! | 1 | variant (its index); the high bit, 0x80, marks a match from a set position, and 0x40 a clocked match |
 //! | 4 | rules: Jacoby, beavers, automatic doubles, log2 of the maximum cube |
 //! | 2 + 4 + 4 + 1 | match length, score of x, score of o, Crawford game |
 //! | 4 + 4 | game number, turn number |
@@ -24,6 +24,7 @@
 //! | 5 | cube: log2 value, owner, pending double by, beavers, pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then how it ended, winner, result, Jacoby, points |
+//! | (30) | a clocked match: the clock ([`Clock`]: delay, reserves of x and o, running player, its period's start, the state's time, whose reserve ran out) |
 //! | (1) | resignations offered in this game, when there were any (below) |
 //! | (64) + 1 + 16 | the seal (below) |
 //!
@@ -38,7 +39,7 @@
 //! | 1 | version, 2 |
 //! | 8 + 32 | key id, chain (as version 1) |
 //! | 1 + n, 2 + n | match id, client seed (as version 1) |
-//! | 1 | series: the game (0 portes, 1 tavla, 2 plakoto, 3 fevga, 4 long-nardy), or 5 for a Tavli match; the high bit, 0x80, marks a match from a set position |
+//! | 1 | series: the game (0 portes, 1 tavla, 2 plakoto, 3 fevga, 4 long-nardy), or 5 for a Tavli match; the high bit, 0x80, marks a match from a set position, and 0x40 a clocked match |
 //! | 4 | tables rules: mother rule, Fevga start, primes, head doubles (each the index of its option) |
 //! | 2 + 4 + 4 | match length (0: a session), score of x, score of o (before this game) |
 //! | 4 + 1 | games played before this one (the Tavli rotation), next starter (0 none, 1 x, 2 o) |
@@ -48,6 +49,7 @@
 //! | 1 | pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
+//! | (30) | a clocked match: the clock (as version 1) |
 //! | (1) | resignations offered in this game, when there were any (below) |
 //! | (64) + 1 + 16 | the seal (below) |
 //!
