@@ -152,14 +152,31 @@ async fn the_presets_reserve_follows_the_match_length_and_score_over_both_protoc
             (400, &json!(slug), &json!(field)),
             "{start}: {problem}"
         );
-        let err = grpc
-            .new_game(wire::to_message::<proto::NewGameRequest>(
-                "NewGameRequest",
-                &start,
-            ))
-            .await
-            .unwrap_err();
-        assert_eq!(grpc_slug(&err), slug, "{start}");
+        // gRPC's preset is an enum: an unknown name has no number, so an
+        // unknown number stands for it.
+        let request = if clock["preset"] == "fide" {
+            proto::NewGameRequest {
+                match_id: "refused".into(),
+                r#match: Some(proto::MatchState {
+                    length: 5,
+                    ..Default::default()
+                }),
+                clock: Some(proto::ClockRequest {
+                    preset: 99,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }
+        } else {
+            wire::to_message("NewGameRequest", &start)
+        };
+        let err = grpc.new_game(request).await.unwrap_err();
+        let want = if clock["preset"] == "fide" {
+            "invalid-request"
+        } else {
+            slug
+        };
+        assert_eq!(grpc_slug(&err), want, "{start}");
     }
     // Money play has no match to lose.
     let (status, problem) = server

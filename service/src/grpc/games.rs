@@ -11,8 +11,8 @@ use super::cube::{cube_in, cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
     ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, Clock, ClockInput,
-    EventKind, Exported, GameView, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput,
-    Verdict,
+    ClockPreset, EventKind, Exported, GameView, MatchLabels, NewGameInput, Started, StepInput,
+    TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -66,10 +66,16 @@ impl TryFrom<proto::NewGameRequest> for NewGameInput {
     }
 }
 
-/// A clock request: an empty preset and 0 are left out.
+/// A clock request: an UNSPECIFIED preset and 0 are left out.
 fn clock_in(c: proto::ClockRequest) -> Result<ClockInput, ApiError> {
+    let preset = match proto::ClockPreset::try_from(c.preset) {
+        Ok(proto::ClockPreset::Unspecified) => None,
+        Ok(proto::ClockPreset::Us2013) => Some(ClockPreset::Us2013.as_str()),
+        Ok(proto::ClockPreset::Unified2001) => Some(ClockPreset::Unified2001.as_str()),
+        Err(_) => return Err(input::unknown_value("clock.preset", c.preset)),
+    };
     ClockInput::read(
-        (!c.preset.is_empty()).then_some(c.preset.as_str()),
+        preset,
         (c.reserve_ms != 0).then_some(c.reserve_ms),
         (c.delay_ms != 0).then_some(c.delay_ms),
     )

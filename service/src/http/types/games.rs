@@ -119,7 +119,7 @@ pub struct ClockRequest {
     pub delay_ms: Option<u64>,
 }
 
-/// A clock preset (gRPC `ClockRequest.preset`, the same strings).
+/// A clock preset (gRPC `ClockPreset`: `CLOCK_PRESET_US_2013`, `CLOCK_PRESET_UNIFIED_2001`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub enum ClockPresetName {
     /// U.S. Backgammon Clock Rules and Procedures, March 2013.
