@@ -7,7 +7,8 @@
 # point, on the bar and in the tray, finds the cube and counts the pips of
 # the dice, all against expectations worked out from the XGIDs alone. The
 # same pixels are then checked against a deliberately wrong expectation,
-# which must be caught.
+# which must be caught. Then GET /render.png, bgref's own rasterisation
+# (resvg) of every case, fetched one by one: the same checks on its pixels.
 #
 #   1. installs chromium with apt-get when it is missing;
 #   2. starts bgref ($BGREF_BIN, or target/debug/bgref built with cargo) on
@@ -40,5 +41,9 @@ say "bgref at http://$ADDR"
 status=0
 timeout 600 python3 "$ROOT/tests/render/pixels.py" --base-url "http://$ADDR" \
     --chromium "$CHROMIUM" --work "$WORK" || status=$?
+say "GET /render.png: the same pictures as bgref rasterises them"
+mkdir -p "$WORK/png"
+timeout 600 python3 "$ROOT/tests/render/pixels.py" --base-url "http://$ADDR" \
+    --png --work "$WORK/png" || status=$?
 say "done in $((SECONDS - START)) s"
 exit $status

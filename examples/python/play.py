@@ -90,10 +90,12 @@ def every_rpc(referee, pictures):
                              cube_value=2, cube_owner=cube.CUBE_OWNER_X, dice=[6, 5])
     svg = pictures.RenderSvg(render.RenderSvgRequest(picture=picture)).svg
     assert svg.startswith("<svg ") and "<title" in svg, svg[:200]
+    png = pictures.RenderPng(render.RenderPngRequest(picture=picture)).png
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and png[12:16] == b"IHDR", png[:16]
     text = pictures.RenderText(render.RenderTextRequest(picture=picture)).text
     assert text.startswith(" GNU Backgammon  Position ID: " + applied.position.position_id), text
     print("answered: ListVariants LegalMoves ApplyMove GetKeys OpeningRoll ResolveCube "
-          "ScoreGame RenderSvg RenderText")
+          "ScoreGame RenderSvg RenderPng RenderText")
 
 
 def play_game(referee):

@@ -20,7 +20,11 @@ library (zlib, PNG filters) and counts the connected blobs of each checker
 colour in each region of the layout (the numbers of service/src/api/render/
 svg.rs, repeated below).
 
-Usage: pixels.py --base-url URL --chromium PATH --work DIR [--expect-wrong]
+With --png, the pictures are bgref's own GET /render.png (resvg's
+rasterisation of the same SVG, fetched one by one; no browser) instead of
+Chromium's screenshot, checked against the same expectations.
+
+Usage: pixels.py --base-url URL (--chromium PATH | --png) --work DIR [--expect-wrong]
 After the real check, the same pixels are checked against a deliberately
 wrong expectation (one checker fewer on the first picture's 6 point), which
 must be caught, else the run fails. --expect-wrong runs only that wrong
@@ -35,6 +39,7 @@ import struct
 import subprocess
 import sys
 import urllib.parse
+import urllib.request
 import zlib
 
 # The layout of svg.rs (viewBox 670 x 540).
@@ -285,17 +290,33 @@ def check(shot, want):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--base-url", required=True)
-    ap.add_argument("--chromium", required=True)
+    ap.add_argument("--chromium")
+    ap.add_argument("--png", action="store_true")
     ap.add_argument("--work", required=True)
     ap.add_argument("--expect-wrong", action="store_true")
     args = ap.parse_args()
+    if args.png:
+        shots = []
+        for i, (xgid, extra) in enumerate(CASES):
+            url = "%s/render.png?%s" % (args.base_url, query_of(xgid, extra))
+            path = os.path.join(args.work, "case-%d.png" % i)
+            with urllib.request.urlopen(url, timeout=60) as answer, open(path, "wb") as f:
+                f.write(answer.read())
+            png = read_png(path)
+            if png[:2] != (W, H):
+                print("render-pixels: /render.png is %dx%d" % png[:2], file=sys.stderr)
+                return 2
+            shots.append(Shot(png, (0, 0)))
+        return report(shots, args.expect_wrong)
+    if not args.chromium:
+        print("render-pixels: give --chromium PATH or --png", file=sys.stderr)
+        return 2
     png_path = os.path.join(args.work, "render.png")
     rows = (len(CASES) + COLS - 1) // COLS
     if not os.path.exists(png_path):
         imgs = []
         for i, (xgid, extra) in enumerate(CASES):
-            first = [] if xgid == "plakoto" else [("xgid", xgid)]
-            query = urllib.parse.urlencode(first + urllib.parse.parse_qsl(extra))
+            query = query_of(xgid, extra)
             imgs.append('<img src="%s/render.svg?%s" style="position:absolute;left:%dpx;top:%dpx;'
                         'width:%dpx;height:%dpx">' % (args.base_url, query, (i % COLS) * W,
                                                      (i // COLS) * H, W, H))
@@ -318,28 +339,40 @@ def main():
     if png[0] < COLS * W or png[1] < rows * H:
         print("render-pixels: screenshot is %dx%d" % png[:2], file=sys.stderr)
         return 2
-    failures = evaluate(png, wrong=args.expect_wrong)
-    if args.expect_wrong:
+    shots = [Shot(png, ((i % COLS) * W, (i // COLS) * H)) for i in range(len(CASES))]
+    return report(shots, args.expect_wrong)
+
+
+def query_of(xgid, extra):
+    """The picture's query string."""
+    first = [] if xgid == "plakoto" else [("xgid", xgid)]
+    return urllib.parse.urlencode(first + urllib.parse.parse_qsl(extra))
+
+
+def report(shots, expect_wrong):
+    """Checks the pictures, then the deliberately wrong expectation."""
+    failures = evaluate(shots, wrong=expect_wrong)
+    if expect_wrong:
         return 1 if failures else 0
     # The same pixels against a deliberately wrong expectation: the check
     # must catch it, or it proves nothing.
     print("render-pixels: now a deliberately wrong expectation (one x checker fewer on "
           "the first picture's 6 point), which must be caught:", file=sys.stderr)
-    if not evaluate(png, wrong=True):
+    if not evaluate(shots, wrong=True):
         print("render-pixels: the wrong expectation was NOT caught", file=sys.stderr)
         return 1
     print("render-pixels: caught", file=sys.stderr)
     return 1 if failures else 0
 
 
-def evaluate(png, wrong):
+def evaluate(shots, wrong):
     """Checks every picture; returns the number that differ."""
     failures = 0
     for i, (xgid, extra) in enumerate(CASES):
         want = expectation(xgid, extra)
         if wrong and i == 0:
             want["points"][6]["x"] -= 1
-        bad = check(Shot(png, ((i % COLS) * W, (i // COLS) * H)), want)
+        bad = check(shots[i], want)
         if wrong and not bad:
             continue
         counted = sum(v["x"] + v["o"] for v in want["points"].values())

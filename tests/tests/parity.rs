@@ -71,6 +71,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("post /games/verify", "Referee/VerifyGame"),
     ("post /games/export", "Referee/ExportGame"),
     ("get /render.svg", "Render/RenderSvg"),
+    ("get /render.png", "Render/RenderPng"),
     ("get /render.txt", "Render/RenderText"),
 ];
 

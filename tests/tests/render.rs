@@ -1,4 +1,4 @@
-//! `GET /render.svg`, `GET /render.txt` and `bgref.v1.Render` through the
+//! `GET /render.svg`, `/render.png`, `/render.txt` and `bgref.v1.Render` through the
 //! real binary: the two protocols give the same bytes, the SVG draws every
 //! checker, and bad input is a 400 (INVALID_ARGUMENT) with the same slug.
 
@@ -112,6 +112,18 @@ async fn get(server: &Server, path: &str) -> (u16, String, String) {
     (status, ct, resp.text().await.unwrap_or_default())
 }
 
+async fn get_bytes(server: &Server, path: &str) -> (u16, String, Vec<u8>) {
+    let resp = reqwest::get(server.url(path)).await.expect("HTTP request");
+    let status = resp.status().as_u16();
+    let ct = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    (status, ct, resp.bytes().await.unwrap_or_default().to_vec())
+}
+
 async fn client(server: &Server) -> RenderClient<Channel> {
     RenderClient::new(server.channel().await)
 }
@@ -133,6 +145,22 @@ async fn http_and_grpc_give_the_same_bytes() {
             .into_inner()
             .svg;
         assert_eq!(svg, over_grpc, "{}", case.query);
+
+        let (status, ct, png) = get_bytes(&server, &format!("/render.png?{}", case.query)).await;
+        assert_eq!((status, ct.as_str()), (200, "image/png"), "{}", case.query);
+        // The PNG signature, then IHDR: 670 x 540, 8-bit RGBA.
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&png[12..16], b"IHDR");
+        assert_eq!(&png[16..26], [0, 0, 2, 158, 0, 0, 2, 28, 8, 6]);
+        let over_grpc = grpc
+            .render_png(proto::RenderPngRequest {
+                picture: Some(case.picture.clone()),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e:?}", case.query))
+            .into_inner()
+            .png;
+        assert_eq!(png, over_grpc, "{}", case.query);
 
         let (status, ct, text) = get(&server, &format!("/render.txt?{}", case.query)).await;
         assert_eq!(status, 200, "{}: {text}", case.query);
@@ -218,7 +246,7 @@ async fn refused(
     slug: &str,
     field: Option<&str>,
 ) {
-    for path in ["/render.svg", "/render.txt"] {
+    for path in ["/render.svg", "/render.png", "/render.txt"] {
         let (status, ct, body) = get(server, &format!("{path}?{query}")).await;
         assert_eq!(status, 400, "{query}: {body}");
         assert_eq!(ct, "application/problem+json");
@@ -228,18 +256,26 @@ async fn refused(
             assert_eq!(problem["field"], field, "{query}: {body}");
         }
     }
-    let status = grpc
+    let svg = grpc
         .render_svg(proto::RenderSvgRequest {
+            picture: Some(picture.clone()),
+        })
+        .await
+        .expect_err(query);
+    let png = grpc
+        .render_png(proto::RenderPngRequest {
             picture: Some(picture),
         })
         .await
         .expect_err(query);
-    assert_eq!(status.code(), Code::InvalidArgument, "{query}: {status:?}");
-    assert_eq!(
-        status.get_details_error_info().expect("ErrorInfo").reason,
-        slug,
-        "{query}"
-    );
+    for status in [svg, png] {
+        assert_eq!(status.code(), Code::InvalidArgument, "{query}: {status:?}");
+        assert_eq!(
+            status.get_details_error_info().expect("ErrorInfo").reason,
+            slug,
+            "{query}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -2,8 +2,10 @@
 //! `bgref.v1.Render`): a position in any encoding, checked by the one
 //! validator ([`super::input`]), with the cube, the match and the dice as
 //! the request gives them (or as its XGID carries them), drawn as an SVG
-//! ([`mod@svg`]) or as the text board GNU Backgammon prints ([`mod@text`]).
+//! ([`mod@svg`]), as that picture in PNG ([`mod@png`]) or as the text board
+//! GNU Backgammon prints ([`mod@text`]).
 
+pub mod png;
 pub mod svg;
 pub mod text;
 
@@ -333,6 +335,16 @@ fn pending(input: &RenderInput) -> Option<&'static str> {
     } else {
         None
     }
+}
+
+/// The SVG picture of `input` as PNG bytes: [`svg()`], then rasterised
+/// ([`png::rasterise`]; some milliseconds of CPU, so the adapters run it off
+/// the async workers).
+///
+/// # Errors
+/// As [`svg()`].
+pub fn png(input: &RenderInput) -> Result<Vec<u8>, ApiError> {
+    png::rasterise(&svg(input)?.0)
 }
 
 /// The text board of a request, as gnubg's `show board` prints it.

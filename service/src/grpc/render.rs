@@ -1,4 +1,4 @@
-//! `bgref.v1.Render`: `RenderSvg` and `RenderText`.
+//! `bgref.v1.Render`: `RenderSvg`, `RenderPng` and `RenderText`.
 
 use bgref_core::{ByPlayer, CubeOwner, Player};
 use tonic::{Request, Response, Status};
@@ -62,6 +62,14 @@ impl TryFrom<proto::RenderSvgRequest> for RenderInput {
     }
 }
 
+impl TryFrom<proto::RenderPngRequest> for RenderInput {
+    type Error = ApiError;
+
+    fn try_from(req: proto::RenderPngRequest) -> Result<Self, ApiError> {
+        req.picture.try_into()
+    }
+}
+
 impl TryFrom<proto::RenderTextRequest> for RenderInput {
     type Error = ApiError;
 
@@ -90,6 +98,19 @@ impl Render for RenderService {
         request: Request<proto::RenderSvgRequest>,
     ) -> Result<Response<proto::RenderSvgResponse>, Status> {
         call(request, api::render::svg)
+    }
+
+    #[tracing::instrument(target = "bgref_service::handler", name = "RenderPng", skip_all)]
+    async fn render_png(
+        &self,
+        request: Request<proto::RenderPngRequest>,
+    ) -> Result<Response<proto::RenderPngResponse>, Status> {
+        let input = RenderInput::try_from(request.into_inner()).map_err(Status::from)?;
+        // Some milliseconds of rasterising: off the async workers.
+        let png = crate::offload::run(move || api::render::png(&input))
+            .await
+            .map_err(Status::from)?;
+        Ok(Response::new(proto::RenderPngResponse { png }))
     }
 
     #[tracing::instrument(target = "bgref_service::handler", name = "RenderText", skip_all)]

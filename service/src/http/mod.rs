@@ -43,7 +43,7 @@ use crate::state::AppState;
         (name = "dice", description = "Commit-reveal dice"),
         (name = "cube", description = "Doubling cube, match state and scoring"),
         (name = "games", description = "Refereed games: an authenticated state token, server-rolled dice, transcripts"),
-        (name = "render", description = "Pictures of a position: SVG and gnubg's text board"),
+        (name = "render", description = "Pictures of a position: SVG, PNG and gnubg's text board"),
         (name = "service", description = "Health and operations"),
     ),
     components(schemas(error::Problem))
@@ -56,6 +56,7 @@ fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(moves::apply_move))
         .routes(routes!(variants::variants))
         .routes(routes!(render::render_svg))
+        .routes(routes!(render::render_png))
         .routes(routes!(render::render_text))
         .routes(routes!(ops::healthz))
         .routes(routes!(ops::readyz))

@@ -1,4 +1,5 @@
-//! `GET /render.svg` and `GET /render.txt`: pictures of a position.
+//! `GET /render.svg`, `GET /render.png` and `GET /render.txt`: pictures of
+//! a position.
 
 use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
@@ -56,6 +57,35 @@ pub async fn render_svg(
             (header::CACHE_CONTROL, CACHE),
         ],
         svg,
+    ))
+}
+
+/// The board as a PNG picture, for chat embeds and apps that show images.
+///
+/// `/render.svg`'s picture rasterised (resvg, with DejaVu Sans embedded:
+/// the same pixels on every replica), 670 x 540 pixels, 8-bit RGBA; the
+/// same parameters, the same refusals.
+#[utoipa::path(get, path = "/render.png", tag = "render", operation_id = "render_png",
+    params(RenderQuery),
+    responses(
+        (status = 200, description = "The picture", body = Vec<u8>, content_type = "image/png"),
+        (status = 400, description = "Malformed, missing or inconsistent position, cube, match or dice; an unknown parameter (`invalid-query`)", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[tracing::instrument(target = "bgref_service::handler", name = "render_png", skip_all)]
+pub async fn render_png(
+    query: Result<Query<RenderQuery>, QueryRejection>,
+) -> Result<impl IntoResponse, ApiError> {
+    let input = input(query)?;
+    // Some milliseconds of rasterising: off the async workers.
+    let png = crate::offload::run(move || api::render::png(&input))
+        .await
+        .map_err(unprefixed)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/png"),
+            (header::CACHE_CONTROL, CACHE),
+        ],
+        png,
     ))
 }
 
