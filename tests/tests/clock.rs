@@ -116,8 +116,8 @@ async fn the_presets_reserve_follows_the_match_length_and_score_over_both_protoc
         assert_eq!(
             c,
             &json!({"reserve_ms": {"x": reserve, "o": reserve}, "delay_ms": delay,
-                "running": null, "since_ms": null, "deadline_ms": null, "at_ms": T0,
-                "expired": null}),
+                "overtime_ms": {"x": 0, "o": 0}, "running": null, "since_ms": null,
+                "deadline_ms": null, "at_ms": T0, "expired": null}),
             "{start}"
         );
     }
@@ -143,6 +143,11 @@ async fn the_presets_reserve_follows_the_match_length_and_score_over_both_protoc
             json!({"reserve_ms": 1000, "delay_ms": 600_001}),
             "invalid-clock",
             "clock.delay_ms",
+        ),
+        (
+            json!({"preset": "us-2013", "overtime_ms": 600_001}),
+            "invalid-clock",
+            "clock.overtime_ms",
         ),
     ] {
         let start = json!({"match_id": "refused", "match": {"length": 5}, "clock": clock});
@@ -402,4 +407,81 @@ async fn bots_play_a_clocked_five_point_match_over_both_protocols() {
         .await;
     assert_eq!(status, 200, "{exported}");
     assert!(exported["mat"].as_str().unwrap().contains("5 point match"));
+}
+
+/// The USBGF's optional overtime (`overtime_ms`, beside a preset): the
+/// first time a player's reserve runs out it plays on in its overtime;
+/// once that is spent, the next expiry loses the match. Over both
+/// protocols, and the transcript verifies.
+#[tokio::test]
+async fn the_usbgf_overtime_saves_a_player_once_over_both_protocols() {
+    let clock = TestClock::new("overtime");
+    let server = clock.server().await;
+    let mut grpc = server.grpc().await;
+    // 1 point of U.S. 2013: 2 minutes each, 12 s delay; 1 minute overtime.
+    let start = json!({"match_id": "overtime", "client_seed": "c", "match": {"length": 1},
+        "clock": {"preset": "us-2013", "overtime_ms": 60_000}});
+    let first = new_game(&server, &mut grpc, &start).await;
+    assert_eq!(
+        first["view"]["clock"]["overtime_ms"],
+        json!({"x": 60_000, "o": 60_000})
+    );
+    let mut state = first["state"].as_str().unwrap().to_owned();
+    let mut actions = Vec::new();
+    let mut at = T0 + 1_000;
+    clock.set(at);
+    let step = json!({"player": "x", "action": "roll"});
+    let (answer, _) = act_over_both(&server, &mut grpc, &state, &step).await;
+    actions.push(timed(&step, &answer));
+    state = answer["state"].as_str().unwrap().to_owned();
+    let mut view = answer["view"].clone();
+    let starter = view["clock"]["running"].as_str().unwrap().to_owned();
+    // The deadline counts the overtime: 12 s + 120 s + 60 s.
+    assert_eq!(view["clock"]["deadline_ms"], at + 192_000);
+    // The starter moves 162 s later: 30 s into its overtime.
+    at += 162_000;
+    clock.set(at);
+    let step = choose(&view, 0);
+    let (answer, _) = act_over_both(&server, &mut grpc, &state, &step).await;
+    actions.push(timed(&step, &answer));
+    state = answer["state"].as_str().unwrap().to_owned();
+    view = answer["view"].clone();
+    assert_eq!(view["clock"]["reserve_ms"][&starter], 30_000);
+    assert_eq!(view["clock"]["overtime_ms"][&starter], 0);
+    assert_eq!(view["clock"]["expired"], Value::Null);
+    // Play on until the starter's time runs again: its deadline is now
+    // its reserve's alone, and an action after it loses the match.
+    loop {
+        let running = view["clock"]["running"].as_str().unwrap().to_owned();
+        let step = choose(&view, actions.len());
+        at += 1_000;
+        if running == starter && view["phase"] == "roll_or_double" {
+            at = view["clock"]["deadline_ms"].as_u64().unwrap() + 1;
+            assert_eq!(
+                at,
+                view["clock"]["since_ms"].as_u64().unwrap() + 12_000 + 30_000 + 1
+            );
+        }
+        clock.set(at);
+        let (answer, _) = act_over_both(&server, &mut grpc, &state, &step).await;
+        actions.push(timed(&step, &answer));
+        state = answer["state"].as_str().unwrap().to_owned();
+        view = answer["view"].clone();
+        if answer["event"]["kind"] == "time_expired" {
+            assert_eq!(answer["event"]["player"], starter.as_str());
+            break;
+        }
+        assert_ne!(
+            view["phase"], "match_over",
+            "the match ended before the test: {view}"
+        );
+    }
+    let (status, verdict) = server
+        .post(
+            "/games/verify",
+            &json!({"start": start, "started_at_ms": T0, "actions": actions, "state": state}),
+        )
+        .await;
+    assert_eq!(status, 200, "{verdict}");
+    assert_eq!(verdict["state_matches"], true, "{verdict}");
 }

@@ -24,7 +24,7 @@
 //! | 5 | cube: log2 value, owner, pending double by, beavers, pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then how it ended, winner, result, Jacoby, points |
-//! | (30) | a clocked match: the clock ([`Clock`]: delay, reserves of x and o, running player, its period's start, the state's time, whose reserve ran out) |
+//! | (38) | a clocked match: the clock ([`Clock`]: delay, reserves of x and o, overtimes of x and o, running player, its period's start, the state's time, whose reserve ran out) |
 //! | (1) | resignations offered in this game, when there were any (below) |
 //! | (64) + 1 + 16 | the seal (below) |
 //!
@@ -49,7 +49,7 @@
 //! | 1 | pending resignation |
 //! | 1 + 2 | phase, dice of the turn (0 0: none) |
 //! | 1 (+ 8) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
-//! | (30) | a clocked match: the clock (as version 1) |
+//! | (38) | a clocked match: the clock (as version 1) |
 //! | (1) | resignations offered in this game, when there were any (below) |
 //! | (64) + 1 + 16 | the seal (below) |
 //!
@@ -107,7 +107,7 @@ use crate::keys::{DiceKeys, Signature, TOKEN_MAC_BYTES, TokenAccess, VerifyingKe
 mod clock;
 mod tables_token;
 
-pub use clock::{Clock, ClockInput, ClockPreset, MAX_DELAY_MS, MAX_RESERVE_MS};
+pub use clock::{Clock, ClockInput, ClockPreset, ClockTime, MAX_DELAY_MS, MAX_RESERVE_MS};
 
 /// The token format version of the backgammon variants.
 pub const TOKEN_VERSION: u8 = 1;
@@ -3216,10 +3216,13 @@ mod tests {
         const T0: u64 = 1_800_000_000_000;
         let keys = keys();
         let input = NewGameInput {
-            clock: Some(ClockInput::Given {
-                reserve_ms: 60_000,
-                delay_ms: 10_000,
-            }),
+            clock: Some(
+                ClockTime::Given {
+                    reserve_ms: 60_000,
+                    delay_ms: 10_000,
+                }
+                .into(),
+            ),
             ..start(Variant::Standard, false)
         };
         let started = new_game(&keys, &input, T0).unwrap();
@@ -3355,7 +3358,7 @@ mod tests {
         const T0: u64 = 1_800_000_000_000;
         let keys = keys();
         let input = NewGameInput {
-            clock: Some(ClockInput::Preset(ClockPreset::Us2013)),
+            clock: Some(ClockPreset::Us2013.into()),
             ..start(Variant::Plakoto, false)
         };
         let started = new_game(&keys, &input, T0).unwrap();

@@ -78,6 +78,7 @@ fn clock_in(c: proto::ClockRequest) -> Result<ClockInput, ApiError> {
         preset,
         (c.reserve_ms != 0).then_some(c.reserve_ms),
         (c.delay_ms != 0).then_some(c.delay_ms),
+        (c.overtime_ms != 0).then_some(c.overtime_ms),
     )
 }
 
@@ -88,6 +89,10 @@ fn clock_out(c: &Clock) -> proto::ClockState {
             o: c.reserve_ms.o,
         }),
         delay_ms: c.delay_ms,
+        overtime_ms: Some(proto::PerPlayer {
+            x: c.overtime_ms.x,
+            o: c.overtime_ms.o,
+        }),
         running: c.running.map_or(0, player_out),
         since_ms: c.since_ms,
         deadline_ms: c.deadline_ms().unwrap_or(0),

@@ -20,7 +20,7 @@ use crate::error::ApiError;
 
 /// Largest reserve, in milliseconds (a week).
 pub const MAX_RESERVE_MS: u32 = 7 * 24 * 60 * 60 * 1000;
-/// Largest delay, in milliseconds (ten minutes).
+/// Largest delay, and largest overtime, in milliseconds (ten minutes).
 pub const MAX_DELAY_MS: u32 = 10 * 60 * 1000;
 
 /// A clock's rules as published, reserve from the match length and score.
@@ -73,9 +73,9 @@ impl ClockPreset {
     }
 }
 
-/// A clock as `POST /games` asks for it.
+/// A clock's reserve and delay as `POST /games` asks for them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClockInput {
+pub enum ClockTime {
     /// A published clock rule.
     Preset(ClockPreset),
     /// Each player's reserve and the delay, in milliseconds.
@@ -87,15 +87,35 @@ pub enum ClockInput {
     },
 }
 
+/// A clock as `POST /games` asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockInput {
+    /// The reserve and the delay.
+    pub time: ClockTime,
+    /// The USBGF's optional overtime: once in the match, a player whose
+    /// reserve runs out gets this much more instead of losing (0: none).
+    pub overtime_ms: u64,
+}
+
+impl From<ClockTime> for ClockInput {
+    fn from(time: ClockTime) -> Self {
+        ClockInput {
+            time,
+            overtime_ms: 0,
+        }
+    }
+}
+
 impl From<ClockPreset> for ClockInput {
     fn from(p: ClockPreset) -> Self {
-        ClockInput::Preset(p)
+        ClockTime::Preset(p).into()
     }
 }
 
 impl ClockInput {
     /// The clock a request describes: a preset by name, or a reserve and
-    /// an optional delay (0 by default), in milliseconds.
+    /// an optional delay (0 by default), in milliseconds; with either, an
+    /// optional overtime (0 by default).
     ///
     /// # Errors
     /// `invalid-clock` (400): an unknown preset, a preset beside a reserve
@@ -104,7 +124,20 @@ impl ClockInput {
         preset: Option<&str>,
         reserve_ms: Option<u64>,
         delay_ms: Option<u64>,
+        overtime_ms: Option<u64>,
     ) -> Result<ClockInput, ApiError> {
+        let time = Self::read_time(preset, reserve_ms, delay_ms)?;
+        Ok(ClockInput {
+            time,
+            overtime_ms: overtime_ms.unwrap_or(0),
+        })
+    }
+
+    fn read_time(
+        preset: Option<&str>,
+        reserve_ms: Option<u64>,
+        delay_ms: Option<u64>,
+    ) -> Result<ClockTime, ApiError> {
         let names = || {
             ClockPreset::ALL
                 .map(|p| format!("{:?}", p.as_str()))
@@ -119,7 +152,7 @@ impl ClockInput {
         }
         match (preset, reserve_ms) {
             (Some(name), _) => ClockPreset::parse(name)
-                .map(ClockInput::Preset)
+                .map(ClockTime::Preset)
                 .ok_or_else(|| {
                     ApiError::invalid(
                         "invalid-clock",
@@ -127,7 +160,7 @@ impl ClockInput {
                         format!("unknown clock preset {name:?}: {}", names()),
                     )
                 }),
-            (None, Some(reserve_ms)) => Ok(ClockInput::Given {
+            (None, Some(reserve_ms)) => Ok(ClockTime::Given {
                 reserve_ms,
                 delay_ms: delay_ms.unwrap_or(0),
             }),
@@ -152,6 +185,9 @@ pub struct Clock {
     /// Each player's reserve left; the running player's as its period
     /// began (its period's use comes off when the period ends).
     pub reserve_ms: ByPlayer<u32>,
+    /// Each player's overtime still to come: the match's overtime until
+    /// the player's reserve first runs out, then 0.
+    pub overtime_ms: ByPlayer<u32>,
     /// Whose time runs (none: either player may act, or the match is over).
     pub running: Option<Player>,
     /// When the running player's period began (Unix milliseconds; 0 when
@@ -185,12 +221,12 @@ impl Clock {
                  loses the match",
             ));
         }
-        let (reserve, delay, field) = match input {
-            ClockInput::Preset(p) => {
+        let (reserve, delay, field) = match input.time {
+            ClockTime::Preset(p) => {
                 let (reserve, delay) = p.settings(length, score);
                 (reserve, u64::from(delay), "clock.preset")
             }
-            ClockInput::Given {
+            ClockTime::Given {
                 reserve_ms,
                 delay_ms,
             } => (reserve_ms, delay_ms, "clock.reserve_ms"),
@@ -209,12 +245,27 @@ impl Clock {
                 format!("a delay is 0 to {MAX_DELAY_MS} ms (ten minutes), got {delay} ms"),
             ));
         }
-        let (reserve, delay) = (reserve as u32, delay as u32);
+        if input.overtime_ms > u64::from(MAX_DELAY_MS) {
+            return Err(ApiError::invalid(
+                "invalid-clock",
+                "clock.overtime_ms",
+                format!(
+                    "an overtime is 0 to {MAX_DELAY_MS} ms (ten minutes; the USBGF's options \
+                     are 60000 and 120000), got {} ms",
+                    input.overtime_ms
+                ),
+            ));
+        }
+        let (reserve, delay, overtime) = (reserve as u32, delay as u32, input.overtime_ms as u32);
         Ok(Clock {
             delay_ms: delay,
             reserve_ms: ByPlayer {
                 x: reserve,
                 o: reserve,
+            },
+            overtime_ms: ByPlayer {
+                x: overtime,
+                o: overtime,
             },
             running: to_act,
             since_ms: to_act.map_or(0, |_| at_ms),
@@ -230,13 +281,15 @@ impl Clock {
         now_ms.max(self.at_ms)
     }
 
-    /// When the running player's reserve runs out: the end of its delay
-    /// plus its reserve (Unix milliseconds).
+    /// When the running player's time runs out: the end of its delay plus
+    /// its reserve, plus its overtime if it has one still (Unix
+    /// milliseconds).
     pub fn deadline_ms(&self) -> Option<u64> {
         self.running.map(|p| {
             self.since_ms
                 .saturating_add(u64::from(self.delay_ms))
                 .saturating_add(u64::from(self.reserve_ms[p]))
+                .saturating_add(u64::from(self.overtime_ms[p]))
         })
     }
 
@@ -249,21 +302,28 @@ impl Clock {
     /// The clock after an action in time at `at_ms` after which `to_act`
     /// must act: the running player's period goes on while it still acts
     /// (a roll, then its move), else ends with its use off its reserve and
-    /// `to_act`'s begins.
+    /// `to_act`'s begins. A period that used more than the reserve used
+    /// the overtime: what is left of both is the new reserve, and the
+    /// overtime is spent.
     #[must_use]
     pub fn after(self, at_ms: u64, to_act: Option<Player>) -> Clock {
         if self.running.is_some() && self.running == to_act {
             return Clock { at_ms, ..self };
         }
-        let mut reserve_ms = self.reserve_ms;
+        let (mut reserve_ms, mut overtime_ms) = (self.reserve_ms, self.overtime_ms);
         if let Some(p) = self.running {
             let used = at_ms
                 .saturating_sub(self.since_ms)
                 .saturating_sub(u64::from(self.delay_ms));
+            if used > u64::from(reserve_ms[p]) {
+                reserve_ms[p] += overtime_ms[p];
+                overtime_ms[p] = 0;
+            }
             reserve_ms[p] = u64::from(reserve_ms[p]).saturating_sub(used) as u32;
         }
         Clock {
             reserve_ms,
+            overtime_ms,
             running: to_act,
             since_ms: to_act.map_or(0, |_| at_ms),
             at_ms,
@@ -274,10 +334,12 @@ impl Clock {
     /// The clock once `late`'s reserve ran out, at `at_ms`.
     #[must_use]
     pub fn expire(self, late: Player, at_ms: u64) -> Clock {
-        let mut reserve_ms = self.reserve_ms;
+        let (mut reserve_ms, mut overtime_ms) = (self.reserve_ms, self.overtime_ms);
         reserve_ms[late] = 0;
+        overtime_ms[late] = 0;
         Clock {
             reserve_ms,
+            overtime_ms,
             running: None,
             since_ms: 0,
             at_ms,
@@ -286,13 +348,15 @@ impl Clock {
         }
     }
 
-    /// The token's clock fields: delay, reserves of x and o, the running
-    /// player (0 none), its period's start, the time of the state, whose
-    /// reserve ran out (0 none).
+    /// The token's clock fields: delay, reserves of x and o, overtimes of
+    /// x and o, the running player (0 none), its period's start, the time
+    /// of the state, whose reserve ran out (0 none).
     pub(super) fn encode(&self, b: &mut Vec<u8>) {
         b.extend_from_slice(&self.delay_ms.to_be_bytes());
         b.extend_from_slice(&self.reserve_ms.x.to_be_bytes());
         b.extend_from_slice(&self.reserve_ms.o.to_be_bytes());
+        b.extend_from_slice(&self.overtime_ms.x.to_be_bytes());
+        b.extend_from_slice(&self.overtime_ms.o.to_be_bytes());
         b.push(self.running.map_or(0, player_byte));
         b.extend_from_slice(&self.since_ms.to_be_bytes());
         b.extend_from_slice(&self.at_ms.to_be_bytes());
@@ -311,6 +375,10 @@ impl Clock {
                 x: r.u32()?,
                 o: r.u32()?,
             },
+            overtime_ms: ByPlayer {
+                x: r.u32()?,
+                o: r.u32()?,
+            },
             running: player(r.u8()?)?,
             since_ms: r.u64()?,
             at_ms: r.u64()?,
@@ -319,6 +387,8 @@ impl Clock {
         let consistent = clock.delay_ms <= MAX_DELAY_MS
             && clock.reserve_ms.x <= MAX_RESERVE_MS
             && clock.reserve_ms.o <= MAX_RESERVE_MS
+            && clock.overtime_ms.x <= MAX_DELAY_MS
+            && clock.overtime_ms.o <= MAX_DELAY_MS
             && (clock.running.is_some() || clock.since_ms == 0)
             && clock.since_ms <= clock.at_ms
             && (clock.expired.is_none() || clock.running.is_none());
@@ -361,10 +431,11 @@ mod tests {
     #[test]
     fn a_period_spends_the_delay_first_and_lasts_while_its_player_acts() {
         let clock = Clock::start(
-            ClockInput::Given {
+            ClockTime::Given {
                 reserve_ms: 60_000,
                 delay_ms: 12_000,
-            },
+            }
+            .into(),
             5,
             ByPlayer { x: 0, o: 0 },
             START,
@@ -415,9 +486,11 @@ mod tests {
 
     #[test]
     fn a_clock_needs_a_match_and_a_reserve_in_range() {
-        let given = |reserve_ms, delay_ms| ClockInput::Given {
-            reserve_ms,
-            delay_ms,
+        let given = |reserve_ms, delay_ms| {
+            ClockInput::from(ClockTime::Given {
+                reserve_ms,
+                delay_ms,
+            })
         };
         let score = ByPlayer { x: 0, o: 0 };
         let refused = |input, length| {
@@ -442,11 +515,55 @@ mod tests {
         );
     }
 
+    /// The USBGF's optional overtime: the first time a player's reserve
+    /// runs out it gets the overtime instead of losing; the second time it
+    /// loses. The other player keeps its own.
+    #[test]
+    fn an_overtime_saves_a_player_once() {
+        let input = ClockInput {
+            time: ClockTime::Given {
+                reserve_ms: 10_000,
+                delay_ms: 0,
+            },
+            overtime_ms: 60_000,
+        };
+        let score = ByPlayer { x: 0, o: 0 };
+        let clock = Clock::start(input, 5, score, START, Some(Player::X)).unwrap();
+        // x's time: its reserve, then the overtime.
+        assert_eq!(clock.deadline_ms(), Some(START + 70_000));
+        assert_eq!(clock.overdue(START + 70_000), None);
+        // x ends its period 30 s in: 20 s into its overtime, 40 s left.
+        let next = clock.after(START + 30_000, Some(Player::O));
+        assert_eq!(
+            next.reserve_ms,
+            ByPlayer {
+                x: 40_000,
+                o: 10_000
+            }
+        );
+        assert_eq!(next.overtime_ms, ByPlayer { x: 0, o: 60_000 });
+        // x's next period: its reserve only.
+        let again = next.after(START + 31_000, Some(Player::X));
+        assert_eq!(again.deadline_ms(), Some(START + 31_000 + 40_000));
+        assert_eq!(again.overdue(START + 71_001), Some(Player::X));
+        // A period within the reserve leaves the overtime.
+        let quick = again.after(START + 32_000, Some(Player::O));
+        assert_eq!(quick.overtime_ms.o, 60_000);
+        // Out of range.
+        let long = ClockInput {
+            overtime_ms: u64::from(MAX_DELAY_MS) + 1,
+            ..input
+        };
+        let err = Clock::start(long, 5, score, START, None).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some("clock.overtime_ms"));
+    }
+
     #[test]
     fn the_clock_fields_round_trip_and_inconsistent_ones_are_refused() {
         let clock = Clock {
             delay_ms: 12_000,
             reserve_ms: ByPlayer { x: 1, o: 2 },
+            overtime_ms: ByPlayer { x: 60_000, o: 0 },
             running: Some(Player::O),
             since_ms: START,
             at_ms: START + 9,
@@ -454,7 +571,7 @@ mod tests {
         };
         let mut b = Vec::new();
         clock.encode(&mut b);
-        assert_eq!(b.len(), 30);
+        assert_eq!(b.len(), 38);
         assert_eq!(Clock::decode(&mut Reader { bytes: &b }).unwrap(), clock);
         let bad = Clock {
             running: None,

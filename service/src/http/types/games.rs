@@ -117,6 +117,13 @@ pub struct ClockRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 0, maximum = 600_000)]
     pub delay_ms: Option<u64>,
+    /// The USBGF's optional overtime, with a preset or not: once in the
+    /// match, a player whose reserve runs out gets this much more instead
+    /// of losing, in milliseconds (default 0: none; the USBGF's options
+    /// are 60000 and 120000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0, maximum = 600_000)]
+    pub overtime_ms: Option<u64>,
 }
 
 /// A clock preset (gRPC `ClockPreset`: `CLOCK_PRESET_US_2013`, `CLOCK_PRESET_UNIFIED_2001`).
@@ -139,6 +146,10 @@ pub struct ClockState {
     pub reserve_ms: PerPlayer,
     /// The free time at the start of each period.
     pub delay_ms: u32,
+    /// Each player's overtime still to come (the request's `overtime_ms`
+    /// until the player's reserve first runs out, then 0); `deadline_ms`
+    /// counts it.
+    pub overtime_ms: PerPlayer,
     /// Whose time runs (null: nobody's; either player may act, or the
     /// match is over).
     #[schema(value_type = Option<PlayerName>)]
@@ -164,6 +175,10 @@ impl From<&crate::api::games::Clock> for ClockState {
                 o: i64::from(c.reserve_ms.o),
             },
             delay_ms: c.delay_ms,
+            overtime_ms: PerPlayer {
+                x: i64::from(c.overtime_ms.x),
+                o: i64::from(c.overtime_ms.o),
+            },
             running: c.running,
             since_ms: c.running.map(|_| c.since_ms),
             deadline_ms: c.deadline_ms(),
@@ -478,6 +493,7 @@ impl NewGameRequest {
                         c.preset.as_deref(),
                         c.reserve_ms,
                         c.delay_ms,
+                        c.overtime_ms,
                     )
                 })
                 .transpose()?,
