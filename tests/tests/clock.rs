@@ -271,6 +271,7 @@ async fn a_clocked_match_times_every_action_and_is_lost_on_time_over_both_protoc
     assert_eq!(view["phase"], "match_over");
     assert_eq!(view["actions"], json!([]));
     assert_eq!(view["clock"]["expired"], starter.as_str());
+    assert_eq!(view["match_winner"], other);
     assert_eq!(view["clock"]["reserve_ms"][&starter], 0);
     assert_eq!(view["clock"]["running"], Value::Null);
     let late = (state.clone(), actions.clone());
@@ -382,6 +383,11 @@ async fn bots_play_a_clocked_five_point_match_over_both_protocols() {
     }
     assert_eq!(view["phase"], "match_over", "{view}");
     assert_eq!(view["clock"]["expired"], Value::Null);
+    let winner = view["match_winner"].as_str().unwrap();
+    assert!(
+        view["result"]["match"]["score"][winner].as_u64().unwrap() >= 5,
+        "{view}"
+    );
     for p in ["x", "o"] {
         assert_eq!(
             view["clock"]["reserve_ms"][p].as_u64().unwrap(),

@@ -627,6 +627,21 @@ impl GameView {
         self.state.game_kind()
     }
 
+    /// The match's winner once it is over: by the points, or on time (the
+    /// opponent of the player whose reserve ran out).
+    pub fn match_winner(&self) -> Option<Player> {
+        if self.state.phase() != Phase::MatchOver {
+            return None;
+        }
+        if let Some(late) = self.clock.and_then(|c| c.expired) {
+            return Some(!late);
+        }
+        match self.state.result()? {
+            AnyScore::Backgammon(score) => score.match_outcome.winner,
+            AnyScore::Tables(score) => score.match_after.winner(),
+        }
+    }
+
     /// How many legal plays the view shows (none unless a move is due).
     pub fn plays_shown(&self) -> usize {
         match &self.board {

@@ -314,6 +314,7 @@ fn view_out(view: &GameView) -> proto::GameView {
         tables_result,
         set_up: s.set_up(),
         clock: view.clock.as_ref().map(clock_out),
+        match_winner: view.match_winner().map_or(0, player_out),
     }
 }
 

@@ -681,6 +681,11 @@ pub struct GameViewOutput {
     /// The referee clock of a clocked match; left out otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockState>,
+    /// Once the match is over, its winner: by the points, or on time
+    /// (`clock.expired`'s opponent); left out before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<PlayerName>)]
+    pub match_winner: Option<Player>,
 }
 
 /// A game: the token and what it shows.
@@ -924,6 +929,7 @@ impl From<&GameView> for GameViewOutput {
             tables_result,
             set_up: s.set_up(),
             clock: view.clock.as_ref().map(Into::into),
+            match_winner: view.match_winner(),
         }
     }
 }
