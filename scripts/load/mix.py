@@ -27,10 +27,12 @@ def send(base: str, method: str, path: str, body: str | None, headers: dict) -> 
     for k, v in headers.items():
         req.add_header(k, v)
     try:
+        # Text for the JSON answers read here; a picture (GET /render.png)
+        # only needs its status.
         with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, resp.read().decode()
+            return resp.status, resp.read().decode(errors="replace")
     except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
+        return e.code, e.read().decode(errors="replace")
 
 
 def examples(doc: dict, op: dict) -> list[object]:

@@ -471,6 +471,28 @@ impl Redis {
     }
 }
 
+/// `start` begun over HTTP (`POST /games`) and over gRPC (`NewGame`): both
+/// must succeed and sign the same first token. The HTTP answer and the
+/// gRPC one.
+pub async fn new_game_over_both(
+    server: &Server,
+    grpc: &mut RefereeClient<Channel>,
+    start: &Value,
+) -> (Value, proto::NewGameResponse) {
+    let (status, first) = server.post("/games", start).await;
+    assert_eq!(status, 200, "{start}: {first}");
+    let g = grpc
+        .new_game(wire::to_message::<proto::NewGameRequest>(
+            "NewGameRequest",
+            start,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(g.state, first["state"], "HTTP and gRPC start differently");
+    (first, g)
+}
+
 /// `step` acted on `state` over HTTP and over gRPC: both must succeed and
 /// sign the same next token. The HTTP answer and the gRPC one.
 pub async fn act_over_both(

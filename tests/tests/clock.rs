@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use bgref_e2e::{Server, act_over_both, grpc_slug, proto_act, proto_step, wire};
+use bgref_e2e::{
+    Server, act_over_both, grpc_slug, new_game_over_both, proto_act, proto_step, wire,
+};
 use bgref_service::proto;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
@@ -43,19 +45,9 @@ impl Drop for TestClock {
 }
 
 /// `POST /games` and gRPC `NewGame` of `start`: the HTTP answer, after
-/// checking both give the same token.
+/// checking both give the same token and clock.
 async fn new_game(server: &Server, grpc: &mut Grpc, start: &Value) -> Value {
-    let (status, first) = server.post("/games", start).await;
-    assert_eq!(status, 200, "{first}");
-    let g = grpc
-        .new_game(wire::to_message::<proto::NewGameRequest>(
-            "NewGameRequest",
-            start,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(g.state, first["state"], "HTTP and gRPC start differently");
+    let (first, g) = new_game_over_both(server, grpc, start).await;
     let clock = g.view.unwrap().clock.unwrap();
     assert_eq!(
         json!({"x": clock.reserve_ms.unwrap().x, "delay": clock.delay_ms, "at": clock.at_ms}),

@@ -6,7 +6,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bgref_e2e::{
-    Server, TEST_DICE_SECRET, act_over_both, authorized, grpc_slug, proto_act, proto_step, wire,
+    Server, TEST_DICE_SECRET, act_over_both, authorized, grpc_slug, new_game_over_both, proto_act,
+    proto_step, wire,
 };
 use bgref_service::proto;
 use serde_json::{Value, json};
@@ -55,17 +56,7 @@ async fn play_match(
     doubling: bool,
     games: usize,
 ) -> (Vec<Value>, Vec<Value>) {
-    let (status, first) = server.post("/games", start).await;
-    assert_eq!(status, 200, "{first}");
-    let g = grpc
-        .new_game(wire::to_message::<proto::NewGameRequest>(
-            "NewGameRequest",
-            start,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(g.state, first["state"], "HTTP and gRPC start differently");
+    let (first, _) = new_game_over_both(server, grpc, start).await;
     let mut state = first["state"].as_str().unwrap().to_owned();
     let mut view = first["view"].clone();
     let mut actions = Vec::new();

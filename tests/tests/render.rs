@@ -101,15 +101,8 @@ fn cases() -> Vec<Case> {
 }
 
 async fn get(server: &Server, path: &str) -> (u16, String, String) {
-    let resp = reqwest::get(server.url(path)).await.expect("HTTP request");
-    let status = resp.status().as_u16();
-    let ct = resp
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    (status, ct, resp.text().await.unwrap_or_default())
+    let (status, ct, body) = get_bytes(server, path).await;
+    (status, ct, String::from_utf8(body).expect("a text answer"))
 }
 
 async fn get_bytes(server: &Server, path: &str) -> (u16, String, Vec<u8>) {

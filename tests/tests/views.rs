@@ -323,17 +323,7 @@ async fn play(
     games: usize,
 ) -> (Vec<String>, Vec<Value>) {
     let beavers = start["rules"]["beavers"].as_u64().unwrap_or(0) > 0;
-    let (status, first) = server.post("/games", start).await;
-    assert_eq!(status, 200, "{first}");
-    let g = grpc
-        .new_game(wire::to_message::<proto::NewGameRequest>(
-            "NewGameRequest",
-            start,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(g.state, first["state"], "HTTP and gRPC start differently");
+    let (first, g) = bgref_e2e::new_game_over_both(server, grpc, start).await;
     let mut state = first["state"].as_str().unwrap().to_owned();
     let mut view = first["view"].clone();
     view["rules_beavers"] = json!(beavers);

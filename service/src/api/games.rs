@@ -2625,19 +2625,8 @@ mod tests {
         let mut steps = Vec::new();
         let mut tokens = Vec::new();
         for _ in 0..max {
-            let action = match game.state.phase() {
-                Phase::OpeningRoll | Phase::RollOrDouble => ActionInput::Roll,
-                Phase::GameOver => ActionInput::NextGame,
-                Phase::Move => {
-                    let play = match &game.board {
-                        BoardView::Backgammon { plays, .. } => plays[0].play,
-                        BoardView::Tables { plays, .. } => plays[0].play,
-                    };
-                    ActionInput::Move(Some(super::super::moves::PlayInput::Notation(
-                        play.to_string(),
-                    )))
-                }
-                _ => break,
+            let Some(action) = bot_action(&game) else {
+                break;
             };
             let player = game.state.to_act().unwrap_or(Player::X);
             let acted = act_seated(&keys, &seats, &game, player, action.clone()).unwrap();

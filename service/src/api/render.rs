@@ -5,6 +5,7 @@
 //! ([`mod@svg`]), as that picture in PNG ([`mod@png`]) or as the text board
 //! GNU Backgammon prints ([`mod@text`]).
 
+#[cfg(feature = "png")]
 pub mod png;
 pub mod svg;
 pub mod text;
@@ -338,13 +339,26 @@ fn pending(input: &RenderInput) -> Option<&'static str> {
 }
 
 /// The SVG picture of `input` as PNG bytes: [`svg()`], then rasterised
-/// ([`png::rasterise`]; some milliseconds of CPU, so the adapters run it off
+/// (`png::rasterise`; CPU work, so the adapters run it off
 /// the async workers).
 ///
 /// # Errors
-/// As [`svg()`].
+/// As [`svg()`]; `png-unavailable` (503) in a build without the `png`
+/// feature (the fuzz targets').
 pub fn png(input: &RenderInput) -> Result<Vec<u8>, ApiError> {
-    png::rasterise(&svg(input)?.0)
+    let svg = svg(input)?.0;
+    #[cfg(feature = "png")]
+    return png::rasterise(&svg);
+    #[cfg(not(feature = "png"))]
+    return Err(ApiError::new(
+        crate::error::ErrorKind::Unavailable,
+        "png-unavailable",
+        format!(
+            "this build of bgref has no PNG rasteriser (the `png` feature); the SVG is {} bytes: \
+             GET /render.svg",
+            svg.len()
+        ),
+    ));
 }
 
 /// The text board of a request, as gnubg's `show board` prints it.

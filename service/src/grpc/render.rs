@@ -106,7 +106,8 @@ impl Render for RenderService {
         request: Request<proto::RenderPngRequest>,
     ) -> Result<Response<proto::RenderPngResponse>, Status> {
         let input = RenderInput::try_from(request.into_inner()).map_err(Status::from)?;
-        // Some milliseconds of rasterising: off the async workers.
+        // Rasterising is CPU work (bench/README.md, "The PNG board"): off
+        // the async workers.
         let png = crate::offload::run(move || api::render::png(&input))
             .await
             .map_err(Status::from)?;

@@ -76,7 +76,8 @@ pub async fn render_png(
     query: Result<Query<RenderQuery>, QueryRejection>,
 ) -> Result<impl IntoResponse, ApiError> {
     let input = input(query)?;
-    // Some milliseconds of rasterising: off the async workers.
+    // Rasterising is CPU work (bench/README.md, "The PNG board"): off the
+    // async workers.
     let png = crate::offload::run(move || api::render::png(&input))
         .await
         .map_err(unprefixed)?;
