@@ -64,6 +64,19 @@ fn timed(step: &Value, answer: &Value) -> Value {
     step
 }
 
+/// The transcript of `start` and `actions` (with their times) verifies to
+/// `state` over HTTP.
+async fn verifies(server: &Server, start: &Value, actions: &[Value], state: &str) {
+    let (status, verdict) = server
+        .post(
+            "/games/verify",
+            &json!({"start": start, "started_at_ms": T0, "actions": actions, "state": state}),
+        )
+        .await;
+    assert_eq!(status, 200, "{verdict}");
+    assert_eq!(verdict["state_matches"], true, "{verdict}");
+}
+
 /// A bot's step on `view` (rolls, first plays, takes; doubles now and
 /// then), as the games tests' bot.
 fn choose(view: &Value, n: usize) -> Value {
@@ -389,14 +402,7 @@ async fn bots_play_a_clocked_five_point_match_over_both_protocols() {
         );
     }
     assert!(spent["x"].as_u64().unwrap() > 0 && spent["o"].as_u64().unwrap() > 0);
-    let (status, verdict) = server
-        .post(
-            "/games/verify",
-            &json!({"start": start, "started_at_ms": T0, "actions": actions, "state": state}),
-        )
-        .await;
-    assert_eq!(status, 200, "{verdict}");
-    assert_eq!(verdict["state_matches"], true, "{verdict}");
+    verifies(&server, &start, &actions, &state).await;
     let (status, exported) = server
         .post(
             "/games/export",
@@ -474,12 +480,5 @@ async fn the_usbgf_overtime_saves_a_player_once_over_both_protocols() {
             "the match ended before the test: {view}"
         );
     }
-    let (status, verdict) = server
-        .post(
-            "/games/verify",
-            &json!({"start": start, "started_at_ms": T0, "actions": actions, "state": state}),
-        )
-        .await;
-    assert_eq!(status, 200, "{verdict}");
-    assert_eq!(verdict["state_matches"], true, "{verdict}");
+    verifies(&server, &start, &actions, &state).await;
 }

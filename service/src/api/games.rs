@@ -1071,6 +1071,14 @@ impl<'a> Reader<'a> {
             .map_err(|_| bad_token("the state token holds text that is not UTF-8"))
     }
 
+    /// A player, or none (0): the written `player_byte` or 0.
+    pub(crate) fn player_or_none(&mut self) -> Result<Option<Player>, ApiError> {
+        match self.u8()? {
+            0 => Ok(None),
+            b => player_of(b).map(Some),
+        }
+    }
+
     /// A pending resignation (see [`encode_turn`]).
     pub(crate) fn resignation(&mut self) -> Result<Option<Resignation>, ApiError> {
         Ok(match self.u8()? {
@@ -1299,10 +1307,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         0 => CubeOwner::Centre,
         b => CubeOwner::Player(player_of(b)?),
     };
-    let offered_by = match r.u8()? {
-        0 => None,
-        b => Some(player_of(b)?),
-    };
+    let offered_by = r.player_or_none()?;
     let beavers = r.u8()?;
     let resignation = r.resignation()?;
     let cube = CubeState {

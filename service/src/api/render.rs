@@ -361,6 +361,16 @@ pub fn png(input: &RenderInput) -> Result<Vec<u8>, ApiError> {
     ));
 }
 
+/// [`png()`] on the blocking pool ([`crate::offload`]), one per core at a
+/// time as heavy `/legal-moves` answers are: rasterising is CPU work
+/// (bench/README.md, "The PNG board"). Both adapters call it.
+///
+/// # Errors
+/// As [`png()`].
+pub async fn png_off_the_workers(input: RenderInput) -> Result<Vec<u8>, ApiError> {
+    crate::offload::run(move || png(&input)).await
+}
+
 /// The text board of a request, as gnubg's `show board` prints it.
 ///
 /// # Errors

@@ -106,9 +106,7 @@ impl Render for RenderService {
         request: Request<proto::RenderPngRequest>,
     ) -> Result<Response<proto::RenderPngResponse>, Status> {
         let input = RenderInput::try_from(request.into_inner()).map_err(Status::from)?;
-        // Rasterising is CPU work (bench/README.md, "The PNG board"): off
-        // the async workers.
-        let png = crate::offload::run(move || api::render::png(&input))
+        let png = api::render::png_off_the_workers(input)
             .await
             .map_err(Status::from)?;
         Ok(Response::new(proto::RenderPngResponse { png }))

@@ -76,9 +76,7 @@ pub async fn render_png(
     query: Result<Query<RenderQuery>, QueryRejection>,
 ) -> Result<impl IntoResponse, ApiError> {
     let input = input(query)?;
-    // Rasterising is CPU work (bench/README.md, "The PNG board"): off the
-    // async workers.
-    let png = crate::offload::run(move || api::render::png(&input))
+    let png = api::render::png_off_the_workers(input)
         .await
         .map_err(unprefixed)?;
     Ok((

@@ -15,7 +15,7 @@
 
 use bgref_core::{ByPlayer, Player};
 
-use super::{Reader, bad_token, player_byte, player_of};
+use super::{Reader, bad_token, player_byte};
 use crate::error::ApiError;
 
 /// Largest reserve, in milliseconds (a week).
@@ -365,10 +365,6 @@ impl Clock {
 
     /// Reads [`Clock::encode`]'s fields back, checked.
     pub(super) fn decode(r: &mut Reader<'_>) -> Result<Clock, ApiError> {
-        let player = |b: u8| match b {
-            0 => Ok(None),
-            b => player_of(b).map(Some),
-        };
         let clock = Clock {
             delay_ms: r.u32()?,
             reserve_ms: ByPlayer {
@@ -379,10 +375,10 @@ impl Clock {
                 x: r.u32()?,
                 o: r.u32()?,
             },
-            running: player(r.u8()?)?,
+            running: r.player_or_none()?,
             since_ms: r.u64()?,
             at_ms: r.u64()?,
-            expired: player(r.u8()?)?,
+            expired: r.player_or_none()?,
         };
         let consistent = clock.delay_ms <= MAX_DELAY_MS
             && clock.reserve_ms.x <= MAX_RESERVE_MS

@@ -191,10 +191,7 @@ pub(super) fn decode_fields(
         o: r.u32()?,
     };
     let games_played = r.u32()?;
-    let starter = match r.u8()? {
-        0 => None,
-        b => Some(player_of(b)?),
-    };
+    let starter = r.player_or_none()?;
     let tables_match = TablesMatch {
         series,
         length,
@@ -241,10 +238,7 @@ pub(super) fn decode_fields(
     let result = match r.u8()? {
         0 => None,
         _ => {
-            let winner = match r.u8()? {
-                0 => None,
-                b => Some(player_of(b)?),
-            };
+            let winner = r.player_or_none()?;
             let kind = match r.u8()? {
                 0 => OutcomeKind::Single,
                 1 => OutcomeKind::Double,
