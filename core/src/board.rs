@@ -16,6 +16,24 @@ pub(crate) struct Board {
 }
 
 impl Board {
+    /// Where a legal single move of die `d` from `at` lands (0 for bearing
+    /// off), or `None`: no checker there, a checker on the bar must enter
+    /// first, the landing point is blocked, or the bear-off is not allowed.
+    pub(crate) fn single_move(&self, at: u8, d: u8) -> Option<u8> {
+        if self.me[usize::from(at)] == 0 || (self.me[25] > 0 && at != 25) {
+            return None;
+        }
+        if at > d {
+            let next = at - d;
+            return (self.opp_at(next) < 2).then_some(next);
+        }
+        // Bearing off: every checker home, and exactly or from the highest
+        // point.
+        let home = self.me[7..26].iter().all(|&n| n == 0);
+        let highest = (1..=6u8).rev().find(|&p| self.me[usize::from(p)] > 0);
+        (home && (at == d || highest == Some(at))).then_some(0)
+    }
+
     /// Opponent checkers on the mover's point `p` (1..=24).
     #[inline]
     pub(crate) fn opp_at(&self, p: u8) -> u8 {

@@ -569,7 +569,7 @@ impl GameState {
             (Phase::RollOrDouble, Action::Roll) => {
                 next.turn = self.turn + 1;
                 let dice = roller.roll(&self.client_seed, self.game, next.turn);
-                let passed = self.position.legal_plays(dice).is_empty();
+                let passed = !self.position.can_play(dice);
                 if passed {
                     next.position = self.position.swap_turn();
                     next.dice = None;

@@ -340,6 +340,19 @@ impl Position {
         movegen::legal_plays(&self.board, dice)
     }
 
+    /// Whether the player on roll has a legal play for `dice`:
+    /// `!self.legal_plays(dice).is_empty()` without making the plays (a
+    /// play exists exactly when one die can be played alone), as a
+    /// referee asks after each roll.
+    #[must_use]
+    pub fn can_play(&self, dice: Dice) -> bool {
+        self.outcome().is_none()
+            && [dice.first(), dice.second()].iter().any(|&die| {
+                let d = die.get();
+                (1..=25).any(|at| self.board.single_move(at, d).is_some())
+            })
+    }
+
     /// The position after `play` with the opponent on roll. The play is not
     /// checked against the dice.
     ///
@@ -686,6 +699,36 @@ mod tests {
     use super::*;
     use alloc::string::ToString;
     use proptest::prelude::*;
+
+    #[test]
+    fn can_play_says_whether_there_are_legal_plays() {
+        // The 4 000 checked-in positions (core/benches/data), each from
+        // both sides, for all 21 rolls.
+        use crate::dice::Die;
+        use crate::notation::position_id::PositionId;
+        let data = include_str!("../benches/data/positions.txt");
+        let (mut cases, mut passes) = (0, 0);
+        for line in data.lines().filter(|l| !l.starts_with('#')) {
+            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            let pos =
+                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
+            for pos in [pos, pos.swap_turn()] {
+                for a in 1..=6 {
+                    for b in a..=6 {
+                        let dice = Dice::new(Die::new(a), Die::new(b));
+                        let none = pos.legal_plays(dice).is_empty();
+                        assert_eq!(pos.can_play(dice), !none, "{line}: {a}-{b}");
+                        cases += 1;
+                        passes += usize::from(none);
+                    }
+                }
+            }
+        }
+        assert!(
+            cases > 150_000 && passes > 1_000,
+            "{cases} cases, {passes} passes"
+        );
+    }
 
     proptest! {
         #[test]

@@ -248,6 +248,20 @@ impl MoveText {
         if position.outcome().is_some() {
             return Err(IllegalMoveText::Illegal(IllegalPlay::GameOver));
         }
+        match self.canonical_among(legal.as_slice()) {
+            Some(play) => Ok(play),
+            None => self.search(position, dice, legal.as_slice()),
+        }
+    }
+
+    /// [`MoveText::to_play`] by the search alone, on a position where the
+    /// game is not over and its `legal` plays.
+    fn search(
+        &self,
+        position: &Position,
+        dice: Dice,
+        legal: &[Play],
+    ) -> Result<Play, IllegalMoveText> {
         let mover = position.side(position.turn());
         // The named hops, by chain (one chain per checker: a segment, once
         // per fold), and how many checkers leave each point.
@@ -340,6 +354,68 @@ impl MoveText {
     }
 }
 
+impl MoveText {
+    /// The legal play whose notation, as this crate writes it, is this
+    /// text, if one is: the text of a play sent back as a view listed it,
+    /// which is what clients and replays send. The search below gives the
+    /// same play for such a text (`core/tests/properties.rs` and the gnubg
+    /// corpus check that every legal play's notation resolves to it, so no
+    /// two legal plays share one); this only finds it without the search,
+    /// comparing bytes. Anything else (other orders, folds written out,
+    /// omitted hits) is left to the search.
+    fn canonical_among(&self, legal: &[Play]) -> Option<Play> {
+        // The hits the text marks: a canonical text marks every hit.
+        let mut marked = 0u32;
+        for segment in &self.segments {
+            for &(point, hit) in &segment.path[1..] {
+                if hit {
+                    marked |= 1 << point.get();
+                }
+            }
+        }
+        let mut text = Room {
+            bytes: [0; MAX_NOTATION],
+            len: 0,
+        };
+        write!(text, "{self}").ok()?;
+        let text = text.as_bytes();
+        let mut room = [0u8; MAX_NOTATION];
+        legal
+            .iter()
+            .filter(|play| play.hit_mask() == marked)
+            .find(|play| {
+                let len = notation(play, &mut room);
+                room[..len] == *text
+            })
+            .copied()
+    }
+}
+
+/// A text of at most [`MAX_NOTATION`] bytes, written without allocating
+/// (a longer one is an error: it is no notation of a play).
+struct Room {
+    bytes: [u8; MAX_NOTATION],
+    len: usize,
+}
+
+impl Room {
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl fmt::Write for Room {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 /// The search behind [`MoveText::to_play`]: every order of single legal
 /// moves of the dice that makes the named hops, each chain's checker
 /// stopping on every point the chain names (an open route inside a hop may
@@ -376,7 +452,7 @@ impl Realize<'_> {
                 if self.used & (1 << i) != 0 || seen {
                     continue;
                 }
-                let Some(next) = single_move(board, at, d) else {
+                let Some(next) = board.single_move(at, d) else {
                     continue;
                 };
                 if next < to {
@@ -401,23 +477,6 @@ impl Realize<'_> {
             }
         }
     }
-}
-
-/// Where a legal single move of die `d` from `at` lands on `board` (0 for
-/// bearing off), or `None`: a checker on the bar must enter first, the
-/// landing point is blocked, or the bear-off is not allowed.
-fn single_move(board: &Board, at: u8, d: u8) -> Option<u8> {
-    if board.me[usize::from(at)] == 0 || (board.me[25] > 0 && at != 25) {
-        return None;
-    }
-    if at > d {
-        let next = at - d;
-        return (board.opp_at(next) < 2).then_some(next);
-    }
-    // Bearing off: every checker home, and exactly or from the highest point.
-    let home = board.me[7..26].iter().all(|&n| n == 0);
-    let highest = (1..=6u8).rev().find(|&p| board.me[usize::from(p)] > 0);
-    (home && (at == d || highest == Some(at))).then_some(0)
 }
 
 impl fmt::Display for Play {
@@ -732,6 +791,52 @@ mod tests {
             plays > 100_000 && folds > 1_000,
             "{plays} plays, {folds} folds"
         );
+    }
+
+    #[test]
+    fn the_search_and_the_byte_comparison_find_the_same_play() {
+        // `to_play` compares a text with every legal play's notation
+        // before it searches; that is only right if the search resolves
+        // each legal play's notation to that play. Every play of the
+        // 4 000 checked-in positions for all 21 rolls, both ways.
+        use crate::notation::position_id::PositionId;
+        let data = include_str!("../../benches/data/positions.txt");
+        let mut plays = 0;
+        for line in data.lines().filter(|l| !l.starts_with('#')) {
+            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            let pos =
+                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
+            for a in 1..=6 {
+                for b in a..=6 {
+                    let legal = pos.legal_plays(dice(a, b));
+                    for &play in legal.iter() {
+                        let text: MoveText = play.to_string().parse().unwrap();
+                        assert_eq!(
+                            text.search(&pos, dice(a, b), legal.as_slice()),
+                            Ok(play),
+                            "{line}: {a}-{b} {play}"
+                        );
+                        assert_eq!(text.canonical_among(legal.as_slice()), Some(play));
+                        plays += 1;
+                    }
+                }
+            }
+        }
+        assert!(plays > 100_000, "{plays} plays");
+    }
+
+    #[test]
+    fn texts_not_written_as_the_crate_writes_them_are_searched() {
+        let pos = Position::start(BackgammonVariant::Standard, Player::X);
+        let legal = pos.legal_plays(dice(6, 1));
+        for text in ["8/7 13/7", "8/7,13/7", "8/7(1) 13/7"] {
+            let text: MoveText = text.parse().unwrap();
+            assert_eq!(text.canonical_among(legal.as_slice()), None, "{text}");
+            assert_eq!(
+                text.to_play(&pos, dice(6, 1)).unwrap().to_string(),
+                "13/7 8/7"
+            );
+        }
     }
 
     fn dice(a: u8, b: u8) -> Dice {
