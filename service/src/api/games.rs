@@ -976,11 +976,7 @@ fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
     b.push(u8::from(m.crawford));
     b.extend_from_slice(&state.game.to_be_bytes());
     b.extend_from_slice(&state.turn.to_be_bytes());
-    b.extend_from_slice(
-        PositionId::from_position(&state.position)
-            .to_string()
-            .as_bytes(),
-    );
+    b.extend_from_slice(&PositionId::from_position(&state.position).encode());
     b.push(player_byte(state.position.turn()));
     let c = &state.cube;
     b.push(c.value.log2());
@@ -1408,10 +1404,10 @@ fn next_chain(previous: &[u8], player: Player, act: &Act, event: &AnyEvent) -> [
     };
     match (action, moved) {
         (Action::Move(_), Some(play)) => {
-            let mut text = Vec::with_capacity(48);
-            text.push(b':');
-            play.write_notation(&mut text);
-            h.update(&text);
+            let mut room = [0u8; bgref_core::notation::move_text::NOTATION_ROOM];
+            let len = play.notation_into(&mut room);
+            h.update(b":");
+            h.update(&room[..len]);
         }
         (Action::Resign(level), _) => {
             h.update(b":");
@@ -1989,15 +1985,17 @@ fn action_of(input: Option<&ActionInput>, field: &str) -> Result<Act, ApiError> 
             ActionInput::Pass => Action::Pass,
             ActionInput::Beaver => Action::Beaver,
             ActionInput::Raccoon => Action::Raccoon,
-            ActionInput::Move(play) => Action::Move(super::moves::play_text(
-                play.as_ref(),
-                &format!("{field}.play"),
-            )?),
-            ActionInput::Resign(level) => Action::Resign(required(
-                *level,
-                &format!("{field}.level"),
-                "resign needs its level: single, gammon or backgammon",
-            )?),
+            ActionInput::Move(play) => Action::Move(
+                super::moves::play_text(play.as_ref(), "play").map_err(|e| e.within(field))?,
+            ),
+            ActionInput::Resign(level) => Action::Resign(
+                required(
+                    *level,
+                    "level",
+                    "resign needs its level: single, gammon or backgammon",
+                )
+                .map_err(|e| e.within(field))?,
+            ),
             ActionInput::Accept => Action::Accept,
             ActionInput::Reject => Action::Reject,
             ActionInput::NextGame => Action::NextGame,
@@ -2456,14 +2454,15 @@ pub fn replay(
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let player = required(
-                s.player,
-                &format!("actions[{i}].player"),
-                "player is required: x or o",
-            )?;
-            let act = action_of(s.action.as_ref(), &format!("actions[{i}].action"))?;
-            last_at = times(clocked, s.at_ms, &format!("actions[{i}].at_ms"), last_at)?;
-            Ok((player, act, last_at))
+            // Field names are made only for an error: a replay reads
+            // thousands of steps.
+            let mut step = || -> Result<_, ApiError> {
+                let player = required(s.player, "player", "player is required: x or o")?;
+                let act = action_of(s.action.as_ref(), "action")?;
+                last_at = times(clocked, s.at_ms, "at_ms", last_at)?;
+                Ok((player, act, last_at))
+            };
+            step().map_err(|e| e.within(&format!("actions[{i}]")))
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     let match_id = &input.start.match_id;

@@ -9,7 +9,7 @@ use bgref_core::tables::{
 };
 use bgref_core::{Move, Point};
 
-use super::input::{self, PositionInput};
+use super::input::PositionInput;
 use crate::error::ApiError;
 
 /// A position and a roll: the input of both operations.
@@ -110,11 +110,14 @@ pub fn hit_and_run(input: &TurnInput) -> Result<HitAndRun, ApiError> {
 
 /// The play of a request as move text; `field` names it in errors.
 pub fn play_text(play: Option<&PlayInput>, field: &str) -> Result<MoveText, ApiError> {
-    match input::required(
-        play,
-        field,
-        &format!("{field} is required: notation or moves"),
-    )? {
+    let play = play.ok_or_else(|| {
+        ApiError::invalid(
+            "invalid-request",
+            field,
+            format!("{field} is required: notation or moves"),
+        )
+    })?;
+    match play {
         PlayInput::Notation(text) => text
             .parse()
             .map_err(|e| ApiError::invalid("invalid-play", field, e)),
