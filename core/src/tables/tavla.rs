@@ -265,11 +265,8 @@ fn allowed_standard_plays(position: &Position, dice: Dice) -> Option<PlayList> {
                 .all(|p| p.moves().windows(2).all(|w| w[0].from() >= w[1].from()))
     );
     let pips = list.dice_pips();
-    let kept: Vec<Play> = list
-        .iter()
-        .filter(|p| !moves_a_hitter_on(p))
-        .copied()
-        .collect();
+    let mut kept: Vec<Play> = Vec::with_capacity(list.len());
+    kept.extend(list.iter().filter(|p| !moves_a_hitter_on(p)).copied());
     (!kept.is_empty()).then(|| movegen::play_list(kept, pips))
 }
 
