@@ -4,8 +4,9 @@
 //! `valgrind --tool=callgrind --toggle-collect='*legal_plays*' target/release/examples/variants_once plakoto`
 //! (the argument: `standard`, `tavla-forbidden-in-home` (the standard
 //! positions through Tavla's hit-and-run generator; collect
-//! `*legal_nodes*` for it), `plakoto`, `fevga`, `fevga-needs-checker-ahead`
-//! or `long-nardy`).
+//! `'*HitAndRun>::legal_plays'` for it: it calls the standard generator's
+//! `legal_plays`, and a nested match toggles collection off again),
+//! `plakoto`, `fevga`, `fevga-needs-checker-ahead` or `long-nardy`).
 
 use bgref_core::Dice;
 use bgref_core::tables::{Game, HitAndRun, PrimeRule, TablesRules};

@@ -1642,3 +1642,55 @@ fn naive_and_fast_generators_agree_on_mother_setups() {
         }
     }
 }
+
+#[test]
+fn probe_plakoto_where_the_backgammon_generator_applies() {
+    // Plakoto's plays come from the backgammon generator unless a move may
+    // end the game with dice left (then the search); both sides of each
+    // boundary against the naive generator. o: the mother alone on its 24
+    // (x's 1), 14 on x's 10.
+    let mother = &[(24, 1), (15, 14)][..];
+    // The mother can be pinned only with the last die (8/4/1* or 8/5/1*):
+    // that play ends the game using both dice, as backgammon counts it.
+    let p = pos(Game::Plakoto, X, &[(8, 1), (13, 5)], mother, NO);
+    agree(&p, d(4, 3));
+    let (won, _) = p.play(&text("8/4/1"), d(4, 3)).unwrap();
+    assert_eq!(won.outcome().map(|o| o.kind), Some(OutcomeKind::Mother));
+    // With one die (5/1*): the play ends the game with a die left.
+    let q = pos(Game::Plakoto, X, &[(5, 1), (13, 5)], mother, NO);
+    agree(&q, d(4, 3));
+    assert!(q.legal_plays(d(4, 3)).iter().any(|p| p.len() == 1));
+    // 3/off, then the pin from 4 (a double, the pin out of the order the
+    // search otherwise keeps): a play of its own beside 4/1*.
+    let r = pos(
+        Game::Plakoto,
+        X,
+        &[(5, 1), (4, 1), (3, 1), (2, 2)],
+        mother,
+        NO,
+    );
+    agree(&r, d(3, 3));
+    assert!(r.play(&text("3/off 4/1"), d(3, 3)).is_ok());
+    // The last checkers: borne off with the last die, or with one left.
+    let far = &[(10, 15)][..];
+    agree(&pos(Game::Plakoto, X, &[(3, 1), (2, 1)], far, NO), d(3, 2));
+    agree(&pos(Game::Plakoto, X, &[(3, 1)], far, NO), d(3, 2));
+    agree(&pos(Game::Plakoto, X, &[(2, 2), (3, 2)], far, NO), d(1, 1));
+    agree(&pos(Game::Plakoto, X, &[(2, 1), (3, 2)], far, NO), d(1, 1));
+    // Standard rule, the mother pinned already: the game ends when x's
+    // last checker leaves its 24-point. With 3-3 the 21-point (o's 4) is
+    // blocked, so it cannot; with 2-2 it can.
+    let s = pos(
+        Game::Plakoto,
+        X,
+        &[(24, 1), (1, 1), (13, 4)],
+        &[(24, 1), (4, 2), (15, 12)],
+        (&[], &[24]),
+    );
+    assert_eq!(s.outcome(), None);
+    agree(&s, d(3, 3));
+    agree(&s, d(2, 2));
+    agree(&s, d(3, 2));
+    let (won, _) = s.play(&text("24/22 13/7"), d(2, 2)).unwrap();
+    assert_eq!(won.outcome().map(|o| o.kind), Some(OutcomeKind::Mother));
+}

@@ -435,3 +435,38 @@ fn allowed_is_the_standard_generator() {
         assert_eq!(a, b);
     }
 }
+
+#[test]
+fn probe_doubles_drop_only_the_plays_that_move_a_hitter_on() {
+    // The standard list less the plays that move a hitter on, when some
+    // play is left (all four dice played). x: one checker on 8 and one on
+    // 13, o a blot on x's 5: with 3-3, 13/7 8/5*/2 leaves 5 empty after
+    // hitting there (no order keeps the hitter), so it goes; 13/4 8/5*
+    // and 13/1 stay.
+    let p = pos(&[(8, 1), (13, 1)], &[(20, 1), (1, 14)]);
+    assert_eq!(p.legal_plays(d(3, 3)).len(), 3);
+    expect(&p, d(3, 3), &["13/4 8/5*", "13/1"]);
+    refuse(
+        &p,
+        d(3, 3),
+        "13/7 8/5*/2",
+        IllegalPlay::HitAndRun(Point::new(5)),
+    );
+    // x: one checker on 11 and one on 8: 11/5*/2 8/5 reaches 5 with both
+    // checkers; played 11/8, 8/5*, 8/5, 5/2 the hitter stays, so the play
+    // is allowed although one checker hits on 5 and another moves on.
+    let q = pos(&[(11, 1), (8, 1)], &[(20, 1), (1, 14)]);
+    expect(&q, d(3, 3), &["11/5*/2 8/5"]);
+    let list = FORBIDDEN.legal_plays(&q, d(3, 3));
+    let back = FORBIDDEN.play(&q, &list[0], d(3, 3));
+    assert!(back.is_ok(), "{back:?}");
+}
+
+#[test]
+fn probe_non_doubles_drop_each_hit_and_run() {
+    // x: one checker on 8 and one on 7, o a blot on x's 5: with 3-2 the
+    // standard 8/5*/3 and 7/5*/2 hit and run; the other four plays stay.
+    let p = pos(&[(8, 1), (7, 1)], &[(20, 1), (1, 14)]);
+    assert_eq!(p.legal_plays(d(3, 2)).len(), 6);
+    expect(&p, d(3, 2), &["8/5* 7/5", "8/6 7/4", "7/2", "8/3"]);
+}

@@ -159,7 +159,7 @@ impl St {
         let mut n = *self;
         let (f, t) = (usize::from(from), usize::from(to));
         n.me[f] -= 1;
-        n.key -= 1u128 << (4 * f);
+        n.key = n.key.wrapping_sub(UNIT[f & 31]);
         if n.me[f] == 0 {
             n.occ &= !(1 << from);
             if n.opp_pinned & (1 << from) != 0 {
@@ -178,7 +178,8 @@ impl St {
             n.occ |= 1 << to;
         }
         n.me[t] += 1;
-        n.key += 1u128 << (4 * t);
+        n.key = n.key.wrapping_add(UNIT[t & 31]);
+        n.last = from;
         n.play
             .push(Move::with_hit(Point::new(from), Point::new(to), pin));
         n
@@ -210,7 +211,7 @@ fn occ_after(s: &St, from: u8, to: u8) -> u32 {
 #[inline(always)]
 fn key_after(c: &Ctx, s: &St, from: u8, to: u8) -> u128 {
     let (f, t) = (usize::from(from), usize::from(to));
-    let mut key = s.key - (1u128 << (4 * f)) + (1u128 << (4 * t));
+    let mut key = s.key.wrapping_sub(UNIT[f & 31]).wrapping_add(UNIT[t & 31]);
     let mut pins = s.opp_pinned;
     if s.me[f] == 1 && pins & (1 << from) != 0 {
         pins &= !(1 << from);
@@ -344,6 +345,7 @@ impl KeySet {
     }
 
     /// Inserts `key`; false when it was there already.
+    #[inline]
     pub(crate) fn insert(&mut self, key: u128) -> bool {
         if 2 * (self.len + 1) > self.slots.len() {
             let bigger = alloc::vec![0; 2 * self.slots.len()];
@@ -378,14 +380,17 @@ impl KeySet {
 /// `out`; one per position when `seen` is given (the first die needs no
 /// dedup: moving different checkers by one die gives different positions).
 ///
-/// With `ordered`, a move may start only at or below where the previous
-/// one started. That keeps every position of a Plakoto double: two
+/// With `ordered` (`Some(extra)`), a move may start only at or below where
+/// the previous one started, or on a point of `extra`. That keeps every
+/// position of a Plakoto double: two
 /// successive moves of one die from points `a < b` can always be played
 /// `b` first (the move from `a` changes neither the checker on `b` nor the
 /// landing point `b - d`, which it could only free, and bearing off from
 /// `b` needs `b` home and highest either way), to the same position, pins
 /// included. Fevga and Long Nardy have order-dependent rules (the start
-/// rule, primes) and are expanded in every order.
+/// rule, primes) and are expanded in every order. `extra`: the point
+/// from which a move pins a mother that ends the game, when
+/// [`pin_ends_turn`] (0 otherwise).
 ///
 /// `blocked`: points no move of the turn may land on ([`static_blocks`]);
 /// the moves onto them are not tried.
@@ -393,16 +398,15 @@ fn expand(
     c: &Ctx,
     level: &[St],
     (d, blocked): (u8, u32),
-    ordered: bool,
+    ordered: Option<u32>,
     mut seen: Option<&mut KeySet>,
     out: &mut Vec<St>,
 ) {
     let landing = !(blocked << d);
     for s in level {
-        let sources = if ordered {
-            s.occ & ((2u32 << s.last) - 1)
-        } else {
-            s.occ
+        let sources = match ordered {
+            Some(extra) => s.occ & (((2u32 << s.last) - 1) | extra),
+            None => s.occ,
         } & landing;
         expand_one(c, s, d, sources, seen.as_deref_mut(), out);
     }
@@ -439,7 +443,7 @@ fn expand_one(
 fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
     let mut seen = KeySet::new();
     let mut out = Vec::new();
-    expand(c, level, (d, 0), false, Some(&mut seen), &mut out);
+    expand(c, level, (d, 0), None, Some(&mut seen), &mut out);
     out
 }
 
@@ -502,49 +506,71 @@ pub(crate) fn legal_entries(c: &Ctx, start: &St, dice: Dice) -> Vec<(u128, Play)
 
 /// [`legal_entries`] for Plakoto through the backgammon generator, or
 /// `None` where that does not apply: another game, a move that may end the
-/// game (a mother that may be pinned, the last checkers within reach of
-/// bearing off), or a pinned checker of the mover in its home board (which
-/// forbids bearing off) while a bear-off could be reached this turn.
+/// game with dice left to play (a mother that may be pinned, the last
+/// checkers within reach of bearing off), or a pinned checker of the mover
+/// in its home board (which forbids bearing off) while a bear-off could be
+/// reached this turn.
 ///
-/// A mother may be pinned only by a checker that lands on the mover's
-/// point 1, after a distance the dice can make (one die, both, or two to
-/// four of a double), and a mother pinned already ends the game when the
-/// mover's last checker leaves its 24-point (the standard rule): so the
-/// search is needed only when one of those can happen this turn, and,
-/// under the standard rule, only when the turn can also empty the mover's
-/// 24-point.
+/// A move that ends the game ends the turn, so it changes the plays only
+/// when dice are left after it: a game that can end only with the last die
+/// leaves every play as the dice rules of backgammon make it (the plays
+/// that end the game then use the whole roll, as the others do). The last
+/// checkers are borne off before the last die only when fewer are left
+/// than the dice. A mother may be pinned only by a checker that lands on
+/// the mover's point 1, after a distance the dice can make (one die, both,
+/// or two to four of a double), and a mother pinned already ends the game
+/// when the mover's last checker leaves its 24-point (the standard rule):
+/// so the search is needed only when one of those can happen before the
+/// last die, and, under the standard rule, only when the turn can also
+/// empty the mover's 24-point before it (which a point blocked at the
+/// distance of the dice forbids).
 fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>> {
     let (hi, lo) = (dice.high().get(), dice.low().get());
     let moves: u8 = if dice.is_double() { 4 } else { 2 };
     // Under the standard rule a pinned mother ends the game only once the
     // pinner's 24-point is empty (or its own mother is pinned: a draw):
     // each checker there takes a die of its own to leave (none goes from
-    // 24 to 1 in one turn), so only the dice left can take a checker to
-    // point 1 in a turn that ends the game.
+    // 24 to 1 in one turn), so only the dice left, but the last, can take
+    // a checker to point 1 in a turn that ends the game early.
     let stay = if c.rules.mother == MotherRule::Standard && c.my_pinned & (1 << 24) == 0 {
         start.me[24]
     } else {
         0
     };
-    let free_dice = moves.saturating_sub(stay);
+    // The 24-point emptied before the last die.
+    let emptied_early = stay < moves;
+    let free_dice = (moves - 1).saturating_sub(stay);
     // Bit `n`: the free dice move a checker `n` points.
     let reach = if dice.is_double() {
         (1..=free_dice).fold(0u32, |r, k| r | (1 << (k * hi)))
     } else {
         match free_dice {
             0 => 0,
-            1 => (1u32 << hi) | (1 << lo),
-            _ => (1u32 << hi) | (1 << lo) | (1 << (hi + lo)),
+            // A non-double has one die before its last.
+            _ => (1u32 << hi) | (1 << lo),
         }
     };
     // Bit `p`: a checker on `p` can reach point 1 in such a turn.
     let reach_one = (reach << 1) & 0x01FF_FFFE;
-    let pinner_stays = free_dice == 0;
+    let pinned = start.opp_pinned & (1 << 1) != 0;
+    // Whether a checker can leave the 24-point with die `d`: opposing
+    // checkers do not move during the turn, so a point they block (two or
+    // more, or one on a pinned checker of the mover's) stays blocked.
+    let leaves = |d: u8| {
+        let t = usize::from(24 - d);
+        let o = c.opp[t];
+        o < 2 && (o == 0 || c.my_pinned & (1 << t) == 0)
+    };
+    let can_empty = stay == 0 || leaves(hi) || leaves(lo);
     if c.game != Game::Plakoto
         || (c.mother_may_end()
-            && !pinner_stays
-            && (start.opp_pinned & (1 << 1) != 0 || start.occ & !c.my_pinned & reach_one != 0))
-        || CHECKERS - start.me[0] <= moves
+            && can_empty
+            && if pinned {
+                emptied_early
+            } else {
+                start.occ & !c.my_pinned & reach_one != 0
+            })
+        || CHECKERS - start.me[0] < moves
     {
         return None;
     }
@@ -558,14 +584,20 @@ fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>>
     }
     // Where an opposing checker stands: two or more block; one blocks
     // when it pins a checker of the mover, else the mover may pin it.
-    let (mut block, mut single) = (0u32, 0u32);
-    for t in 1..=24u8 {
-        match c.opp[usize::from(t)] {
-            0 => {}
-            1 => single |= 1 << t,
-            _ => block |= 1 << t,
-        }
+    // Eight counts at a time (`c.opp[0]` is 0).
+    let (mut block, mut occupied) = (0u32, 0u32);
+    for (i, chunk) in c.opp.chunks(8).enumerate() {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        occupied |= nonzero_bytes(x) << (8 * i);
+        block |= nonzero_bytes(x & 0xFEFE_FEFE_FEFE_FEFE) << (8 * i);
     }
+    let single = occupied & !block;
+    debug_assert!((1..=24).all(|t| {
+        let o = c.opp[t];
+        (single >> t) & 1 == u32::from(o == 1) && (block >> t) & 1 == u32::from(o >= 2)
+    }));
     // The mover's pinned checkers: each alone under an opposing checker
     // (which others may have joined), on a point nobody of the mover's
     // may land on.
@@ -587,32 +619,67 @@ fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>>
     // The key's counts are the board: a count is its nibble.
     let counts = start.key & ((1u128 << KEY_PIN_SHIFT) - 1);
     let nibble = |key: u128, p: u8| (key >> (4 * u32::from(p))) as u8 & 0xF;
+    // Bit `p`: a point of `pinnable` where the mover has no checker, so
+    // that the next landing there pins (`pinnable` has no bit 0: a
+    // bear-off pins nothing).
+    let open = pinnable & !start.occ;
     Some(
         plays
             .into_iter()
             .map(|mut play| {
-                let (mut key, mut occ) = (counts, start.occ);
+                let (mut key, mut open) = (counts, open);
                 for mv in play.moves_mut() {
                     let (from, to) = (mv.from().get(), mv.to().get());
-                    // Only the points of `pinnable` need their counts
-                    // looked at (`pinnable` has no bit 0: a bear-off pins
-                    // nothing).
-                    if (pinnable >> to) & 1 != 0 && nibble(key, to) == 0 {
+                    if (open >> to) & 1 != 0 {
                         *mv = Move::with_hit(mv.from(), mv.to(), true);
+                        open &= !(1 << to);
                     }
                     key = key
                         .wrapping_sub(UNIT[usize::from(from) & 31])
                         .wrapping_add(UNIT[usize::from(to) & 31]);
+                    // Only the points of `pinnable` need their counts
+                    // looked at.
                     if (pinnable >> from) & 1 != 0 && nibble(key, from) == 0 {
-                        occ &= !(1 << from);
+                        open |= 1 << from;
                     }
-                    occ |= 1 << to;
                 }
-                let pins = occ & pinnable;
+                // The pins: the points of `pinnable` the mover holds.
+                let pins = pinnable & !open;
                 (key | (u128::from(pins) << KEY_PIN_SHIFT), play)
             })
             .collect(),
     )
+}
+
+/// Bit `i` set for each nonzero byte `i` of `x`.
+#[inline(always)]
+fn nonzero_bytes(x: u64) -> u32 {
+    const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let high = (((x & LO7) + LO7) | x) & !LO7;
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// Whether a mother pin is what ends the game this turn, whatever else
+/// the turn does: Plakoto's mother rule may end it ([`Ctx::mother_may_end`]),
+/// the opponent's mother is not pinned yet, and pinning it ends the game
+/// at once (the immediate rule, the mover's own mother pinned, or the
+/// mover's 24-point empty already). The first move onto point 1 then ends
+/// the turn, and no other move ends the game but the bear-off of the last
+/// checker.
+///
+/// The move-order pruning ([`expand`], the smaller die first in
+/// [`dice_states`]) then keeps every play if the pinning move may be
+/// played out of order. A play that never lands on point 1 ends the game,
+/// if at all, with its last move, and is found as before. A play that
+/// pins the mother lands on point 1 once, with its last move (from
+/// `1 + d`); its other moves do not land on point 1 and, in the pruned
+/// order, reach the same position without ending the game, from which
+/// the pinning move is played.
+fn pin_ends_turn(c: &Ctx, s: &St) -> bool {
+    s.opp_pinned & (1 << 1) == 0
+        && (c.rules.mother == MotherRule::Immediate
+            || c.my_pinned & (1 << 24) != 0
+            || s.me[24] == 0)
 }
 
 /// The plays the dice rules allow (every rule but the obligation to open a
@@ -632,8 +699,14 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     let mut ended = Vec::new();
     // The move-order pruning of Plakoto below assumes that no move ends
     // the turn early: a bear-off of the last checker leaves nothing to
-    // reorder, but a mother pin may, so it is off when one may happen.
+    // reorder, but a mother pin may, so it is off when one may happen,
+    // unless the pin is what ends the game ([`pin_ends_turn`]): then the
+    // pinning move is allowed out of order.
     let mother = c.mother_may_end();
+    let pin_ends = mother && pin_ends_turn(c, &start[0]);
+    let prune = c.game == Game::Plakoto && (!mother || pin_ends);
+    // The point from which die `d` pins the mother, when that ends the game.
+    let pinner = |d: u8| if pin_ends { 1u32 << (1 + d) } else { 0 };
     // No state can end the game unless a mother may be pinned or the
     // mover's checkers left are few enough to be borne off this turn.
     let moves = if dice.is_double() { 4 } else { 2 };
@@ -645,7 +718,7 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
         }
     };
     if dice.is_double() {
-        let ordered = c.game == Game::Plakoto && !mother;
+        let ordered = prune.then(|| pinner(hi.0));
         let mut level = start.to_vec();
         let mut next = Vec::with_capacity(64);
         let mut depth = 0;
@@ -677,31 +750,33 @@ pub(crate) fn dice_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
     } else {
         let mut first_hi = Vec::with_capacity(16);
         let mut first_lo = Vec::with_capacity(16);
-        expand(c, &start, hi, false, None, &mut first_hi);
-        expand(c, &start, lo, false, None, &mut first_lo);
+        expand(c, &start, hi, None, None, &mut first_hi);
+        expand(c, &start, lo, None, None, &mut first_lo);
         take(&mut first_hi, &mut ended);
         take(&mut first_lo, &mut ended);
         let mut both = Vec::with_capacity(64);
-        expand(c, &first_hi, lo, false, Some(&mut seen), &mut both);
-        if c.game == Game::Plakoto && !mother {
+        expand(c, &first_hi, lo, None, Some(&mut seen), &mut both);
+        if prune {
             // Smaller die first, then the larger: unless the smaller bore
             // off, only the checker it moved, or a checker the larger die
             // may bear off (points up to `hi`), can reach a position the
             // larger-first order has not: any other larger-die move
             // commutes with the smaller one (as for doubles above; a pin
-            // made by either is made in both orders).
+            // made by either is made in both orders), but for the move
+            // that pins a mother and ends the game, which may not be
+            // played first without ending the turn there.
             for s in &first_lo {
                 let to = s.play.moves().first().map_or(0, |m| m.to().get());
                 let sources = if to == 0 {
                     s.occ
                 } else {
-                    s.occ & ((1u32 << to) | ((2u32 << hi.0) - 1))
+                    s.occ & ((1u32 << to) | ((2u32 << hi.0) - 1) | pinner(hi.0))
                 };
                 let sources = sources & !(blocked << hi.0);
                 expand_one(c, s, hi.0, sources, Some(&mut seen), &mut both);
             }
         } else {
-            expand(c, &first_lo, hi, false, Some(&mut seen), &mut both);
+            expand(c, &first_lo, hi, None, Some(&mut seen), &mut both);
         }
         take(&mut both, &mut ended);
         if !ended.is_empty() {

@@ -296,16 +296,19 @@ impl TablesPosition {
 
     /// The mover's view of the turn.
     fn ctx(&self, dice: Dice) -> (Ctx, St) {
-        let (mut ctx, start) = self.ctx_of(self.turn, dice);
-        ctx.must_open = matches!(self.game, Game::Fevga | Game::LongNardy)
+        // Filled in place (a returned pair taken apart and put together
+        // again is copied twice).
+        let mut turn = self.ctx_of(self.turn, dice);
+        let (ctx, start) = (&turn.0, &turn.1);
+        turn.0.must_open = matches!(self.game, Game::Fevga | Game::LongNardy)
             && match ctx.prime {
-                PrimeRule::OpenWhenBlocked => movegen::blocks_fully(&ctx, start.occ),
+                PrimeRule::OpenWhenBlocked => movegen::blocks_fully(ctx, start.occ),
                 PrimeRule::OpenWhenStuck => {
-                    movegen::blocks_fully(&ctx, start.occ) && self.cannot_move(!self.turn)
+                    movegen::blocks_fully(ctx, start.occ) && self.cannot_move(!self.turn)
                 }
                 PrimeRule::NeedsCheckerAhead | PrimeRule::Free => false,
             };
-        (ctx, start)
+        turn
     }
 
     /// Whether no die moves any checker of `player` here (its first move
@@ -378,7 +381,10 @@ impl TablesPosition {
 
     /// Every legal play for `dice`, one per distinct resulting position;
     /// empty when the player cannot move or the game is over.
+    // Never inlined: the instruction counts of bench/README.md ("The
+    // tables generators") are collected under callgrind by this name.
     #[must_use]
+    #[inline(never)]
     pub fn legal_plays(&self, dice: Dice) -> TablesPlayList {
         if self.outcome().is_some() {
             return TablesPlayList::default();

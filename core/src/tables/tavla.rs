@@ -10,7 +10,10 @@
 //! hitter then holds the point), so that count is 0 or 1.
 //!
 //! Where the opponent has no blot in the mover's home board nothing can be
-//! hit there, and the standard generator answers.
+//! hit there, and the standard generator answers. Elsewhere the standard
+//! generator's plays that move a hitter on are dropped
+//! (`allowed_standard_plays`), and the search below is left for the turns
+//! where that drops every play (the rule then makes fewer dice playable).
 //!
 //! The restriction is on sequences of single-die moves, so the dice rules
 //! are applied to the sequences it allows: both dice (all four of a
@@ -192,6 +195,81 @@ fn home_blot(position: &Position) -> bool {
     position.side(!position.turn())[19..25].contains(&1)
 }
 
+/// Whether the moves of `play`, in their order, move a hitter on: a
+/// checker leaves a point of the mover's home board where this play hit,
+/// while it is the only checker there (the count rule of the module's
+/// doc). A blot's point holds no checker of the mover before the hit, so
+/// the count there is the landings since the hit minus the departures.
+fn moves_a_hitter_on(play: &Play) -> bool {
+    if play.hit_mask() & HOME == 0 {
+        return false;
+    }
+    let (mut locked, mut count) = (0u8, [0u8; 7]);
+    for mv in play.moves() {
+        let (from, to) = (usize::from(mv.from().get()), usize::from(mv.to().get()));
+        if from <= 6 && locked & (1 << from) != 0 {
+            if count[from] == 1 {
+                return true;
+            }
+            count[from] -= 1;
+        }
+        if (1..=6).contains(&to) {
+            if mv.is_hit() {
+                locked |= 1 << to;
+                count[to] = 1;
+            } else if locked & (1 << to) != 0 {
+                count[to] += 1;
+            }
+        }
+    }
+    false
+}
+
+/// Bits 1 to 6: the mover's home board.
+const HOME: u32 = 0x7E;
+
+/// The plays under [`HitAndRun::ForbiddenInHome`] from the standard
+/// generator's, or `None` where the search is needed.
+///
+/// Every sequence the rule allows is a sequence of backgammon, so the
+/// standard list (one play per position, each using as much of the roll
+/// as any sequence can) holds every position the rule allows with that
+/// many dice. A position of the list is not allowed exactly when it
+/// leaves no checker on a home point where it hit: every sequence to it
+/// hit there (a hit is part of the position) and moved every checker that
+/// landed there on, the hitter included; otherwise some sequence keeps the
+/// hitter. The list's play for a position shows which, in the order it was
+/// generated:
+///
+/// - A non-double's play is two moves. One that hit on `p` and moves on
+///   from `p` leaves it empty (the mover had no checker on `p` before the
+///   hit); one that keeps a checker on `p` does not move on from it.
+/// - A double's play is generated with its starting points in
+///   non-increasing order, so every landing on a point comes before every
+///   departure from it: a departure finds the hitter alone only when it
+///   is the point's last checker and the point stays empty, and a play
+///   that keeps a checker there never moves the hitter on.
+///
+/// So the plays that do not move a hitter on are the allowed plays with
+/// the most dice, unless there is none: then fewer dice are played, and
+/// the search finds those plays.
+fn allowed_standard_plays(position: &Position, dice: Dice) -> Option<PlayList> {
+    let list = position.legal_plays(dice);
+    if !list.iter().any(moves_a_hitter_on) {
+        return Some(list);
+    }
+    debug_assert!(
+        !dice.is_double()
+            || list
+                .iter()
+                .all(|p| p.moves().windows(2).all(|w| w[0].from() >= w[1].from()))
+    );
+    let pips = list.dice_pips();
+    let mut kept: Vec<Play> = Vec::with_capacity(list.len());
+    kept.extend(list.iter().filter(|p| !moves_a_hitter_on(p)).copied());
+    (!kept.is_empty()).then(|| movegen::play_list(kept, pips))
+}
+
 impl HitAndRun {
     /// Every legal play of `position` for `dice` under this rule, one per
     /// distinct resulting position. [`HitAndRun::Allowed`] is
@@ -205,6 +283,9 @@ impl HitAndRun {
             // generator gives the same plays.
             HitAndRun::ForbiddenInHome if !home_blot(position) => position.legal_plays(dice),
             HitAndRun::ForbiddenInHome => {
+                if let Some(list) = allowed_standard_plays(position, dice) {
+                    return list;
+                }
                 let (nodes, pips) = legal_nodes(position, dice);
                 movegen::play_list(nodes.into_iter().map(|n| n.play).collect(), pips)
             }
