@@ -694,6 +694,22 @@ fn die_used(mv: Move, dice: &[Die]) -> Option<Die> {
     }
 }
 
+/// The 4 000 checked-in benchmark positions (`core/benches/data`), each
+/// with its line, for tests that go over many positions.
+#[cfg(test)]
+pub(crate) fn benchmark_positions() -> impl Iterator<Item = (&'static str, Position)> {
+    use crate::notation::position_id::PositionId;
+    let data = include_str!("../benches/data/positions.txt");
+    data.lines().filter(|l| !l.starts_with('#')).map(|line| {
+        let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let setup = id.to_setup(Player::X);
+        (
+            line,
+            Position::from_setup(&setup, BackgammonVariant::Standard).unwrap(),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -702,16 +718,9 @@ mod tests {
 
     #[test]
     fn can_play_says_whether_there_are_legal_plays() {
-        // The 4 000 checked-in positions (core/benches/data), each from
-        // both sides, for all 21 rolls.
-        use crate::dice::Die;
-        use crate::notation::position_id::PositionId;
-        let data = include_str!("../benches/data/positions.txt");
+        // The benchmark positions, each from both sides, for all 21 rolls.
         let (mut cases, mut passes) = (0, 0);
-        for line in data.lines().filter(|l| !l.starts_with('#')) {
-            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-            let pos =
-                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
+        for (line, pos) in benchmark_positions() {
             for pos in [pos, pos.swap_turn()] {
                 for a in 1..=6 {
                     for b in a..=6 {

@@ -765,14 +765,9 @@ mod tests {
         // Every play of the 4 000 checked-in positions (core/benches/data)
         // for all 21 rolls: the allocation-free writer behind `Display`
         // and `write_notation` against `MoveText::from_play`.
-        use crate::notation::position_id::PositionId;
-        let data = include_str!("../../benches/data/positions.txt");
         let mut plays = 0;
         let mut folds = 0;
-        for line in data.lines().filter(|l| !l.starts_with('#')) {
-            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-            let pos =
-                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
+        for (_, pos) in crate::position::benchmark_positions() {
             for a in 1..=6 {
                 for b in a..=6 {
                     for &play in pos.legal_plays(dice(a, b)).iter() {
@@ -799,13 +794,8 @@ mod tests {
         // before it searches; that is only right if the search resolves
         // each legal play's notation to that play. Every play of the
         // 4 000 checked-in positions for all 21 rolls, both ways.
-        use crate::notation::position_id::PositionId;
-        let data = include_str!("../../benches/data/positions.txt");
         let mut plays = 0;
-        for line in data.lines().filter(|l| !l.starts_with('#')) {
-            let id: PositionId = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-            let pos =
-                Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
+        for (line, pos) in crate::position::benchmark_positions() {
             for a in 1..=6 {
                 for b in a..=6 {
                     let legal = pos.legal_plays(dice(a, b));
