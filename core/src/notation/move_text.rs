@@ -352,9 +352,7 @@ impl MoveText {
         }
         Err(IllegalMoveText::Illegal(position.explain(&hops, dice)))
     }
-}
 
-impl MoveText {
     /// The legal play whose notation, as this crate writes it, is this
     /// text, if one is: the text of a play sent back as a view listed it,
     /// which is what clients and replays send. The search below gives the
