@@ -1,7 +1,9 @@
 //! Embedding bgref-core: read an XGID, list the legal plays, apply one
 //! given in gnubg notation, run the cube, and score the end of a game;
 //! then play a whole game of backgammon and one of Plakoto through the same
-//! calls ([`VariantPosition`]: one position type for the ten rulesets).
+//! calls ([`VariantPosition`]: one position type for the ten rulesets), and
+//! referee a match of each through the same calls ([`GameState`]: one
+//! referee for the ten rulesets).
 //!
 //! Run with `cargo run -p bgref-core --example embed`.
 
@@ -9,11 +11,11 @@ use std::error::Error;
 
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
-use bgref_core::tables::TablesRules;
+use bgref_core::tables::{Game, TablesGameState, TablesMatch, TablesRules, TablesSeries};
 use bgref_core::verify::Roller;
 use bgref_core::{
-    BackgammonVariant, CubeAction, CubeOutcome, GameEnd, Player, Position, Variant,
-    VariantPosition, score_game,
+    Action, BackgammonGame, BackgammonVariant, CubeAction, CubeOutcome, CubeRules, GameEnd,
+    GameState, MatchState, Phase, Player, Position, Variant, VariantPosition, score_game,
 };
 
 fn main() -> Result<(), Box<dyn Error>> {
@@ -96,6 +98,65 @@ fn main() -> Result<(), Box<dyn Error>> {
     for variant in [Variant::Standard, Variant::Plakoto] {
         play_a_game(variant)?;
     }
+
+    // 7. The referee: a 3-point match of backgammon, then one of Plakoto,
+    //    through the same calls (`GameState::act`: who may act, the dice of
+    //    the match's seed, the score; an illegal action says why).
+    let three_points = MatchState {
+        length: 3,
+        ..MatchState::MONEY
+    };
+    let backgammon = BackgammonGame::new(
+        BackgammonVariant::Standard,
+        CubeRules::default(),
+        three_points,
+        "embed".into(),
+    );
+    let plakoto = TablesGameState::new(
+        TablesRules::DEFAULT,
+        TablesMatch::new(TablesSeries::Single(Game::Plakoto), 3),
+        "embed".into(),
+    );
+    for start in [GameState::from(backgammon), GameState::from(plakoto)] {
+        referee_a_match(start)?;
+    }
+    Ok(())
+}
+
+/// Referees a match from `start` to its end: each player rolls and takes
+/// the first legal play, never doubles, and starts the next game.
+fn referee_a_match(start: GameState) -> Result<(), Box<dyn Error>> {
+    let roller = Roller::new(&[7u8; 32]);
+    let variant = start.variant();
+    let mut state = start;
+    let mut actions = 0;
+    while state.phase() != Phase::MatchOver {
+        let player = state.to_act().unwrap_or(Player::X);
+        let action = match state.phase() {
+            Phase::Move => {
+                let play = state.legal_plays().get(0).copied().ok_or("no play")?;
+                Action::Move(play.to_string().parse()?)
+            }
+            Phase::GameOver => Action::NextGame,
+            _ => Action::Roll,
+        };
+        state = state.act(player, &action, &roller)?.0;
+        actions += 1;
+        if actions > 20_000 {
+            return Err(format!("the {variant} match did not end").into());
+        }
+    }
+    let (length, before) = state.match_score();
+    let score = state.result().ok_or("a match over has a score")?;
+    println!(
+        "{variant}, {length}-point match: {} wins it after {actions} actions \
+         (score before the last game x {} o {})",
+        score
+            .match_winner()
+            .map_or("nobody".into(), |w| w.to_string()),
+        before.x,
+        before.o,
+    );
     Ok(())
 }
 

@@ -22,7 +22,8 @@ use bgref_core::notation::mat::write_mat;
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::verify::Roller;
 use bgref_core::{
-    BackgammonVariant, CubeRules, Event, GameEnd, GameKind, GameState, MatchState, Player, Position,
+    BackgammonGame, BackgammonVariant, CubeRules, Event, GameEnd, GameKind, MatchState, Player,
+    Position,
 };
 use serde_json::{Value, json};
 
@@ -37,9 +38,9 @@ fn score(s: bgref_core::ByPlayer<u32>) -> Value {
 }
 
 /// The summary of a transcript; also what it contains, for choosing seeds.
-fn summary(start: &GameState, steps: &[(GameState, Event)]) -> Value {
+fn summary(start: &BackgammonGame, steps: &[(BackgammonGame, Event)]) -> Value {
     let mut games = Vec::new();
-    let new_game = |state: &GameState| {
+    let new_game = |state: &BackgammonGame| {
         json!({
             "game": state.game,
             "score": score(state.match_state.score),
@@ -97,7 +98,7 @@ fn summary(start: &GameState, steps: &[(GameState, Event)]) -> Value {
             }
             _ => {}
         }
-        if let Event::GameEnded(s) = event {
+        if let Event::GameEnded(bgref_core::Score::Backgammon(s)) = event {
             let action = match s.end {
                 GameEnd::Pass { winner } => json!({"player": (!winner).as_str(), "action": "drop"}),
                 // The file says only the points won: a resignation counted
@@ -290,7 +291,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         // The first seed whose match has everything the spec needs.
         let (seed, start, steps, sum) = (1u8..=255)
             .find_map(|seed| {
-                let start = GameState::new(
+                let start = BackgammonGame::new(
                     spec.variant,
                     spec.rules,
                     MatchState::new_match(spec.length),

@@ -38,6 +38,7 @@ use crate::notation::move_text::{IllegalMoveText, MoveText};
 use crate::play::Play;
 use crate::player::Player;
 use crate::position::Position;
+use crate::referee::Score;
 use crate::setup::BackgammonVariant;
 use crate::tables::{Game, TablesIllegalPlay};
 use crate::verify::Roller;
@@ -300,10 +301,12 @@ impl From<CubeError> for GameError {
     }
 }
 
-/// What happened, besides the new state.
+/// What happened, besides the new state, in a game of any ruleset (the
+/// tables games' referee, [`crate::tables::TablesGameState`], reports the
+/// same events, without the cube's).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    /// The opening roll: `starts` moves with `dice`.
+    /// The backgammon variants' opening roll: `starts` moves with `dice`.
     OpeningRoll {
         /// x's die of the deciding throw.
         x_die: crate::dice::Die,
@@ -315,6 +318,18 @@ pub enum Event {
         ties: u32,
         /// The starter's roll.
         dice: Dice,
+    },
+    /// The tables games' opening roll: one die each picked the starter,
+    /// who rolls next.
+    StarterChosen {
+        /// x's die of the deciding throw.
+        x_die: crate::dice::Die,
+        /// o's die.
+        o_die: crate::dice::Die,
+        /// The starter.
+        starts: Player,
+        /// Tied throws before it.
+        ties: u32,
     },
     /// A roll of turn `turn`; `passed` when no play was legal (the turn
     /// passed at once).
@@ -365,20 +380,24 @@ pub enum Event {
         /// Who rejected.
         by: Player,
     },
-    /// The game ended by a pass (drop: the score's `end` is
-    /// [`GameEnd::Pass`]) or an accepted resignation. A game ended by
-    /// bearing off is the [`Event::Moved`] that bore off.
-    GameEnded(GameScore),
+    /// The game ended by a pass (drop: the backgammon score's `end` is
+    /// [`GameEnd::Pass`]) or an accepted resignation. A game ended on the
+    /// board is the [`Event::Moved`] that ended it (its score is in the
+    /// state).
+    GameEnded(Score),
     /// A new game began.
     NewGame {
         /// Its number.
         game: u32,
+        /// Its starter, when the rules name one (a tables game after a won
+        /// game: the winner); `None`: an opening roll decides.
+        starter: Option<Player>,
     },
 }
 
 /// The whole state of a game within its match.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GameState {
+pub struct BackgammonGame {
     /// The variant.
     pub variant: BackgammonVariant,
     /// The rule options.
@@ -404,14 +423,14 @@ pub struct GameState {
     /// Resignations offered in this game so far (at most
     /// [`MAX_RESIGNATIONS`]; 0 again at the next game).
     pub resignations: u8,
-    /// The match began from a set position ([`GameState::from_position`]:
+    /// The match began from a set position ([`BackgammonGame::from_position`]:
     /// a lesson, a puzzle, an adjourned match), not from its variant's
     /// start. Its later games start as usual; the mark stays for the whole
     /// match, so nobody takes it for a match played from the start.
     pub set_up: bool,
 }
 
-/// Why a set position cannot begin a match ([`GameState::from_position`]).
+/// Why a set position cannot begin a match ([`BackgammonGame::from_position`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SetUpError {
     /// The position is of another variant.
@@ -443,7 +462,7 @@ impl fmt::Display for SetUpError {
 
 impl core::error::Error for SetUpError {}
 
-impl GameState {
+impl BackgammonGame {
     /// A new match (or money session, `match_state.length == 0`) at its
     /// first game, before the opening roll.
     #[must_use]
@@ -452,8 +471,8 @@ impl GameState {
         rules: CubeRules,
         match_state: MatchState,
         client_seed: String,
-    ) -> GameState {
-        GameState {
+    ) -> BackgammonGame {
+        BackgammonGame {
             variant,
             rules,
             match_state,
@@ -473,7 +492,7 @@ impl GameState {
     /// A match (or money session) whose first game begins from `position`
     /// with `cube`: the player on roll (`position.turn()`) rolls or
     /// doubles first (no opening roll), and the dice are the match's as
-    /// ever, from turn 1. The state is marked [`GameState::set_up`]; the
+    /// ever, from turn 1. The state is marked [`BackgammonGame::set_up`]; the
     /// games after the first start from the variant's start.
     ///
     /// # Errors
@@ -488,7 +507,7 @@ impl GameState {
         client_seed: String,
         position: Position,
         cube: CubeState,
-    ) -> Result<GameState, SetUpError> {
+    ) -> Result<BackgammonGame, SetUpError> {
         if position.variant() != variant {
             return Err(SetUpError::WrongVariant);
         }
@@ -500,12 +519,12 @@ impl GameState {
         }
         cube.validate(&match_state, &rules)
             .map_err(SetUpError::Cube)?;
-        Ok(GameState {
+        Ok(BackgammonGame {
             position,
             cube,
             phase: Phase::RollOrDouble,
             set_up: true,
-            ..GameState::new(variant, rules, match_state, client_seed)
+            ..BackgammonGame::new(variant, rules, match_state, client_seed)
         })
     }
 
@@ -546,7 +565,7 @@ impl GameState {
         player: Player,
         action: &Action,
         roller: &Roller,
-    ) -> Result<(GameState, Event), GameError> {
+    ) -> Result<(BackgammonGame, Event), GameError> {
         let wrong_phase = || GameError::wrong_phase(self.phase, action);
         GameError::check_turn(self.to_act(), player)?;
         let mut next = self.clone();
@@ -629,7 +648,7 @@ impl GameState {
                 {
                     CubeOutcome::GameOver(score) => {
                         next.end_game(score);
-                        Event::GameEnded(score)
+                        Event::GameEnded(Score::Backgammon(score))
                     }
                     CubeOutcome::Continue(cube) => {
                         next.cube = cube;
@@ -662,7 +681,7 @@ impl GameState {
                 else {
                     return Err(wrong_phase());
                 };
-                next = GameState::new(
+                next = BackgammonGame::new(
                     self.variant,
                     self.rules,
                     match_state,
@@ -670,7 +689,10 @@ impl GameState {
                 );
                 next.game = self.game + 1;
                 next.set_up = self.set_up;
-                Event::NewGame { game: next.game }
+                Event::NewGame {
+                    game: next.game,
+                    starter: None,
+                }
             }
             _ => return Err(wrong_phase()),
         };
@@ -698,13 +720,13 @@ mod tests {
         Roller::new(&[7u8; 32])
     }
 
-    fn play_out(state: GameState, roller: &Roller) -> GameState {
+    fn play_out(state: BackgammonGame, roller: &Roller) -> BackgammonGame {
         test_bot::play_out(state, roller, 2000)
     }
 
     #[test]
     fn a_money_game_runs_to_its_end() {
-        let start = GameState::new(
+        let start = BackgammonGame::new(
             BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::MONEY,
@@ -720,7 +742,13 @@ mod tests {
         assert_eq!(play_out(start, &roller()), end);
         // The next game starts over, the session score carried on.
         let (next, event) = end.act(Player::O, &Action::NextGame, &roller()).unwrap();
-        assert_eq!(event, Event::NewGame { game: 2 });
+        assert_eq!(
+            event,
+            Event::NewGame {
+                game: 2,
+                starter: None
+            }
+        );
         assert_eq!(next.phase, Phase::OpeningRoll);
         assert_eq!(next.match_state.score[score.winner], score.points);
     }
@@ -750,7 +778,7 @@ mod tests {
             ..CubeState::START
         };
         let from = |position, cube, m| {
-            GameState::from_position(
+            BackgammonGame::from_position(
                 BackgammonVariant::Standard,
                 rules,
                 m,
@@ -787,7 +815,9 @@ mod tests {
         );
         assert_eq!(next.match_state.score, ByPlayer { x: 3, o: 3 });
         assert!(next.set_up);
-        assert!(!GameState::new(BackgammonVariant::Standard, rules, five, "a:b".into()).set_up);
+        assert!(
+            !BackgammonGame::new(BackgammonVariant::Standard, rules, five, "a:b".into()).set_up
+        );
 
         // Refused: another variant, a finished game, an answer waiting, a
         // cube the match cannot have.
@@ -820,7 +850,7 @@ mod tests {
     #[test]
     fn turns_and_phases_are_enforced() {
         let r = roller();
-        let start = GameState::new(
+        let start = BackgammonGame::new(
             BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::MONEY,
@@ -883,7 +913,7 @@ mod tests {
         assert_eq!(rejected.phase, Phase::RollOrDouble);
         let (over, event) = resigned.act(starts, &Action::Accept, &r).unwrap();
         assert_eq!(over.phase, Phase::GameOver);
-        let Event::GameEnded(score) = event else {
+        let Event::GameEnded(Score::Backgammon(score)) = event else {
             panic!("{event:?}")
         };
         assert_eq!((score.winner, score.points), (starts, 4));
@@ -892,7 +922,7 @@ mod tests {
     #[test]
     fn resignation_offers_are_bounded_per_game() {
         let r = roller();
-        let start = GameState::new(
+        let start = BackgammonGame::new(
             BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::MONEY,
@@ -925,7 +955,7 @@ mod tests {
         let r = roller();
         let mut rules = CubeRules::DEFAULT;
         rules.automatic_doubles = 3;
-        let mut state = GameState::new(
+        let mut state = BackgammonGame::new(
             BackgammonVariant::Hypergammon3,
             rules,
             MatchState {
@@ -951,14 +981,14 @@ mod tests {
                 .is_err_and(|e| e.slug() == "wrong-phase")
         );
         // Automatic doubles apply in money play only: find a tied opening.
-        let money = GameState::new(
+        let money = BackgammonGame::new(
             BackgammonVariant::Standard,
             rules,
             MatchState::MONEY,
             "m".into(),
         );
         let tied = (1..500)
-            .map(|game| GameState {
+            .map(|game| BackgammonGame {
                 game,
                 ..money.clone()
             })
@@ -971,14 +1001,14 @@ mod tests {
     }
 }
 
-/// A bot for the tests of both referees ([`GameState`] and
+/// A bot for the tests of both referees ([`BackgammonGame`] and
 /// [`crate::tables::TablesGameState`]): the first legal play every turn,
 /// never a double.
 #[cfg(test)]
 pub(crate) mod test_bot {
     use alloc::string::ToString;
 
-    use super::{Action, GameError, GameState, Phase};
+    use super::{Action, BackgammonGame, GameError, Phase};
     use crate::play::Play;
     use crate::player::Player;
     use crate::tables::TablesGameState;
@@ -993,7 +1023,7 @@ pub(crate) mod test_bot {
         fn act_as(&self, player: Player, action: &Action, r: &Roller) -> Result<Self, GameError>;
     }
 
-    impl Refereed for GameState {
+    impl Refereed for BackgammonGame {
         fn phase(&self) -> Phase {
             self.phase
         }
@@ -1003,6 +1033,21 @@ pub(crate) mod test_bot {
         fn first_play(&self) -> Play {
             let plays = self.position.legal_plays(self.dice.unwrap());
             *plays.iter().next().unwrap()
+        }
+        fn act_as(&self, player: Player, action: &Action, r: &Roller) -> Result<Self, GameError> {
+            self.act(player, action, r).map(|(next, _)| next)
+        }
+    }
+
+    impl Refereed for crate::GameState {
+        fn phase(&self) -> Phase {
+            self.phase()
+        }
+        fn to_act(&self) -> Option<Player> {
+            self.to_act()
+        }
+        fn first_play(&self) -> Play {
+            *self.legal_plays().get(0).unwrap()
         }
         fn act_as(&self, player: Player, action: &Action, r: &Roller) -> Result<Self, GameError> {
             self.act(player, action, r).map(|(next, _)| next)

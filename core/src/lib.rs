@@ -89,6 +89,7 @@ mod play;
 mod player;
 mod point;
 mod position;
+mod referee;
 mod setup;
 pub mod tables;
 mod variant;
@@ -114,12 +115,15 @@ pub use crate::cube::{
     ParseGameResultError, Resignation, score_game,
 };
 pub use crate::dice::{Dice, Die, InvalidDice, InvalidDie, ParseDiceError};
-pub use crate::game::{Action, Event, GameError, GameState, MAX_RESIGNATIONS, Phase, SetUpError};
+pub use crate::game::{
+    Action, BackgammonGame, Event, GameError, MAX_RESIGNATIONS, Phase, SetUpError,
+};
 pub use crate::movegen::PlayList;
 pub use crate::play::{IllegalPlay, Move, PartialPlay, Play};
 pub use crate::player::{ByPlayer, ParsePlayerError, Player};
 pub use crate::point::{InvalidPoint, ParsePointError, Point};
 pub use crate::position::{CheckerCount, GameOutcome, Position, PositionError, PositionErrorKinds};
+pub use crate::referee::{GameState, Score};
 pub use crate::setup::{BackgammonVariant, ParseBackgammonVariantError, Setup};
 pub use crate::variant::{ParseVariantError, Variant};
 pub use crate::variant_position::{

@@ -144,6 +144,13 @@ pub struct VariantOutcome {
 #[derive(Debug, Clone)]
 pub struct VariantPlayList(Plays);
 
+impl Default for VariantPlayList {
+    /// No play.
+    fn default() -> VariantPlayList {
+        VariantPlayList(Plays::Board(PlayList::default()))
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Plays {
     Board(PlayList),

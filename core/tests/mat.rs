@@ -1,4 +1,4 @@
-//! Bot-played matches and money sessions, through `GameState::act` with a
+//! Bot-played matches and money sessions, through `BackgammonGame::act` with a
 //! fixed roller, written as `.mat` transcripts: every transcript writes,
 //! and between them they hold every kind of line (Crawford and
 //! post-Crawford games, passes, doubles, takes, drops, beavers, raccoons,
@@ -10,7 +10,9 @@ mod bot;
 
 use bgref_core::notation::mat::write_mat;
 use bgref_core::verify::Roller;
-use bgref_core::{BackgammonVariant, CubeRules, Event, GameKind, GameState, MatchState, Phase};
+use bgref_core::{
+    BackgammonGame, BackgammonVariant, CubeRules, Event, GameKind, MatchState, Phase,
+};
 
 use bot::{Bot, Style};
 
@@ -31,7 +33,7 @@ fn play(
     style: Style,
     seen: &mut Seen,
 ) -> String {
-    let start = GameState::new(
+    let start = BackgammonGame::new(
         variant,
         rules,
         MatchState::new_match(length),

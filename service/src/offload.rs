@@ -30,9 +30,9 @@ use tokio::sync::Semaphore;
 use bgref_core::verify::Roller;
 use bgref_core::{Action, Dice, Phase, Position};
 
-use crate::api::games::AnyGame;
 use crate::api::input;
 use crate::api::moves::TurnInput;
+use bgref_core::GameState;
 
 /// The heavy requests computed at once: one per core.
 static SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
@@ -144,7 +144,7 @@ fn spread_wide(position: &Position) -> bool {
 /// Fevga or Long Nardy. Anything else (another action, a refused one, the
 /// opening roll, which is never doubles) is answered in place.
 #[inline]
-pub fn game_view_may_be_heavy(state: &AnyGame, action: &Action, roller: &Roller) -> bool {
+pub fn game_view_may_be_heavy(state: &GameState, action: &Action, roller: &Roller) -> bool {
     let dice: Option<Dice> = match (state.phase(), action) {
         (Phase::RollOrDouble, Action::Roll) => Some(roller.roll(
             state.client_seed(),
@@ -158,8 +158,8 @@ pub fn game_view_may_be_heavy(state: &AnyGame, action: &Action, roller: &Roller)
         return false;
     }
     match state {
-        AnyGame::Backgammon(s) => spread_wide(&s.position),
-        AnyGame::Tables(s) => s.board.board().is_none_or(spread_wide),
+        GameState::Backgammon(s) => spread_wide(&s.position),
+        GameState::Tables(s) => s.board.board().is_none_or(spread_wide),
     }
 }
 
@@ -266,11 +266,11 @@ mod tests {
     }
 
     /// A money game at `turn`, x on roll before rolling, on `points`.
-    fn game_on(points: [i64; 24], at: u32) -> AnyGame {
+    fn game_on(points: [i64; 24], at: u32) -> GameState {
         let bg = Variant::Standard;
         let board = turn(points, None, bg).position.unwrap();
         let read = input::position(&board, BackgammonVariant::Standard, "position").unwrap();
-        let mut state = bgref_core::GameState::new(
+        let mut state = bgref_core::BackgammonGame::new(
             BackgammonVariant::Standard,
             bgref_core::CubeRules::DEFAULT,
             bgref_core::MatchState::MONEY,
@@ -279,7 +279,7 @@ mod tests {
         state.position = read.position;
         state.phase = Phase::RollOrDouble;
         state.turn = at;
-        AnyGame::Backgammon(state)
+        GameState::Backgammon(state)
     }
 
     /// The first turn from 1 whose next roll is (or is not) doubles.
@@ -294,18 +294,18 @@ mod tests {
         let roller = Roller::new(&[3; 32]);
         let (doubles, other) = (turn_rolling(&roller, true), turn_rolling(&roller, false));
         let heavy =
-            |state: &AnyGame, action: Action| game_view_may_be_heavy(state, &action, &roller);
+            |state: &GameState, action: Action| game_view_may_be_heavy(state, &action, &roller);
         assert!(heavy(&game_on(spread(), doubles), Action::Roll));
         assert!(!heavy(&game_on(spread(), other), Action::Roll));
         assert!(!heavy(&game_on(start(), doubles), Action::Roll));
         assert!(!heavy(&game_on(spread(), doubles), Action::Double));
         // A resignation rejected after a doubles roll shows the move again.
-        let AnyGame::Backgammon(mut rolled) = game_on(spread(), doubles) else {
+        let GameState::Backgammon(mut rolled) = game_on(spread(), doubles) else {
             unreachable!()
         };
         rolled.phase = Phase::AnswerResignation;
         rolled.dice = Some(Dice::new(bgref_core::Die::new(3), bgref_core::Die::new(3)));
-        let rolled = AnyGame::Backgammon(rolled);
+        let rolled = GameState::Backgammon(rolled);
         assert!(heavy(&rolled, Action::Reject));
         assert!(!heavy(&rolled, Action::Accept));
         // The tables engine's games: any doubles roll.
@@ -319,9 +319,9 @@ mod tests {
         );
         plakoto.phase = Phase::RollOrDouble;
         plakoto.turn = doubles;
-        assert!(heavy(&AnyGame::Tables(plakoto.clone()), Action::Roll));
+        assert!(heavy(&GameState::Tables(plakoto.clone()), Action::Roll));
         plakoto.turn = other;
-        assert!(!heavy(&AnyGame::Tables(plakoto), Action::Roll));
+        assert!(!heavy(&GameState::Tables(plakoto), Action::Roll));
     }
 
     /// `/games/act` and gRPC `Act` (both through [`crate::referee::act`])
@@ -337,7 +337,7 @@ mod tests {
         let seat = games::seats(&keys, "m", "s").x;
         let state = crate::state::AppState::new(keys);
         let keys = &state.dice;
-        let roll_on = |game: AnyGame| ActInput {
+        let roll_on = |game: GameState| ActInput {
             state: games::encode(keys, &game, None, "m", &[0; 32]).0,
             player: Some(bgref_core::Player::X),
             action: Some(ActionInput::Roll),

@@ -1,4 +1,4 @@
-//! A seeded bot that plays whole matches through `GameState::act`: a
+//! A seeded bot that plays whole matches through `BackgammonGame::act`: a
 //! random legal play, a double now and then, takes, drops, beavers and
 //! raccoons when the rules allow them, resignations offered, accepted and
 //! rejected. Shared by `examples/write_mat.rs` and `tests/mat.rs`; the
@@ -9,7 +9,7 @@
 
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::verify::Roller;
-use bgref_core::{Action, Event, GameResult, GameState, Phase, Player};
+use bgref_core::{Action, BackgammonGame, Event, GameResult, Phase, Player};
 
 /// How often the bot does what (out of 1000 decisions of that kind).
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +69,7 @@ impl Bot {
 
     /// The actions to try now, best first (the first one `act` accepts is
     /// taken).
-    fn candidates(&mut self, state: &GameState) -> Vec<Action> {
+    fn candidates(&mut self, state: &BackgammonGame) -> Vec<Action> {
         match state.phase {
             Phase::OpeningRoll => vec![Action::Roll],
             Phase::RollOrDouble => {
@@ -130,11 +130,11 @@ impl Bot {
     /// ended; returns every step `act` returned.
     pub fn play(
         &mut self,
-        start: &GameState,
+        start: &BackgammonGame,
         roller: &Roller,
         max_games: u32,
-    ) -> Vec<(GameState, Event)> {
-        let mut steps: Vec<(GameState, Event)> = Vec::new();
+    ) -> Vec<(BackgammonGame, Event)> {
+        let mut steps: Vec<(BackgammonGame, Event)> = Vec::new();
         let mut state = start.clone();
         let mut games_ended = 0;
         while state.phase != Phase::MatchOver {

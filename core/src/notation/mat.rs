@@ -1,7 +1,7 @@
 //! Match transcripts in the Jellyfish `.mat` text format, as GNU
 //! Backgammon's `import mat` reads it.
 //!
-//! [`write_mat`] turns what [`GameState::act`] returned for a whole match
+//! [`write_mat`] turns what [`BackgammonGame::act`] returned for a whole match
 //! (or money session, or a part of one) into the text of a `.mat` file:
 //!
 //! ```text
@@ -95,7 +95,7 @@ use core::fmt::{self, Write as _};
 
 use crate::cube::{GameEnd, GameScore};
 use crate::dice::Dice;
-use crate::game::{Event, GameState, Phase};
+use crate::game::{BackgammonGame, Event, Phase};
 use crate::player::{ByPlayer, Player};
 use crate::setup::BackgammonVariant;
 
@@ -107,9 +107,9 @@ pub enum MatError {
     AutomaticDouble,
     /// The start is not at an opening roll, or a step does not follow
     /// from the state before it (for instance a play with no dice rolled):
-    /// not a transcript of [`GameState::act`] from a game's start.
+    /// not a transcript of [`BackgammonGame::act`] from a game's start.
     Inconsistent,
-    /// The match began from a set position ([`GameState::set_up`]): the
+    /// The match began from a set position ([`BackgammonGame::set_up`]): the
     /// format starts every game from the starting position.
     SetUp,
 }
@@ -280,18 +280,18 @@ fn write_result(out: &mut String, score: &GameScore) {
 /// Writes the transcript of a match as a Jellyfish `.mat` file.
 ///
 /// `start` is the state before the first step, at a game's opening roll
-/// (usually [`GameState::new`]; the first game's score line is `start`'s
-/// score); `steps` are the pairs [`GameState::act`] returned, in order,
+/// (usually [`BackgammonGame::new`]; the first game's score line is `start`'s
+/// score); `steps` are the pairs [`BackgammonGame::act`] returned, in order,
 /// each state the one *after* its event. The transcript may stop anywhere:
 /// a game still going on is written without a result.
 ///
 /// ```
 /// use bgref_core::notation::mat::write_mat;
 /// use bgref_core::verify::Roller;
-/// use bgref_core::{Action, CubeRules, GameState, MatchState, Player, BackgammonVariant};
+/// use bgref_core::{Action, CubeRules, BackgammonGame, MatchState, Player, BackgammonVariant};
 ///
 /// let roller = Roller::new(&[7; 32]);
-/// let start = GameState::new(
+/// let start = BackgammonGame::new(
 ///     BackgammonVariant::Standard,
 ///     CubeRules::DEFAULT,
 ///     MatchState::new_match(3),
@@ -307,7 +307,10 @@ fn write_result(out: &mut String, score: &GameScore) {
 /// [`MatError::AutomaticDouble`] when a game's cube starts above 1;
 /// [`MatError::Inconsistent`] when `start` is not at an opening roll or a
 /// step cannot follow the state before it.
-pub fn write_mat(start: &GameState, steps: &[(GameState, Event)]) -> Result<String, MatError> {
+pub fn write_mat(
+    start: &BackgammonGame,
+    steps: &[(BackgammonGame, Event)],
+) -> Result<String, MatError> {
     write_mat_with(start, steps, &MatHeader::default())
 }
 
@@ -316,8 +319,8 @@ pub fn write_mat(start: &GameState, steps: &[(GameState, Event)]) -> Result<Stri
 /// # Errors
 /// As [`write_mat`].
 pub fn write_mat_with(
-    start: &GameState,
-    steps: &[(GameState, Event)],
+    start: &BackgammonGame,
+    steps: &[(BackgammonGame, Event)],
     header: &MatHeader<'_>,
 ) -> Result<String, MatError> {
     if start.set_up {
@@ -377,7 +380,11 @@ pub fn write_mat_with(
             }
             Event::Taken { by } => rows.push(*by, String::from(" Takes")),
             Event::Resigned { .. } | Event::Rejected { .. } => {}
-            Event::GameEnded(score) => {
+            // A backgammon game's events hold no tables game's.
+            Event::StarterChosen { .. } | Event::GameEnded(crate::Score::Tables(_)) => {
+                return Err(MatError::Inconsistent);
+            }
+            Event::GameEnded(crate::Score::Backgammon(score)) => {
                 if let GameEnd::Pass { winner } = score.end {
                     // A dropped beaver is written as a redouble (see the
                     // module doc: gnubg 1.07 would read the next roll as
@@ -392,7 +399,7 @@ pub fn write_mat_with(
                 rows.write(&mut out);
                 write_result(&mut out, score);
             }
-            Event::NewGame { game } => {
+            Event::NewGame { game, .. } => {
                 rows.write(&mut out);
                 write_game_header(&mut out, *game, state.match_state.score, names);
             }
@@ -416,9 +423,9 @@ mod tests {
     /// Plays `script` from `start`; `None` in the script means "the first
     /// legal play" for whoever must move, and the player is whoever must
     /// act (x when either may).
-    fn run(start: &GameState, script: &[Option<Action>]) -> Vec<(GameState, Event)> {
+    fn run(start: &BackgammonGame, script: &[Option<Action>]) -> Vec<(BackgammonGame, Event)> {
         let roller = Roller::new(&[7; 32]);
-        let mut steps: Vec<(GameState, Event)> = Vec::new();
+        let mut steps: Vec<(BackgammonGame, Event)> = Vec::new();
         for action in script {
             let state = steps.last().map_or(start, |(s, _)| s);
             let action = action.clone().unwrap_or_else(|| {
@@ -440,7 +447,7 @@ mod tests {
     fn a_hand_checked_match() {
         // Dice of the roller [7; 32] for client seed "hand": game 1 x
         // opens 62, o rolls 11; game 2 o opens 61.
-        let start = GameState::new(
+        let start = BackgammonGame::new(
             BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::new_match(3),
@@ -495,7 +502,7 @@ mod tests {
 
     #[test]
     fn the_header_names_the_players_and_the_event() {
-        let start = GameState::new(
+        let start = BackgammonGame::new(
             BackgammonVariant::Standard,
             CubeRules::DEFAULT,
             MatchState::new_match(3),
@@ -548,7 +555,7 @@ mod tests {
 
     #[test]
     fn beavers_raccoons_and_a_dropped_beaver() {
-        let money = GameState::new(
+        let money = BackgammonGame::new(
             BackgammonVariant::Standard,
             CubeRules {
                 beavers: 2,
@@ -608,14 +615,14 @@ mod tests {
             automatic_doubles: 1,
             ..CubeRules::DEFAULT
         };
-        let money = GameState::new(
+        let money = BackgammonGame::new(
             BackgammonVariant::Standard,
             rules,
             MatchState::MONEY,
             "m".into(),
         );
         let (start, step) = (1..500)
-            .map(|game| GameState {
+            .map(|game| BackgammonGame {
                 game,
                 ..money.clone()
             })
@@ -626,7 +633,7 @@ mod tests {
             .expect("a tied opening roll");
         assert_eq!(write_mat(&start, &[step]), Err(MatError::AutomaticDouble));
         // A match from a set position.
-        let set_up = GameState {
+        let set_up = BackgammonGame {
             set_up: true,
             ..money.clone()
         };

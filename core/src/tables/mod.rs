@@ -36,9 +36,7 @@ pub use error::{TablesIllegalPlay, TablesPositionError};
 pub use game::{Game, ParseGameError};
 pub use outcome::{OutcomeKind, TablesOutcome};
 pub use position::{TablesPlayList, TablesPosition};
-pub use referee::{
-    TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries, resignation_points,
-};
+pub use referee::{TablesGameState, TablesMatch, TablesScore, TablesSeries, resignation_points};
 pub use rules::{
     FevgaStart, HeadDoubles, HitAndRun, MotherRule, NardyOpening, PrimeRule, TablesRules,
 };

@@ -1,5 +1,5 @@
 //! [`TablesGameState`]: a refereed game (or match) of a tables game, the
-//! counterpart of [`crate::GameState`] for Portes, Tavla, Plakoto, Fevga and
+//! counterpart of [`crate::BackgammonGame`] for Portes, Tavla, Plakoto, Fevga and
 //! Long Nardy, and for a Tavli match (Portes, Plakoto and Fevga in
 //! rotation). See `docs/variants.md`, "The referee game flow".
 //!
@@ -26,10 +26,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::cube::{GameResult, Resignation};
-use crate::dice::{Dice, Die};
-use crate::game::{Action, GameError, Phase};
+use crate::dice::Dice;
+use crate::game::{Action, Event, GameError, Phase};
 use crate::play::Play;
 use crate::player::{ByPlayer, Player};
+use crate::referee::Score;
 use crate::tables::game::Game;
 use crate::tables::outcome::OutcomeKind;
 use crate::tables::rules::{HitAndRun, TablesRules};
@@ -138,59 +139,6 @@ pub struct TablesScore {
     pub match_after: TablesMatch,
 }
 
-/// What happened in a tables game, besides the new state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TablesEvent {
-    /// The opening roll picked the starter, who rolls next.
-    StarterChosen {
-        /// x's die of the deciding throw.
-        x_die: Die,
-        /// o's die.
-        o_die: Die,
-        /// The starter.
-        starts: Player,
-        /// Tied throws before it.
-        ties: u32,
-    },
-    /// A roll; `passed` when no play was legal.
-    Rolled {
-        /// Who rolled.
-        player: Player,
-        /// The roll.
-        dice: Dice,
-        /// No legal play: the turn passed.
-        passed: bool,
-    },
-    /// A play (the score, when it ended the game, is in the state).
-    Moved {
-        /// Who moved.
-        player: Player,
-        /// The play.
-        play: Play,
-    },
-    /// A resignation offered.
-    Resigned {
-        /// Who resigned.
-        by: Player,
-        /// At what level.
-        level: GameResult,
-    },
-    /// The resignation was rejected.
-    Rejected {
-        /// Who rejected.
-        by: Player,
-    },
-    /// The game ended by an accepted resignation.
-    GameEnded(TablesScore),
-    /// A new game began.
-    NewGame {
-        /// Its number.
-        game: u32,
-        /// Its starter, when the previous game had a winner.
-        starter: Option<Player>,
-    },
-}
-
 /// The whole state of a tables game within its match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TablesGameState {
@@ -220,7 +168,7 @@ pub struct TablesGameState {
     pub resignations: u8,
     /// The match began from a set position
     /// ([`TablesGameState::from_position`]), as
-    /// [`crate::GameState::set_up`].
+    /// [`crate::BackgammonGame::set_up`].
     pub set_up: bool,
 }
 
@@ -356,7 +304,7 @@ impl TablesGameState {
         player: Player,
         action: &Action,
         roller: &Roller,
-    ) -> Result<(TablesGameState, TablesEvent), GameError> {
+    ) -> Result<(TablesGameState, Event), GameError> {
         let game = self.current_game();
         if matches!(
             action,
@@ -384,7 +332,7 @@ impl TablesGameState {
                         next.dice = Some(opening.dice);
                     }
                 }
-                TablesEvent::StarterChosen {
+                Event::StarterChosen {
                     x_die: opening.x_die,
                     o_die: opening.o_die,
                     starts: opening.starts,
@@ -401,7 +349,7 @@ impl TablesGameState {
                     next.phase = Phase::Move;
                     next.dice = Some(dice);
                 }
-                TablesEvent::Rolled {
+                Event::Rolled {
                     player,
                     dice,
                     passed,
@@ -430,7 +378,7 @@ impl TablesGameState {
                         match_after: self.tables_match.after_game(winner, points),
                     });
                 }
-                TablesEvent::Moved { player, play }
+                Event::Moved { player, play }
             }
             (Phase::RollOrDouble | Phase::Move, Action::Resign(level)) => {
                 GameError::check_offers(action, self.resignations)?;
@@ -440,7 +388,7 @@ impl TablesGameState {
                     level: *level,
                 });
                 next.phase = Phase::AnswerResignation;
-                TablesEvent::Resigned {
+                Event::Resigned {
                     by: player,
                     level: *level,
                 }
@@ -463,12 +411,12 @@ impl TablesGameState {
                     match_after: self.tables_match.after_game(winner, points),
                 };
                 next.end_game(score);
-                TablesEvent::GameEnded(score)
+                Event::GameEnded(Score::Tables(score))
             }
             (Phase::AnswerResignation, Action::Reject) => {
                 next.resignation = None;
                 next.phase = Phase::resume(self.dice.is_some());
-                TablesEvent::Rejected { by: player }
+                Event::Rejected { by: player }
             }
             (Phase::GameOver, Action::NextGame) => {
                 let Some(score) = self.result else {
@@ -478,7 +426,7 @@ impl TablesGameState {
                     TablesGameState::new(self.rules, score.match_after, self.client_seed.clone());
                 next.game = self.game.saturating_add(1);
                 next.set_up = self.set_up;
-                TablesEvent::NewGame {
+                Event::NewGame {
                     game: next.game,
                     starter: score.match_after.starter,
                 }
@@ -576,7 +524,7 @@ mod tests {
                 Err(GameError::NoCube(game))
             );
             let (rolled, event) = start.act(Player::O, &Action::Roll, &r).unwrap();
-            let TablesEvent::StarterChosen { starts, .. } = event else {
+            let Event::StarterChosen { starts, .. } = event else {
                 panic!("{event:?}")
             };
             // The opening dice are not played: the starter rolls.
@@ -639,7 +587,7 @@ mod tests {
         let (back, _) = offered.act(!p, &Action::Reject, &r).unwrap();
         assert_eq!(back.phase, Phase::RollOrDouble);
         let (over, event) = offered.act(!p, &Action::Accept, &r).unwrap();
-        let TablesEvent::GameEnded(score) = event else {
+        let Event::GameEnded(Score::Tables(score)) = event else {
             panic!("{event:?}")
         };
         assert_eq!((score.winner, score.points), (Some(!p), 2));
@@ -757,7 +705,7 @@ mod game_end {
         let state = TablesGameState {
             board: VariantPosition::from(board),
             phase: Phase::Move,
-            dice: Some(Dice::new(Die::new(3), Die::new(1))),
+            dice: Some(Dice::new(crate::Die::new(3), crate::Die::new(1))),
             turn: 5,
             ..fresh
         };
@@ -811,7 +759,7 @@ mod nardy_opening {
                 "a:b".to_string(),
             );
             let (next, event) = state.act(Player::X, &Action::Roll, &roller).unwrap();
-            let TablesEvent::StarterChosen {
+            let Event::StarterChosen {
                 x_die,
                 o_die,
                 starts,

@@ -84,14 +84,12 @@ use bgref_core::notation::mat::{MatHeader, write_mat_with};
 use bgref_core::notation::match_id::{GameStatus, MatchId};
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
-use bgref_core::tables::{
-    HitAndRun, TablesEvent, TablesGameState, TablesMatch, TablesScore, TablesSeries,
-};
+use bgref_core::tables::{TablesGameState, TablesMatch, TablesSeries};
 use bgref_core::verify::Roller;
 use bgref_core::{
-    Action, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice, Die,
-    Event, GameEnd, GameKind, GameResult, GameScore, GameState, MatchState, Phase, Player,
-    Position, Resignation, SetUpError,
+    Action, BackgammonGame, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState,
+    CubeValue, Dice, Die, Event, GameEnd, GameKind, GameResult, GameScore, GameState, MatchState,
+    Phase, Player, Position, Resignation, Score, SetUpError, VariantPlayList,
 };
 use sha2::{Digest, Sha256};
 
@@ -418,142 +416,6 @@ pub struct TranscriptInput {
     pub started_at_ms: Option<u64>,
 }
 
-/// The state of a refereed game: a backgammon variant, or a tables game.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AnyGame {
-    /// Standard, Nackgammon, Hypergammon (token version 1).
-    Backgammon(GameState),
-    /// Portes, Tavla, Plakoto, Fevga, Long Nardy, Tavli (token version 2).
-    Tables(TablesGameState),
-}
-
-impl AnyGame {
-    /// What is due.
-    pub fn phase(&self) -> Phase {
-        match self {
-            AnyGame::Backgammon(s) => s.phase,
-            AnyGame::Tables(s) => s.phase,
-        }
-    }
-
-    /// The match began from a set position.
-    pub fn set_up(&self) -> bool {
-        match self {
-            AnyGame::Backgammon(s) => s.set_up,
-            AnyGame::Tables(s) => s.set_up,
-        }
-    }
-
-    /// The client seed.
-    pub fn client_seed(&self) -> &str {
-        match self {
-            AnyGame::Backgammon(s) => &s.client_seed,
-            AnyGame::Tables(s) => &s.client_seed,
-        }
-    }
-
-    /// The game number.
-    pub fn game(&self) -> u32 {
-        match self {
-            AnyGame::Backgammon(s) => s.game,
-            AnyGame::Tables(s) => s.game,
-        }
-    }
-
-    /// The turn number.
-    pub fn turn(&self) -> u32 {
-        match self {
-            AnyGame::Backgammon(s) => s.turn,
-            AnyGame::Tables(s) => s.turn,
-        }
-    }
-
-    /// The player on roll.
-    pub fn on_roll(&self) -> Player {
-        match self {
-            AnyGame::Backgammon(s) => s.on_roll(),
-            AnyGame::Tables(s) => s.on_roll(),
-        }
-    }
-
-    /// Who must act now.
-    pub fn to_act(&self) -> Option<Player> {
-        match self {
-            AnyGame::Backgammon(s) => s.to_act(),
-            AnyGame::Tables(s) => s.to_act(),
-        }
-    }
-
-    /// Resignations offered in this game so far.
-    pub fn resignations(&self) -> u8 {
-        match self {
-            AnyGame::Backgammon(s) => s.resignations,
-            AnyGame::Tables(s) => s.resignations,
-        }
-    }
-
-    /// This turn's dice.
-    pub fn dice(&self) -> Option<Dice> {
-        match self {
-            AnyGame::Backgammon(s) => s.dice,
-            AnyGame::Tables(s) => s.dice,
-        }
-    }
-
-    /// The variant being played now (in a Tavli match, the game of the
-    /// rotation).
-    pub fn variant(&self) -> Variant {
-        match self {
-            AnyGame::Backgammon(s) => s.variant.into(),
-            AnyGame::Tables(s) => s.current_game().into(),
-        }
-    }
-
-    /// The cube state to show: the game's, or the centred 1 with the
-    /// pending resignation in a tables game.
-    pub fn cube(&self) -> CubeState {
-        match self {
-            AnyGame::Backgammon(s) => s.cube,
-            AnyGame::Tables(s) => CubeState {
-                resignation: s.resignation,
-                ..CubeState::START
-            },
-        }
-    }
-
-    /// Whether the player on roll may double now (never in a tables game).
-    pub fn may_double(&self) -> bool {
-        match self {
-            AnyGame::Backgammon(s) => s.may_double(),
-            AnyGame::Tables(_) => false,
-        }
-    }
-
-    /// The match length and the score before this game.
-    pub fn match_score(&self) -> (u32, ByPlayer<u32>) {
-        match self {
-            AnyGame::Backgammon(s) => (s.match_state.length, s.match_state.score),
-            AnyGame::Tables(s) => (s.tables_match.length, s.tables_match.score),
-        }
-    }
-
-    /// The kind of this game: normal, Crawford or post-Crawford (always
-    /// normal in a tables game: no Crawford rule).
-    pub fn game_kind(&self) -> GameKind {
-        let AnyGame::Backgammon(s) = self else {
-            return GameKind::Normal;
-        };
-        let m = &s.match_state;
-        if m.crawford {
-            GameKind::Crawford
-        } else if m.is_post_crawford() {
-            GameKind::PostCrawford
-        } else {
-            GameKind::Normal
-        }
-    }
-}
-
 /// The board of a game view and its legal plays.
 #[derive(Debug, Clone)]
 pub enum BoardView {
@@ -579,7 +441,7 @@ pub struct GameView {
     /// The token (sealed: docs/referee.md) to send with the next action.
     pub token: String,
     /// The state.
-    pub state: AnyGame,
+    pub state: GameState,
     /// The match id.
     pub match_id: String,
     /// The position and the legal plays.
@@ -636,10 +498,7 @@ impl GameView {
         if let Some(late) = self.clock.and_then(|c| c.expired) {
             return Some(!late);
         }
-        match self.state.result()? {
-            AnyScore::Backgammon(score) => score.match_outcome.winner,
-            AnyScore::Tables(score) => score.match_after.winner(),
-        }
+        self.state.result()?.match_winner()
     }
 
     /// How many legal plays the view shows (none unless a move is due).
@@ -651,13 +510,11 @@ impl GameView {
     }
 }
 
-/// What an action did, in either kind of game.
+/// What an action did: what the rules say it did, or a loss on time.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AnyEvent {
-    /// A backgammon variant's event.
-    Backgammon(Event),
-    /// A tables game's event.
-    Tables(TablesEvent),
+pub enum Happened {
+    /// The game's event.
+    Rules(Event),
     /// The player's reserve ran out: the match is over, the opponent won
     /// it (docs/referee.md, "The clock").
     TimeExpired(Player),
@@ -737,104 +594,63 @@ impl EventFields {
     }
 }
 
-impl AnyEvent {
+impl Happened {
     /// The wire fields of the event.
     pub fn fields(&self) -> EventFields {
         use EventFields as F;
-        match self {
-            AnyEvent::Backgammon(Event::OpeningRoll {
+        let event = match self {
+            Happened::Rules(event) => event,
+            Happened::TimeExpired(late) => return F::of(EventKind::TimeExpired, Some(*late)),
+        };
+        match event {
+            Event::OpeningRoll {
                 starts, dice, ties, ..
-            }) => F {
+            } => F {
                 dice: Some(dice.values()),
                 ties: Some(*ties),
                 ..F::of(EventKind::OpeningRoll, Some(*starts))
             },
-            AnyEvent::Tables(TablesEvent::StarterChosen {
+            Event::StarterChosen {
                 x_die,
                 o_die,
                 starts,
                 ties,
-            }) => F {
+            } => F {
                 dice: Some([x_die.get(), o_die.get()]),
                 ties: Some(*ties),
                 ..F::of(EventKind::StarterChosen, Some(*starts))
             },
-            AnyEvent::Backgammon(Event::Rolled {
+            Event::Rolled {
                 player,
                 dice,
                 passed,
-            })
-            | AnyEvent::Tables(TablesEvent::Rolled {
-                player,
-                dice,
-                passed,
-            }) => F {
+            } => F {
                 dice: Some(dice.values()),
                 passed: *passed,
                 ..F::of(EventKind::Rolled, Some(*player))
             },
-            AnyEvent::Backgammon(Event::Doubled { by }) => F::of(EventKind::Doubled, Some(*by)),
-            AnyEvent::Backgammon(Event::Beavered { by }) => F::of(EventKind::Beavered, Some(*by)),
-            AnyEvent::Backgammon(Event::Raccooned { by }) => F::of(EventKind::Raccooned, Some(*by)),
-            AnyEvent::Backgammon(Event::Taken { by }) => F::of(EventKind::Taken, Some(*by)),
-            AnyEvent::Backgammon(Event::Moved { player, play })
-            | AnyEvent::Tables(TablesEvent::Moved { player, play }) => F {
+            Event::Doubled { by } => F::of(EventKind::Doubled, Some(*by)),
+            Event::Beavered { by } => F::of(EventKind::Beavered, Some(*by)),
+            Event::Raccooned { by } => F::of(EventKind::Raccooned, Some(*by)),
+            Event::Taken { by } => F::of(EventKind::Taken, Some(*by)),
+            Event::Moved { player, play } => F {
                 play: Some(*play),
                 ..F::of(EventKind::Moved, Some(*player))
             },
-            AnyEvent::Backgammon(Event::Resigned { by, level })
-            | AnyEvent::Tables(TablesEvent::Resigned { by, level }) => F {
+            Event::Resigned { by, level } => F {
                 level: Some(*level),
                 ..F::of(EventKind::Resigned, Some(*by))
             },
-            AnyEvent::Backgammon(Event::Rejected { by })
-            | AnyEvent::Tables(TablesEvent::Rejected { by }) => {
-                F::of(EventKind::Rejected, Some(*by))
-            }
-            AnyEvent::Backgammon(Event::GameEnded(score)) => match score.end {
-                GameEnd::Pass { winner } => F::of(EventKind::Dropped, Some(!winner)),
-                _ => F::of(EventKind::GameEnded, Some(score.winner)),
-            },
-            AnyEvent::Tables(TablesEvent::GameEnded(score)) => {
-                F::of(EventKind::GameEnded, score.winner)
-            }
-            AnyEvent::Backgammon(Event::NewGame { game }) => F {
-                game: Some(*game),
-                ..F::of(EventKind::NewGame, None)
-            },
-            AnyEvent::Tables(TablesEvent::NewGame { game, starter }) => F {
+            Event::Rejected { by } => F::of(EventKind::Rejected, Some(*by)),
+            Event::GameEnded(Score::Backgammon(GameScore {
+                end: GameEnd::Pass { winner },
+                ..
+            })) => F::of(EventKind::Dropped, Some(!*winner)),
+            Event::GameEnded(score) => F::of(EventKind::GameEnded, score.winner()),
+            Event::NewGame { game, starter } => F {
                 game: Some(*game),
                 ..F::of(EventKind::NewGame, *starter)
             },
-            AnyEvent::TimeExpired(late) => F::of(EventKind::TimeExpired, Some(*late)),
-        }
-    }
-}
-
-/// How a game ended, in either kind of game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnyScore {
-    /// A backgammon variant's score (cube, match).
-    Backgammon(GameScore),
-    /// A tables game's score.
-    Tables(TablesScore),
-}
-
-impl AnyGame {
-    /// The last game's score.
-    pub fn result(&self) -> Option<AnyScore> {
-        match self {
-            AnyGame::Backgammon(s) => s.result.map(AnyScore::Backgammon),
-            AnyGame::Tables(s) => s.result.map(AnyScore::Tables),
-        }
-    }
-
-    /// The tables match as it stands (after the game once it is over), in
-    /// a tables game.
-    pub fn tables_match(&self) -> Option<TablesMatch> {
-        match self {
-            AnyGame::Tables(s) => Some(s.match_now()),
-            AnyGame::Backgammon(_) => None,
         }
     }
 }
@@ -845,11 +661,11 @@ pub struct Acted {
     /// The game after it.
     pub game: GameView,
     /// What happened.
-    pub event: AnyEvent,
+    pub event: Happened,
     /// For a roll, its signed receipt.
     pub roll: Option<SignedRoll>,
     /// The score, when the action ended the game.
-    pub scored: Option<AnyScore>,
+    pub scored: Option<Score>,
     /// The chain hash of the token acted on.
     pub from: [u8; 32],
 }
@@ -895,7 +711,7 @@ fn variant_byte(v: BackgammonVariant) -> u8 {
 }
 
 /// The bit of version 1's variant byte and of version 2's series byte
-/// that marks a match from a set position ([`GameState::set_up`]); tokens
+/// that marks a match from a set position ([`BackgammonGame::set_up`]); tokens
 /// of other matches never set it.
 const SET_UP_BIT: u8 = 0x80;
 
@@ -908,7 +724,7 @@ const CLOCK_BIT: u8 = 0x40;
 /// bytes, a client seed of at most 256, a match of at most 65535 points, and
 /// the variant and phase indices of their short lists.
 fn encode_body(
-    state: &AnyGame,
+    state: &GameState,
     clock: Option<&Clock>,
     match_id: &str,
     chain: &[u8; 32],
@@ -917,8 +733,8 @@ fn encode_body(
     let seed = state.client_seed();
     let mut b = Vec::with_capacity(160 + match_id.len() + seed.len());
     b.push(match state {
-        AnyGame::Backgammon(_) => TOKEN_VERSION,
-        AnyGame::Tables(_) => TABLES_TOKEN_VERSION,
+        GameState::Backgammon(_) => TOKEN_VERSION,
+        GameState::Tables(_) => TABLES_TOKEN_VERSION,
     });
     b.extend_from_slice(key_id);
     b.extend_from_slice(chain);
@@ -928,8 +744,8 @@ fn encode_body(
     b.extend_from_slice(seed.as_bytes());
     let flags_at = b.len();
     match state {
-        AnyGame::Backgammon(state) => encode_backgammon(&mut b, state),
-        AnyGame::Tables(state) => tables_token::encode_fields(&mut b, state),
+        GameState::Backgammon(state) => encode_backgammon(&mut b, state),
+        GameState::Tables(state) => tables_token::encode_fields(&mut b, state),
     }
     if let Some(clock) = clock {
         b[flags_at] |= CLOCK_BIT;
@@ -960,7 +776,7 @@ fn decode_resignations(r: &mut Reader<'_>) -> Result<u8, ApiError> {
 }
 
 /// The version 1 fields after the client seed.
-fn encode_backgammon(b: &mut Vec<u8>, state: &GameState) {
+fn encode_backgammon(b: &mut Vec<u8>, state: &BackgammonGame) {
     b.push(variant_byte(state.variant) | if state.set_up { SET_UP_BIT } else { 0 });
     let r = &state.rules;
     b.extend_from_slice(&[
@@ -1133,7 +949,7 @@ fn cube_value(log2: u8) -> Result<CubeValue, ApiError> {
 #[derive(Debug, Clone)]
 pub struct Token {
     /// The state.
-    pub state: AnyGame,
+    pub state: GameState,
     /// The match id.
     pub match_id: String,
     /// The chain hash.
@@ -1158,7 +974,7 @@ fn key_id_bytes(key_id: &str) -> [u8; 8] {
 /// chain hash covers).
 pub fn encode(
     keys: &DiceKeys,
-    state: &AnyGame,
+    state: &GameState,
     clock: Option<&Clock>,
     match_id: &str,
     chain: &[u8; 32],
@@ -1263,7 +1079,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         let clock = clock_of(&mut r, state.phase)?;
         state.resignations = decode_resignations(&mut r)?;
         return Ok(Token {
-            state: AnyGame::Tables(state),
+            state: GameState::Tables(state),
             match_id,
             chain,
             clock,
@@ -1344,7 +1160,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     };
     let clock = clock_of(&mut r, phase)?;
     let resignations = decode_resignations(&mut r)?;
-    let state = GameState {
+    let state = BackgammonGame {
         variant,
         rules,
         match_state,
@@ -1362,7 +1178,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     cube.validate(&match_state, &rules)
         .map_err(|e| bad_token(format!("the state token's cube is invalid: {e}")))?;
     Ok(Token {
-        state: AnyGame::Backgammon(state),
+        state: GameState::Backgammon(state),
         match_id,
         chain,
         clock,
@@ -1381,7 +1197,7 @@ fn start_chain(match_id: &str, client_seed: &str) -> [u8; 32] {
     h.finalize().into()
 }
 
-fn next_chain(previous: &[u8], player: Player, act: &Act, event: &AnyEvent) -> [u8; 32] {
+fn next_chain(previous: &[u8], player: Player, act: &Act, event: &Happened) -> [u8; 32] {
     // `\n{player}:{action}`, then `:{play}` or `:{level}`, written
     // without the formatting machinery (a replay hashes one per action).
     let mut h = Sha256::new();
@@ -1398,8 +1214,7 @@ fn next_chain(previous: &[u8], player: Player, act: &Act, event: &AnyEvent) -> [
     };
     h.update(action.name().as_bytes());
     let moved: Option<&Play> = match event {
-        AnyEvent::Backgammon(Event::Moved { play, .. })
-        | AnyEvent::Tables(TablesEvent::Moved { play, .. }) => Some(play),
+        Happened::Rules(Event::Moved { play, .. }) => Some(play),
         _ => None,
     };
     match (action, moved) {
@@ -1425,12 +1240,12 @@ fn next_chain(previous: &[u8], player: Player, act: &Act, event: &AnyEvent) -> [
 /// the maximum cube (a tables game: a centred 1-cube that cannot be
 /// turned, maximum 1); and its gnubg Match ID (once a game is over, the
 /// one gnubg writes then: the score after it).
-fn in_game(state: &AnyGame, position: &Position) -> InGame {
+fn in_game(state: &GameState, position: &Position) -> InGame {
     let (length, score) = state.match_score();
     let cube = state.cube();
     let (rules, crawford) = match state {
-        AnyGame::Backgammon(s) => (s.rules, s.match_state.crawford),
-        AnyGame::Tables(_) => (
+        GameState::Backgammon(s) => (s.rules, s.match_state.crawford),
+        GameState::Tables(_) => (
             CubeRules {
                 jacoby: false,
                 beavers: 0,
@@ -1471,10 +1286,10 @@ fn in_game(state: &AnyGame, position: &Position) -> InGame {
         crawford,
     };
     let match_id = match state.result() {
-        Some(AnyScore::Backgammon(score)) => {
+        Some(Score::Backgammon(score)) => {
             MatchId::game_over(&score, &cube, &match_state, &rules).ok()
         }
-        Some(AnyScore::Tables(score)) => {
+        Some(Score::Tables(score)) => {
             let capped = |n: u32| {
                 let n = if length > 0 { n.min(length) } else { n };
                 u16::try_from(n).ok().filter(|&n| n <= 0x7FFF)
@@ -1526,7 +1341,7 @@ fn after_play(game: &InGame) -> InGame {
 /// each action the phase may take is tried on a copy of the state (a
 /// move is listed whenever one is due, a resignation when a single one
 /// would be accepted).
-fn actions(state: &AnyGame) -> Vec<ActionKind> {
+fn actions(state: &GameState) -> Vec<ActionKind> {
     use ActionKind as K;
     let candidates: &[ActionKind] = match state.phase() {
         Phase::OpeningRoll => &[K::Roll],
@@ -1556,11 +1371,7 @@ fn actions(state: &AnyGame) -> Vec<ActionKind> {
                 K::Reject => Action::Reject,
                 K::NextGame => Action::NextGame,
             };
-            let roller = probe_roller();
-            match state {
-                AnyGame::Backgammon(s) => s.act(player, &action, roller).is_ok(),
-                AnyGame::Tables(s) => s.act(player, &action, roller).is_ok(),
-            }
+            state.act(player, &action, probe_roller()).is_ok()
         })
         .collect()
 }
@@ -1573,54 +1384,46 @@ fn probe_roller() -> &'static Roller {
 
 fn view(
     keys: &DiceKeys,
-    state: AnyGame,
+    state: GameState,
     clock: Option<Clock>,
     match_id: &str,
     chain: &[u8; 32],
 ) -> (GameView, Vec<u8>) {
     let (token, bytes) = encode(keys, &state, clock.as_ref(), match_id, chain);
-    let dice = match state.phase() {
-        Phase::Move => state.dice(),
-        _ => None,
-    };
     let actions = actions(&state);
-    let backgammon = |position: &Position, hit_and_run: HitAndRun| {
-        let game = in_game(&state, position);
-        let next = after_play(&game);
-        BoardView::Backgammon {
-            position: PositionView::in_game(*position, game),
-            plays: dice.map_or_else(Vec::new, |dice| {
-                hit_and_run
-                    .legal_plays(position, dice)
+    let position = state.position();
+    let plays = match state.phase() {
+        Phase::Move => state.legal_plays(),
+        _ => VariantPlayList::default(),
+    };
+    let board = match (position.board(), position.tables()) {
+        (Some(position), _) => {
+            let game = in_game(&state, position);
+            let next = after_play(&game);
+            BoardView::Backgammon {
+                position: PositionView::in_game(*position, game),
+                plays: plays
                     .iter()
                     .map(|play| super::moves::PlayView {
                         play: *play,
                         position: PositionView::in_game(position.after(play), next.clone()),
                     })
-                    .collect()
-            }),
+                    .collect(),
+            }
         }
-    };
-    let board = match &state {
-        AnyGame::Backgammon(s) => backgammon(&s.position, HitAndRun::Allowed),
-        AnyGame::Tables(s) => match (s.board.board(), s.board.tables()) {
-            (Some(p), _) => backgammon(p, s.hit_and_run()),
-            (None, None) => unreachable!("a position is on one of the two boards"),
-            (None, Some(p)) => BoardView::Tables {
-                position: TablesView { position: *p },
-                plays: dice.map_or_else(Vec::new, |dice| {
-                    p.legal_plays(dice)
-                        .iter()
-                        .map(|play| TablesPlayView {
-                            play: *play,
-                            position: TablesView {
-                                position: p.after(play),
-                            },
-                        })
-                        .collect()
-                }),
-            },
+        (None, Some(p)) => BoardView::Tables {
+            position: TablesView { position: *p },
+            plays: plays
+                .iter()
+                .map(|play| TablesPlayView {
+                    play: *play,
+                    position: TablesView {
+                        position: p.after(play),
+                    },
+                })
+                .collect(),
         },
+        (None, None) => unreachable!("a position is on one of the two boards"),
     };
     let game = GameView {
         token,
@@ -1733,7 +1536,10 @@ fn seated(
 
 /// A new match at `at_ms`: its first state, its clock (its first player's
 /// time runs from `at_ms`), its first chain hash.
-fn start(input: &NewGameInput, at_ms: u64) -> Result<(AnyGame, Option<Clock>, [u8; 32]), ApiError> {
+fn start(
+    input: &NewGameInput,
+    at_ms: u64,
+) -> Result<(GameState, Option<Clock>, [u8; 32]), ApiError> {
     let state = start_state(input)?;
     let (length, score) = state.match_score();
     let clock = input
@@ -1747,7 +1553,7 @@ fn start(input: &NewGameInput, at_ms: u64) -> Result<(AnyGame, Option<Clock>, [u
     ))
 }
 
-fn start_state(input: &NewGameInput) -> Result<AnyGame, ApiError> {
+fn start_state(input: &NewGameInput) -> Result<GameState, ApiError> {
     check_match_id(&input.match_id, "match_id")?;
     check_client_seed(&input.client_seed, "client_seed")?;
     input.labels.check()?;
@@ -1775,12 +1581,16 @@ fn start_state(input: &NewGameInput) -> Result<AnyGame, ApiError> {
         (false, variant) => match (variant.game(), variant.backgammon()) {
             (Some(game), _) => TablesSeries::Single(game),
             (None, Some(variant)) => {
-                return Ok(AnyGame::Backgammon(start_backgammon(input, variant)?));
+                return Ok(GameState::Backgammon(start_backgammon(input, variant)?));
             }
             (None, None) => unreachable!("a variant is a backgammon variant or a tables game"),
         },
     };
-    Ok(AnyGame::Tables(start_tables(input, series, tables_rules)?))
+    Ok(GameState::Tables(start_tables(
+        input,
+        series,
+        tables_rules,
+    )?))
 }
 
 /// A new game of a backgammon variant: from the start, or from a set
@@ -1789,7 +1599,7 @@ fn start_state(input: &NewGameInput) -> Result<AnyGame, ApiError> {
 fn start_backgammon(
     input: &NewGameInput,
     variant: BackgammonVariant,
-) -> Result<GameState, ApiError> {
+) -> Result<BackgammonGame, ApiError> {
     let set = input
         .position
         .as_ref()
@@ -1846,7 +1656,7 @@ fn start_backgammon(
                 "cube goes with position: a match from the start begins with the cube centred",
             ));
         }
-        return Ok(GameState::new(variant, rules, match_state, seed));
+        return Ok(BackgammonGame::new(variant, rules, match_state, seed));
     };
     let given = input
         .cube
@@ -1859,15 +1669,15 @@ fn start_backgammon(
         }
         (given, x) => given.or(x).unwrap_or(CubeState::START),
     };
-    GameState::from_position(variant, rules, match_state, seed, position, cube).map_err(|err| {
-        match err {
+    BackgammonGame::from_position(variant, rules, match_state, seed, position, cube).map_err(
+        |err| match err {
             SetUpError::WrongVariant | SetUpError::GameOver => {
                 ApiError::invalid("invalid-position", "position", err)
             }
             SetUpError::PendingAnswer => ApiError::invalid("invalid-cube", "cube", err),
             SetUpError::Cube(e) => ApiError::invalid("invalid-cube", "cube", e),
-        }
-    })
+        },
+    )
 }
 
 /// A new tables game or Tavli match: no cube rules, no Crawford game; a
@@ -2030,20 +1840,15 @@ fn refused(err: &bgref_core::GameError) -> ApiError {
 /// The state `action` leads to from `state` and what happened, as the
 /// rules decide.
 fn by_the_rules(
-    state: &AnyGame,
+    state: &GameState,
     player: Player,
     action: &Action,
     roller: &Roller,
-) -> Result<(AnyGame, AnyEvent), ApiError> {
-    match state {
-        AnyGame::Backgammon(s) => s
-            .act(player, action, roller)
-            .map(|(n, e)| (AnyGame::Backgammon(n), AnyEvent::Backgammon(e))),
-        AnyGame::Tables(s) => s
-            .act(player, action, roller)
-            .map(|(n, e)| (AnyGame::Tables(n), AnyEvent::Tables(e))),
-    }
-    .map_err(|e| refused(&e))
+) -> Result<(GameState, Happened), ApiError> {
+    state
+        .act(player, action, roller)
+        .map(|(next, event)| (next, Happened::Rules(event)))
+        .map_err(|e| refused(&e))
 }
 
 /// The state and clock `act` of `player` leads to from `state` and
@@ -2053,13 +1858,13 @@ fn by_the_rules(
 /// is, loses the match on time, as `claim_time` of the opponent does once
 /// the deadline passed (docs/referee.md, "The clock").
 fn advance(
-    state: &AnyGame,
+    state: &GameState,
     clock: Option<&Clock>,
     player: Player,
     act: &Act,
     roller: &Roller,
     now_ms: u64,
-) -> Result<(AnyGame, Option<Clock>, AnyEvent), ApiError> {
+) -> Result<(GameState, Option<Clock>, Happened), ApiError> {
     let Some(clock) = clock else {
         return match act {
             Act::Rules(action) => {
@@ -2079,14 +1884,11 @@ fn advance(
     });
     if let Some(late) = late {
         let mut over = state.clone();
-        match &mut over {
-            AnyGame::Backgammon(s) => s.phase = Phase::MatchOver,
-            AnyGame::Tables(s) => s.phase = Phase::MatchOver,
-        }
+        over.end_match();
         return Ok((
             over,
             Some(clock.expire(late, at)),
-            AnyEvent::TimeExpired(late),
+            Happened::TimeExpired(late),
         ));
     }
     match act {
@@ -2150,16 +1952,15 @@ fn step(
         )
     };
     let roll = match &event {
-        AnyEvent::Backgammon(Event::OpeningRoll { x_die, o_die, .. })
-        | AnyEvent::Tables(TablesEvent::StarterChosen { x_die, o_die, .. }) => {
+        Happened::Rules(Event::OpeningRoll { x_die, o_die, .. })
+        | Happened::Rules(Event::StarterChosen { x_die, o_die, .. }) => {
             Some(receipt(0, Dice::new(*x_die, *o_die)))
         }
-        AnyEvent::Backgammon(Event::Rolled { dice, .. })
-        | AnyEvent::Tables(TablesEvent::Rolled { dice, .. }) => Some(receipt(next.turn(), *dice)),
+        Happened::Rules(Event::Rolled { dice, .. }) => Some(receipt(next.turn(), *dice)),
         _ => None,
     };
     let ended = matches!(token.state.phase(), Phase::GameOver | Phase::MatchOver)
-        || matches!(event, AnyEvent::TimeExpired(_));
+        || matches!(event, Happened::TimeExpired(_));
     let scored = match next.phase() {
         Phase::GameOver | Phase::MatchOver if !ended => next.result(),
         _ => None,
@@ -2375,17 +2176,17 @@ pub fn export(
             format!("action {i} is refused ({}): {}", err.slug, err.detail),
         ));
     }
-    let steps: Vec<(GameState, Event)> = replay
+    let steps: Vec<(BackgammonGame, Event)> = replay
         .steps
         .iter()
         .filter_map(|(state, event)| match (state, event) {
-            (AnyGame::Backgammon(state), AnyEvent::Backgammon(event)) => {
+            (GameState::Backgammon(state), Happened::Rules(event)) => {
                 Some((state.clone(), event.clone()))
             }
             _ => None,
         })
         .collect();
-    let AnyGame::Backgammon(start) = &replay.start else {
+    let GameState::Backgammon(start) = &replay.start else {
         return Err(tables());
     };
     let header = input.start.labels.check().map_err(|e| e.within("start"))?;
@@ -2402,9 +2203,9 @@ pub fn export(
 #[derive(Debug, Clone)]
 pub struct Replay {
     /// The first state.
-    pub start: AnyGame,
+    pub start: GameState,
     /// Each action's state and event, in order, when asked for (export).
-    pub steps: Vec<(AnyGame, AnyEvent)>,
+    pub steps: Vec<(GameState, Happened)>,
     /// Actions replayed (before the refused one, if any).
     pub actions: usize,
     /// The first refused action, if any: the replay stops there.
@@ -2697,7 +2498,7 @@ mod tests {
         };
         let keys = keys();
         let game = new_game(&keys, &set, 0).unwrap().game;
-        let AnyGame::Backgammon(state) = &game.state else {
+        let GameState::Backgammon(state) = &game.state else {
             panic!("a backgammon game")
         };
         assert!(state.set_up);
@@ -3002,7 +2803,7 @@ mod tests {
         let start = Position::start(BackgammonVariant::Standard, Player::O);
         let play = start.legal_plays(Dice::new(Die::new(6), Die::new(4)))[3];
         let text: bgref_core::notation::move_text::MoveText = play.to_string().parse().unwrap();
-        let moved = AnyEvent::Backgammon(Event::Moved {
+        let moved = Happened::Rules(Event::Moved {
             player: Player::O,
             play,
         });
@@ -3188,7 +2989,7 @@ mod tests {
             EventKind::Raccooned,
         );
         let dropped = expect(&mut game, mover, ActionInput::Pass, EventKind::Dropped);
-        let Some(AnyScore::Backgammon(score)) = dropped.scored else {
+        let Some(Score::Backgammon(score)) = dropped.scored else {
             panic!("the drop scores the game")
         };
         // The raccoon passed: the cube it was offered on (4) is lost.
@@ -3297,7 +3098,7 @@ mod tests {
         // as does the late player's own action, whatever it is.
         for (player, action) in [(!runs, ActionInput::ClaimTime), (runs, action)] {
             let acted = act_at(&keys, &seats, &game, player, action.clone(), deadline + 1).unwrap();
-            assert_eq!(acted.event, AnyEvent::TimeExpired(runs));
+            assert_eq!(acted.event, Happened::TimeExpired(runs));
             assert_eq!(acted.game.state.phase(), Phase::MatchOver);
             assert!(acted.game.actions.is_empty());
             let c = acted.game.clock.unwrap();

@@ -10,9 +10,9 @@ use super::common::{
 use super::cube::{cube_in, cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, Clock, ClockInput,
-    ClockPreset, EventKind, Exported, GameView, MatchLabels, NewGameInput, Started, StepInput,
-    TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, BoardView, Clock, ClockInput, ClockPreset, EventKind,
+    Exported, GameView, Happened, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput,
+    Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -279,8 +279,8 @@ fn view_out(view: &GameView) -> proto::GameView {
         ),
     };
     let (result, tables_result) = match s.result() {
-        Some(AnyScore::Backgammon(score)) => (Some(super::cube::score_out(&score)), None),
-        Some(AnyScore::Tables(score)) => (None, Some(tables_score_out(&score))),
+        Some(bgref_core::Score::Backgammon(score)) => (Some(super::cube::score_out(&score)), None),
+        Some(bgref_core::Score::Tables(score)) => (None, Some(tables_score_out(&score))),
         None => (None, None),
     };
     proto::GameView {
@@ -352,7 +352,7 @@ fn event_kind_out(kind: EventKind) -> i32 {
     .into()
 }
 
-fn event_out(event: &AnyEvent) -> proto::GameEvent {
+fn event_out(event: &Happened) -> proto::GameEvent {
     let f = event.fields();
     proto::GameEvent {
         kind: event_kind_out(f.kind),
@@ -369,8 +369,10 @@ fn event_out(event: &AnyEvent) -> proto::GameEvent {
 impl From<&Acted> for proto::ActResponse {
     fn from(acted: &Acted) -> Self {
         let (game_over, tables_game_over) = match &acted.scored {
-            Some(AnyScore::Backgammon(score)) => (Some(super::cube::score_out(score)), None),
-            Some(AnyScore::Tables(score)) => (None, Some(tables_score_out(score))),
+            Some(bgref_core::Score::Backgammon(score)) => {
+                (Some(super::cube::score_out(score)), None)
+            }
+            Some(bgref_core::Score::Tables(score)) => (None, Some(tables_score_out(score))),
             None => (None, None),
         };
         proto::ActResponse {

@@ -2,7 +2,7 @@
 //! and a simple delay per turn, in the token, timed by the replica's own
 //! clock.
 //!
-//! A player's time runs while the player alone must act ([`AnyGame::to_act`]
+//! A player's time runs while the player alone must act ([`GameState::to_act`]
 //! names it): from the action that made it so until the action that makes
 //! it the opponent's (or nobody's). That span is one *period*: the first
 //! `delay_ms` of it are free, the rest comes off the reserve. A roll and
@@ -11,7 +11,7 @@
 //! time runs while either player may act (the opening roll, the next game)
 //! or the match is over.
 //!
-//! [`AnyGame::to_act`]: super::AnyGame::to_act
+//! [`GameState::to_act`]: super::GameState::to_act
 
 use bgref_core::{ByPlayer, Player};
 

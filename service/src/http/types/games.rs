@@ -13,8 +13,8 @@ use super::dice::RollResponse;
 use super::moves::{LegalPlayOutput, PlayInput};
 use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, ActionKind, AnyEvent, AnyScore, BoardView, EventKind, Exported,
-    GameView, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, BoardView, EventKind, Exported, GameView, Happened,
+    MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -896,8 +896,8 @@ impl From<&GameView> for GameViewOutput {
             ),
         };
         let (result, tables_result) = match s.result() {
-            Some(AnyScore::Backgammon(score)) => (Some(score_output(&score)), None),
-            Some(AnyScore::Tables(score)) => (None, Some((&score).into())),
+            Some(bgref_core::Score::Backgammon(score)) => (Some(score_output(&score)), None),
+            Some(bgref_core::Score::Tables(score)) => (None, Some((&score).into())),
             None => (None, None),
         };
         GameViewOutput {
@@ -947,7 +947,7 @@ impl From<&Started> for GameResponse {
     }
 }
 
-fn event_output(event: &AnyEvent) -> GameEvent {
+fn event_output(event: &Happened) -> GameEvent {
     let f = event.fields();
     GameEvent {
         kind: f.kind.into(),
@@ -969,11 +969,11 @@ impl From<&Acted> for ActResponse {
             event: event_output(&acted.event),
             roll: acted.roll.as_ref().map(Into::into),
             game_over: match &acted.scored {
-                Some(AnyScore::Backgammon(score)) => Some(score_output(score)),
+                Some(bgref_core::Score::Backgammon(score)) => Some(score_output(score)),
                 _ => None,
             },
             tables_game_over: match &acted.scored {
-                Some(AnyScore::Tables(score)) => Some(score.into()),
+                Some(bgref_core::Score::Tables(score)) => Some(score.into()),
                 _ => None,
             },
         }
