@@ -77,39 +77,47 @@ impl fmt::Display for ParseMoveTextError {
 
 impl core::error::Error for ParseMoveTextError {}
 
-fn parse_segment(token: &str) -> Result<Segment, ParseMoveTextError> {
-    let (body, count) = match token.find('(') {
+/// A point's name as [`Point`]'s `FromStr` reads it: `bar`, `off` (any
+/// case) or one or two digits making 0 to 25.
+fn point_named(name: &[u8]) -> Option<Point> {
+    match name {
+        [a, b, c] if [a, b, c].map(u8::to_ascii_lowercase) == *b"bar" => Some(Point::BAR),
+        [a, b, c] if [a, b, c].map(u8::to_ascii_lowercase) == *b"off" => Some(Point::OFF),
+        [d] if d.is_ascii_digit() => Point::try_from(d - b'0').ok(),
+        [t, d] if t.is_ascii_digit() && d.is_ascii_digit() => {
+            Point::try_from((t - b'0') * 10 + (d - b'0')).ok()
+        }
+        _ => None,
+    }
+}
+
+fn parse_segment(token: &[u8]) -> Result<Segment, ParseMoveTextError> {
+    let (body, count) = match token.iter().position(|&b| b == b'(') {
         Some(i) => {
-            let fold = token[i..]
-                .strip_prefix('(')
-                .and_then(|s| s.strip_suffix(')'))
-                .ok_or(ParseMoveTextError::Fold)?;
-            let n = match fold {
-                "1" => 1,
-                "2" => 2,
-                "3" => 3,
-                "4" => 4,
+            let count = match &token[i..] {
+                b"(1)" => 1,
+                b"(2)" => 2,
+                b"(3)" => 3,
+                b"(4)" => 4,
                 _ => return Err(ParseMoveTextError::Fold),
             };
-            (&token[..i], n)
+            (&token[..i], count)
         }
         None => (token, 1),
     };
-    let mut path = Vec::new();
-    for (i, part) in body.split('/').enumerate() {
-        let (name, hit) = match part.strip_suffix('*') {
+    let mut path = Vec::with_capacity(2);
+    for (i, part) in body.split(|&b| b == b'/').enumerate() {
+        let (name, hit) = match part.strip_suffix(b"*") {
             Some(name) => (name, true),
             None => (part, false),
         };
         if i == 0 && hit {
             return Err(ParseMoveTextError::Shape);
         }
-        let point = name.parse::<Point>().map_err(|_| {
-            if name.is_empty() {
-                ParseMoveTextError::Shape
-            } else {
-                ParseMoveTextError::Point
-            }
+        let point = point_named(name).ok_or(if name.is_empty() {
+            ParseMoveTextError::Shape
+        } else {
+            ParseMoveTextError::Point
         })?;
         if path.len() >= 5 {
             return Err(ParseMoveTextError::TooManyMoves);
@@ -128,18 +136,27 @@ impl FromStr for MoveText {
         if s.len() > 64 {
             return Err(ParseMoveTextError::TooLong);
         }
-        let mut segments = Vec::new();
+        let mut segments = Vec::with_capacity(2);
         let mut hops = 0usize;
-        for token in s
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|t| !t.is_empty())
-        {
+        let mut add = |token: &[u8]| {
+            if token.is_empty() {
+                return Ok(());
+            }
             let segment = parse_segment(token)?;
             hops += (segment.path.len() - 1) * usize::from(segment.count);
             if hops > 4 {
                 return Err(ParseMoveTextError::TooManyMoves);
             }
             segments.push(segment);
+            Ok(())
+        };
+        if s.is_ascii() {
+            // `char::is_whitespace` of the ASCII characters, and commas.
+            let separator = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b',');
+            s.as_bytes().split(separator).try_for_each(add)?;
+        } else {
+            s.split(|c: char| c.is_whitespace() || c == ',')
+                .try_for_each(|token| add(token.as_bytes()))?;
         }
         Ok(MoveText { segments })
     }
@@ -361,6 +378,35 @@ impl MoveText {
     /// two legal plays share one); this only finds it without the search,
     /// comparing bytes. Anything else (other orders, folds written out,
     /// omitted hits) is left to the search.
+    /// The text as [`fmt::Display`] writes it, written into `out` from
+    /// the tokens [`notation`] writes (its length); `None` when it does
+    /// not fit (no play's notation is that long) or marks a hit on a
+    /// chain's start (no play's notation does).
+    fn written_into(&self, out: &mut [u8; MAX_NOTATION]) -> Option<usize> {
+        let mut len = 0;
+        let mut put = |token: u64| {
+            out.get_mut(len..len + 8)?
+                .copy_from_slice(&token.to_le_bytes());
+            len += (token >> 56) as usize;
+            Some(())
+        };
+        for (i, segment) in self.segments.iter().enumerate() {
+            if i > 0 {
+                put(SPACE)?;
+            }
+            for (j, &(point, hit)) in segment.path.iter().enumerate() {
+                let tokens = POINT_TOKENS.get(usize::from(point.get()))?;
+                put(match (j, hit) {
+                    (0, false) => tokens[0],
+                    (0, true) => return None,
+                    _ => tokens[1 + usize::from(hit)],
+                })?;
+            }
+            put(*FOLDS.get(usize::from(segment.count))?)?;
+        }
+        Some(len)
+    }
+
     fn canonical_among(&self, legal: &[Play]) -> Option<Play> {
         // The hits the text marks: a canonical text marks every hit.
         let mut marked = 0u32;
@@ -371,12 +417,9 @@ impl MoveText {
                 }
             }
         }
-        let mut text = Room {
-            bytes: [0; MAX_NOTATION],
-            len: 0,
-        };
-        write!(text, "{self}").ok()?;
-        let text = text.as_bytes();
+        let mut text = [0u8; MAX_NOTATION];
+        let len = self.written_into(&mut text)?;
+        let text = &text[..len];
         let mut room = [0u8; MAX_NOTATION];
         legal
             .iter()
@@ -386,31 +429,6 @@ impl MoveText {
                 room[..len] == *text
             })
             .copied()
-    }
-}
-
-/// A text of at most [`MAX_NOTATION`] bytes, written without allocating
-/// (a longer one is an error: it is no notation of a play).
-struct Room {
-    bytes: [u8; MAX_NOTATION],
-    len: usize,
-}
-
-impl Room {
-    fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-impl fmt::Write for Room {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(fmt::Error)?
-            .copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
@@ -558,6 +576,20 @@ const POINT_TOKENS: [[u64; 3]; 26] = {
     table
 };
 
+/// The space between chains.
+const SPACE: u64 = token([b' ', 0, 0, 0, 0, 0, 0], 1);
+
+/// `(n)` for a fold of `n` checkers, nothing for one.
+const FOLDS: [u64; 5] = {
+    let mut folds = [0u64; 5];
+    let mut n = 2;
+    while n < 5 {
+        folds[n] = token([b'(', b'0' + n as u8, b')', 0, 0, 0, 0], 3);
+        n += 1;
+    }
+    folds
+};
+
 /// A chain of a play's points (the first `len`; bit `i` of `hits` set
 /// where the checker hit on point `i`) and how many checkers make it.
 #[derive(Clone, Copy)]
@@ -669,17 +701,6 @@ impl FoldedChains {
 /// Writes `play` as [`MoveText::from_play`] and its `Display` do, into
 /// `out`; returns the length.
 fn notation(play: &Play, out: &mut [u8; MAX_NOTATION]) -> usize {
-    const SPACE: u64 = token([b' ', 0, 0, 0, 0, 0, 0], 1);
-    /// `(n)` for a fold of `n` checkers, nothing for one.
-    const FOLDS: [u64; 5] = {
-        let mut folds = [0u64; 5];
-        let mut n = 2;
-        while n < 5 {
-            folds[n] = token([b'(', b'0' + n as u8, b')', 0, 0, 0, 0], 3);
-            n += 1;
-        }
-        folds
-    };
     let mut len = 0;
     let mut put = |token: u64| {
         // Within the buffer by its bound; a token that did not fit would
@@ -786,6 +807,104 @@ mod tests {
         );
     }
 
+    /// The parser as it was written over `str` (before it read bytes):
+    /// the reference the byte parser is checked against.
+    fn reference_parse(s: &str) -> Result<MoveText, ParseMoveTextError> {
+        fn segment(token: &str) -> Result<Segment, ParseMoveTextError> {
+            let (body, count) = match token.find('(') {
+                Some(i) => {
+                    let fold = token[i..]
+                        .strip_prefix('(')
+                        .and_then(|s| s.strip_suffix(')'))
+                        .ok_or(ParseMoveTextError::Fold)?;
+                    let n = match fold {
+                        "1" => 1,
+                        "2" => 2,
+                        "3" => 3,
+                        "4" => 4,
+                        _ => return Err(ParseMoveTextError::Fold),
+                    };
+                    (&token[..i], n)
+                }
+                None => (token, 1),
+            };
+            let mut path = Vec::new();
+            for (i, part) in body.split('/').enumerate() {
+                let (name, hit) = match part.strip_suffix('*') {
+                    Some(name) => (name, true),
+                    None => (part, false),
+                };
+                if i == 0 && hit {
+                    return Err(ParseMoveTextError::Shape);
+                }
+                let point = name.parse::<Point>().map_err(|_| {
+                    if name.is_empty() {
+                        ParseMoveTextError::Shape
+                    } else {
+                        ParseMoveTextError::Point
+                    }
+                })?;
+                if path.len() >= 5 {
+                    return Err(ParseMoveTextError::TooManyMoves);
+                }
+                path.push((point, hit));
+            }
+            if path.len() < 2 {
+                return Err(ParseMoveTextError::Shape);
+            }
+            Ok(Segment { path, count })
+        }
+        if s.len() > 64 {
+            return Err(ParseMoveTextError::TooLong);
+        }
+        let mut segments = Vec::new();
+        let mut hops = 0usize;
+        for token in s
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+        {
+            let segment = segment(token)?;
+            hops += (segment.path.len() - 1) * usize::from(segment.count);
+            if hops > 4 {
+                return Err(ParseMoveTextError::TooManyMoves);
+            }
+            segments.push(segment);
+        }
+        Ok(MoveText { segments })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// The byte parser reads every text as the `str` parser did, errors
+        /// included: texts made of the notation's pieces, separators
+        /// (Unicode white space among them) and stray characters.
+        #[test]
+        fn the_byte_parser_reads_as_the_str_parser(pieces in proptest::collection::vec(
+            proptest::sample::select(alloc::vec![
+                "24", "13", "8", "6", "5", "3", "1", "0", "25", "00", "07", "26", "99", "123",
+                "bar", "BAR", "Off", "off", "ofF", "ba", "/", "/", "/", "*", "(", ")", "(2)",
+                "(4)", "(5)", "(1)", "()", " ", " ", ",", "\t", "\u{0B}", "\u{0C}", "\r\n",
+                "\u{A0}", "\u{2003}", "\u{3000}", "x", "é", "-", "",
+            ]),
+            0..24,
+        )) {
+            let text: String = pieces.concat();
+            let parsed = text.parse::<MoveText>();
+            proptest::prop_assert_eq!(&parsed, &reference_parse(&text), "{:?}", text);
+            if let Ok(parsed) = parsed {
+                // The byte writer writes what `Display` writes, when it
+                // writes at all (it gives up on texts longer than any
+                // notation).
+                let mut room = [0u8; MAX_NOTATION];
+                if let Some(len) = parsed.written_into(&mut room) {
+                    let shown = parsed.to_string();
+                    proptest::prop_assert_eq!(&room[..len], shown.as_bytes());
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_search_and_the_byte_comparison_find_the_same_play() {
         // `to_play` compares a text with every legal play's notation
@@ -805,6 +924,9 @@ mod tests {
                             "{line}: {a}-{b} {play}"
                         );
                         assert_eq!(text.canonical_among(legal.as_slice()), Some(play));
+                        let mut room = [0u8; MAX_NOTATION];
+                        let len = text.written_into(&mut room).unwrap();
+                        assert_eq!(&room[..len], play.to_string().as_bytes());
                         plays += 1;
                     }
                 }

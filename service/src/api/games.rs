@@ -730,8 +730,23 @@ fn encode_body(
     chain: &[u8; 32],
     key_id: &[u8; 8],
 ) -> Vec<u8> {
+    let mut b = Vec::with_capacity(160 + match_id.len() + state.client_seed().len());
+    encode_body_into(&mut b, state, clock, match_id, chain, key_id);
+    b
+}
+
+/// [`encode_body`] into `b` (cleared first): a replay writes every step's
+/// body into one buffer.
+fn encode_body_into(
+    b: &mut Vec<u8>,
+    state: &GameState,
+    clock: Option<&Clock>,
+    match_id: &str,
+    chain: &[u8; 32],
+    key_id: &[u8; 8],
+) {
     let seed = state.client_seed();
-    let mut b = Vec::with_capacity(160 + match_id.len() + seed.len());
+    b.clear();
     b.push(match state {
         GameState::Backgammon(_) => TOKEN_VERSION,
         GameState::Tables(_) => TABLES_TOKEN_VERSION,
@@ -744,19 +759,18 @@ fn encode_body(
     b.extend_from_slice(seed.as_bytes());
     let flags_at = b.len();
     match state {
-        GameState::Backgammon(state) => encode_backgammon(&mut b, state),
-        GameState::Tables(state) => tables_token::encode_fields(&mut b, state),
+        GameState::Backgammon(state) => encode_backgammon(b, state),
+        GameState::Tables(state) => tables_token::encode_fields(b, state),
     }
     if let Some(clock) = clock {
         b[flags_at] |= CLOCK_BIT;
-        clock.encode(&mut b);
+        clock.encode(b);
     }
     // The optional resignation count (see the module doc).
     match state.resignations() {
         0 => {}
         n => b.push(n),
     }
-    b
 }
 
 /// The optional last byte of both versions: the resignations offered in
@@ -2288,7 +2302,14 @@ pub fn replay(
         match advance(&state, clock.as_ref(), player, &act, &roller, at) {
             Ok((next, next_clock, event)) => {
                 chain = next_chain(&body, player, &act, &event);
-                body = encode_body(&next, next_clock.as_ref(), match_id, &chain, &key_id);
+                encode_body_into(
+                    &mut body,
+                    &next,
+                    next_clock.as_ref(),
+                    match_id,
+                    &chain,
+                    &key_id,
+                );
                 if keep_steps {
                     steps.push((next.clone(), event));
                 }

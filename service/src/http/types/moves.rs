@@ -160,13 +160,42 @@ pub struct MoveInput {
 
 /// A play: gnubg-style notation or a list of moves.
 /// Its schema is [`schema::play`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum PlayInput {
     /// `"24/18 13/11"`: any order, `*` optional, `(2)` folds, `24/18/13` chains, `bar`, `off`.
     Notation(String),
     /// `[{"from": 24, "to": 18}, ...]`: at most four moves.
     Moves(Vec<MoveInput>),
+}
+
+/// A string is the notation, an array the moves: told apart by the JSON
+/// type, without the untagged derive's buffering of the value (a replay
+/// reads thousands of plays).
+impl<'de> Deserialize<'de> for PlayInput {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Play;
+        impl<'de> serde::de::Visitor<'de> for Play {
+            type Value = PlayInput;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a play: its notation (a string) or its moves (an array)")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<PlayInput, E> {
+                Ok(PlayInput::Notation(text.to_owned()))
+            }
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<PlayInput, E> {
+                Ok(PlayInput::Notation(text))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                moves: A,
+            ) -> Result<PlayInput, A::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(moves))
+                    .map(PlayInput::Moves)
+            }
+        }
+        deserializer.deserialize_any(Play)
+    }
 }
 
 /// Request of `POST /apply-move`.
