@@ -28,11 +28,10 @@ use std::sync::LazyLock;
 use tokio::sync::Semaphore;
 
 use bgref_core::verify::Roller;
-use bgref_core::{Action, Dice, Phase, Position};
+use bgref_core::{Action, Dice, GameState, Phase, Position};
 
 use crate::api::input;
 use crate::api::moves::TurnInput;
-use bgref_core::GameState;
 
 /// The heavy requests computed at once: one per core.
 static SLOTS: LazyLock<Semaphore> = LazyLock::new(|| {
@@ -157,10 +156,8 @@ pub fn game_view_may_be_heavy(state: &GameState, action: &Action, roller: &Rolle
     if !dice.is_some_and(Dice::is_double) {
         return false;
     }
-    match state {
-        GameState::Backgammon(s) => spread_wide(&s.position),
-        GameState::Tables(s) => s.board.board().is_none_or(spread_wide),
-    }
+    // Plakoto, Fevga and Long Nardy: not on the backgammon board.
+    state.position().board().is_none_or(spread_wide)
 }
 
 #[cfg(test)]

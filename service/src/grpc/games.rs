@@ -1,7 +1,7 @@
 //! `NewGame`, `Act` and `VerifyGame`.
 
 use bgref_core::tables::TablesScore;
-use bgref_core::{ByPlayer, GameKind, Phase};
+use bgref_core::{ByPlayer, GameKind, Phase, Score};
 
 use super::common::{
     per_player_out, player_in, player_out, position_out, result_in, result_out, variant_in,
@@ -279,8 +279,8 @@ fn view_out(view: &GameView) -> proto::GameView {
         ),
     };
     let (result, tables_result) = match s.result() {
-        Some(bgref_core::Score::Backgammon(score)) => (Some(super::cube::score_out(&score)), None),
-        Some(bgref_core::Score::Tables(score)) => (None, Some(tables_score_out(&score))),
+        Some(Score::Backgammon(score)) => (Some(super::cube::score_out(&score)), None),
+        Some(Score::Tables(score)) => (None, Some(tables_score_out(&score))),
         None => (None, None),
     };
     proto::GameView {
@@ -369,10 +369,8 @@ fn event_out(event: &Happened) -> proto::GameEvent {
 impl From<&Acted> for proto::ActResponse {
     fn from(acted: &Acted) -> Self {
         let (game_over, tables_game_over) = match &acted.scored {
-            Some(bgref_core::Score::Backgammon(score)) => {
-                (Some(super::cube::score_out(score)), None)
-            }
-            Some(bgref_core::Score::Tables(score)) => (None, Some(tables_score_out(score))),
+            Some(Score::Backgammon(score)) => (Some(super::cube::score_out(score)), None),
+            Some(Score::Tables(score)) => (None, Some(tables_score_out(score))),
             None => (None, None),
         };
         proto::ActResponse {

@@ -3,7 +3,7 @@
 use bgref_core::Player;
 use bgref_core::tables::OutcomeKind;
 use bgref_core::tables::{TablesScore, TablesSeries};
-use bgref_core::{ByPlayer, GameKind, GameResult, Phase};
+use bgref_core::{ByPlayer, GameKind, GameResult, Phase, Score};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -896,8 +896,8 @@ impl From<&GameView> for GameViewOutput {
             ),
         };
         let (result, tables_result) = match s.result() {
-            Some(bgref_core::Score::Backgammon(score)) => (Some(score_output(&score)), None),
-            Some(bgref_core::Score::Tables(score)) => (None, Some((&score).into())),
+            Some(Score::Backgammon(score)) => (Some(score_output(&score)), None),
+            Some(Score::Tables(score)) => (None, Some((&score).into())),
             None => (None, None),
         };
         GameViewOutput {
@@ -969,11 +969,11 @@ impl From<&Acted> for ActResponse {
             event: event_output(&acted.event),
             roll: acted.roll.as_ref().map(Into::into),
             game_over: match &acted.scored {
-                Some(bgref_core::Score::Backgammon(score)) => Some(score_output(score)),
+                Some(Score::Backgammon(score)) => Some(score_output(score)),
                 _ => None,
             },
             tables_game_over: match &acted.scored {
-                Some(bgref_core::Score::Tables(score)) => Some(score.into()),
+                Some(Score::Tables(score)) => Some(score.into()),
                 _ => None,
             },
         }
