@@ -454,6 +454,17 @@ fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
 /// one on a pinned checker of the mover's (which stays there); never a
 /// point where the mover pins (`target` lets the mover land there).
 fn static_blocks(c: &Ctx, start: &St) -> u32 {
+    if c.game != Game::Plakoto {
+        // Eight counts at a time (`c.opp[0]` is 0).
+        let mut held = 0u32;
+        for (i, chunk) in c.opp.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            held |= nonzero_bytes(u64::from_le_bytes(word)) << (8 * i);
+        }
+        debug_assert!((1..=24).all(|t| (held >> t) & 1 == u32::from(c.opp[t] > 0)));
+        return held & !start.opp_pinned;
+    }
     let mut blocked = 0u32;
     for t in 1..=24usize {
         let o = c.opp[t];
@@ -695,12 +706,13 @@ fn opp_numbering(occ: u32) -> u32 {
 ///   (only 6-6 takes a checker from 24 home with a die left: then the
 ///   search decides).
 /// - Fevga's start rule: it matters only while no checker has got past
-///   the opponent's start (nor off) and the 24-point has checkers. With
-///   all 15 there, the search decides. Otherwise a checker has left
-///   already, so none may leave the 24-point until another gets past:
-///   when no checker outside the 24-point can get that far with a die
-///   left to play, the 24-point is frozen for the turn (as the generator
-///   freezes Plakoto's pinned checkers), else the search decides.
+///   the opponent's start (nor off) and the 24-point has checkers: then
+///   no second checker may leave the 24-point until one gets past. When
+///   none can get that far with a die left to play, that is exact: with
+///   all 15 on the 24-point, one checker there for the generator (the
+///   others set aside, as for the head rule); else a checker has left
+///   already, and the 24-point is frozen for the turn (as the generator
+///   freezes Plakoto's pinned checkers). Otherwise the search decides.
 /// - Fevga's starting-quarter rule: a landing may not leave all six points
 ///   19 to 24 held. Each move holds at most one new point, so it may
 ///   matter only when the points missing from the quarter are no more
@@ -749,11 +761,9 @@ pub(crate) fn race_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128,
             FevgaStart::Off => u32::MAX,
         };
         if start.occ & reached == 0 && start.me[0] == 0 && start.me[24] > 0 {
-            if start.me[24] == CHECKERS {
-                return None;
-            }
-            // The lowest checker, outside the 24-point (some checker has
-            // left it, none is off), against the highest point that counts
+            // The checker that may get past: the lowest outside the
+            // 24-point when some checker has left it (none is off), else
+            // the first to leave it. Against the highest point that counts
             // as past (11 or 12): a checker that gets past with the last
             // die leaves none to move from the 24-point, so the dice
             // before it (the larger of a non-double, three of a double).
@@ -767,7 +777,12 @@ pub(crate) fn race_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128,
             if lowest <= past + pips {
                 return None;
             }
-            frozen = 1 << 24;
+            if start.me[24] == CHECKERS {
+                // One checker leaves, no other after it.
+                me[24] = 1;
+            } else {
+                frozen = 1 << 24;
+            }
         }
         let missing = START_QUARTER & !start.occ;
         if missing.count_ones() <= u32::from(moves)
