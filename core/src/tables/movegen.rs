@@ -504,7 +504,10 @@ pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
 /// backgammon's dice rules on a board without blots or a bar, which the
 /// backgammon generator makes far faster than the search below
 /// ([`crate::movegen::plays_without_hits`]); each play's pins follow from
-/// the points it lands on.
+/// the points it lands on. Fevga and Long Nardy have no hits and their
+/// blocks do not change either: the backgammon generator makes their
+/// plays whenever none of their rules checked after each move can refuse
+/// one this turn ([`race_entries`]).
 pub(crate) fn legal_entries(c: &Ctx, start: &St, dice: Dice) -> Vec<(u128, Play)> {
     if let Some(entries) = plakoto_entries(c, start, dice) {
         return entries;
