@@ -454,6 +454,17 @@ fn expand_new(c: &Ctx, level: &[St], d: u8) -> Vec<St> {
 /// one on a pinned checker of the mover's (which stays there); never a
 /// point where the mover pins (`target` lets the mover land there).
 fn static_blocks(c: &Ctx, start: &St) -> u32 {
+    if c.game != Game::Plakoto {
+        // Eight counts at a time (`c.opp[0]` is 0).
+        let mut held = 0u32;
+        for (i, chunk) in c.opp.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            held |= nonzero_bytes(u64::from_le_bytes(word)) << (8 * i);
+        }
+        debug_assert!((1..=24).all(|t| (held >> t) & 1 == u32::from(c.opp[t] > 0)));
+        return held & !start.opp_pinned;
+    }
     let mut blocked = 0u32;
     for t in 1..=24usize {
         let o = c.opp[t];
@@ -493,9 +504,15 @@ pub(crate) fn legal_states(c: &Ctx, start: &St, dice: Dice) -> Vec<St> {
 /// backgammon's dice rules on a board without blots or a bar, which the
 /// backgammon generator makes far faster than the search below
 /// ([`crate::movegen::plays_without_hits`]); each play's pins follow from
-/// the points it lands on.
+/// the points it lands on. Fevga and Long Nardy have no hits and their
+/// blocks do not change either: the backgammon generator makes their
+/// plays whenever none of their rules checked after each move can refuse
+/// one this turn ([`race_entries`]).
 pub(crate) fn legal_entries(c: &Ctx, start: &St, dice: Dice) -> Vec<(u128, Play)> {
     if let Some(entries) = plakoto_entries(c, start, dice) {
+        return entries;
+    }
+    if let Some(entries) = race_entries(c, start, dice) {
         return entries;
     }
     legal_states(c, start, dice)
@@ -649,6 +666,173 @@ fn plakoto_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>>
             })
             .collect(),
     )
+}
+
+/// The points (1 to 24) a move of the turn may land on from the points
+/// of `sources`: every distance the dice make (one die, both, or two to
+/// four of a double), onto a point of 1 to 24 not in `blocked`. A
+/// superset (the touch-downs between are not checked).
+#[inline]
+fn landings(sources: u32, blocked: u32, dice: Dice) -> u32 {
+    let (hi, lo) = (dice.high().get(), dice.low().get());
+    let reach = if dice.is_double() {
+        (sources >> hi) | (sources >> (2 * hi)) | (sources >> (3 * hi)) | (sources >> (4 * hi))
+    } else {
+        (sources >> hi) | (sources >> lo) | (sources >> (hi + lo))
+    };
+    reach & 0x01FF_FFFE & !blocked
+}
+
+/// The mover's points `occ` in the opponent's numbering (p <-> p ± 12).
+#[inline(always)]
+fn opp_numbering(occ: u32) -> u32 {
+    ((occ & 0x1FFE) << 12) | ((occ >> 12) & 0x1FFE)
+}
+
+/// [`legal_entries`] for Fevga and Long Nardy through the backgammon
+/// generator, or `None` where that does not apply: another game, a rule
+/// that depends on the order of the moves and may matter this turn, or
+/// the last checkers borne off before the last die.
+///
+/// Nobody is hit in these games and the opponent's checkers do not move
+/// during the turn: every point an opposing checker holds is blocked for
+/// the whole turn, so the plays of the dice rules are backgammon's on a
+/// board without blots or a bar, unless one of the rules checked after
+/// each move (touch-downs included) may refuse a move:
+///
+/// - Long Nardy's head rule: at most `head_limit` checkers leave the
+///   24-point, which no move lands on. It is backgammon's dice rules with
+///   only `head_limit` checkers there and the others set aside (put back
+///   on the 24-point afterwards): those never move, and they keep every
+///   bear-off out, which the generator's board also does unless the
+///   checkers left on its 24-point can come home and bear off this turn
+///   (only 6-6 takes a checker from 24 home with a die left: then the
+///   search decides).
+/// - Fevga's start rule: it matters only while no checker has got past
+///   the opponent's start (nor off) and the 24-point has checkers: then
+///   no second checker may leave the 24-point until one gets past. When
+///   none can get that far with a die left to play, that is exact: with
+///   all 15 on the 24-point, one checker there for the generator (the
+///   others set aside, as for the head rule); else a checker has left
+///   already, and the 24-point is frozen for the turn (as the generator
+///   freezes Plakoto's pinned checkers). Otherwise the search decides.
+/// - Fevga's starting-quarter rule: a landing may not leave all six points
+///   19 to 24 held. Each move holds at most one new point, so it may
+///   matter only when the points missing from the quarter are no more
+///   than the moves and each is a landing ([`landings`]).
+/// - [`PrimeRule::NeedsCheckerAhead`]: a landing may not leave a prime
+///   that blocks the opponent fully. It may matter only when some row of
+///   six points starting at or below the opponent's lowest checker (in
+///   its numbering) may be held: its points the mover lacks no more than
+///   the moves, each a landing. The obligation to open a prime of the
+///   other prime rules is judged on the final positions, as
+///   [`legal_states`] does.
+///
+/// A move that ends the game ends the turn, which changes the plays only
+/// when dice are left after it: the search decides when fewer checkers
+/// are left than dice.
+pub(crate) fn race_entries(c: &Ctx, start: &St, dice: Dice) -> Option<Vec<(u128, Play)>> {
+    if !matches!(c.game, Game::Fevga | Game::LongNardy) {
+        return None;
+    }
+    let moves: u8 = if dice.is_double() { 4 } else { 2 };
+    if CHECKERS - start.me[0] < moves {
+        return None;
+    }
+    let blocked = static_blocks(c, start);
+    let mut me = [0u8; 26];
+    me[..25].copy_from_slice(&start.me);
+    let mut frozen = 0u32;
+    if c.game == Game::LongNardy {
+        let allowed = c.head_limit.saturating_sub(c.head_start - start.me[24]);
+        if start.me[24] > allowed {
+            if allowed == 0 {
+                frozen = 1 << 24;
+            } else {
+                me[24] = allowed;
+                // Every other checker home (points 7 to 23 empty): 6-6 may
+                // take the one from 24 home and bear off.
+                if dice.is_double() && dice.high().get() == 6 && start.occ & 0x00FF_FF80 == 0 {
+                    return None;
+                }
+            }
+        }
+    } else {
+        let reached = match c.rules.fevga_start {
+            FevgaStart::PassStartPoint => 0x0FFE,
+            FevgaStart::ReachStartQuarter => 0x1FFE,
+            FevgaStart::Off => u32::MAX,
+        };
+        if start.occ & reached == 0 && start.me[0] == 0 && start.me[24] > 0 {
+            // The checker that may get past: the lowest outside the
+            // 24-point when some checker has left it (none is off), else
+            // the first to leave it. Against the highest point that counts
+            // as past (11 or 12): a checker that gets past with the last
+            // die leaves none to move from the 24-point, so the dice
+            // before it (the larger of a non-double, three of a double).
+            let lowest = start.occ.trailing_zeros() as u8;
+            let past = 31 - reached.leading_zeros() as u8;
+            let pips = if dice.is_double() {
+                3 * dice.high().get()
+            } else {
+                dice.high().get()
+            };
+            if lowest <= past + pips {
+                return None;
+            }
+            if start.me[24] == CHECKERS {
+                // One checker leaves, no other after it.
+                me[24] = 1;
+            } else {
+                frozen = 1 << 24;
+            }
+        }
+        let missing = START_QUARTER & !start.occ;
+        if missing.count_ones() <= u32::from(moves)
+            && missing & !landings(start.occ & START_QUARTER & !frozen, blocked, dice) == 0
+        {
+            return None;
+        }
+    }
+    if c.prime == PrimeRule::NeedsCheckerAhead {
+        let held = opp_numbering(start.occ);
+        let m = held | opp_numbering(landings(start.occ & !frozen, blocked, dice));
+        let rows = m & (m >> 1) & (m >> 2) & (m >> 3) & (m >> 4) & (m >> 5);
+        // Bit `j`: the row from the opponent's `j` to `j + 5` may be held;
+        // only rows from at or below its lowest checker block it fully.
+        let mut rows = rows & ((2u32 << c.opp_low) - 1);
+        while rows != 0 {
+            let j = rows.trailing_zeros();
+            rows &= rows - 1;
+            if (!held & (0x3F << j)).count_ones() <= u32::from(moves) {
+                return None;
+            }
+        }
+    }
+    let mut plays = Vec::with_capacity(32);
+    crate::movegen::plays_without_hits(&me, blocked | frozen, frozen, dice, &mut plays);
+    let key_of = |play: &Play| {
+        play.moves().iter().fold(start.key, |key, mv| {
+            key.wrapping_sub(UNIT[usize::from(mv.from().get()) & 31])
+                .wrapping_add(UNIT[usize::from(mv.to().get()) & 31])
+        })
+    };
+    let mut entries: Vec<(u128, Play)> = plays.into_iter().map(|p| (key_of(&p), p)).collect();
+    if c.must_open {
+        // The mover's points in a key: its nonzero counts.
+        let occ_of = |key: u128| {
+            (1..=24u32)
+                .filter(|&p| (key >> (4 * p)) & 0xF != 0)
+                .fold(0u32, |occ, p| occ | (1 << p))
+        };
+        if entries
+            .iter()
+            .any(|&(key, _)| !blocks_fully(c, occ_of(key)))
+        {
+            entries.retain(|&(key, _)| !blocks_fully(c, occ_of(key)));
+        }
+    }
+    Some(entries)
 }
 
 /// Bit `i` set for each nonzero byte `i` of `x`.
@@ -812,4 +996,184 @@ pub(crate) fn keys_after(c: &Ctx, s: &St, left: &[u8], depth: usize) -> Vec<u128
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Player;
+    use crate::tables::position::TablesPosition;
+    use crate::tables::rules::HeadDoubles;
+    use crate::tables::setup::{TablesSetup, other_view};
+
+    /// xorshift64*.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        }
+    }
+
+    /// A Fevga or Long Nardy position aimed at the boundaries of
+    /// [`race_entries`], x on roll: a few to all 15 of x's checkers on its
+    /// 24-point, the rest drawn from a row of six points along o's way
+    /// (which may wrap past x's 1-point), x's starting quarter, its home
+    /// board, points 12 to 23, anywhere, or off (in some positions most
+    /// of them: the last checkers borne off); o's checkers on its
+    /// 24-point or from its lowest point (drawn) up. A checker whose point
+    /// the other side holds is borne off instead.
+    fn aimed(game: Game, rules: TablesRules, rng: &mut Rng) -> Option<TablesPosition> {
+        let mut s = TablesSetup::empty(game, Player::X);
+        s.rules = rules;
+        let head = [0, 1, 2, 3, 5, 9, 13, 14, 15][rng.below(9)];
+        s.points.x[23] = head;
+        // The row, in o's numbering: o's `row` to `row + 5`.
+        let row = 1 + rng.below(19) as u8;
+        let weights: [usize; 6] = match rng.below(6) {
+            0 => [6, 1, 1, 1, 1, 0],
+            1 => [1, 6, 1, 1, 1, 0],
+            2 => [1, 1, 6, 1, 1, 1],
+            3 => [1, 0, 0, 6, 1, 1],
+            4 => [0, 0, 2, 0, 0, 9],
+            _ => [1, 1, 1, 1, 6, 1],
+        };
+        let total: usize = weights.iter().sum();
+        for _ in head..CHECKERS {
+            let mut pick = rng.below(total);
+            let mut mode = 0;
+            while pick >= weights[mode] {
+                pick -= weights[mode];
+                mode += 1;
+            }
+            let p = match mode {
+                0 => other_view(game, row + rng.below(6) as u8),
+                1 => 19 + rng.below(6) as u8,
+                2 => 1 + rng.below(6) as u8,
+                3 => 12 + rng.below(12) as u8,
+                4 => 1 + rng.below(24) as u8,
+                _ => 0,
+            };
+            if p == 0 {
+                s.off.x += 1;
+            } else {
+                s.points.x[usize::from(p - 1)] += 1;
+            }
+        }
+        let o_head = [0, 1, 5, 15][rng.below(4)];
+        let low = 1 + rng.below(24) as u8;
+        for i in 0..CHECKERS {
+            let q = if i < o_head {
+                24
+            } else {
+                low + rng.below(usize::from(25 - low)) as u8
+            };
+            let p = other_view(game, q);
+            if s.points.x[usize::from(p - 1)] > 0 {
+                s.off.o += 1;
+            } else {
+                s.points.o[usize::from(q - 1)] += 1;
+            }
+        }
+        TablesPosition::from_setup(&s).ok()
+    }
+
+    /// Whether the moves `moves` are legal one by one from `s` with the
+    /// dice `left` (each move by one of them, every check of a single
+    /// move) and reach `key`.
+    fn replays(c: &Ctx, s: &St, moves: &[Move], left: &[u8], key: u128) -> bool {
+        let Some((mv, rest)) = moves.split_first() else {
+            return s.key == key;
+        };
+        left.iter().enumerate().any(|(i, &d)| {
+            let mut dice = left.to_vec();
+            dice.remove(i);
+            step(c, s, mv.from().get(), d).is_ok_and(|n| {
+                n.play.moves().last() == Some(mv) && replays(c, &n, rest, &dice, key)
+            })
+        })
+    }
+
+    /// [`race_entries`], wherever it answers, lists the search's plays
+    /// ([`legal_states`]) in the search's order, each play legal move by
+    /// move, on positions aimed at the boundaries of its conditions: the
+    /// start, quarter and prime rules within reach of the dice or just
+    /// out of it, checkers on the head, the last checkers borne off.
+    #[test]
+    fn race_entries_agree_with_the_search() {
+        let mut rng = Rng(0x0F0E_7A5E_ED00_0028);
+        let mut variants = Vec::new();
+        for fevga_start in [
+            FevgaStart::PassStartPoint,
+            FevgaStart::ReachStartQuarter,
+            FevgaStart::Off,
+        ] {
+            for prime in [
+                PrimeRule::OpenWhenStuck,
+                PrimeRule::OpenWhenBlocked,
+                PrimeRule::NeedsCheckerAhead,
+                PrimeRule::Free,
+            ] {
+                let rules = TablesRules {
+                    fevga_start,
+                    primes: Some(prime),
+                    ..TablesRules::DEFAULT
+                };
+                variants.push((Game::Fevga, rules));
+            }
+        }
+        for head_doubles in [HeadDoubles::SixFourThree, HeadDoubles::SixFour] {
+            for prime in [
+                PrimeRule::NeedsCheckerAhead,
+                PrimeRule::Free,
+                PrimeRule::OpenWhenBlocked,
+            ] {
+                let rules = TablesRules {
+                    head_doubles,
+                    primes: Some(prime),
+                    ..TablesRules::DEFAULT
+                };
+                variants.push((Game::LongNardy, rules));
+            }
+        }
+        let (mut fast, mut searched) = (0usize, 0usize);
+        for &(game, rules) in &variants {
+            let mut positions = 0;
+            while positions < 400 {
+                let Some(pos) = aimed(game, rules, &mut rng) else {
+                    continue;
+                };
+                positions += 1;
+                if pos.outcome().is_some() {
+                    continue;
+                }
+                for dice in Dice::ALL_21 {
+                    let (c, start) = pos.ctx(dice);
+                    let Some(entries) = race_entries(&c, &start, dice) else {
+                        searched += 1;
+                        continue;
+                    };
+                    fast += 1;
+                    let want: Vec<(u128, Play)> = legal_states(&c, &start, dice)
+                        .into_iter()
+                        .map(|s| (s.key, s.play))
+                        .collect();
+                    assert_eq!(entries, want, "{:?} {dice}", pos.to_setup());
+                    let (hi, lo) = (dice.high().get(), dice.low().get());
+                    let left = if dice.is_double() {
+                        [hi; 4].to_vec()
+                    } else {
+                        [hi, lo].to_vec()
+                    };
+                    for (key, play) in &entries {
+                        assert!(replays(&c, &start, play.moves(), &left, *key), "{play:?}");
+                    }
+                }
+            }
+        }
+        assert!(fast > 20_000 && searched > 20_000, "{fast} {searched}");
+    }
 }

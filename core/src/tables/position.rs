@@ -295,7 +295,7 @@ impl TablesPosition {
     }
 
     /// The mover's view of the turn.
-    fn ctx(&self, dice: Dice) -> (Ctx, St) {
+    pub(crate) fn ctx(&self, dice: Dice) -> (Ctx, St) {
         // Filled in place (a returned pair taken apart and put together
         // again is copied twice).
         let mut turn = self.ctx_of(self.turn, dice);
