@@ -98,16 +98,19 @@ pub enum TokenAccess {
 
 /// The loaded dice secrets and keys.
 pub struct DiceKeys {
-    master_secret: Zeroizing<Vec<u8>>,
     signing_key: SigningKey,
     key_id: String,
     published: Vec<PublishedKey>,
     reveal_token_digest: Option<[u8; 32]>,
     roll_token_digest: Option<[u8; 32]>,
     game_token_digest: Option<[u8; 32]>,
-    seat_key: Zeroizing<[u8; 32]>,
+    /// HMAC-SHA256 keyed with the seat key, its key blocks hashed once.
+    seat_mac: Hmac<Sha256>,
     /// HMAC-SHA256 keyed with the token key, its key blocks hashed once.
     token_mac: Hmac<Sha256>,
+    /// HMAC-SHA256 keyed with the master secret, its key blocks and the
+    /// seed derivation's prefix hashed once ([`DiceKeys::server_seed`]).
+    seed_mac: Hmac<Sha256>,
     ephemeral_secret: bool,
     ephemeral_signing_key: bool,
 }
@@ -395,15 +398,18 @@ impl DiceKeys {
                 });
             }
         }
-        let seat_key = derived_key(&master_secret, b"bgref-seat-v1");
-        let token_mac = <Hmac<Sha256> as KeyInit>::new_from_slice(
-            derived_key(&master_secret, b"bgref-token-mac-v1").as_slice(),
-        )
-        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+        let keyed = |key: &[u8]| {
+            <Hmac<Sha256> as KeyInit>::new_from_slice(key)
+                .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"))
+        };
+        let seat_mac = keyed(derived_key(&master_secret, b"bgref-seat-v1").as_slice());
+        let token_mac = keyed(derived_key(&master_secret, b"bgref-token-mac-v1").as_slice());
+        let mut seed_mac = keyed(&master_secret);
+        seed_mac.update(verify::SEED_PREFIX);
         DiceKeys {
-            seat_key,
+            seat_mac,
             token_mac,
-            master_secret,
+            seed_mac,
             signing_key,
             key_id,
             published,
@@ -458,7 +464,11 @@ impl DiceKeys {
     /// The server seed of a match (docs/api.md: `HMAC-SHA256(master_secret,
     /// "bgref-seed-v1:" || match_id)`). Secret until revealed.
     pub fn server_seed(&self, match_id: &str) -> Zeroizing<[u8; verify::SEED_LEN]> {
-        Zeroizing::new(verify::server_seed(&self.master_secret, match_id))
+        // `verify::server_seed(master secret, match_id)`, from the HMAC
+        // state keyed once (two SHA-256 blocks fewer a request).
+        let mut mac = self.seed_mac.clone();
+        mac.update(match_id.as_bytes());
+        Zeroizing::new(mac.finalize().into_bytes().into())
     }
 
     /// The seat of `player` in the match whose chain starts with `start`
@@ -472,8 +482,7 @@ impl DiceKeys {
     }
 
     fn seat_bytes(&self, start: &[u8; 32], player: Player) -> [u8; SEAT_BYTES] {
-        let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(self.seat_key.as_slice())
-            .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+        let mut mac = self.seat_mac.clone();
         mac.update(start);
         mac.update(match player {
             Player::X => b"x",
@@ -612,6 +621,34 @@ mod tests {
         let path = std::env::temp_dir().join(format!("bgref-keys-{}-{name}", std::process::id()));
         std::fs::write(&path, contents).unwrap();
         path
+    }
+
+    /// The HMAC states keyed once give what keying HMAC-SHA256 afresh
+    /// gives: the server seed of `verify::server_seed` and the seat of
+    /// docs/referee.md, for match ids on both sides of SHA-256's 64-byte
+    /// block (with the 14-byte prefix).
+    #[test]
+    fn seeds_and_seats_are_the_hmacs_keyed_afresh() {
+        let secret = [7u8; 40];
+        let keys = DiceKeys::from_parts(&secret, &[9u8; 32], None).unwrap();
+        for len in [0, 1, 49, 50, 51, 113, 114, 128] {
+            let id = "m".repeat(len);
+            assert_eq!(
+                *keys.server_seed(&id),
+                verify::server_seed(&secret, &id),
+                "{len}"
+            );
+        }
+        let seat_key = derived_key(&secret, b"bgref-seat-v1");
+        for (start, player) in [([0u8; 32], Player::X), ([0xa5; 32], Player::O)] {
+            let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(seat_key.as_slice()).unwrap();
+            mac.update(&start);
+            mac.update(player.as_str().as_bytes());
+            let tag = mac.finalize().into_bytes();
+            assert_eq!(keys.seat_bytes(&start, player), tag[..SEAT_BYTES]);
+            let seat = keys.seat(&start, player);
+            assert_eq!(keys.seat_player(&start, &seat, !player), Some(player));
+        }
     }
 
     #[test]

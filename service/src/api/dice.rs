@@ -341,17 +341,17 @@ pub(crate) fn signed_roll(
     game: u32,
     turn: u32,
     dice: Dice,
+    commitment: &[u8; 32],
 ) -> SignedRoll {
-    let commitment = verify::commitment(&keys.server_seed(match_id));
     SignedRoll {
         match_id: match_id.to_owned(),
         client_seed: client_seed.to_owned(),
         game,
         turn,
         dice: dice.values(),
-        commitment: verify::to_hex(&commitment),
+        commitment: verify::to_hex(commitment),
         key_id: keys.key_id().to_owned(),
-        signature: sign_roll(keys, match_id, client_seed, game, turn, dice, &commitment),
+        signature: sign_roll(keys, match_id, client_seed, game, turn, dice, commitment),
     }
 }
 
@@ -405,12 +405,8 @@ pub fn roll(
         MAX_TURN,
         " (turn 0 is the opening roll: POST /dice/opening)",
     )?;
-    let dice = verify::roll(
-        &keys.server_seed(&req.match_id),
-        &req.client_seed,
-        game,
-        turn,
-    );
+    let seed = keys.server_seed(&req.match_id);
+    let dice = verify::roll(&seed, &req.client_seed, game, turn);
     Ok(signed_roll(
         keys,
         &req.match_id,
@@ -418,6 +414,7 @@ pub fn roll(
         game,
         turn,
         dice,
+        &verify::commitment(&seed),
     ))
 }
 

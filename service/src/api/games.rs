@@ -1941,6 +1941,7 @@ fn claim_refused(clock: &Clock, player: Player, at_ms: u64) -> ApiError {
 fn step(
     keys: &DiceKeys,
     roller: &Roller,
+    commitment: Option<&[u8; 32]>,
     token: &Token,
     player: Player,
     act: &Act,
@@ -1956,6 +1957,9 @@ fn step(
     )?;
     let chain = next_chain(&token.bytes, player, act, &event);
     let receipt = |turn: u32, dice: Dice| {
+        let commitment = commitment
+            .copied()
+            .unwrap_or_else(|| bgref_core::verify::commitment(&keys.server_seed(&token.match_id)));
         signed_roll(
             keys,
             &token.match_id,
@@ -1963,6 +1967,7 @@ fn step(
             next.game(),
             turn,
             dice,
+            &commitment,
         )
     };
     let roll = match &event {
@@ -2001,8 +2006,9 @@ pub struct Prepared {
     token: Token,
     player: Player,
     act: Act,
-    /// The match's dice, for a roll only (`None`: the action rolls nothing).
-    roller: Option<Roller>,
+    /// The match's dice and the commitment to its seed, for a roll only
+    /// (`None`: the action rolls nothing).
+    roller: Option<(Roller, [u8; 32])>,
     fields: Fields,
     /// The replica's time of the action, Unix milliseconds.
     now_ms: u64,
@@ -2034,7 +2040,10 @@ impl Prepared {
     /// nothing in either engine (both roll on `Action::Roll` alone), the
     /// roller [`actions`] tries actions with.
     fn roller(&self) -> &Roller {
-        self.roller.as_ref().unwrap_or_else(|| probe_roller())
+        match &self.roller {
+            Some((roller, _)) => roller,
+            None => probe_roller(),
+        }
     }
 
     /// Applies the action: the new state, sealed, and its view.
@@ -2045,6 +2054,7 @@ impl Prepared {
         let mut acted = step(
             keys,
             self.roller(),
+            self.roller.as_ref().map(|(_, commitment)| commitment),
             &self.token,
             self.player,
             &self.act,
@@ -2082,9 +2092,11 @@ pub fn prepare_act(keys: &DiceKeys, input: &ActInput, now_ms: u64) -> Result<Pre
     let fields =
         Fields::parse(input.fields.as_deref(), "fields")?.for_variant(token.state.variant())?;
     // The server seed (an HMAC of the master secret) only where dice are
-    // rolled.
-    let roller = matches!(act, Act::Rules(Action::Roll))
-        .then(|| Roller::new(&keys.server_seed(&token.match_id)));
+    // rolled, and its commitment for the roll's receipt.
+    let roller = matches!(act, Act::Rules(Action::Roll)).then(|| {
+        let seed = keys.server_seed(&token.match_id);
+        (Roller::new(&seed), bgref_core::verify::commitment(&seed))
+    });
     Ok(Prepared {
         token,
         player,
