@@ -2362,6 +2362,111 @@ fn times(clocked: bool, at_ms: Option<u64>, field: &str, previous: u64) -> Resul
     }
 }
 
+/// Every answer of 3-point matches played to their end through [`act`]
+/// (standard, Nackgammon, Hypergammon, Portes, Plakoto): doubles now and
+/// then (cube values in the encodings), every double taken, the first or
+/// last play listed, each play field set in turn on the backgammon
+/// board. For the tests of the answers' direct writers: `visit` gets the
+/// variant and each action's answer.
+#[cfg(test)]
+pub(crate) fn sample_acts(mut visit: impl FnMut(Variant, &Acted)) {
+    let keys = DiceKeys::from_parts(&[5u8; 32], &[9u8; 32], None).unwrap();
+    let field_sets: [Option<&[&str]>; 5] = [
+        None,
+        Some(&["position_id"]),
+        Some(&["moves", "xgid"]),
+        Some(&["fibs", "pips", "board"]),
+        Some(&["moves"]),
+    ];
+    let variants = [
+        Variant::Standard,
+        Variant::Nackgammon,
+        Variant::Hypergammon3,
+        Variant::Portes,
+        Variant::Plakoto,
+    ];
+    for variant in variants {
+        let input = NewGameInput {
+            match_id: format!("sample-{variant}"),
+            client_seed: "alice:bob".into(),
+            variant,
+            tavli: false,
+            tables_rules: None,
+            match_state: Some(MatchInput {
+                length: 3,
+                ..MatchInput::default()
+            }),
+            rules: None,
+            labels: MatchLabels::default(),
+            position: None,
+            cube: None,
+            clock: None,
+        };
+        let started = new_game(&keys, &input, 0).unwrap();
+        let seats = started.seats;
+        let mut game = started.game;
+        let mut step = 0;
+        while game.state.phase() != Phase::MatchOver {
+            step += 1;
+            assert!(step < 5_000, "{variant}: the match does not end");
+            let player = game.state.to_act().unwrap_or(Player::X);
+            let kind = game
+                .actions
+                .iter()
+                .copied()
+                .find(|&k| match k {
+                    ActionKind::Double => step % 7 == 0,
+                    ActionKind::Resign | ActionKind::Pass => false,
+                    ActionKind::Beaver | ActionKind::Raccoon => false,
+                    _ => true,
+                })
+                .unwrap();
+            let action = match kind {
+                ActionKind::Move => {
+                    let plays: Vec<Play> = match &game.board {
+                        BoardView::Backgammon { plays, .. } => {
+                            plays.iter().map(|p| p.play).collect()
+                        }
+                        BoardView::Tables { plays, .. } => plays.iter().map(|p| p.play).collect(),
+                    };
+                    let play = if step % 2 == 0 {
+                        plays.first()
+                    } else {
+                        plays.last()
+                    };
+                    ActionInput::Move(play.map(|p| PlayInput::Notation(p.to_string())))
+                }
+                ActionKind::Roll => ActionInput::Roll,
+                ActionKind::Double => ActionInput::Double,
+                ActionKind::Take => ActionInput::Take,
+                ActionKind::Accept => ActionInput::Accept,
+                ActionKind::Reject => ActionInput::Reject,
+                ActionKind::NextGame => ActionInput::NextGame,
+                other => unreachable!("{other:?} is not chosen"),
+            };
+            let fields = field_sets[step % field_sets.len()]
+                .filter(|_| variant.tables_engine().is_none())
+                .map(|f| f.iter().map(|&s| s.to_owned()).collect());
+            let seat = match player {
+                Player::X => &seats.x,
+                Player::O => &seats.o,
+            };
+            let input = ActInput {
+                state: game.token.clone(),
+                player: Some(player),
+                action: Some(action),
+                match_id: None,
+                seat: Some(seat.clone()),
+                fields,
+            };
+            let acted =
+                act(&keys, &input, 0).unwrap_or_else(|e| panic!("{variant}, step {step}: {e:?}"));
+            visit(variant, &acted);
+            game = acted.game;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,8 @@
 
 use axum::Json;
 use axum::extract::{FromRequestParts, State};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse as _, Response};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ComponentsBuilder, OpenApiBuilder};
@@ -132,7 +132,17 @@ pub async fn act(
 ) -> Result<Response, ApiError> {
     let acted = crate::referee::act(&state, &req.into()).await?;
     let heavy = offload::answer_is_heavy(acted.game.plays_shown());
-    let answer = move || Json(ActResponse::from(&acted)).into_response();
+    let answer = move || match ActResponse::json(&acted) {
+        Ok(body) => (
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body,
+        )
+            .into_response(),
+        Err(_) => Json(ActResponse::from(&acted)).into_response(),
+    };
     if heavy {
         // A doubles roll's plays in every encoding: written off the
         // runtime's threads, as the view was computed.

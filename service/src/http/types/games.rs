@@ -871,13 +871,26 @@ fn score_output(score: &bgref_core::GameScore) -> ScoreGameResponse {
 
 impl From<&GameView> for GameViewOutput {
     fn from(view: &GameView) -> Self {
+        GameViewOutput::new(view, true)
+    }
+}
+
+impl GameViewOutput {
+    /// The output of `view`; with `plays` false, a backgammon board's
+    /// plays are left empty (for [`splice_game_plays`] to write).
+    ///
+    /// [`splice_game_plays`]: super::moves::splice_game_plays
+    pub fn new(view: &GameView, plays: bool) -> GameViewOutput {
         let s = &view.state;
         let (length, score) = s.match_score();
         let (position, plays) = match &view.board {
-            BoardView::Backgammon { position, plays } => (
+            BoardView::Backgammon {
+                position,
+                plays: list,
+            } => (
                 AnyPositionOutput::Backgammon(position.into()),
-                plays
-                    .iter()
+                list.iter()
+                    .take(if plays { usize::MAX } else { 0 })
                     .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(p, view.fields)))
                     .collect(),
             ),
@@ -963,9 +976,17 @@ fn event_output(event: &Happened) -> GameEvent {
 
 impl From<&Acted> for ActResponse {
     fn from(acted: &Acted) -> Self {
+        ActResponse::new(acted, true)
+    }
+}
+
+impl ActResponse {
+    /// The answer to `acted`; with `plays` false, its view's backgammon
+    /// plays are left empty, for [`ActResponse::json`].
+    fn new(acted: &Acted, plays: bool) -> ActResponse {
         ActResponse {
             state: acted.game.token.clone(),
-            view: (&acted.game).into(),
+            view: GameViewOutput::new(&acted.game, plays),
             event: event_output(&acted.event),
             roll: acted.roll.as_ref().map(Into::into),
             game_over: match &acted.scored {
@@ -977,6 +998,20 @@ impl From<&Acted> for ActResponse {
                 _ => None,
             },
         }
+    }
+}
+
+impl ActResponse {
+    /// The JSON body of the answer to `acted`: serde_json's bytes of
+    /// `ActResponse::from(acted)`, the view's backgammon plays written by
+    /// the legal-moves writer (a roll's answer lists every play in every
+    /// encoding; bench/README.md, "The game view's plays").
+    ///
+    /// # Errors
+    /// serde_json's, which these types (no map, no float) never meet.
+    pub fn json(acted: &Acted) -> serde_json::Result<Vec<u8>> {
+        let json = serde_json::to_vec(&ActResponse::new(acted, false))?;
+        Ok(super::moves::splice_game_plays(json, &acted.game))
     }
 }
 
@@ -1004,3 +1039,24 @@ objects_only!(
     VerifyGameRequest,
     ExportGameRequest
 );
+
+#[cfg(test)]
+mod tests {
+    use super::ActResponse;
+
+    /// The act answer's body with the plays written directly is serde_json's
+    /// bytes of the whole answer, for every answer of the sample matches
+    /// (`api::games::sample_acts`: views with plays on both boards, every
+    /// play field set).
+    #[test]
+    fn act_json_is_serde_json_byte_for_byte() {
+        let mut with_plays = 0;
+        crate::api::games::sample_acts(|variant, acted| {
+            let direct = String::from_utf8(ActResponse::json(acted).unwrap()).unwrap();
+            let serde = serde_json::to_string(&ActResponse::from(acted)).unwrap();
+            assert_eq!(direct, serde, "{variant}");
+            with_plays += usize::from(acted.game.plays_shown() > 0);
+        });
+        assert!(with_plays > 100, "{with_plays} answers with plays");
+    }
+}

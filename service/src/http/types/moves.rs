@@ -2,7 +2,8 @@
 
 use bgref_core::GameResult;
 use bgref_core::Player;
-use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
+use bgref_core::notation::encodings::{Encoder, Encodings, FIBS_ROOM, XGID_ROOM};
+use bgref_core::{Play, Position};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -10,6 +11,7 @@ use super::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput,
 use super::cube::GameResultName;
 use super::schema;
 
+use crate::api::games::{BoardView, GameView};
 use crate::api::input;
 use crate::api::moves::{
     Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
@@ -437,81 +439,21 @@ pub struct LegalMovesJson<'a> {
 }
 
 impl LegalMovesJson<'_> {
-    /// The most one play takes with `fields` (an opening position's play
-    /// with every field is about 480 bytes), with the slack of the stack
-    /// chunk ([`JsonChunk::append_to`]) and the room the XGID and FIBS
-    /// writers fill before cutting to their text: reserved before each
-    /// play, so a play's writes never grow the buffer.
-    fn per_play(&self) -> usize {
-        let f = self.fields;
-        let part = |field: Fields, bytes: usize| if f.has(field) { bytes } else { 0 };
-        64 + CHUNK
-            + part(Fields::MOVES, 4 * 40)
-            + part(Fields::POSITION_ID, 32)
-            + part(Fields::XGID, 16 + XGID_ROOM)
-            + part(Fields::BOARD, 24 * 4 + 80)
-            + part(Fields::FIBS, 16 + FIBS_ROOM)
-            + part(Fields::PIPS, 40)
-    }
-
     /// A capacity that holds the body without growing.
     pub fn size_hint(&self) -> usize {
-        64 + self.answer.plays.len() * self.per_play()
+        64 + self.answer.plays.len() * per_play(self.fields)
     }
 
     /// Appends the body to `out`.
-    ///
-    /// Between the notation writers' texts, everything of a play (keys,
-    /// numbers, the moves, the board) is gathered in a `JsonChunk` on
-    /// the stack and appended in one copy.
     pub fn write(&self, out: &mut Vec<u8>) {
-        let fields = self.fields;
-        let per_play = self.per_play();
-        let mut chunk = JsonChunk::new();
         // One encoder for the answer: every play's position has the
         // request's game fields.
         let encoder = view::encoder(self.answer.meta.as_ref());
-        out.extend_from_slice(b"{\"plays\":[");
-        for (i, play) in self.answer.plays.iter().enumerate() {
-            out.reserve(per_play);
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(b"{\"notation\":\"");
-            play.write_notation(out);
-            chunk.put(b"\"");
-            if fields.has(Fields::MOVES) {
-                chunk.put(b",\"moves\":[");
-                for (j, m) in play.moves().iter().enumerate() {
-                    // `,{"from":25,"to":25,"hit":false}`, and the 7 bytes
-                    // a word stores past.
-                    chunk.room(out, 40);
-                    if j > 0 {
-                        chunk.put(b",");
-                    }
-                    chunk.put(b"{\"from\":");
-                    chunk.int(m.from().get().into());
-                    chunk.put(b",\"to\":");
-                    chunk.int(m.to().get().into());
-                    if m.is_hit() {
-                        chunk.put(b",\"hit\":true}");
-                    } else {
-                        chunk.put(b",\"hit\":false}");
-                    }
-                }
-                chunk.room(out, 1);
-                chunk.put(b"]");
-            }
-            if fields.any(Fields::POSITION) {
-                let after = self.answer.after(play);
-                write_position(out, &mut chunk, &encoder.encode(&after), fields);
-            }
-            chunk.room(out, 1);
-            chunk.put(b"}");
-            chunk.append_to(out);
-        }
+        out.extend_from_slice(b"{\"plays\":");
+        let plays = self.answer.plays.iter().map(|p| (p, self.answer.after(p)));
+        let mut chunk = write_plays(out, plays, &encoder, self.fields, None);
         let [a, b] = self.answer.dice.values();
-        chunk.put(b"],\"dice\":[");
+        chunk.put(b",\"dice\":[");
         chunk.int(a.into());
         chunk.put(b",");
         chunk.int(b.into());
@@ -524,6 +466,122 @@ impl LegalMovesJson<'_> {
     }
 }
 
+/// The room one play takes with `fields` (an opening position's play with
+/// every field is about 480 bytes), with the slack of the stack chunk
+/// ([`JsonChunk::append_to`]) and the room the XGID and FIBS writers fill
+/// before cutting to their text: reserved before each play, so a play's
+/// writes never grow the buffer.
+fn per_play(fields: Fields) -> usize {
+    let part = |field: Fields, bytes: usize| if fields.has(field) { bytes } else { 0 };
+    64 + CHUNK
+        + part(Fields::MOVES, 4 * 40)
+        + part(Fields::POSITION_ID, 32)
+        + part(Fields::XGID, 16 + XGID_ROOM)
+        + part(Fields::BOARD, 24 * 4 + 80)
+        + part(Fields::FIBS, 16 + FIBS_ROOM)
+        + part(Fields::PIPS, 40)
+        + part(Fields::POSITION, 48)
+}
+
+/// The JSON array of `plays` (each with its resulting position), as
+/// serde_json writes a `Vec<LegalPlayOutput>` of them: each play's
+/// position with the encodings `fields` names and, when `match_id` is
+/// given, its `gnubg_match_id`. `encoder` has the game fields of every
+/// resulting position. Returns the chunk holding the array's last bytes,
+/// for the caller to go on with and append.
+///
+/// Between the notation writers' texts, everything of a play (keys,
+/// numbers, the moves, the board) is gathered in a `JsonChunk` on the
+/// stack and appended in one copy.
+fn write_plays<'p>(
+    out: &mut Vec<u8>,
+    plays: impl Iterator<Item = (&'p Play, Position)>,
+    encoder: &Encoder,
+    fields: Fields,
+    match_id: Option<&[u8]>,
+) -> JsonChunk {
+    let per_play = per_play(fields);
+    let mut chunk = JsonChunk::new();
+    out.push(b'[');
+    for (i, (play, after)) in plays.enumerate() {
+        out.reserve(per_play);
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"notation\":\"");
+        play.write_notation(out);
+        chunk.put(b"\"");
+        if fields.has(Fields::MOVES) {
+            chunk.put(b",\"moves\":[");
+            for (j, m) in play.moves().iter().enumerate() {
+                // `,{"from":25,"to":25,"hit":false}`, and the 7 bytes
+                // a word stores past.
+                chunk.room(out, 40);
+                if j > 0 {
+                    chunk.put(b",");
+                }
+                chunk.put(b"{\"from\":");
+                chunk.int(m.from().get().into());
+                chunk.put(b",\"to\":");
+                chunk.int(m.to().get().into());
+                if m.is_hit() {
+                    chunk.put(b",\"hit\":true}");
+                } else {
+                    chunk.put(b",\"hit\":false}");
+                }
+            }
+            chunk.room(out, 1);
+            chunk.put(b"]");
+        }
+        if fields.any(Fields::POSITION) {
+            write_position(out, &mut chunk, &encoder.encode(&after), fields, match_id);
+        }
+        chunk.room(out, 1);
+        chunk.put(b"}");
+        chunk.append_to(out);
+    }
+    chunk.put(b"]");
+    chunk
+}
+
+/// Writes `json` (serde_json's bytes of a response that holds `game`'s
+/// view once, made with the view's plays left empty) with the plays of a
+/// backgammon board written into it by the direct writer: the same bytes
+/// as the response serialized whole with its plays (the tests compare
+/// them), without a string or a serializer call per play. A view of the
+/// tables games, or without plays, is `json` unchanged.
+pub fn splice_game_plays(mut json: Vec<u8>, game: &GameView) -> Vec<u8> {
+    const EMPTY: &[u8] = b"\"plays\":[]";
+    let BoardView::Backgammon { plays, .. } = &game.board else {
+        return json;
+    };
+    let Some(first) = plays.first() else {
+        return json;
+    };
+    // Inside a JSON string every `"` is escaped, so these bytes are the
+    // key itself: the view's only `plays`, which serde_json wrote empty.
+    let Some(at) = json.windows(EMPTY.len()).position(|w| w == EMPTY) else {
+        return json;
+    };
+    let tail = json.split_off(at + EMPTY.len() - 2);
+    json.reserve(plays.len() * per_play(game.fields) + tail.len());
+    let (encoder, match_id) = match &first.position.game {
+        Some(next) => (view::encoder(Some(&next.xgid)), first.position.match_id()),
+        None => (view::encoder(first.position.meta.as_ref()), None),
+    };
+    let plays = plays.iter().map(|p| (&p.play, p.position.position));
+    let mut chunk = write_plays(
+        &mut json,
+        plays,
+        &encoder,
+        game.fields,
+        match_id.as_deref().map(str::as_bytes),
+    );
+    chunk.append_to(&mut json);
+    json.extend_from_slice(&tail[2..]);
+    json
+}
+
 /// `,"position":{...}` with the encodings `fields` names, in
 /// `PlayPositionOutput`'s order, from one pass over the position: the
 /// fixed parts gathered in `chunk`, the XGID and FIBS texts written into
@@ -533,6 +591,7 @@ fn write_position(
     chunk: &mut JsonChunk,
     position: &Encodings<'_>,
     fields: Fields,
+    match_id: Option<&[u8]>,
 ) {
     // `,"position":{"position_id":"` and the 14 characters and `"`.
     chunk.room(out, 48);
@@ -595,6 +654,13 @@ fn write_position(
         key(chunk, b"\"pips\":");
         let pips = position.pips();
         chunk.counts(pips.x, pips.o);
+    }
+    if let Some(id) = match_id {
+        // `,"gnubg_match_id":"` (19), the 12 characters and `"`.
+        chunk.room(out, 19 + id.len() + 1);
+        key(chunk, b"\"gnubg_match_id\":\"");
+        chunk.put(id);
+        chunk.put(b"\"");
     }
     chunk.room(out, 1);
     chunk.put(b"}");
