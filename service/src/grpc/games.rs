@@ -18,6 +18,7 @@ use crate::api::input;
 use crate::api::moves::PlayInput;
 use crate::error::ApiError;
 use crate::proto;
+use prost::Message as _;
 
 fn phase_out(phase: Phase) -> i32 {
     match phase {
@@ -256,13 +257,22 @@ fn action_out(kind: ActionKind) -> i32 {
 }
 
 fn view_out(view: &GameView) -> proto::GameView {
+    view_message(view, true)
+}
+
+/// `view_out`'s message; with `plays` false, a backgammon board's plays
+/// are left out (for [`encode_act`] to write).
+fn view_message(view: &GameView, plays: bool) -> proto::GameView {
     let s = &view.state;
     let (length, score) = s.match_score();
     let (position, plays) = match &view.board {
-        BoardView::Backgammon { position, plays } => (
+        BoardView::Backgammon {
+            position,
+            plays: list,
+        } => (
             position_out(position),
-            plays
-                .iter()
+            list.iter()
+                .take(if plays { usize::MAX } else { 0 })
                 .map(|p| super::moves::play_fields_out(p, view.fields))
                 .collect(),
         ),
@@ -368,6 +378,54 @@ fn event_out(event: &Happened) -> proto::GameEvent {
 
 impl From<&Acted> for proto::ActResponse {
     fn from(acted: &Acted) -> Self {
+        act_message(acted, true)
+    }
+}
+
+/// The protobuf bytes of `proto::ActResponse::from(acted)` (the tests
+/// compare them), a backgammon view's plays written by the LegalMoves
+/// writer ([`super::moves_wire::write_game_plays`]) instead of a message
+/// tree with a `String` per encoding: a roll's answer lists every play in
+/// every encoding (bench/README.md, "The game view's plays").
+pub fn encode_act(acted: &Acted) -> Vec<u8> {
+    let BoardView::Backgammon { plays, .. } = &acted.game.board else {
+        return act_message(acted, true).encode_to_vec();
+    };
+    let mut answer = act_message(acted, false);
+    let Some(mut head) = answer.view.take() else {
+        return act_message(acted, true).encode_to_vec();
+    };
+    // The view's fields after `plays` (13), which prost writes after them.
+    let tail = proto::GameView {
+        result: head.result.take(),
+        tables: head.tables.take(),
+        tables_result: head.tables_result.take(),
+        actions: std::mem::take(&mut head.actions),
+        set_up: std::mem::take(&mut head.set_up),
+        clock: head.clock.take(),
+        match_winner: std::mem::take(&mut head.match_winner),
+        ..proto::GameView::default()
+    };
+    let mut view = head.encode_to_vec();
+    super::moves_wire::write_game_plays(&mut view, plays, acted.game.fields);
+    view.extend_from_slice(&tail.encode_to_vec());
+    // Field by field in number order: the state (1), the view (2), the
+    // rest (3 to 6).
+    let state = std::mem::take(&mut answer.state);
+    let rest = answer.encode_to_vec();
+    let mut out = Vec::with_capacity(state.len() + view.len() + rest.len() + 16);
+    super::wire::bytes(&mut out, 1, state.as_bytes());
+    out.push(super::wire::key(2, super::wire::LEN));
+    prost::encoding::encode_varint(view.len() as u64, &mut out);
+    out.extend_from_slice(&view);
+    out.extend_from_slice(&rest);
+    out
+}
+
+/// The answer to `acted`; with `plays` false, its view's backgammon plays
+/// are left out.
+fn act_message(acted: &Acted, plays: bool) -> proto::ActResponse {
+    {
         let (game_over, tables_game_over) = match &acted.scored {
             Some(Score::Backgammon(score)) => (Some(super::cube::score_out(score)), None),
             Some(Score::Tables(score)) => (None, Some(tables_score_out(score))),
@@ -375,7 +433,7 @@ impl From<&Acted> for proto::ActResponse {
         };
         proto::ActResponse {
             state: acted.game.token.clone(),
-            view: Some(view_out(&acted.game)),
+            view: Some(view_message(&acted.game, plays)),
             event: Some(event_out(&acted.event)),
             roll: acted.roll.as_ref().map(Into::into),
             game_over,
@@ -398,5 +456,27 @@ impl From<&Verdict> for proto::VerifyGameResponse {
             state: v.game.token.clone(),
             view: Some(view_out(&v.game)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message as _;
+
+    use crate::proto;
+
+    /// Act's answer written with the plays directly is prost's bytes of the
+    /// whole message, for every answer of the sample matches
+    /// (`api::games::sample_acts`: views with plays on both boards, every
+    /// play field set).
+    #[test]
+    fn act_bytes_are_prosts() {
+        let mut with_plays = 0;
+        crate::api::games::sample_acts(|variant, acted| {
+            let prost = proto::ActResponse::from(acted).encode_to_vec();
+            assert_eq!(super::encode_act(acted), prost, "{variant}");
+            with_plays += usize::from(acted.game.plays_shown() > 0);
+        });
+        assert!(with_plays > 100, "{with_plays} answers with plays");
     }
 }

@@ -251,6 +251,9 @@ impl Referee for RefereeService {
         Ok(Response::new((&started).into()))
     }
 
+    /// The prost message of the answer. The router does not call this:
+    /// [`RefereeRoutes`] answers Act with the same bytes, the view's plays
+    /// written directly ([`ActMethod`]); the tests compare the two.
     #[tracing::instrument(target = "bgref_service::handler", name = "Act", skip_all, fields(match_id = tracing::field::Empty))]
     async fn act(&self, request: Request<proto::ActRequest>) -> Reply<proto::ActResponse> {
         self.check_game_access(&request)?;
@@ -308,6 +311,8 @@ pub struct RefereeRoutes {
     /// The game token's keeper: the game flow's calls are refused before
     /// their message is decoded.
     keys: std::sync::Arc<crate::keys::DiceKeys>,
+    /// The state Act's direct answer ([`ActMethod`]) works on.
+    state: AppState,
 }
 
 impl RefereeRoutes {
@@ -316,9 +321,10 @@ impl RefereeRoutes {
     /// `limits.transcript`.
     pub fn new(state: AppState, limits: BodyLimits) -> RefereeRoutes {
         let keys = state.dice.clone();
-        let service = RefereeService::new(state);
+        let service = RefereeService::new(state.clone());
         RefereeRoutes {
             keys,
+            state,
             generated: RefereeServer::new(service.clone()).max_decoding_message_size(limits.body),
             transcripts: RefereeServer::new(service).max_decoding_message_size(limits.transcript),
             max_message_bytes: limits.body,
@@ -361,6 +367,12 @@ impl tower::Service<http::Request<tonic::body::Body>> for RefereeRoutes {
         if crate::protocol::takes_transcript(req.uri().path()) {
             return self.transcripts.call(req);
         }
+        if req.uri().path() == ACT_PATH {
+            let mut grpc = tonic::server::Grpc::new(wire::EncodedCodec::default())
+                .max_decoding_message_size(self.max_message_bytes);
+            let method = ActMethod(self.state.clone());
+            return Box::pin(async move { Ok(grpc.unary(method, req).await) });
+        }
         if req.uri().path() != LEGAL_MOVES_PATH {
             return self.generated.call(req);
         }
@@ -380,6 +392,34 @@ impl UnaryService<proto::LegalMovesRequest> for LegalMovesMethod {
 
     fn call(&mut self, request: Request<proto::LegalMovesRequest>) -> Self::Future {
         legal_moves_encoded(request)
+    }
+}
+
+/// The path of Act, which [`RefereeRoutes`] answers itself.
+const ACT_PATH: &str = "/bgref.v1.Referee/Act";
+
+/// Act as a unary method of [`RefereeRoutes`]: the generated server's
+/// `act`, its answer written by [`games::encode_act`] (the same bytes).
+#[derive(Clone)]
+struct ActMethod(AppState);
+
+impl UnaryService<proto::ActRequest> for ActMethod {
+    type Response = wire::Encoded;
+    type Future = BoxFuture<Response<wire::Encoded>, Status>;
+
+    fn call(&mut self, request: Request<proto::ActRequest>) -> Self::Future {
+        let state = self.0.clone();
+        let span = tracing::info_span!(
+            target: crate::telemetry::HANDLER_TARGET,
+            "Act",
+            match_id = tracing::field::Empty
+        );
+        let work = async move {
+            let input: api::games::ActInput = request.into_inner().try_into()?;
+            let acted = crate::referee::act(&state, &input).await?;
+            Ok(Response::new(wire::Encoded(games::encode_act(&acted))))
+        };
+        Box::pin(tracing::Instrument::instrument(work, span))
     }
 }
 

@@ -27,7 +27,7 @@ use bgref_core::{ByPlayer, Play, Player};
 use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
 use crate::api::moves::LegalMovesAnswer;
-use crate::api::moves::{LegalMoves, LegalMovesReply};
+use crate::api::moves::{LegalMoves, LegalMovesReply, PlayView};
 use crate::api::tables::{TablesLegalMoves, TablesView};
 use crate::api::view::{self, Fields};
 
@@ -66,6 +66,7 @@ fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
     let encoder = view::encoder(answer.meta.as_ref());
     write_plays(
         out,
+        1,
         answer.plays.as_slice(),
         fields,
         |play| play,
@@ -80,6 +81,7 @@ fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
 fn write_tables(out: &mut Vec<u8>, answer: &TablesLegalMoves) {
     write_plays(
         out,
+        1,
         &answer.plays,
         Fields::ALL,
         |view| &view.play,
@@ -90,12 +92,43 @@ fn write_tables(out: &mut Vec<u8>, answer: &TablesLegalMoves) {
     write_tail(out, answer.dice.values(), answer.forced());
 }
 
-/// The `plays` field: each play's head, then (when `fields` has any of
-/// the position's encodings) its `Position` as `position` writes it.
+/// The `plays` field (13) of a `GameView` of the backgammon board:
+/// the bytes prost gives `view_out`'s plays, each play's position with
+/// the encodings `fields` names and the game's gnubg Match ID (field 6).
+pub fn write_game_plays(out: &mut Vec<u8>, plays: &[PlayView], fields: Fields) {
+    let Some(first) = plays.first() else {
+        return;
+    };
+    // Every play's position has the same game fields.
+    let (encoder, match_id) = match &first.position.game {
+        Some(next) => (view::encoder(Some(&next.xgid)), first.position.match_id()),
+        None => (view::encoder(first.position.meta.as_ref()), None),
+    };
+    let mut fibs_len = 2;
+    write_plays(
+        out,
+        13,
+        plays,
+        fields,
+        |view| &view.play,
+        |out, view| {
+            let encodings = encoder.encode(&view.position.position);
+            write_position(out, &encodings, fields, &mut fibs_len);
+            if let Some(id) = &match_id {
+                wire::bytes(out, 6, id.as_bytes());
+            }
+        },
+    );
+}
+
+/// The `plays` field (number `field`): each play's head, then (when
+/// `fields` has any of the position's encodings) its `Position` as
+/// `position` writes it.
 /// One reservation per play; each nested length is written once, after
 /// its content, in the bytes held for it ([`wire::open`], [`wire::close`]).
 fn write_plays<V>(
     out: &mut Vec<u8>,
+    field: u8,
     plays: &[V],
     fields: Fields,
     play: impl Fn(&V) -> &Play,
@@ -111,7 +144,7 @@ fn write_plays<V>(
     let with_position = fields.any(Fields::POSITION);
     for view in plays {
         out.reserve(per_play);
-        out.push(wire::key(1, wire::LEN));
+        out.push(wire::key(field, wire::LEN));
         let play_at = wire::open(out, play_len);
         write_play_head(out, play(view), fields);
         if with_position {
