@@ -2367,9 +2367,10 @@ fn times(clocked: bool, at_ms: Option<u64>, field: &str, previous: u64) -> Resul
 /// then (cube values in the encodings), every double taken, the first or
 /// last play listed, each play field set in turn on the backgammon
 /// board. For the tests of the answers' direct writers: `visit` gets the
-/// variant and each action's answer.
+/// variant and each action's answer (more than 100 of them list plays).
 #[cfg(test)]
 pub(crate) fn sample_acts(mut visit: impl FnMut(Variant, &Acted)) {
+    let mut with_plays = 0;
     let keys = DiceKeys::from_parts(&[5u8; 32], &[9u8; 32], None).unwrap();
     let field_sets: [Option<&[&str]>; 5] = [
         None,
@@ -2462,9 +2463,11 @@ pub(crate) fn sample_acts(mut visit: impl FnMut(Variant, &Acted)) {
             let acted =
                 act(&keys, &input, 0).unwrap_or_else(|e| panic!("{variant}, step {step}: {e:?}"));
             visit(variant, &acted);
+            with_plays += usize::from(acted.game.plays_shown() > 0);
             game = acted.game;
         }
     }
+    assert!(with_plays > 100, "{with_plays} answers with plays");
 }
 
 #[cfg(test)]

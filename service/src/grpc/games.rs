@@ -471,12 +471,9 @@ mod tests {
     /// play field set).
     #[test]
     fn act_bytes_are_prosts() {
-        let mut with_plays = 0;
         crate::api::games::sample_acts(|variant, acted| {
             let prost = proto::ActResponse::from(acted).encode_to_vec();
             assert_eq!(super::encode_act(acted), prost, "{variant}");
-            with_plays += usize::from(acted.game.plays_shown() > 0);
         });
-        assert!(with_plays > 100, "{with_plays} answers with plays");
     }
 }

@@ -1050,13 +1050,10 @@ mod tests {
     /// play field set).
     #[test]
     fn act_json_is_serde_json_byte_for_byte() {
-        let mut with_plays = 0;
         crate::api::games::sample_acts(|variant, acted| {
             let direct = String::from_utf8(ActResponse::json(acted).unwrap()).unwrap();
             let serde = serde_json::to_string(&ActResponse::from(acted)).unwrap();
             assert_eq!(direct, serde, "{variant}");
-            with_plays += usize::from(acted.game.plays_shown() > 0);
         });
-        assert!(with_plays > 100, "{with_plays} answers with plays");
     }
 }
