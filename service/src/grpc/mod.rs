@@ -253,7 +253,7 @@ impl Referee for RefereeService {
 
     /// The prost message of the answer. The router does not call this:
     /// [`RefereeRoutes`] answers Act with the same bytes, the view's plays
-    /// written directly ([`ActMethod`]); the tests compare the two.
+    /// written directly (`ActMethod`); the tests compare the two.
     #[tracing::instrument(target = "bgref_service::handler", name = "Act", skip_all, fields(match_id = tracing::field::Empty))]
     async fn act(&self, request: Request<proto::ActRequest>) -> Reply<proto::ActResponse> {
         self.check_game_access(&request)?;
