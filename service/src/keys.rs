@@ -158,14 +158,19 @@ fn read_option(
 /// Bytes of a seat before base64url (192 bits: 32 characters).
 pub const SEAT_BYTES: usize = 24;
 
-/// A key derived from the master secret: `HMAC-SHA256(master secret,
-/// label)`. The seats' key (`bgref-seat-v1`) and the tokens' MAC key
+/// HMAC-SHA256 keyed with `key`, its key blocks hashed.
+fn keyed(key: &[u8]) -> Hmac<Sha256> {
+    <Hmac<Sha256> as KeyInit>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"))
+}
+
+/// A key derived from the master secret (`master`, keyed with it):
+/// `HMAC-SHA256(master secret, label)`. The seats' key (`bgref-seat-v1`) and the tokens' MAC key
 /// (`bgref-token-mac-v1`, which every replica with the same master secret
 /// shares) are; the master secret is never rotated (docs/dice.md), so both
 /// outlive a signing-key rotation.
-fn derived_key(master_secret: &[u8], label: &[u8]) -> Zeroizing<[u8; 32]> {
-    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(master_secret)
-        .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"));
+fn derived_key(master: &Hmac<Sha256>, label: &[u8]) -> Zeroizing<[u8; 32]> {
+    let mut mac = master.clone();
     mac.update(label);
     Zeroizing::new(mac.finalize().into_bytes().into())
 }
@@ -398,13 +403,10 @@ impl DiceKeys {
                 });
             }
         }
-        let keyed = |key: &[u8]| {
-            <Hmac<Sha256> as KeyInit>::new_from_slice(key)
-                .unwrap_or_else(|_| unreachable!("HMAC takes a key of any length"))
-        };
-        let seat_mac = keyed(derived_key(&master_secret, b"bgref-seat-v1").as_slice());
-        let token_mac = keyed(derived_key(&master_secret, b"bgref-token-mac-v1").as_slice());
-        let mut seed_mac = keyed(&master_secret);
+        let master = keyed(&master_secret);
+        let seat_mac = keyed(derived_key(&master, b"bgref-seat-v1").as_slice());
+        let token_mac = keyed(derived_key(&master, b"bgref-token-mac-v1").as_slice());
+        let mut seed_mac = master;
         seed_mac.update(verify::SEED_PREFIX);
         DiceKeys {
             seat_mac,
@@ -639,9 +641,9 @@ mod tests {
                 "{len}"
             );
         }
-        let seat_key = derived_key(&secret, b"bgref-seat-v1");
+        let seat_key = derived_key(&keyed(&secret), b"bgref-seat-v1");
         for (start, player) in [([0u8; 32], Player::X), ([0xa5; 32], Player::O)] {
-            let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(seat_key.as_slice()).unwrap();
+            let mut mac = keyed(seat_key.as_slice());
             mac.update(&start);
             mac.update(player.as_str().as_bytes());
             let tag = mac.finalize().into_bytes();

@@ -70,6 +70,13 @@ impl PositionView {
         }
     }
 
+    /// The [`encoder`] of positions with this view's game fields (its
+    /// game's, else the request's XGID): one pass over another position
+    /// gives the texts its view with these fields would.
+    pub fn encoder(&self) -> Encoder {
+        encoder(self.game.as_ref().map(|g| &g.xgid).or(self.meta.as_ref()))
+    }
+
     /// The gnubg Match ID, for a position in a game.
     pub fn match_id(&self) -> Option<String> {
         self.game

@@ -271,10 +271,13 @@ fn view_message(view: &GameView, plays: bool) -> proto::GameView {
             plays: list,
         } => (
             position_out(position),
-            list.iter()
-                .take(if plays { usize::MAX } else { 0 })
-                .map(|p| super::moves::play_fields_out(p, view.fields))
-                .collect(),
+            if plays {
+                list.iter()
+                    .map(|p| super::moves::play_fields_out(p, view.fields))
+                    .collect()
+            } else {
+                Vec::new()
+            },
         ),
         BoardView::Tables { position, plays } => (
             tables_position_out(position),
@@ -388,13 +391,12 @@ impl From<&Acted> for proto::ActResponse {
 /// tree with a `String` per encoding: a roll's answer lists every play in
 /// every encoding (bench/README.md, "The game view's plays").
 pub fn encode_act(acted: &Acted) -> Vec<u8> {
-    let BoardView::Backgammon { plays, .. } = &acted.game.board else {
-        return act_message(acted, true).encode_to_vec();
+    let plays = match &acted.game.board {
+        BoardView::Backgammon { plays, .. } if !plays.is_empty() => plays,
+        _ => return act_message(acted, true).encode_to_vec(),
     };
     let mut answer = act_message(acted, false);
-    let Some(mut head) = answer.view.take() else {
-        return act_message(acted, true).encode_to_vec();
-    };
+    let mut head = answer.view.take().unwrap_or_default();
     // The view's fields after `plays` (13), which prost writes after them.
     let tail = proto::GameView {
         result: head.result.take(),
@@ -425,20 +427,18 @@ pub fn encode_act(acted: &Acted) -> Vec<u8> {
 /// The answer to `acted`; with `plays` false, its view's backgammon plays
 /// are left out.
 fn act_message(acted: &Acted, plays: bool) -> proto::ActResponse {
-    {
-        let (game_over, tables_game_over) = match &acted.scored {
-            Some(Score::Backgammon(score)) => (Some(super::cube::score_out(score)), None),
-            Some(Score::Tables(score)) => (None, Some(tables_score_out(score))),
-            None => (None, None),
-        };
-        proto::ActResponse {
-            state: acted.game.token.clone(),
-            view: Some(view_message(&acted.game, plays)),
-            event: Some(event_out(&acted.event)),
-            roll: acted.roll.as_ref().map(Into::into),
-            game_over,
-            tables_game_over,
-        }
+    let (game_over, tables_game_over) = match &acted.scored {
+        Some(Score::Backgammon(score)) => (Some(super::cube::score_out(score)), None),
+        Some(Score::Tables(score)) => (None, Some(tables_score_out(score))),
+        None => (None, None),
+    };
+    proto::ActResponse {
+        state: acted.game.token.clone(),
+        view: Some(view_message(&acted.game, plays)),
+        event: Some(event_out(&acted.event)),
+        roll: acted.roll.as_ref().map(Into::into),
+        game_over,
+        tables_game_over,
     }
 }
 

@@ -100,10 +100,7 @@ pub fn write_game_plays(out: &mut Vec<u8>, plays: &[PlayView], fields: Fields) {
         return;
     };
     // Every play's position has the same game fields.
-    let (encoder, match_id) = match &first.position.game {
-        Some(next) => (view::encoder(Some(&next.xgid)), first.position.match_id()),
-        None => (view::encoder(first.position.meta.as_ref()), None),
-    };
+    let (encoder, match_id) = (first.position.encoder(), first.position.match_id());
     let mut fibs_len = 2;
     write_plays(
         out,

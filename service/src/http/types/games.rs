@@ -889,10 +889,13 @@ impl GameViewOutput {
                 plays: list,
             } => (
                 AnyPositionOutput::Backgammon(position.into()),
-                list.iter()
-                    .take(if plays { usize::MAX } else { 0 })
-                    .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(p, view.fields)))
-                    .collect(),
+                if plays {
+                    list.iter()
+                        .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(p, view.fields)))
+                        .collect()
+                } else {
+                    Vec::new()
+                },
             ),
             BoardView::Tables { position, plays } => (
                 AnyPositionOutput::Tables(position.into()),

@@ -480,7 +480,6 @@ fn per_play(fields: Fields) -> usize {
         + part(Fields::BOARD, 24 * 4 + 80)
         + part(Fields::FIBS, 16 + FIBS_ROOM)
         + part(Fields::PIPS, 40)
-        + part(Fields::POSITION, 48)
 }
 
 /// The JSON array of `plays` (each with its resulting position), as
@@ -565,15 +564,13 @@ pub fn splice_game_plays(mut json: Vec<u8>, game: &GameView) -> Vec<u8> {
     };
     let tail = json.split_off(at + EMPTY.len() - 2);
     json.reserve(plays.len() * per_play(game.fields) + tail.len());
-    let (encoder, match_id) = match &first.position.game {
-        Some(next) => (view::encoder(Some(&next.xgid)), first.position.match_id()),
-        None => (view::encoder(first.position.meta.as_ref()), None),
-    };
+    // Every play's position has the same game fields.
+    let match_id = first.position.match_id();
     let plays = plays.iter().map(|p| (&p.play, p.position.position));
     let mut chunk = write_plays(
         &mut json,
         plays,
-        &encoder,
+        &first.position.encoder(),
         game.fields,
         match_id.as_deref().map(str::as_bytes),
     );
