@@ -3,7 +3,8 @@
 //! - The **master secret** (`BGREF_DICE_SECRET` or `BGREF_DICE_SECRET_FILE`):
 //!   hex, at least 32 bytes. Every server seed derives from it.
 //! - The **signing key** (`BGREF_SIGNING_KEY` or `BGREF_SIGNING_KEY_FILE`):
-//!   the hex 32-byte seed of an Ed25519 key (RFC 8032), which signs every roll.
+//!   the hex 32-byte seed of an Ed25519 key (RFC 8032), which signs the rolls on demand,
+//!   the receipts an action asks signed and every finished game's token.
 //! - **Extra verification keys** (`BGREF_VERIFY_KEYS`): hex Ed25519 public
 //!   keys published at `GET /dice/keys` beside the current one, so rolls
 //!   signed by a retired key still verify after a rotation.

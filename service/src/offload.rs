@@ -350,6 +350,7 @@ mod tests {
             match_id: None,
             seat: Some(seat.clone()),
             fields: None,
+            sign_roll: false,
         };
         for (points, heavy) in [(spread(), true), (start(), false)] {
             let input = roll_on(game_on(points, turn_rolling(&roller, true)));

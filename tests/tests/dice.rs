@@ -916,3 +916,72 @@ async fn rolls_are_only_for_the_holder_of_the_roll_token() {
     assert!(text.contains("BGREF_DICE_ROLL_TOKEN"), "{text}");
     assert!(!text.contains("short-token"), "{text}");
 }
+
+/// The game flow's roll receipts: unsigned unless the action asks
+/// (`sign_roll`), then signed by the published key over the receipt's
+/// bytes; the same answer otherwise, over both protocols.
+#[tokio::test]
+async fn game_flow_receipts_are_signed_when_asked() {
+    let server = Server::start(&[]).await;
+    let mut grpc = server.grpc().await;
+    let keys = published_keys(&server).await;
+    let (mid, cs) = ("receipts-0001", "alice:bob");
+    let c = commitment(&server, mid).await;
+    let (status, mut answer) = server
+        .post("/games", &json!({"match_id": mid, "client_seed": cs}))
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    // The opening roll (turn 0), the opening move, then the other player's
+    // first roll.
+    for turn in [0, 1] {
+        let state = answer["state"].as_str().unwrap().to_owned();
+        let player = answer["view"]["to_act"].as_str().unwrap_or("x").to_owned();
+        let mut rolled = Vec::new();
+        for sign in [false, true] {
+            let mut body = json!({"state": state, "player": player, "action": "roll"});
+            if sign {
+                body["sign_roll"] = json!(true);
+            }
+            let (status, reply) = server.post("/games/act", &body).await;
+            assert_eq!(status, 200, "{reply}");
+            let roll = &reply["roll"];
+            assert_eq!(
+                (&roll["commitment"], &roll["turn"]),
+                (&json!(c), &json!(turn))
+            );
+            assert_eq!(roll.get("signature").is_some(), sign, "{roll}");
+            if sign {
+                let message = signed_bytes(mid, cs, 1, turn, dice_of(&roll["dice"]), &c);
+                check_signature(&keys, roll, &message);
+            }
+            let g = grpc
+                .act(bgref_e2e::proto_act(&state, &body))
+                .await
+                .unwrap()
+                .into_inner();
+            let g_roll = g.roll.expect("a roll's receipt");
+            assert_eq!(g_roll.signature, roll["signature"].as_str().unwrap_or(""));
+            assert_eq!(json!(g_roll.dice), roll["dice"]);
+            rolled.push(reply);
+        }
+        // Asking for the signature changes nothing else.
+        let signed = rolled.pop().unwrap();
+        let mut unsigned = rolled.pop().unwrap();
+        unsigned["roll"]["signature"] = signed["roll"]["signature"].clone();
+        assert_eq!(unsigned, signed);
+        answer = signed;
+        if turn == 0 {
+            let view = &answer["view"];
+            let body = json!({
+                "state": answer["state"],
+                "player": view["to_act"],
+                "action": "move",
+                "play": view["plays"][0]["notation"],
+            });
+            let (status, moved) = server.post("/games/act", &body).await;
+            assert_eq!(status, 200, "{moved}");
+            assert_ne!(moved["view"]["to_act"], view["to_act"], "{moved}");
+            answer = moved;
+        }
+    }
+}

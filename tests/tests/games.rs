@@ -67,10 +67,19 @@ async fn play_match(
             break;
         }
         let step = choose(&view, n, doubling);
-        let (answer, _) = act_over_both(server, grpc, &state, &step).await;
+        // Every other action asks for its roll's receipt signed (not part
+        // of the transcript's step).
+        let sign = n % 2 == 0;
+        let mut body = step.clone();
+        if sign {
+            body["sign_roll"] = json!(true);
+        }
+        let (answer, g) = act_over_both(server, grpc, &state, &body).await;
         if let Some(roll) = answer.get("roll") {
             assert_eq!(roll["dice"].as_array().unwrap().len(), 2);
-            assert!(roll["signature"].as_str().unwrap().len() == 128);
+            let signature = roll.get("signature").map(|s| s.as_str().unwrap().len());
+            assert_eq!(signature, sign.then_some(128), "{roll}");
+            assert_eq!(g.roll.unwrap().signature.len(), if sign { 128 } else { 0 });
         }
         if answer.get("game_over").is_some() {
             played += 1;

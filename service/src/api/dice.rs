@@ -59,12 +59,13 @@ pub struct SignedRoll {
     pub dice: [u8; 2],
     /// The match's commitment: lower-case hex of SHA-256(server_seed).
     pub commitment: String,
-    /// Id of the key that signed (see `GET /dice/keys`).
+    /// Id of the referee's current key, which signs (see `GET /dice/keys`).
     pub key_id: String,
     /// Ed25519 signature (128 lower-case hex digits) over the UTF-8 bytes
     /// `"bgref-roll-v1\n" + match_id + "\n" + client_seed + "\n" + game + "\n" + turn + "\n" + d1 + "\n" + d2 + "\n" + commitment`,
-    /// where `d1`, `d2` are the dice in order.
-    pub signature: String,
+    /// where `d1`, `d2` are the dice in order: always for the rolls on
+    /// demand, in the game flow only when the action asked (`sign_roll`).
+    pub signature: Option<String>,
 }
 
 /// Request of `POST /dice/opening`.
@@ -333,8 +334,10 @@ fn sign_roll(
     verify::to_hex(&keys.sign(&message).to_bytes())
 }
 
-/// A roll's receipt: the dice of `(game, turn)` of the match, signed.
-pub(crate) fn signed_roll(
+/// A roll's receipt: the dice of `(game, turn)` of the match, signed when
+/// `sign` (one Ed25519 signature, most of a refereed roll's cost).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn roll_receipt(
     keys: &DiceKeys,
     match_id: &str,
     client_seed: &str,
@@ -342,6 +345,7 @@ pub(crate) fn signed_roll(
     turn: u32,
     dice: Dice,
     commitment: &[u8; 32],
+    sign: bool,
 ) -> SignedRoll {
     SignedRoll {
         match_id: match_id.to_owned(),
@@ -351,7 +355,8 @@ pub(crate) fn signed_roll(
         dice: dice.values(),
         commitment: verify::to_hex(commitment),
         key_id: keys.key_id().to_owned(),
-        signature: sign_roll(keys, match_id, client_seed, game, turn, dice, commitment),
+        signature: sign
+            .then(|| sign_roll(keys, match_id, client_seed, game, turn, dice, commitment)),
     }
 }
 
@@ -407,7 +412,7 @@ pub fn roll(
     )?;
     let seed = keys.server_seed(&req.match_id);
     let dice = verify::roll(&seed, &req.client_seed, game, turn);
-    Ok(signed_roll(
+    Ok(roll_receipt(
         keys,
         &req.match_id,
         &req.client_seed,
@@ -415,6 +420,7 @@ pub fn roll(
         turn,
         dice,
         &verify::commitment(&seed),
+        true,
     ))
 }
 
@@ -701,7 +707,10 @@ mod tests {
             r.commitment
         );
         verifying_key(&k)
-            .verify_strict(message.as_bytes(), &signature(&r.signature))
+            .verify_strict(
+                message.as_bytes(),
+                &signature(r.signature.as_ref().unwrap()),
+            )
             .unwrap();
         // Deterministic, signature included (Ed25519 is deterministic).
         assert_eq!(

@@ -94,7 +94,7 @@ use bgref_core::{
 use sha2::{Digest, Sha256};
 
 use super::cube::{CubeInput, MatchInput, RulesInput};
-use super::dice::{SignedRoll, check_client_seed, check_match_id, signed_roll};
+use super::dice::{SignedRoll, check_client_seed, check_match_id, roll_receipt};
 use super::input::{PositionInput, required};
 use super::moves::PlayInput;
 use super::tables::{TablesPlayView, TablesView};
@@ -388,6 +388,9 @@ pub struct ActInput {
     /// What each legal play of the answer's view carries besides its
     /// notation, by name as in legal-moves (`None`: everything).
     pub fields: Option<Vec<String>>,
+    /// Sign the receipt of the roll this action makes (Ed25519; without
+    /// it the receipt comes unsigned: docs/referee.md, "The dice").
+    pub sign_roll: bool,
 }
 
 /// One step of a transcript.
@@ -662,7 +665,7 @@ pub struct Acted {
     pub game: GameView,
     /// What happened.
     pub event: Happened,
-    /// For a roll, its signed receipt.
+    /// For a roll, its receipt (signed when the action asked).
     pub roll: Option<SignedRoll>,
     /// The score, when the action ended the game.
     pub scored: Option<Score>,
@@ -1938,10 +1941,12 @@ fn claim_refused(clock: &Clock, player: Player, at_ms: u64) -> ApiError {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn step(
     keys: &DiceKeys,
     roller: &Roller,
     commitment: Option<&[u8; 32]>,
+    sign_roll: bool,
     token: &Token,
     player: Player,
     act: &Act,
@@ -1960,7 +1965,7 @@ fn step(
         let commitment = commitment
             .copied()
             .unwrap_or_else(|| bgref_core::verify::commitment(&keys.server_seed(&token.match_id)));
-        signed_roll(
+        roll_receipt(
             keys,
             &token.match_id,
             next.client_seed(),
@@ -1968,6 +1973,7 @@ fn step(
             turn,
             dice,
             &commitment,
+            sign_roll,
         )
     };
     let roll = match &event {
@@ -2009,6 +2015,8 @@ pub struct Prepared {
     /// The match's dice and the commitment to its seed, for a roll only
     /// (`None`: the action rolls nothing).
     roller: Option<(Roller, [u8; 32])>,
+    /// Whether a roll's receipt is signed.
+    sign_roll: bool,
     fields: Fields,
     /// The replica's time of the action, Unix milliseconds.
     now_ms: u64,
@@ -2055,6 +2063,7 @@ impl Prepared {
             keys,
             self.roller(),
             self.roller.as_ref().map(|(_, commitment)| commitment),
+            self.sign_roll,
             &self.token,
             self.player,
             &self.act,
@@ -2102,6 +2111,7 @@ pub fn prepare_act(keys: &DiceKeys, input: &ActInput, now_ms: u64) -> Result<Pre
         player,
         act,
         roller,
+        sign_roll: input.sign_roll,
         fields,
         now_ms,
     })
@@ -2459,6 +2469,7 @@ pub(crate) fn sample_acts(mut visit: impl FnMut(Variant, &Acted)) {
                 match_id: None,
                 seat: Some(seat.clone()),
                 fields,
+                sign_roll: step % 3 == 0,
             };
             let acted =
                 act(&keys, &input, 0).unwrap_or_else(|e| panic!("{variant}, step {step}: {e:?}"));
@@ -2511,6 +2522,7 @@ mod tests {
                 match_id: None,
                 seat: Some(seat.clone()),
                 fields: None,
+                sign_roll: false,
             },
             now_ms,
         )

@@ -36,7 +36,7 @@ impl From<&SignedRoll> for proto::RollDiceResponse {
             dice: dice_out(r.dice),
             commitment: r.commitment.clone(),
             key_id: r.key_id.clone(),
-            signature: r.signature.clone(),
+            signature: r.signature.clone().unwrap_or_default(),
         }
     }
 }

@@ -157,6 +157,7 @@ impl TryFrom<proto::ActRequest> for ActInput {
             match_id: (!req.match_id.is_empty()).then_some(req.match_id),
             seat: (!req.seat.is_empty()).then_some(req.seat),
             fields: (!req.fields.is_empty()).then_some(req.fields),
+            sign_roll: req.sign_roll,
         })
     }
 }

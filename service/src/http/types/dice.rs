@@ -54,12 +54,15 @@ pub struct RollResponse {
     pub dice: [u8; 2],
     /// The match's commitment: lower-case hex of SHA-256(server_seed).
     pub commitment: String,
-    /// Id of the key that signed (see `GET /dice/keys`).
+    /// Id of the referee's current key, which signs (see `GET /dice/keys`).
     pub key_id: String,
     /// Ed25519 signature (128 lower-case hex digits) over the UTF-8 bytes
     /// `"bgref-roll-v1\n" + match_id + "\n" + client_seed + "\n" + game + "\n" + turn + "\n" + d1 + "\n" + d2 + "\n" + commitment`,
-    /// where `d1`, `d2` are the dice in order.
-    pub signature: String,
+    /// where `d1`, `d2` are the dice in order. Always in `POST /dice/roll`;
+    /// in a `POST /games/act` answer only when the action asked for it
+    /// (`sign_roll`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
 }
 
 /// Request of `POST /dice/opening`.

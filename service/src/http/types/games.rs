@@ -357,6 +357,13 @@ pub struct ActRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<super::moves::PlayField>>, min_items = 1)]
     pub fields: Option<Vec<String>>,
+    /// Sign the receipt of the roll this action makes (the answer's
+    /// `roll.signature`, Ed25519 by the key `/dice/keys` publishes). By
+    /// default the receipt comes unsigned: a signature costs more than the
+    /// rest of the roll, and the finished game's signed token covers every
+    /// roll of the game (docs/referee.md, "The dice").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sign_roll: bool,
 }
 
 /// One action of a transcript.
@@ -510,6 +517,7 @@ impl From<ActRequest> for ActInput {
             match_id: req.match_id,
             seat: req.seat,
             fields: req.fields,
+            sign_roll: req.sign_roll,
         }
     }
 }
@@ -816,9 +824,9 @@ pub struct ActResponse {
     pub view: GameViewOutput,
     /// What the action did.
     pub event: GameEvent,
-    /// For a roll, its signed receipt (checkable with `GET /dice/keys`,
-    /// and against the seed once revealed; the opening roll's dice are
-    /// `[x_die, o_die]` at turn 0).
+    /// For a roll, its receipt (signed when the action set `sign_roll`,
+    /// checkable with `GET /dice/keys`; checkable against the seed once
+    /// revealed; the opening roll's dice are `[x_die, o_die]` at turn 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roll: Option<RollResponse>,
     /// When the action ended the game: the score (backgammon variants).
