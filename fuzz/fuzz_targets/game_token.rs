@@ -38,6 +38,8 @@ fuzz_target!(|data: &[u8]| {
                 Player::O => s.o.clone(),
             }),
             fields: None,
+            // Both receipts, signed and not, by the input's length.
+            sign_roll: state.len() % 2 == 0,
         };
         if let Err(err) = act(keys(), &input, NOW_MS) {
             assert!(
