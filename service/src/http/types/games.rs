@@ -361,7 +361,8 @@ pub struct ActRequest {
     /// `roll.signature`, Ed25519 by the key `/dice/keys` publishes). By
     /// default the receipt comes unsigned: a signature costs more than the
     /// rest of the roll, and the finished game's signed token covers every
-    /// roll of the game (docs/referee.md, "The dice").
+    /// roll of the game (docs/referee.md, "The dice"). An action that rolls
+    /// nothing ignores it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sign_roll: bool,
 }
