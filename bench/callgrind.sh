@@ -21,8 +21,9 @@
 #                8 calls in flight for 4 s over gRPC, every one on the same
 #                token (no ledger: the server keeps nothing)
 #   http-act-roll-fields  the HTTP roll with `"fields": ["position_id"]`
-#   http-act-roll-signed  the HTTP roll with `"sign_roll": true` (its
-#                receipt signed, as every roll was before that option)
+#   http-act-roll-signed / grpc-act-roll-signed  the roll with
+#                `"sign_roll": true` (its receipt signed, as every roll was
+#                before that option)
 #   http-act-move / grpc-act-move  the same with the opening roll's move
 #                (the first play its view lists)
 #   http-verify  `POST /games/verify` of the recorded 7-point match
@@ -35,7 +36,7 @@
 #                HTTP, 4 171 over gRPC by default), no work to make it
 #
 # Usage: bench/callgrind.sh [CASE...]   (default: http http-fields grpc grpc-fields;
-#        `games`: http-act-roll http-act-roll-fields http-act-roll-signed grpc-act-roll http-act-move grpc-act-move http-verify)
+#        `games`: http-act-roll http-act-roll-fields http-act-roll-signed grpc-act-roll grpc-act-roll-signed http-act-move grpc-act-move http-verify)
 # BENCH_LOG_FORMAT=json (or text) starts bgref with that BGREF_LOG_FORMAT
 # (the default: the server's own default, text). Needs valgrind (Debian package `valgrind`) and python3; BENCH_BUILD=0
 # uses the binaries already built; BENCH_BGREF names another bgref binary
@@ -51,7 +52,7 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 BIN="$TARGET/release"
 CASES=("$@")
 [[ ${#CASES[@]} -gt 0 ]] || CASES=(http http-fields grpc grpc-fields)
-[[ "${CASES[*]}" != games ]] || CASES=(http-act-roll http-act-roll-fields http-act-roll-signed grpc-act-roll http-act-move grpc-act-move http-verify)
+[[ "${CASES[*]}" != games ]] || CASES=(http-act-roll http-act-roll-fields http-act-roll-signed grpc-act-roll grpc-act-roll-signed http-act-move grpc-act-move http-verify)
 
 command -v valgrind >/dev/null || { echo "error: valgrind not found (apt-get install valgrind)" >&2; exit 2; }
 if [[ "${BENCH_BUILD:-1}" == 1 ]]; then
@@ -122,7 +123,7 @@ for case in "${CASES[@]}"; do
     http-act-roll-fields) http_load "$port" /games/act "${act[2]}" 50 ;;
     http-act-roll-signed) http_load "$port" /games/act "${act[3]}" 50 ;;
     http-verify) http_load "$port" /games/verify "$VERIFY" 1 ;;
-    grpc-act-roll | grpc-act-move) grpc "${case#grpc-}" --duration 2 >/dev/null ;;
+    grpc-act-roll | grpc-act-roll-signed | grpc-act-move) grpc "${case#grpc-}" --duration 2 >/dev/null ;;
     http-echo) http_load "$port" /echo "$ECHO" 50 ;;
     http-answer) http_load "$port" /answer "$ECHO" 50 ;;
     grpc) grpc legal-moves --duration 2 >/dev/null ;;
@@ -140,7 +141,7 @@ for case in "${CASES[@]}"; do
     http-act-roll-fields) http_load "$port" /games/act "${act[2]}" 300; n=300 ;;
     http-act-roll-signed) http_load "$port" /games/act "${act[3]}" 300; n=300 ;;
     http-verify) http_load "$port" /games/verify "$VERIFY" 3; n=3 ;;
-    grpc-act-roll | grpc-act-move) n=$(grpc "${case#grpc-}" --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
+    grpc-act-roll | grpc-act-roll-signed | grpc-act-move) n=$(grpc "${case#grpc-}" --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;
     http-echo) http_load "$port" /echo "$ECHO" 300; n=300 ;;
     http-answer) http_load "$port" /answer "$ECHO" 300; n=300 ;;
     grpc) n=$(grpc legal-moves --duration 4 | sed -n 's/.*requests=\([0-9]*\).*/\1/p') ;;

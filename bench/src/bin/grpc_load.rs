@@ -14,7 +14,8 @@
 //! echo server's fixed payload), `act-roll` / `act-move` (`Act`: a roll,
 //! and the starter's move after the opening roll, each on the same token of
 //! a fresh money game every time; what `bench/game.py requests` sends over
-//! HTTP) or `mix`:
+//! HTTP), `act-roll-signed` (the roll with `sign_roll`, its receipt signed)
+//! or `mix`:
 //! every Referee method in turn, each with a valid request (checked once
 //! before the load: a request the server refuses stops the run), `Act` on
 //! a fresh `NewGame` token, and `RollDice`/`OpeningRoll` with the bearer
@@ -98,7 +99,7 @@ fn args() -> Result<Args, String> {
         .ok_or("usage: bench-grpc-load URL TARGET [options]")?;
     let target = it
         .next()
-        .ok_or("missing TARGET (legal-moves, echo, answer, act-roll, act-move or mix)")?;
+        .ok_or("missing TARGET (legal-moves, echo, answer, act-roll, act-roll-signed, act-move or mix)")?;
     let mut args = Args {
         url,
         target,
@@ -179,13 +180,14 @@ async fn requests(args: &Args, channel: &Channel) -> Result<Vec<Call>, String> {
             }])
         }
         "mix" => mix(channel).await,
-        target @ ("act-roll" | "act-move") => {
-            let (roll, play) = act_requests(channel).await?;
-            let request = if target == "act-roll" { roll } else { play };
+        target @ ("act-roll" | "act-roll-signed" | "act-move") => {
+            let (mut roll, play) = act_requests(channel).await?;
+            roll.sign_roll = target == "act-roll-signed";
+            let request = if target == "act-move" { play } else { roll };
             Ok(vec![Call::new("/bgref.v1.Referee/Act", &request).game()])
         }
         other => Err(format!(
-            "unknown target {other} (legal-moves, echo, answer, act-roll, act-move or mix)"
+            "unknown target {other} (legal-moves, echo, answer, act-roll, act-roll-signed, act-move or mix)"
         )),
     }
 }
