@@ -97,9 +97,9 @@ fn args() -> Result<Args, String> {
     let url = it
         .next()
         .ok_or("usage: bench-grpc-load URL TARGET [options]")?;
-    let target = it
-        .next()
-        .ok_or("missing TARGET (legal-moves, echo, answer, act-roll, act-roll-signed, act-move or mix)")?;
+    let target = it.next().ok_or(
+        "missing TARGET (legal-moves, echo, answer, act-roll, act-roll-signed, act-move or mix)",
+    )?;
     let mut args = Args {
         url,
         target,
