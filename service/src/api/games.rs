@@ -1405,8 +1405,8 @@ fn view(
     clock: Option<Clock>,
     match_id: &str,
     chain: &[u8; 32],
-) -> (GameView, Vec<u8>) {
-    let (token, bytes) = encode(keys, &state, clock.as_ref(), match_id, chain);
+) -> GameView {
+    let (token, _) = encode(keys, &state, clock.as_ref(), match_id, chain);
     let actions = actions(&state);
     let position = state.position();
     let plays = match state.phase() {
@@ -1442,7 +1442,7 @@ fn view(
         },
         (None, None) => unreachable!("a position is on one of the two boards"),
     };
-    let game = GameView {
+    GameView {
         token,
         match_id: match_id.to_owned(),
         board,
@@ -1451,8 +1451,7 @@ fn view(
         chain: *chain,
         clock,
         fields: Fields::ALL,
-    };
-    (game, bytes)
+    }
 }
 
 /// Lets a caller into the game flow (`authorization` is the
@@ -1485,7 +1484,7 @@ pub fn check_game_access(keys: &DiceKeys, authorization: Option<&str>) -> Result
 pub fn new_game(keys: &DiceKeys, input: &NewGameInput, now_ms: u64) -> Result<Started, ApiError> {
     let (state, clock, chain) = start(input, now_ms)?;
     Ok(Started {
-        game: view(keys, state, clock, &input.match_id, &chain).0,
+        game: view(keys, state, clock, &input.match_id, &chain),
         seats: seats(keys, &input.match_id, &input.client_seed),
     })
 }
@@ -1941,68 +1940,6 @@ fn claim_refused(clock: &Clock, player: Player, at_ms: u64) -> ApiError {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn step(
-    keys: &DiceKeys,
-    roller: &Roller,
-    commitment: Option<&[u8; 32]>,
-    sign_roll: bool,
-    token: &Token,
-    player: Player,
-    act: &Act,
-    now_ms: u64,
-) -> Result<(Acted, Vec<u8>), ApiError> {
-    let (next, clock, event) = advance(
-        &token.state,
-        token.clock.as_ref(),
-        player,
-        act,
-        roller,
-        now_ms,
-    )?;
-    let chain = next_chain(&token.bytes, player, act, &event);
-    let receipt = |turn: u32, dice: Dice| {
-        let commitment = commitment
-            .copied()
-            .unwrap_or_else(|| bgref_core::verify::commitment(&keys.server_seed(&token.match_id)));
-        roll_receipt(
-            keys,
-            &token.match_id,
-            next.client_seed(),
-            next.game(),
-            turn,
-            dice,
-            &commitment,
-            sign_roll,
-        )
-    };
-    let roll = match &event {
-        Happened::Rules(Event::OpeningRoll { x_die, o_die, .. })
-        | Happened::Rules(Event::StarterChosen { x_die, o_die, .. }) => {
-            Some(receipt(0, Dice::new(*x_die, *o_die)))
-        }
-        Happened::Rules(Event::Rolled { dice, .. }) => Some(receipt(next.turn(), *dice)),
-        _ => None,
-    };
-    let ended = matches!(token.state.phase(), Phase::GameOver | Phase::MatchOver)
-        || matches!(event, Happened::TimeExpired(_));
-    let scored = match next.phase() {
-        Phase::GameOver | Phase::MatchOver if !ended => next.result(),
-        _ => None,
-    };
-    let (game, bytes) = view(keys, next, clock, &token.match_id, &chain);
-    Ok((
-        Acted {
-            game,
-            event,
-            roll,
-            scored,
-            from: token.chain,
-        },
-        bytes,
-    ))
-}
-
 /// An action read and checked against its token and seat, before the
 /// rules apply it ([`prepare_act`], then [`Prepared::run`]): the cheap
 /// half of [`act`], which tells whether the answer may be large
@@ -2059,19 +1996,55 @@ impl Prepared {
     /// # Errors
     /// A 422 with the game's slug when the rules refuse the action.
     pub fn run(&self, keys: &DiceKeys) -> Result<Acted, ApiError> {
-        let mut acted = step(
-            keys,
-            self.roller(),
-            self.roller.as_ref().map(|(_, commitment)| commitment),
-            self.sign_roll,
-            &self.token,
+        let token = &self.token;
+        let (next, clock, event) = advance(
+            &token.state,
+            token.clock.as_ref(),
             self.player,
             &self.act,
+            self.roller(),
             self.now_ms,
-        )?
-        .0;
-        acted.game.fields = self.fields;
-        Ok(acted)
+        )?;
+        let chain = next_chain(&token.bytes, self.player, &self.act, &event);
+        let receipt = |turn: u32, dice: Dice| {
+            let commitment = self.roller.as_ref().map_or_else(
+                || bgref_core::verify::commitment(&keys.server_seed(&token.match_id)),
+                |(_, commitment)| *commitment,
+            );
+            roll_receipt(
+                keys,
+                &token.match_id,
+                next.client_seed(),
+                next.game(),
+                turn,
+                dice,
+                &commitment,
+                self.sign_roll,
+            )
+        };
+        let roll = match &event {
+            Happened::Rules(Event::OpeningRoll { x_die, o_die, .. })
+            | Happened::Rules(Event::StarterChosen { x_die, o_die, .. }) => {
+                Some(receipt(0, Dice::new(*x_die, *o_die)))
+            }
+            Happened::Rules(Event::Rolled { dice, .. }) => Some(receipt(next.turn(), *dice)),
+            _ => None,
+        };
+        let ended = matches!(token.state.phase(), Phase::GameOver | Phase::MatchOver)
+            || matches!(event, Happened::TimeExpired(_));
+        let scored = match next.phase() {
+            Phase::GameOver | Phase::MatchOver if !ended => next.result(),
+            _ => None,
+        };
+        let mut game = view(keys, next, clock, &token.match_id, &chain);
+        game.fields = self.fields;
+        Ok(Acted {
+            game,
+            event,
+            roll,
+            scored,
+            from: token.chain,
+        })
     }
 }
 
@@ -2350,7 +2323,7 @@ pub fn replay(
         steps,
         actions: replayed,
         refused,
-        last: view(keys, state, clock, match_id, &chain).0,
+        last: view(keys, state, clock, match_id, &chain),
     })
 }
 
@@ -2943,7 +2916,7 @@ mod tests {
     fn decoded_view(token: &str) -> GameView {
         let keys = keys();
         let t = decode(&keys, token).unwrap();
-        let mut game = view(&keys, t.state, t.clock, &t.match_id, &t.chain).0;
+        let mut game = view(&keys, t.state, t.clock, &t.match_id, &t.chain);
         game.token = token.to_owned();
         game
     }
