@@ -187,6 +187,17 @@ impl VariantPlayList {
         (0..self.len()).map(|i| self.get(i).expect("an index below len"))
     }
 
+    /// The plays on the backgammon board, as its generator lists them
+    /// (`None` in Plakoto, Fevga and Long Nardy): for a caller that also
+    /// holds the board's [`Position`] ([`VariantPosition::board`]).
+    #[must_use]
+    pub const fn board(&self) -> Option<&PlayList> {
+        match &self.0 {
+            Plays::Board(list) => Some(list),
+            Plays::Tables(_) => None,
+        }
+    }
+
     /// The most single-die moves a play makes (0 when empty).
     #[must_use]
     pub fn moves_per_play(&self) -> usize {

@@ -181,6 +181,16 @@ impl From<bgref_core::tables::TablesIllegalPlay> for ApiError {
     }
 }
 
+impl From<bgref_core::IllegalVariantPlay> for ApiError {
+    fn from(err: bgref_core::IllegalVariantPlay) -> ApiError {
+        match err {
+            bgref_core::IllegalVariantPlay::Board(reason) => reason.into(),
+            bgref_core::IllegalVariantPlay::Ambiguous => IllegalMoveText::Ambiguous.into(),
+            bgref_core::IllegalVariantPlay::Tables(reason) => reason.into(),
+        }
+    }
+}
+
 impl From<ParseMoveTextError> for ApiError {
     fn from(err: ParseMoveTextError) -> ApiError {
         ApiError::invalid("invalid-play", "play", err)

@@ -1,14 +1,19 @@
-//! Legal moves and applying a play.
+//! Legal moves and applying a play, in every variant: the request's
+//! position read once into a [`VariantPosition`] (the backgammon board for
+//! the backgammon variants, Portes and Tavla; the tables engine for
+//! Plakoto, Fevga and Long Nardy) and asked once.
 
 use bgref_core::notation::xgid::Xgid;
-use bgref_core::tables::Game;
-use bgref_core::{Dice, GameOutcome, PartialPlay, Play, PlayList, Player, Position};
+use bgref_core::{
+    Dice, PartialPlay, Play, PlayList, Player, Position, VariantOutcome, VariantPlayList,
+    VariantPosition,
+};
 
-use super::input::{self, ReadPosition};
-use super::tables::{TablesApplied, TablesLegalMoves};
+use super::input;
+use super::tables::{TablesView, describe};
 pub(crate) use super::turn::play_text;
 pub use super::turn::{ApplyMoveInput, PlayInput, TurnInput};
-use super::turn::{hit_and_run, hops, read_rules};
+use super::turn::{hops, read_rules};
 use super::view::{Fields, PositionView};
 use crate::error::ApiError;
 
@@ -24,18 +29,17 @@ pub struct PlayView {
 /// Answer of legal-moves: the plays as the generator lists them, with
 /// what every play's resulting position shares (the position they are
 /// played from, the request's XGID) kept once for the answer. The writers
-/// walk the plays and make each resulting position as they write it
-/// ([`LegalMoves::after`]), so an answer holds no position, view or XGID
-/// per play.
+/// walk the plays and make each resulting position as they write it, so an
+/// answer holds no position, view or XGID per play.
 #[derive(Debug, Clone)]
 pub struct LegalMoves {
     /// The position the plays are played from.
-    pub position: Position,
+    pub position: VariantPosition,
     /// The XGID of the request, if the position came as one: its cube,
     /// score and match fields go into every play's XGID and FIBS board.
     pub meta: Option<Xgid>,
     /// One entry per distinct resulting position.
-    pub plays: PlayList,
+    pub plays: VariantPlayList,
     /// The roll.
     pub dice: Dice,
 }
@@ -47,21 +51,43 @@ impl LegalMoves {
     }
 
     /// The position after `play`, one of [`LegalMoves::plays`], opponent
-    /// on roll: [`Position::after_legal`], which skips the checks a play
-    /// of the list passes.
-    #[inline]
-    pub fn after(&self, play: &Play) -> Position {
-        self.position.after_legal(play)
+    /// on roll.
+    pub fn after(&self, play: &Play) -> VariantPosition {
+        self.position.after(play)
     }
 
-    /// Each play with its resulting position as a [`PositionView`] (with
-    /// the request's XGID): what the message-tree renderers take, the
-    /// references the direct writers are tested against (so the position
-    /// is [`Position::after`]'s, with its checks).
-    pub fn views(&self) -> impl ExactSizeIterator<Item = PlayView> + '_ {
-        self.plays.iter().map(|play| PlayView {
-            play: *play,
-            position: PositionView::new(self.position.after(play), self.meta.as_ref()),
+    /// The position and its plays on the backgammon board (`None` in
+    /// Plakoto, Fevga and Long Nardy), for the writers of the board's
+    /// encodings: a play's resulting position is then
+    /// [`Position::after_legal`], which skips the checks a play of the
+    /// list passes.
+    pub fn on_board(&self) -> Option<(&Position, &PlayList)> {
+        Some((self.position.board()?, self.plays.board()?))
+    }
+
+    /// On the backgammon board, each play with its resulting position as a
+    /// [`PositionView`] (with the request's XGID): what the message-tree
+    /// renderers take, the references the direct writers are tested
+    /// against (so the position is [`Position::after`]'s, with its
+    /// checks). Empty in Plakoto, Fevga and Long Nardy ([`LegalMoves::tables`]).
+    pub fn views(&self) -> impl Iterator<Item = PlayView> + '_ {
+        let meta = self.meta.as_ref();
+        self.on_board()
+            .into_iter()
+            .flat_map(move |(position, plays)| {
+                plays.iter().map(move |play| PlayView {
+                    play: *play,
+                    position: PositionView::new(position.after(play), meta),
+                })
+            })
+    }
+
+    /// In Plakoto, Fevga and Long Nardy, each play with its resulting
+    /// position; empty on the backgammon board ([`LegalMoves::views`]).
+    pub fn tables(&self) -> impl Iterator<Item = (&Play, TablesView)> + '_ {
+        self.plays.iter().filter_map(|play| {
+            let position = *self.after(play).tables()?;
+            Some((play, TablesView { position }))
         })
     }
 }
@@ -71,16 +97,20 @@ impl LegalMoves {
 pub struct Applied {
     /// The play as the referee understood it.
     pub play: Play,
-    /// The new position.
-    pub position: PositionView,
+    /// The new position: the opponent on roll; for an unfinished partial
+    /// play, the mover still on roll.
+    pub position: VariantPosition,
+    /// The XGID of the request, if the position came as one.
+    pub meta: Option<Xgid>,
     /// Set when the play ended the game.
-    pub game_over: Option<GameOutcome>,
+    pub game_over: Option<VariantOutcome>,
     /// Set for a partial play.
     pub partial: Option<PartialPlay>,
 }
 
 impl Applied {
-    /// Points (mover's view) where a blot was hit.
+    /// Points (mover's view) where a blot was hit (a checker pinned, in
+    /// Plakoto).
     pub fn hits(&self) -> impl Iterator<Item = u8> + '_ {
         self.play
             .moves()
@@ -91,41 +121,71 @@ impl Applied {
 
     /// Whose turn it is now.
     pub fn turn(&self) -> Player {
-        self.position.position.turn()
+        self.position.turn()
+    }
+
+    /// The new position in the backgammon board's encodings (`None` in
+    /// Plakoto, Fevga and Long Nardy).
+    pub fn board_view(&self) -> Option<PositionView> {
+        let position = self.position.board()?;
+        Some(PositionView::new(*position, self.meta.as_ref()))
+    }
+
+    /// The new position in the tables encodings (`None` on the backgammon
+    /// board).
+    pub fn tables_view(&self) -> Option<TablesView> {
+        let position = *self.position.tables()?;
+        Some(TablesView { position })
     }
 }
 
-/// The position and roll of a request, for a game still going on.
-fn read_turn(input: &TurnInput) -> Result<(ReadPosition, Dice), ApiError> {
-    let variant = input::board_only(input.variant, "the backgammon board")?;
-    let read = input::required_position(input.position.as_ref(), variant, "position")?;
-    let dice = input::dice(input.dice.as_deref(), "dice", read.xgid_dice())?;
-    if input.game_start {
-        input::game_start(&read.position, "position")?;
-    }
-    if let Some(outcome) = read.position.outcome() {
-        return Err(ApiError::illegal(
-            "game-over",
-            Some("position"),
+/// The position (with the XGID it came as) and roll of a request, for a
+/// game still going on, in any variant.
+fn read_turn(input: &TurnInput) -> Result<(VariantPosition, Option<Xgid>, Dice), ApiError> {
+    let variant = input.variant;
+    let rules = read_rules(input.tables_rules.as_ref(), variant)?;
+    let (position, xgid, dice) = match (variant.board(), variant.tables_engine()) {
+        (Some(board), _) => {
+            let read = input::required_position(input.position.as_ref(), board, "position")?;
+            let dice = input::dice(input.dice.as_deref(), "dice", read.xgid_dice())?;
+            let position = VariantPosition::on_board(variant, rules, read.position)
+                .map_err(|e| ApiError::invalid("invalid-position", "position", e))?;
+            (position, read.xgid, dice)
+        }
+        (None, Some(game)) => {
+            let given =
+                input::required(input.position.as_ref(), "position", "position is required")
+                    .map_err(|_| {
+                        ApiError::invalid("invalid-position", "position", "position is required")
+                    })?;
+            let position = super::tables::read_position(given, game, "position")?;
+            let dice = input::dice(input.dice.as_deref(), "dice", None)?;
+            (
+                VariantPosition::from(position.with_rules(rules)),
+                None,
+                dice,
+            )
+        }
+        (None, None) => unreachable!("every variant is played on the board or the tables engine"),
+    };
+    if input.game_start && position != VariantPosition::start(variant, rules, position.turn()) {
+        return Err(ApiError::invalid(
+            "not-start-position",
+            "position",
             format!(
-                "the game is over: {} has borne off every checker",
-                outcome.winner
+                "the position is said to be the start of a game but is not the {variant} start \
+                 (GET /variants lists each variant's starting position)"
             ),
         ));
     }
-    Ok((read, dice))
-}
-
-/// Every legal play of the position for the roll.
-pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
-    let hit_and_run = hit_and_run(input)?;
-    let (read, dice) = read_turn(input)?;
-    Ok(LegalMoves {
-        plays: hit_and_run.legal_plays(&read.position, dice),
-        position: read.position,
-        meta: read.xgid,
-        dice,
-    })
+    if let Some(outcome) = position.outcome() {
+        return Err(ApiError::illegal(
+            "game-over",
+            Some("position"),
+            format!("the game is over: {}", describe(&outcome)),
+        ));
+    }
+    Ok((position, xgid, dice))
 }
 
 /// Input of legal-moves: the turn and what each play carries.
@@ -137,13 +197,24 @@ pub struct LegalMovesInput {
     pub fields: Fields,
 }
 
-/// Answer of legal-moves in any variant, with what each play carries.
+/// Answer of legal-moves, with what each play carries.
 #[derive(Debug, Clone)]
 pub struct LegalMovesReply {
     /// The legal plays.
-    pub answer: LegalMovesAnswer,
+    pub answer: LegalMoves,
     /// What each play carries besides its notation.
     pub fields: Fields,
+}
+
+/// Every legal play of the position for the roll, in any variant.
+pub fn legal_moves(input: &TurnInput) -> Result<LegalMoves, ApiError> {
+    let (position, meta, dice) = read_turn(input)?;
+    Ok(LegalMoves {
+        plays: position.legal_plays(dice),
+        position,
+        meta,
+        dice,
+    })
 }
 
 /// Every legal play in any variant, each to be answered with `fields`.
@@ -152,79 +223,36 @@ pub struct LegalMovesReply {
 pub fn legal_moves_reply(input: &LegalMovesInput) -> Result<LegalMovesReply, ApiError> {
     let fields = input.fields.for_variant(input.turn.variant)?;
     Ok(LegalMovesReply {
-        answer: answer_legal_moves(&input.turn)?,
+        answer: legal_moves(&input.turn)?,
         fields,
     })
 }
 
-/// Checks and applies a play (or the start of one, with `partial`).
+/// Checks and applies a play (or the start of one, with `partial`), in
+/// any variant.
 pub fn apply_move(input: &ApplyMoveInput) -> Result<Applied, ApiError> {
-    let hit_and_run = hit_and_run(&input.turn)?;
-    let (read, dice) = read_turn(&input.turn)?;
-    let position = &read.position;
+    let (position, meta, dice) = read_turn(&input.turn)?;
     let text = play_text(input.play.as_ref(), "play")?;
-    let (play, partial) = if input.partial {
-        let partial = hit_and_run.partial_play(position, &hops(&text), dice)?;
+    let (play, after, partial) = if input.partial {
+        let partial = position.partial_play(&hops(&text), dice)?;
         let play = Play::new(&partial.moves).ok_or_else(|| {
             ApiError::invalid("invalid-play", "play", "a play has at most four moves")
         })?;
-        (play, Some(partial))
+        let mut after = position.after(&play);
+        if !partial.complete {
+            // The mover is still moving.
+            after = after.swap_turn();
+        }
+        (play, after, Some(partial))
     } else {
-        (hit_and_run.play_text(position, &text, dice)?, None)
+        let (after, play) = position.play_text(&text, dice)?;
+        (play, after, None)
     };
-    let mut after = position.after(&play);
-    if partial.as_ref().is_some_and(|p| !p.complete) {
-        // The mover is still moving.
-        after = after.swap_turn();
-    }
     Ok(Applied {
         play,
         game_over: after.outcome(),
-        position: PositionView::new(after, read.xgid.as_ref()),
+        position: after,
+        meta,
         partial,
     })
-}
-
-/// The answer of legal-moves, for any variant.
-#[derive(Debug, Clone)]
-pub enum LegalMovesAnswer {
-    /// The backgammon variants, Portes and Tavla.
-    Backgammon(LegalMoves),
-    /// Plakoto, Fevga and Long Nardy.
-    Tables(TablesLegalMoves),
-}
-
-/// The answer of apply-move, for any variant.
-#[derive(Debug, Clone)]
-pub enum ApplyAnswer {
-    /// The backgammon variants, Portes and Tavla (`game`).
-    Backgammon {
-        /// The answer on the backgammon board.
-        applied: Applied,
-        /// Portes or Tavla, which score differently.
-        game: Option<Game>,
-    },
-    /// Plakoto, Fevga and Long Nardy.
-    Tables(TablesApplied),
-}
-
-/// Every legal play of the position for the roll, in any variant.
-pub fn answer_legal_moves(input: &TurnInput) -> Result<LegalMovesAnswer, ApiError> {
-    read_rules(input.tables_rules.as_ref(), input.variant)?;
-    match input.variant.tables_engine() {
-        None => legal_moves(input).map(LegalMovesAnswer::Backgammon),
-        Some(game) => super::tables::legal_moves(input, game).map(LegalMovesAnswer::Tables),
-    }
-}
-
-/// Checks and applies a play (or the start of one), in any variant.
-pub fn answer_apply_move(input: &ApplyMoveInput) -> Result<ApplyAnswer, ApiError> {
-    read_rules(input.turn.tables_rules.as_ref(), input.turn.variant)?;
-    match input.turn.variant.tables_engine() {
-        None => apply_move(input).map(|applied| ApplyAnswer::Backgammon {
-            applied,
-            game: input.turn.variant.game(),
-        }),
-        Some(game) => super::tables::apply_move(input, game).map(ApplyAnswer::Tables),
-    }
 }

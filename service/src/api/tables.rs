@@ -1,19 +1,18 @@
-//! The tables games (`docs/variants.md`) through the move operations.
+//! The tables games (`docs/variants.md`): their positions read and shown,
+//! their games scored.
 //!
 //! Portes and Tavla are played on the backgammon `Position` (standard
-//! start and movement): their turns go through [`super::moves`] and only
-//! the game-over answer differs (their points, no cube). Plakoto, Fevga and
-//! Long Nardy are played on [`TablesPosition`]: read here from the board
-//! encoding (with Plakoto's pin marks) or, for Fevga and Long Nardy, a
-//! Position ID; an XGID never applies to them.
+//! start and movement): only their points differ (no cube). Plakoto, Fevga
+//! and Long Nardy are played on [`TablesPosition`]: read here from the
+//! board encoding (with Plakoto's pin marks) or, for Fevga and Long Nardy,
+//! a Position ID; an XGID never applies to them.
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesOutcome, TablesPosition, TablesSetup};
-use bgref_core::{ByPlayer, Dice, GameOutcome, GameResult, PartialPlay, Play, Player};
+use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesPosition, TablesSetup};
+use bgref_core::{ByPlayer, GameOutcome, GameResult, Play, Player, VariantOutcome};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
 use super::input::{self, BoardInput, PositionInput};
-use super::turn::{ApplyMoveInput, TurnInput, hops, play_text};
 pub use super::turn::{TablesRulesInput, read_rules};
 use crate::error::ApiError;
 
@@ -68,53 +67,6 @@ pub struct TablesPlayView {
     pub play: Play,
     /// The position after it, opponent on roll.
     pub position: TablesView,
-}
-
-/// Legal moves of a Plakoto, Fevga or Long Nardy position.
-#[derive(Debug, Clone)]
-pub struct TablesLegalMoves {
-    /// The game.
-    pub game: Game,
-    /// One entry per distinct resulting position.
-    pub plays: Vec<TablesPlayView>,
-    /// The roll.
-    pub dice: Dice,
-}
-
-impl TablesLegalMoves {
-    /// Exactly one legal play.
-    pub fn forced(&self) -> bool {
-        self.plays.len() == 1
-    }
-}
-
-/// A play applied to a Plakoto, Fevga or Long Nardy position.
-#[derive(Debug, Clone)]
-pub struct TablesApplied {
-    /// The legal play matched.
-    pub play: Play,
-    /// The new position.
-    pub position: TablesView,
-    /// Set when the play ended the game.
-    pub game_over: Option<TablesOutcome>,
-    /// Set for a partial play.
-    pub partial: Option<PartialPlay>,
-}
-
-impl TablesApplied {
-    /// Whose turn it is now.
-    pub fn turn(&self) -> Player {
-        self.position.position.turn()
-    }
-
-    /// Points (mover's view) where a checker was pinned (Plakoto).
-    pub fn hits(&self) -> impl Iterator<Item = u8> + '_ {
-        self.play
-            .moves()
-            .iter()
-            .filter(|m| m.is_hit())
-            .map(|m| m.to().get())
-    }
 }
 
 /// Points for a finished Portes or Tavla game (`None` for the backgammon
@@ -265,36 +217,8 @@ pub fn read_position(
     TablesPosition::from_setup(&setup).map_err(|e| bad_position(format!("{field}.{sub}"), e))
 }
 
-/// The position and roll of a tables request, for a game still going on.
-fn read_turn(input: &TurnInput, game: Game) -> Result<(TablesPosition, Dice), ApiError> {
-    let given = input::required(input.position.as_ref(), "position", "position is required")
-        .map_err(|_| bad_position("position", "position is required"))?;
-    let rules = read_rules(input.tables_rules.as_ref(), input.variant)?;
-    let position = read_position(given, game, "position")?.with_rules(rules);
-    let dice = input::dice(input.dice.as_deref(), "dice", None)?;
-    let start = TablesPosition::start(game, position.turn()).map(|p| p.with_rules(rules));
-    if input.game_start && Some(position) != start.ok() {
-        return Err(ApiError::invalid(
-            "not-start-position",
-            "position",
-            format!(
-                "the position is said to be the start of a game but is not the {game} start \
-                 (GET /variants lists each variant's starting position)"
-            ),
-        ));
-    }
-    if let Some(outcome) = position.outcome() {
-        return Err(ApiError::illegal(
-            "game-over",
-            Some("position"),
-            format!("the game is over: {}", describe(&outcome)),
-        ));
-    }
-    Ok((position, dice))
-}
-
-/// How a tables game ended, in words.
-pub fn describe(outcome: &TablesOutcome) -> String {
+/// How a game of any variant ended, in words.
+pub fn describe(outcome: &VariantOutcome) -> String {
     match (outcome.winner, outcome.kind) {
         (None, _) | (_, OutcomeKind::Draw) => "a draw: both mothers are pinned".to_owned(),
         (Some(w), OutcomeKind::Mother) => {
@@ -303,57 +227,14 @@ pub fn describe(outcome: &TablesOutcome) -> String {
                 outcome.points, !w
             )
         }
+        // On the backgammon board the points depend on the cube.
+        (Some(w), _) if outcome.result.is_some() => format!("{w} has borne off every checker"),
         (Some(w), _) => format!(
             "{w} has borne off every checker and wins {} point{}",
             outcome.points,
             if outcome.points == 1 { "" } else { "s" }
         ),
     }
-}
-
-/// Every legal play of a Plakoto, Fevga or Long Nardy position (`game`)
-/// for the roll.
-pub fn legal_moves(input: &TurnInput, game: Game) -> Result<TablesLegalMoves, ApiError> {
-    let (position, dice) = read_turn(input, game)?;
-    let plays = position
-        .legal_plays(dice)
-        .iter()
-        .map(|play| TablesPlayView {
-            play: *play,
-            position: TablesView {
-                position: position.after(play),
-            },
-        })
-        .collect();
-    Ok(TablesLegalMoves { game, plays, dice })
-}
-
-/// Checks and applies a play (or the start of one) in Plakoto, Fevga or
-/// Long Nardy (`game`).
-pub fn apply_move(input: &ApplyMoveInput, game: Game) -> Result<TablesApplied, ApiError> {
-    let (position, dice) = read_turn(&input.turn, game)?;
-    let text = play_text(input.play.as_ref(), "play")?;
-    let (play, after, partial) = if input.partial {
-        let partial = position.partial_play(&hops(&text), dice)?;
-        let play = Play::new(&partial.moves).ok_or_else(|| {
-            ApiError::invalid("invalid-play", "play", "a play has at most four moves")
-        })?;
-        let mut after = position.after(&play);
-        if !partial.complete {
-            // The mover is still moving.
-            after = after.swap_turn();
-        }
-        (play, after, Some(partial))
-    } else {
-        let (after, play) = position.play_text(&text, dice)?;
-        (play, after, None)
-    };
-    Ok(TablesApplied {
-        play,
-        game_over: after.outcome(),
-        position: TablesView { position: after },
-        partial,
-    })
 }
 
 /// A scored Portes, Tavla, Plakoto, Fevga or Long Nardy game (no cube, no

@@ -156,7 +156,7 @@ impl Referee for RefereeService {
         &self,
         request: Request<proto::ApplyMoveRequest>,
     ) -> Reply<proto::ApplyMoveResponse> {
-        call(request, api::moves::answer_apply_move)
+        call(request, api::moves::apply_move)
     }
 
     #[tracing::instrument(target = "bgref_service::handler", name = "ListVariants", skip_all)]

@@ -1,10 +1,10 @@
 //! `LegalMoves` and `ApplyMove`.
 
 use super::common::{
-    dice_in, moves_out, per_player_out, player_out, position_in, position_out, result_out,
-    variant_in, variant_out,
+    dice_in, moves_out, per_player_out, player_out, position_in, position_out, variant_in,
+    variant_out,
 };
-use crate::api::moves::LegalMovesAnswer;
+use super::tables::{game_over_out, tables_position_out};
 use crate::api::moves::{
     Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, LegalMovesReply, PlayInput, PlayView,
     TurnInput,
@@ -88,8 +88,20 @@ fn position_fields_out(view: &PositionView, fields: Fields) -> Option<proto::Pos
 
 impl LegalMoves {
     fn to_proto(&self, fields: Fields) -> proto::LegalMovesResponse {
+        let plays = match self.on_board() {
+            Some(_) => self.views().map(|p| play_fields_out(&p, fields)).collect(),
+            // Tables answers have every field (the api refuses others).
+            None => self
+                .tables()
+                .map(|(play, view)| proto::Play {
+                    notation: play.to_string(),
+                    moves: moves_out(play),
+                    position: Some(tables_position_out(&view)),
+                })
+                .collect(),
+        };
         proto::LegalMovesResponse {
-            plays: self.views().map(|p| play_fields_out(&p, fields)).collect(),
+            plays,
             dice: self.dice.values().map(u32::from).to_vec(),
             forced: self.forced(),
         }
@@ -104,11 +116,7 @@ impl From<&LegalMoves> for proto::LegalMovesResponse {
 
 impl From<&LegalMovesReply> for proto::LegalMovesResponse {
     fn from(reply: &LegalMovesReply) -> Self {
-        match &reply.answer {
-            LegalMovesAnswer::Backgammon(answer) => answer.to_proto(reply.fields),
-            // Tables answers have every field (the api refuses others).
-            tables @ LegalMovesAnswer::Tables(_) => tables.into(),
-        }
+        reply.answer.to_proto(reply.fields)
     }
 }
 
@@ -141,20 +149,21 @@ impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
 
 impl From<&Applied> for proto::ApplyMoveResponse {
     fn from(answer: &Applied) -> Self {
+        let position = match (answer.board_view(), answer.tables_view()) {
+            (Some(view), _) => position_out(&view),
+            (None, view) => view.map(|v| tables_position_out(&v)).unwrap_or_default(),
+        };
         proto::ApplyMoveResponse {
             play: Some(proto::Play {
                 notation: answer.play.to_string(),
                 moves: moves_out(&answer.play),
                 position: None,
             }),
-            position: Some(position_out(&answer.position)),
+            position: Some(position),
             hits: answer.hits().map(u32::from).collect(),
-            game_over: answer.game_over.map(|o| proto::GameOver {
-                winner: player_out(o.winner),
-                result: result_out(o.result),
-                points: 0,
-                tables_outcome: proto::TablesOutcome::Unspecified.into(),
-            }),
+            game_over: answer
+                .game_over
+                .map(|o| game_over_out(answer.position.variant(), &o)),
             partial: answer.partial.as_ref().map(|p| proto::PartialInfo {
                 complete: p.complete,
                 remaining_dice: p.remaining.iter().map(|d| u32::from(d.get())).collect(),

@@ -22,22 +22,21 @@
 
 use bgref_core::notation::encodings::{Encodings, FIBS_ROOM, XGID_ROOM};
 use bgref_core::notation::move_text::NOTATION_ROOM;
-use bgref_core::{ByPlayer, Play, Player};
+use bgref_core::{ByPlayer, Play, PlayList, Player, Position};
 
 use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
-use crate::api::moves::LegalMovesAnswer;
 use crate::api::moves::{LegalMoves, LegalMovesReply, PlayView};
-use crate::api::tables::{TablesLegalMoves, TablesView};
+use crate::api::tables::TablesView;
 use crate::api::view::{self, Fields};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
 pub fn encode(reply: &LegalMovesReply) -> Encoded {
     let mut out = Vec::new();
-    match &reply.answer {
-        LegalMovesAnswer::Backgammon(answer) => write_backgammon(&mut out, answer, reply.fields),
+    match reply.answer.on_board() {
+        Some(board) => write_backgammon(&mut out, &reply.answer, board, reply.fields),
         // Tables answers have every field (the api refuses others).
-        LegalMovesAnswer::Tables(answer) => write_tables(&mut out, answer),
+        None => write_tables(&mut out, &reply.answer),
     }
     Encoded(out)
 }
@@ -57,7 +56,12 @@ fn per_play(fields: Fields) -> usize {
         + part(Fields::PIPS, 12)
 }
 
-fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
+fn write_backgammon(
+    out: &mut Vec<u8>,
+    answer: &LegalMoves,
+    (position, plays): (&Position, &PlayList),
+    fields: Fields,
+) {
     // The bytes the FIBS board's length took last time (its text is
     // about 128 bytes, one side or the other): the guess for the next.
     let mut fibs_len = 2;
@@ -67,26 +71,27 @@ fn write_backgammon(out: &mut Vec<u8>, answer: &LegalMoves, fields: Fields) {
     write_plays(
         out,
         1,
-        answer.plays.as_slice(),
+        plays.as_slice(),
         fields,
         |play| play,
         |out, play| {
-            let after = answer.after(play);
+            let after = position.after_legal(play);
             write_position(out, &encoder.encode(&after), fields, &mut fibs_len);
         },
     );
     write_tail(out, answer.dice.values(), answer.forced());
 }
 
-fn write_tables(out: &mut Vec<u8>, answer: &TablesLegalMoves) {
+fn write_tables(out: &mut Vec<u8>, answer: &LegalMoves) {
+    let plays: Vec<(Play, TablesView)> = answer.tables().map(|(p, v)| (*p, v)).collect();
     write_plays(
         out,
         1,
-        &answer.plays,
+        &plays,
         Fields::ALL,
-        |view| &view.play,
-        |out, view| {
-            write_tables_position(out, &view.position);
+        |(play, _)| play,
+        |out, (_, view)| {
+            write_tables_position(out, view);
         },
     );
     write_tail(out, answer.dice.values(), answer.forced());

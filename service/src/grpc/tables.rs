@@ -1,11 +1,11 @@
 //! The tables games over gRPC: Plakoto, Fevga and Long Nardy positions and
-//! answers, and `LegalMoves`/`ApplyMove` answers for any variant.
+//! answers, and the game-over of `ApplyMove` in any variant.
 
-use bgref_core::tables::{OutcomeKind, TablesOutcome};
+use bgref_core::tables::OutcomeKind;
+use bgref_core::{Variant, VariantOutcome};
 
-use super::common::{moves_out, per_player_out, player_out, position_out, result_out};
-use crate::api::moves::{ApplyAnswer, LegalMovesAnswer};
-use crate::api::tables::{ScoreAnswer, TablesView, board_game_points};
+use super::common::{per_player_out, player_out, position_out, result_out};
+use crate::api::tables::{ScoreAnswer, TablesView};
 use crate::api::variants::StartView;
 use crate::proto;
 
@@ -44,14 +44,26 @@ pub fn start_out(start: &StartView) -> proto::Position {
     }
 }
 
-fn outcome_out(o: &TablesOutcome) -> proto::GameOver {
+/// How a game of `variant` ended: on the backgammon board the result (and
+/// Portes' and Tavla's points; a backgammon variant's depend on the cube:
+/// 0), in Plakoto, Fevga and Long Nardy the outcome and its points.
+pub fn game_over_out(variant: Variant, o: &VariantOutcome) -> proto::GameOver {
     proto::GameOver {
         winner: o
             .winner
             .map_or(proto::Player::Unspecified.into(), player_out),
-        result: proto::GameResult::Unspecified.into(),
-        points: o.points,
-        tables_outcome: tables_outcome_out(o.kind),
+        result: o
+            .result
+            .map_or(proto::GameResult::Unspecified.into(), result_out),
+        points: if variant.game().is_some() {
+            o.points
+        } else {
+            0
+        },
+        tables_outcome: match o.result {
+            Some(_) => proto::TablesOutcome::Unspecified.into(),
+            None => tables_outcome_out(o.kind),
+        },
     }
 }
 
@@ -64,57 +76,6 @@ pub fn tables_outcome_out(kind: OutcomeKind) -> i32 {
         OutcomeKind::Draw => proto::TablesOutcome::Draw,
     }
     .into()
-}
-
-impl From<&LegalMovesAnswer> for proto::LegalMovesResponse {
-    fn from(answer: &LegalMovesAnswer) -> Self {
-        match answer {
-            LegalMovesAnswer::Backgammon(a) => a.into(),
-            LegalMovesAnswer::Tables(a) => proto::LegalMovesResponse {
-                plays: a
-                    .plays
-                    .iter()
-                    .map(|p| proto::Play {
-                        notation: p.play.to_string(),
-                        moves: moves_out(&p.play),
-                        position: Some(tables_position_out(&p.position)),
-                    })
-                    .collect(),
-                dice: a.dice.values().map(u32::from).to_vec(),
-                forced: a.forced(),
-            },
-        }
-    }
-}
-
-impl From<&ApplyAnswer> for proto::ApplyMoveResponse {
-    fn from(answer: &ApplyAnswer) -> Self {
-        match answer {
-            ApplyAnswer::Backgammon { applied, game } => {
-                let mut out = proto::ApplyMoveResponse::from(applied);
-                if let (Some(over), Some(outcome)) = (out.game_over.as_mut(), &applied.game_over) {
-                    over.points = board_game_points(*game, outcome).unwrap_or(0);
-                }
-                out
-            }
-            ApplyAnswer::Tables(a) => proto::ApplyMoveResponse {
-                play: Some(proto::Play {
-                    notation: a.play.to_string(),
-                    moves: moves_out(&a.play),
-                    position: None,
-                }),
-                position: Some(tables_position_out(&a.position)),
-                hits: a.hits().map(u32::from).collect(),
-                game_over: a.game_over.as_ref().map(outcome_out),
-                partial: a.partial.as_ref().map(|p| proto::PartialInfo {
-                    complete: p.complete,
-                    remaining_dice: p.remaining.iter().map(|d| u32::from(d.get())).collect(),
-                    completions: u32::try_from(p.completions).unwrap_or(u32::MAX),
-                }),
-                turn: player_out(a.turn()),
-            },
-        }
-    }
 }
 
 impl From<&ScoreAnswer> for proto::ScoreGameResponse {

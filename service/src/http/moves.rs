@@ -9,7 +9,6 @@ use super::extract::ApiJson;
 use super::types::moves::{ApplyMoveRequest, LegalMovesJson, LegalMovesRequest};
 use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
 use crate::api;
-use crate::api::moves::LegalMovesAnswer;
 use crate::api::moves::LegalMovesInput;
 use crate::error::ApiError;
 use crate::offload;
@@ -41,13 +40,10 @@ pub async fn legal_moves(ApiJson(req): ApiJson<LegalMovesRequest>) -> Result<Res
 #[inline]
 fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
     let reply = api::moves::legal_moves_reply(input)?;
-    let LegalMovesAnswer::Backgammon(answer) = &reply.answer else {
+    // The hot path, on the backgammon board: one buffer, sized up front,
+    // written in one pass.
+    let Some(json) = LegalMovesJson::new(&reply.answer, reply.fields) else {
         return Ok(Json(LegalMovesAnswerOutput::from(&reply.answer)).into_response());
-    };
-    // The hot path: one buffer, sized up front, written in one pass.
-    let json = LegalMovesJson {
-        answer,
-        fields: reply.fields,
     };
     let mut body = Vec::with_capacity(json.size_hint());
     json.write(&mut body);
@@ -78,6 +74,6 @@ fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
 pub async fn apply_move(
     ApiJson(req): ApiJson<ApplyMoveRequest>,
 ) -> Result<Json<ApplyMoveAnswerOutput>, ApiError> {
-    let answer = api::moves::answer_apply_move(&req.into_input()?)?;
+    let answer = api::moves::apply_move(&req.into_input()?)?;
     Ok(Json((&answer).into()))
 }

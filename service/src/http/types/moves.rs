@@ -3,7 +3,7 @@
 use bgref_core::GameResult;
 use bgref_core::Player;
 use bgref_core::notation::encodings::{Encoder, Encodings, FIBS_ROOM, XGID_ROOM};
-use bgref_core::{Play, Position};
+use bgref_core::{Play, PlayList, Position};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -14,7 +14,7 @@ use super::schema;
 use crate::api::games::{BoardView, GameView};
 use crate::api::input;
 use crate::api::moves::{
-    Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
+    ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
 };
 use crate::api::view::{self, Fields, PositionView};
 use crate::error::ApiError;
@@ -390,30 +390,6 @@ impl From<&LegalMoves> for LegalMovesResponse {
     }
 }
 
-impl From<&Applied> for ApplyMoveResponse {
-    fn from(answer: &Applied) -> Self {
-        ApplyMoveResponse {
-            play: PlayedOutput {
-                notation: answer.play.to_string(),
-                moves: moves_output(&answer.play),
-            },
-            position: (&answer.position).into(),
-            hits: answer.hits().collect(),
-            game_over: answer.game_over.map(|o| GameOverOutput {
-                winner: o.winner,
-                result: o.result,
-                points: None,
-            }),
-            partial: answer.partial.as_ref().map(|p| PartialOutput {
-                complete: p.complete,
-                remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
-                completions: p.completions,
-            }),
-            turn: answer.turn(),
-        }
-    }
-}
-
 /// The body of a backgammon legal-moves answer written straight from the
 /// domain values into one buffer, with no string or vector per play, no
 /// serializer and no formatting machinery: the same bytes as
@@ -433,15 +409,32 @@ impl From<&Applied> for ApplyMoveResponse {
 #[derive(Debug, Clone, Copy)]
 pub struct LegalMovesJson<'a> {
     /// The answer.
-    pub answer: &'a LegalMoves,
+    answer: &'a LegalMoves,
+    /// Its position on the backgammon board.
+    position: &'a Position,
+    /// Its plays.
+    plays: &'a PlayList,
     /// What each play carries.
-    pub fields: Fields,
+    fields: Fields,
 }
 
-impl LegalMovesJson<'_> {
+impl<'a> LegalMovesJson<'a> {
+    /// The writer of `answer` with what `fields` names, on the backgammon
+    /// board (`None` in Plakoto, Fevga and Long Nardy, whose answers
+    /// serde writes).
+    pub fn new(answer: &'a LegalMoves, fields: Fields) -> Option<Self> {
+        let (position, plays) = answer.on_board()?;
+        Some(LegalMovesJson {
+            answer,
+            position,
+            plays,
+            fields,
+        })
+    }
+
     /// A capacity that holds the body without growing.
     pub fn size_hint(&self) -> usize {
-        64 + self.answer.plays.len() * per_play(self.fields)
+        64 + self.plays.len() * per_play(self.fields)
     }
 
     /// Appends the body to `out`.
@@ -450,7 +443,8 @@ impl LegalMovesJson<'_> {
         // request's game fields.
         let encoder = view::encoder(self.answer.meta.as_ref());
         out.extend_from_slice(b"{\"plays\":");
-        let plays = self.answer.plays.iter().map(|p| (p, self.answer.after(p)));
+        let position = self.position;
+        let plays = self.plays.iter().map(|p| (p, position.after_legal(p)));
         let mut chunk = write_plays(out, plays, &encoder, self.fields, None);
         let [a, b] = self.answer.dice.values();
         chunk.put(b",\"dice\":[");
@@ -909,10 +903,7 @@ mod tests {
             let answer = api::moves::legal_moves(&input.turn).unwrap();
             plays += answer.plays.len();
             for fields in field_sets {
-                let json = LegalMovesJson {
-                    answer: &answer,
-                    fields,
-                };
+                let json = LegalMovesJson::new(&answer, fields).unwrap();
                 let mut fast = Vec::new();
                 json.write(&mut fast);
                 let reference =
@@ -952,18 +943,16 @@ mod tests {
                 Position::from_setup(&id.to_setup(Player::X), BackgammonVariant::Standard).unwrap();
             for (j, dice) in Dice::ALL_21.into_iter().enumerate() {
                 let answer = api::moves::LegalMoves {
-                    plays: start.legal_plays(dice),
-                    position: start,
+                    plays: bgref_core::VariantPosition::from(start).legal_plays(dice),
+                    position: start.into(),
                     meta: None,
                     dice,
                 };
                 for fields in [Fields::ALL, other_fields[(i + j) % other_fields.len()]] {
                     let mut fast = Vec::new();
-                    LegalMovesJson {
-                        answer: &answer,
-                        fields,
-                    }
-                    .write(&mut fast);
+                    LegalMovesJson::new(&answer, fields)
+                        .unwrap()
+                        .write(&mut fast);
                     let reference =
                         serde_json::to_vec(&LegalMovesResponse::new(&answer, fields)).unwrap();
                     assert!(fast == reference, "{line} {dice:?} {fields:?}");
@@ -1009,11 +998,9 @@ mod tests {
         let input = req.into_input().unwrap();
         let answer = api::moves::legal_moves(&input.turn).unwrap();
         let mut bytes = Vec::new();
-        LegalMovesJson {
-            answer: &answer,
-            fields: input.fields,
-        }
-        .write(&mut bytes);
+        LegalMovesJson::new(&answer, input.fields)
+            .unwrap()
+            .write(&mut bytes);
         let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(body["plays"].as_array().unwrap().len(), 16);
         let play = &body["plays"][0];

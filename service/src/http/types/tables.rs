@@ -10,13 +10,12 @@ use utoipa::ToSchema;
 use super::common::{Board, PerPlayer, PlayerName, PositionOutput, VariantName};
 use super::cube::{EndedBy, GameResultName, ScoreGameResponse};
 use super::moves::{
-    ApplyMoveResponse, LegalMovesResponse, MoveOutput, PartialOutput, PlayedOutput,
+    ApplyMoveResponse, GameOverOutput, LegalMovesResponse, MoveOutput, PartialOutput, PlayedOutput,
 };
-use crate::api::moves::{ApplyAnswer, LegalMovesAnswer};
-use crate::api::tables::{
-    ScoreAnswer, TablesApplied, TablesLegalMoves, TablesView, board_game_points,
-};
-use bgref_core::tables::{OutcomeKind, TablesOutcome};
+use crate::api::moves::{Applied, LegalMoves};
+use crate::api::tables::{ScoreAnswer, TablesView};
+use bgref_core::tables::OutcomeKind;
+use bgref_core::{PartialPlay, VariantOutcome};
 
 /// A Plakoto, Fevga or Long Nardy position in a response (no other keys,
 /// so that it is never mistaken for a backgammon position).
@@ -127,8 +126,8 @@ pub struct TablesGameOverOutput {
     pub points: u32,
 }
 
-impl From<&TablesOutcome> for TablesGameOverOutput {
-    fn from(o: &TablesOutcome) -> Self {
+impl From<&VariantOutcome> for TablesGameOverOutput {
+    fn from(o: &VariantOutcome) -> Self {
         TablesGameOverOutput {
             winner: o.winner,
             outcome: o.kind,
@@ -196,66 +195,70 @@ pub(crate) fn moves_output(play: &bgref_core::Play) -> Vec<MoveOutput> {
         .collect()
 }
 
-impl From<&TablesLegalMoves> for TablesLegalMovesResponse {
-    fn from(answer: &TablesLegalMoves) -> Self {
-        TablesLegalMovesResponse {
-            variant: answer.game.to_string(),
+fn partial_output(p: &PartialPlay) -> PartialOutput {
+    PartialOutput {
+        complete: p.complete,
+        remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
+        completions: p.completions,
+    }
+}
+
+impl From<&LegalMoves> for LegalMovesAnswerOutput {
+    fn from(answer: &LegalMoves) -> Self {
+        if answer.on_board().is_some() {
+            return LegalMovesAnswerOutput::Backgammon(answer.into());
+        }
+        LegalMovesAnswerOutput::Tables(TablesLegalMovesResponse {
+            variant: answer.position.variant().to_string(),
             plays: answer
-                .plays
-                .iter()
-                .map(|p| TablesPlayOutput {
-                    notation: p.play.to_string(),
-                    moves: moves_output(&p.play),
-                    position: (&p.position).into(),
+                .tables()
+                .map(|(play, view)| TablesPlayOutput {
+                    notation: play.to_string(),
+                    moves: moves_output(play),
+                    position: (&view).into(),
                 })
                 .collect(),
             dice: answer.dice.values(),
             forced: answer.forced(),
-        }
+        })
     }
 }
 
-impl From<&TablesApplied> for TablesApplyMoveResponse {
-    fn from(answer: &TablesApplied) -> Self {
-        TablesApplyMoveResponse {
-            variant: answer.position.game().to_string(),
-            play: PlayedOutput {
-                notation: answer.play.to_string(),
-                moves: moves_output(&answer.play),
-            },
-            position: (&answer.position).into(),
-            hits: answer.hits().collect(),
-            game_over: answer.game_over.as_ref().map(Into::into),
-            partial: answer.partial.as_ref().map(|p| PartialOutput {
-                complete: p.complete,
-                remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
-                completions: p.completions,
+impl From<&Applied> for ApplyMoveAnswerOutput {
+    fn from(answer: &Applied) -> Self {
+        let play = PlayedOutput {
+            notation: answer.play.to_string(),
+            moves: moves_output(&answer.play),
+        };
+        let variant = answer.position.variant();
+        match (answer.board_view(), answer.tables_view()) {
+            (Some(view), _) => ApplyMoveAnswerOutput::Backgammon(ApplyMoveResponse {
+                play,
+                position: (&view).into(),
+                hits: answer.hits().collect(),
+                game_over: answer.game_over.and_then(|o| {
+                    Some(GameOverOutput {
+                        winner: o.winner?,
+                        result: o.result?,
+                        // Portes and Tavla; a backgammon variant's points
+                        // depend on the cube.
+                        points: variant.game().map(|_| o.points),
+                    })
+                }),
+                partial: answer.partial.as_ref().map(partial_output),
+                turn: answer.turn(),
             }),
-            turn: answer.turn(),
-        }
-    }
-}
-
-impl From<&LegalMovesAnswer> for LegalMovesAnswerOutput {
-    fn from(answer: &LegalMovesAnswer) -> Self {
-        match answer {
-            LegalMovesAnswer::Backgammon(a) => LegalMovesAnswerOutput::Backgammon(a.into()),
-            LegalMovesAnswer::Tables(a) => LegalMovesAnswerOutput::Tables(a.into()),
-        }
-    }
-}
-
-impl From<&ApplyAnswer> for ApplyMoveAnswerOutput {
-    fn from(answer: &ApplyAnswer) -> Self {
-        match answer {
-            ApplyAnswer::Backgammon { applied, game } => {
-                let mut out = ApplyMoveResponse::from(applied);
-                if let (Some(over), Some(outcome)) = (out.game_over.as_mut(), &applied.game_over) {
-                    over.points = board_game_points(*game, outcome);
-                }
-                ApplyMoveAnswerOutput::Backgammon(out)
-            }
-            ApplyAnswer::Tables(a) => ApplyMoveAnswerOutput::Tables(a.into()),
+            (None, view) => ApplyMoveAnswerOutput::Tables(TablesApplyMoveResponse {
+                variant: variant.to_string(),
+                play,
+                position: view.as_ref().map(Into::into).unwrap_or_else(|| {
+                    unreachable!("a position not on the backgammon board is on the tables")
+                }),
+                hits: answer.hits().collect(),
+                game_over: answer.game_over.as_ref().map(Into::into),
+                partial: answer.partial.as_ref().map(partial_output),
+                turn: answer.turn(),
+            }),
         }
     }
 }
