@@ -89,7 +89,8 @@ use bgref_core::verify::Roller;
 use bgref_core::{
     Action, BackgammonGame, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState,
     CubeValue, Dice, Die, Event, GameEnd, GameKind, GameResult, GameScore, GameState, MatchState,
-    Phase, Player, Position, Resignation, Score, SetUpError, VariantPlayList,
+    Phase, PlayList, Player, Position, Resignation, Score, SetUpError, VariantPlayList,
+    VariantPosition,
 };
 use sha2::{Digest, Sha256};
 
@@ -97,7 +98,7 @@ use super::cube::{CubeInput, MatchInput, RulesInput};
 use super::dice::{SignedRoll, check_client_seed, check_match_id, roll_receipt};
 use super::input::{PositionInput, required};
 use super::moves::PlayInput;
-use super::tables::{TablesPlayView, TablesView};
+use super::tables::TablesView;
 use super::view::{Fields, InGame, PositionView};
 use crate::error::{ApiError, ErrorKind};
 use crate::keys::{DiceKeys, Signature, TOKEN_MAC_BYTES, TokenAccess, VerifyingKey};
@@ -419,23 +420,64 @@ pub struct TranscriptInput {
     pub started_at_ms: Option<u64>,
 }
 
-/// The board of a game view and its legal plays.
+/// The board of a game view and its legal plays, in any variant.
 #[derive(Debug, Clone)]
-pub enum BoardView {
-    /// The backgammon board (the backgammon variants, Portes, Tavla).
-    Backgammon {
-        /// The position.
-        position: PositionView,
-        /// The legal plays, when a move is due.
-        plays: Vec<super::moves::PlayView>,
-    },
-    /// Plakoto, Fevga, Long Nardy.
-    Tables {
-        /// The position.
-        position: TablesView,
-        /// The legal plays, when a move is due.
-        plays: Vec<TablesPlayView>,
-    },
+pub struct GameBoard {
+    /// The position.
+    pub position: VariantPosition,
+    /// The legal plays, when a move is due (else none).
+    pub plays: VariantPlayList,
+    /// On the backgammon board, the game's fields (cube, score, dice,
+    /// Match ID) of the position and of the positions the plays lead to.
+    game: Option<(InGame, InGame)>,
+}
+
+impl GameBoard {
+    /// The position in the backgammon board's encodings, with the game's
+    /// fields (`None` in Plakoto, Fevga and Long Nardy).
+    pub fn board_view(&self) -> Option<PositionView> {
+        let (position, (now, _)) = (self.position.board()?, self.game.as_ref()?);
+        Some(PositionView::in_game(*position, now.clone()))
+    }
+
+    /// On the backgammon board, what the writers of the plays take: the
+    /// position, its plays, and the game's fields of the positions they
+    /// lead to (a play's position is [`Position::after_legal`]).
+    pub fn on_board(&self) -> Option<(&Position, &PlayList, &InGame)> {
+        let (_, next) = self.game.as_ref()?;
+        Some((self.position.board()?, self.plays.board()?, next))
+    }
+
+    /// On the backgammon board, each play with its resulting position as a
+    /// [`PositionView`] with the game's fields: what the message-tree
+    /// renderers take, the references the direct writers are tested
+    /// against. Empty in Plakoto, Fevga and Long Nardy.
+    pub fn board_plays(&self) -> impl Iterator<Item = super::moves::PlayView> + '_ {
+        self.on_board()
+            .into_iter()
+            .flat_map(|(position, plays, next)| {
+                plays.iter().map(move |play| super::moves::PlayView {
+                    play: *play,
+                    position: PositionView::in_game(position.after(play), next.clone()),
+                })
+            })
+    }
+
+    /// The position in the tables encodings (`None` on the backgammon
+    /// board).
+    pub fn tables_view(&self) -> Option<TablesView> {
+        let position = *self.position.tables()?;
+        Some(TablesView { position })
+    }
+
+    /// In Plakoto, Fevga and Long Nardy, each play with its resulting
+    /// position; empty on the backgammon board.
+    pub fn tables_plays(&self) -> impl Iterator<Item = (&Play, TablesView)> + '_ {
+        self.plays.iter().filter_map(|play| {
+            let position = *self.position.after(play).tables()?;
+            Some((play, TablesView { position }))
+        })
+    }
 }
 
 /// A game as an app shows it.
@@ -448,7 +490,7 @@ pub struct GameView {
     /// The match id.
     pub match_id: String,
     /// The position and the legal plays.
-    pub board: BoardView,
+    pub board: GameBoard,
     /// The actions the player to act may take now (either player, when
     /// `to_act` is none), in the order of [`ActionKind`].
     pub actions: Vec<ActionKind>,
@@ -506,10 +548,7 @@ impl GameView {
 
     /// How many legal plays the view shows (none unless a move is due).
     pub fn plays_shown(&self) -> usize {
-        match &self.board {
-            BoardView::Backgammon { plays, .. } => plays.len(),
-            BoardView::Tables { plays, .. } => plays.len(),
-        }
+        self.board.plays.len()
     }
 }
 
@@ -1413,34 +1452,15 @@ fn view(
         Phase::Move => state.legal_plays(),
         _ => VariantPlayList::default(),
     };
-    let board = match (position.board(), position.tables()) {
-        (Some(position), _) => {
-            let game = in_game(&state, position);
-            let next = after_play(&game);
-            BoardView::Backgammon {
-                position: PositionView::in_game(*position, game),
-                plays: plays
-                    .iter()
-                    .map(|play| super::moves::PlayView {
-                        play: *play,
-                        position: PositionView::in_game(position.after(play), next.clone()),
-                    })
-                    .collect(),
-            }
-        }
-        (None, Some(p)) => BoardView::Tables {
-            position: TablesView { position: *p },
-            plays: plays
-                .iter()
-                .map(|play| TablesPlayView {
-                    play: *play,
-                    position: TablesView {
-                        position: p.after(play),
-                    },
-                })
-                .collect(),
-        },
-        (None, None) => unreachable!("a position is on one of the two boards"),
+    let game = position.board().map(|board| {
+        let now = in_game(&state, board);
+        let next = after_play(&now);
+        (now, next)
+    });
+    let board = GameBoard {
+        position,
+        plays,
+        game,
     };
     GameView {
         token,
@@ -2407,12 +2427,7 @@ pub(crate) fn sample_acts(mut visit: impl FnMut(Variant, &Acted)) {
                 .unwrap();
             let action = match kind {
                 ActionKind::Move => {
-                    let plays: Vec<Play> = match &game.board {
-                        BoardView::Backgammon { plays, .. } => {
-                            plays.iter().map(|p| p.play).collect()
-                        }
-                        BoardView::Tables { plays, .. } => plays.iter().map(|p| p.play).collect(),
-                    };
+                    let plays: Vec<Play> = game.board.plays.iter().copied().collect();
                     let play = if step % 2 == 0 {
                         plays.first()
                     } else {
@@ -3091,11 +3106,9 @@ mod tests {
         game = opening.game;
         // The starter moves; the other player is then on roll and doubles.
         let mover = game.state.to_act().unwrap();
-        let BoardView::Backgammon { plays, .. } = &game.board else {
-            panic!("a backgammon board")
-        };
+        assert!(game.board.on_board().is_some(), "a backgammon board");
         let play = ActionInput::Move(Some(super::super::moves::PlayInput::Notation(
-            plays[0].play.to_string(),
+            game.board.plays.get(0).unwrap().to_string(),
         )));
         game = act_as(&game, mover, play).game;
         let doubler = !mover;
@@ -3129,10 +3142,7 @@ mod tests {
             Phase::OpeningRoll | Phase::RollOrDouble => ActionInput::Roll,
             Phase::GameOver => ActionInput::NextGame,
             Phase::Move => {
-                let play = match &game.board {
-                    BoardView::Backgammon { plays, .. } => plays[0].play,
-                    BoardView::Tables { plays, .. } => plays[0].play,
-                };
+                let play = *game.board.plays.get(0)?;
                 ActionInput::Move(Some(super::super::moves::PlayInput::Notation(
                     play.to_string(),
                 )))

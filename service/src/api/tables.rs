@@ -9,7 +9,7 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesPosition, TablesSetup};
-use bgref_core::{ByPlayer, GameOutcome, GameResult, Play, Player, VariantOutcome};
+use bgref_core::{ByPlayer, GameOutcome, GameResult, Player, VariantOutcome};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
 use super::input::{self, BoardInput, PositionInput};
@@ -58,15 +58,6 @@ impl TablesView {
             turn: setup.turn,
         }
     }
-}
-
-/// One legal play of a tables position and where it leads.
-#[derive(Debug, Clone)]
-pub struct TablesPlayView {
-    /// The play (points in the mover's numbering, pins marked as hits).
-    pub play: Play,
-    /// The position after it, opponent on roll.
-    pub position: TablesView,
 }
 
 /// Points for a finished Portes or Tavla game (`None` for the backgammon

@@ -10,9 +10,8 @@ use super::common::{
 use super::cube::{cube_in, cube_out, match_in, rules_in};
 use super::tables::{tables_outcome_out, tables_position_out};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, ActionKind, BoardView, Clock, ClockInput, ClockPreset, EventKind,
-    Exported, GameView, Happened, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput,
-    Verdict,
+    ActInput, Acted, ActionInput, ActionKind, Clock, ClockInput, ClockPreset, EventKind, Exported,
+    GameView, Happened, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
@@ -266,28 +265,29 @@ fn view_out(view: &GameView) -> proto::GameView {
 fn view_message(view: &GameView, plays: bool) -> proto::GameView {
     let s = &view.state;
     let (length, score) = s.match_score();
-    let (position, plays) = match &view.board {
-        BoardView::Backgammon {
-            position,
-            plays: list,
-        } => (
-            position_out(position),
+    let board = &view.board;
+    let (position, plays) = match (board.board_view(), board.tables_view()) {
+        (Some(position), _) => (
+            position_out(&position),
             if plays {
-                list.iter()
-                    .map(|p| super::moves::play_fields_out(p, view.fields))
+                board
+                    .board_plays()
+                    .map(|p| super::moves::play_fields_out(&p, view.fields))
                     .collect()
             } else {
                 Vec::new()
             },
         ),
-        BoardView::Tables { position, plays } => (
-            tables_position_out(position),
-            plays
-                .iter()
-                .map(|p| proto::Play {
-                    notation: p.play.to_string(),
-                    moves: super::common::moves_out(&p.play),
-                    position: Some(tables_position_out(&p.position)),
+        (None, position) => (
+            position
+                .map(|p| tables_position_out(&p))
+                .unwrap_or_default(),
+            board
+                .tables_plays()
+                .map(|(play, position)| proto::Play {
+                    notation: play.to_string(),
+                    moves: super::common::moves_out(play),
+                    position: Some(tables_position_out(&position)),
                 })
                 .collect(),
         ),
@@ -392,8 +392,8 @@ impl From<&Acted> for proto::ActResponse {
 /// tree with a `String` per encoding: a roll's answer lists every play in
 /// every encoding (bench/README.md, "The game view's plays").
 pub fn encode_act(acted: &Acted) -> Vec<u8> {
-    let plays = match &acted.game.board {
-        BoardView::Backgammon { plays, .. } if !plays.is_empty() => plays,
+    let board = match acted.game.board.on_board() {
+        Some(board @ (_, plays, _)) if !plays.is_empty() => board,
         _ => return act_message(acted, true).encode_to_vec(),
     };
     let mut answer = act_message(acted, false);
@@ -410,7 +410,7 @@ pub fn encode_act(acted: &Acted) -> Vec<u8> {
         ..proto::GameView::default()
     };
     let mut view = head.encode_to_vec();
-    super::moves_wire::write_game_plays(&mut view, plays, acted.game.fields);
+    super::moves_wire::write_game_plays(&mut view, board, acted.game.fields);
     view.extend_from_slice(&tail.encode_to_vec());
     // Field by field in number order: the state (1), the view (2), the
     // rest (3 to 6).

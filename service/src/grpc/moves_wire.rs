@@ -26,9 +26,9 @@ use bgref_core::{ByPlayer, Play, PlayList, Player, Position};
 
 use super::common::player_out;
 use super::wire::{self, Chunk, Encoded};
-use crate::api::moves::{LegalMoves, LegalMovesReply, PlayView};
+use crate::api::moves::{LegalMoves, LegalMovesReply};
 use crate::api::tables::TablesView;
-use crate::api::view::{self, Fields};
+use crate::api::view::{self, Fields, InGame};
 
 /// The protobuf bytes of `proto::LegalMovesResponse::from(reply)`.
 pub fn encode(reply: &LegalMovesReply) -> Encoded {
@@ -100,21 +100,23 @@ fn write_tables(out: &mut Vec<u8>, answer: &LegalMoves) {
 /// The `plays` field (13) of a `GameView` of the backgammon board:
 /// the bytes prost gives `view_out`'s plays, each play's position with
 /// the encodings `fields` names and the game's gnubg Match ID (field 6).
-pub fn write_game_plays(out: &mut Vec<u8>, plays: &[PlayView], fields: Fields) {
-    let Some(first) = plays.first() else {
-        return;
-    };
+pub fn write_game_plays(
+    out: &mut Vec<u8>,
+    (position, plays, next): (&Position, &PlayList, &InGame),
+    fields: Fields,
+) {
     // Every play's position has the same game fields.
-    let (encoder, match_id) = (first.position.encoder(), first.position.match_id());
+    let encoder = view::encoder(Some(&next.xgid));
+    let match_id = next.match_id.as_ref().map(ToString::to_string);
     let mut fibs_len = 2;
     write_plays(
         out,
         13,
-        plays,
+        plays.as_slice(),
         fields,
-        |view| &view.play,
-        |out, view| {
-            let encodings = encoder.encode(&view.position.position);
+        |play| play,
+        |out, play| {
+            let encodings = encoder.encode(&position.after_legal(play));
             write_position(out, &encodings, fields, &mut fibs_len);
             if let Some(id) = &match_id {
                 wire::bytes(out, 6, id.as_bytes());

@@ -13,8 +13,8 @@ use super::dice::RollResponse;
 use super::moves::{LegalPlayOutput, PlayInput};
 use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
 use crate::api::games::{
-    ActInput, Acted, ActionInput, ActionKind, BoardView, EventKind, Exported, GameView, Happened,
-    MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
+    ActInput, Acted, ActionInput, ActionKind, EventKind, Exported, GameView, Happened, MatchLabels,
+    NewGameInput, Started, StepInput, TranscriptInput, Verdict,
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
@@ -892,29 +892,33 @@ impl GameViewOutput {
     pub fn new(view: &GameView, plays: bool) -> GameViewOutput {
         let s = &view.state;
         let (length, score) = s.match_score();
-        let (position, plays) = match &view.board {
-            BoardView::Backgammon {
-                position,
-                plays: list,
-            } => (
-                AnyPositionOutput::Backgammon(position.into()),
+        let board = &view.board;
+        let (position, plays) = match (board.board_view(), board.tables_view()) {
+            (Some(position), _) => (
+                AnyPositionOutput::Backgammon((&position).into()),
                 if plays {
-                    list.iter()
-                        .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(p, view.fields)))
+                    board
+                        .board_plays()
+                        .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(&p, view.fields)))
                         .collect()
                 } else {
                     Vec::new()
                 },
             ),
-            BoardView::Tables { position, plays } => (
-                AnyPositionOutput::Tables(position.into()),
-                plays
-                    .iter()
-                    .map(|p| {
+            (None, position) => (
+                AnyPositionOutput::Tables(
+                    position
+                        .as_ref()
+                        .map(Into::into)
+                        .unwrap_or_else(|| unreachable!("a position is on one of the two boards")),
+                ),
+                board
+                    .tables_plays()
+                    .map(|(play, position)| {
                         GamePlayOutput::Tables(TablesPlayOutput {
-                            notation: p.play.to_string(),
-                            moves: super::tables::moves_output(&p.play),
-                            position: TablesPositionOutput::from(&p.position),
+                            notation: play.to_string(),
+                            moves: super::tables::moves_output(play),
+                            position: TablesPositionOutput::from(&position),
                         })
                     })
                     .collect(),

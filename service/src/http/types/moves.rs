@@ -11,7 +11,7 @@ use super::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput,
 use super::cube::GameResultName;
 use super::schema;
 
-use crate::api::games::{BoardView, GameView};
+use crate::api::games::GameView;
 use crate::api::input;
 use crate::api::moves::{
     ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
@@ -545,12 +545,12 @@ fn write_plays<'p>(
 /// tables games, or without plays, is `json` unchanged.
 pub fn splice_game_plays(mut json: Vec<u8>, game: &GameView) -> Vec<u8> {
     const EMPTY: &[u8] = b"\"plays\":[]";
-    let BoardView::Backgammon { plays, .. } = &game.board else {
+    let Some((position, plays, next)) = game.board.on_board() else {
         return json;
     };
-    let Some(first) = plays.first() else {
+    if plays.is_empty() {
         return json;
-    };
+    }
     // Inside a JSON string every `"` is escaped, so these bytes are the
     // key itself: the view's only `plays`, which serde_json wrote empty.
     let Some(at) = json.windows(EMPTY.len()).position(|w| w == EMPTY) else {
@@ -559,12 +559,12 @@ pub fn splice_game_plays(mut json: Vec<u8>, game: &GameView) -> Vec<u8> {
     let tail = json.split_off(at + EMPTY.len() - 2);
     json.reserve(plays.len() * per_play(game.fields) + tail.len());
     // Every play's position has the same game fields.
-    let match_id = first.position.match_id();
-    let plays = plays.iter().map(|p| (&p.play, p.position.position));
+    let match_id = next.match_id.as_ref().map(ToString::to_string);
+    let plays = plays.iter().map(|p| (p, position.after_legal(p)));
     let mut chunk = write_plays(
         &mut json,
         plays,
-        &first.position.encoder(),
+        &view::encoder(Some(&next.xgid)),
         game.fields,
         match_id.as_deref().map(str::as_bytes),
     );
