@@ -1,9 +1,8 @@
 //! The variants served, with their starting positions and which rules of
 //! the game apply.
 
-use bgref_core::Variant;
-use bgref_core::tables::{CHECKERS, Game, TablesPosition};
-use bgref_core::{BackgammonVariant, Player, Position};
+use bgref_core::tables::{CHECKERS, Game, TablesRules};
+use bgref_core::{BackgammonVariant, Player, Variant, VariantPosition};
 
 use super::tables::TablesView;
 use super::view::PositionView;
@@ -19,15 +18,6 @@ pub struct VariantRules {
     pub backgammons: bool,
 }
 
-/// A starting position, in the encodings of its variant.
-#[derive(Debug, Clone)]
-pub enum StartView {
-    /// The backgammon board (backgammon variants, Portes, Tavla).
-    Backgammon(PositionView),
-    /// Plakoto, Fevga, Long Nardy.
-    Tables(TablesView),
-}
-
 /// One variant.
 #[derive(Debug, Clone)]
 pub struct VariantInfo {
@@ -36,7 +26,7 @@ pub struct VariantInfo {
     /// Checkers per player.
     pub checkers: u8,
     /// The starting position, x on roll.
-    pub start: StartView,
+    pub start: VariantPosition,
     /// Which rules apply.
     pub rules: VariantRules,
 }
@@ -45,7 +35,7 @@ fn backgammon(variant: BackgammonVariant) -> VariantInfo {
     VariantInfo {
         variant: variant.into(),
         checkers: variant.checkers(),
-        start: StartView::Backgammon(PositionView::new(Position::start(variant, Player::X), None)),
+        start: VariantPosition::start(variant.into(), TablesRules::DEFAULT, Player::X),
         // The backgammon family: cube, gammons and backgammons (the
         // Jacoby rule is a request option, also in Hypergammon).
         rules: VariantRules {
@@ -57,17 +47,10 @@ fn backgammon(variant: BackgammonVariant) -> VariantInfo {
 }
 
 fn tables(game: Game) -> VariantInfo {
-    let start = match game.backgammon_variant() {
-        Some(v) => StartView::Backgammon(PositionView::new(Position::start(v, Player::X), None)),
-        None => StartView::Tables(TablesView {
-            position: TablesPosition::start(game, Player::X)
-                .expect("the tables engine's games have a start"),
-        }),
-    };
     VariantInfo {
         variant: game.into(),
         checkers: CHECKERS,
-        start,
+        start: VariantPosition::start(game.into(), TablesRules::DEFAULT, Player::X),
         // No cube in any of them; a gammon (double win, mars) counts 2;
         // a backgammon counts no more than a gammon (docs/variants.md).
         rules: VariantRules {
@@ -75,6 +58,20 @@ fn tables(game: Game) -> VariantInfo {
             gammons: true,
             backgammons: false,
         },
+    }
+}
+
+impl VariantInfo {
+    /// The start in the backgammon board's encodings (`None` in Plakoto,
+    /// Fevga and Long Nardy).
+    pub fn board_view(&self) -> Option<PositionView> {
+        Some(PositionView::new(*self.start.board()?, None))
+    }
+
+    /// The start in the tables encodings (`None` on the backgammon board).
+    pub fn tables_view(&self) -> Option<TablesView> {
+        let position = *self.start.tables()?;
+        Some(TablesView { position })
     }
 }
 

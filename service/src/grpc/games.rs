@@ -4,11 +4,10 @@ use bgref_core::tables::TablesScore;
 use bgref_core::{ByPlayer, GameKind, Phase, Score};
 
 use super::common::{
-    per_player_out, player_in, player_out, position_out, result_in, result_out, variant_in,
-    variant_out,
+    per_player_out, player_in, player_out, result_in, result_out, variant_in, variant_out,
 };
 use super::cube::{cube_in, cube_out, match_in, rules_in};
-use super::tables::{tables_outcome_out, tables_position_out};
+use super::tables::{any_position_out, tables_outcome_out, tables_position_out};
 use crate::api::games::{
     ActInput, Acted, ActionInput, ActionKind, Clock, ClockInput, ClockPreset, EventKind, Exported,
     GameView, Happened, MatchLabels, NewGameInput, Started, StepInput, TranscriptInput, Verdict,
@@ -266,31 +265,25 @@ fn view_message(view: &GameView, plays: bool) -> proto::GameView {
     let s = &view.state;
     let (length, score) = s.match_score();
     let board = &view.board;
-    let (position, plays) = match (board.board_view(), board.tables_view()) {
-        (Some(position), _) => (
-            position_out(&position),
-            if plays {
-                board
-                    .board_plays()
-                    .map(|p| super::moves::play_fields_out(&p, view.fields))
-                    .collect()
-            } else {
-                Vec::new()
-            },
-        ),
-        (None, position) => (
-            position
-                .map(|p| tables_position_out(&p))
-                .unwrap_or_default(),
+    let position = any_position_out(board.board_view(), board.tables_view());
+    let plays = if board.on_board().is_some() {
+        if plays {
             board
-                .tables_plays()
-                .map(|(play, position)| proto::Play {
-                    notation: play.to_string(),
-                    moves: super::common::moves_out(play),
-                    position: Some(tables_position_out(&position)),
-                })
-                .collect(),
-        ),
+                .board_plays()
+                .map(|p| super::moves::play_fields_out(&p, view.fields))
+                .collect()
+        } else {
+            Vec::new()
+        }
+    } else {
+        board
+            .tables_plays()
+            .map(|(play, position)| proto::Play {
+                notation: play.to_string(),
+                moves: super::common::moves_out(play),
+                position: Some(tables_position_out(&position)),
+            })
+            .collect()
     };
     let (result, tables_result) = match s.result() {
         Some(Score::Backgammon(score)) => (Some(super::cube::score_out(&score)), None),

@@ -4,7 +4,7 @@ use super::common::{
     dice_in, moves_out, per_player_out, player_out, position_in, position_out, variant_in,
     variant_out,
 };
-use super::tables::{game_over_out, tables_position_out};
+use super::tables::{any_position_out, game_over_out, tables_position_out};
 use crate::api::moves::{
     Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, LegalMovesReply, PlayInput, PlayView,
     TurnInput,
@@ -149,10 +149,7 @@ impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
 
 impl From<&Applied> for proto::ApplyMoveResponse {
     fn from(answer: &Applied) -> Self {
-        let position = match (answer.board_view(), answer.tables_view()) {
-            (Some(view), _) => position_out(&view),
-            (None, view) => view.map(|v| tables_position_out(&v)).unwrap_or_default(),
-        };
+        let position = any_position_out(answer.board_view(), answer.tables_view());
         proto::ApplyMoveResponse {
             play: Some(proto::Play {
                 notation: answer.play.to_string(),
@@ -183,7 +180,10 @@ impl From<&Vec<VariantInfo>> for proto::ListVariantsResponse {
                     variant: variant_out(v.variant),
                     name: v.variant.to_string(),
                     checkers: u32::from(v.checkers),
-                    start: Some(super::tables::start_out(&v.start)),
+                    start: Some(super::tables::any_position_out(
+                        v.board_view(),
+                        v.tables_view(),
+                    )),
                     rules: Some(proto::VariantRules {
                         cube: v.rules.cube,
                         gammons: v.rules.gammons,

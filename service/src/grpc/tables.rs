@@ -6,7 +6,7 @@ use bgref_core::{Variant, VariantOutcome};
 
 use super::common::{per_player_out, player_out, position_out, result_out};
 use crate::api::tables::{ScoreAnswer, TablesView};
-use crate::api::variants::StartView;
+use crate::api::view::PositionView;
 use crate::proto;
 
 /// A Plakoto, Fevga or Long Nardy position: the board (with pins in
@@ -36,11 +36,18 @@ pub fn tables_position_out(view: &TablesView) -> proto::Position {
     }
 }
 
-/// A starting position of `GET /variants`.
-pub fn start_out(start: &StartView) -> proto::Position {
-    match start {
-        StartView::Backgammon(p) => position_out(p),
-        StartView::Tables(p) => tables_position_out(p),
+/// A position in the backgammon board's encodings (`board`) or, when it
+/// is not on the board, the tables encodings (`tables`): what the api's
+/// answers give as `board_view()` and `tables_view()`, exactly one of
+/// which is set.
+pub fn any_position_out(
+    board: Option<PositionView>,
+    tables: Option<TablesView>,
+) -> proto::Position {
+    match (board, tables) {
+        (Some(view), _) => position_out(&view),
+        (None, Some(view)) => tables_position_out(&view),
+        (None, None) => unreachable!("a position is on the board or on the tables"),
     }
 }
 

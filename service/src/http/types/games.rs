@@ -893,36 +893,27 @@ impl GameViewOutput {
         let s = &view.state;
         let (length, score) = s.match_score();
         let board = &view.board;
-        let (position, plays) = match (board.board_view(), board.tables_view()) {
-            (Some(position), _) => (
-                AnyPositionOutput::Backgammon((&position).into()),
-                if plays {
-                    board
-                        .board_plays()
-                        .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(&p, view.fields)))
-                        .collect()
-                } else {
-                    Vec::new()
-                },
-            ),
-            (None, position) => (
-                AnyPositionOutput::Tables(
-                    position
-                        .as_ref()
-                        .map(Into::into)
-                        .unwrap_or_else(|| unreachable!("a position is on one of the two boards")),
-                ),
+        let position = AnyPositionOutput::new(board.board_view(), board.tables_view());
+        let plays = if board.on_board().is_some() {
+            if plays {
                 board
-                    .tables_plays()
-                    .map(|(play, position)| {
-                        GamePlayOutput::Tables(TablesPlayOutput {
-                            notation: play.to_string(),
-                            moves: super::tables::moves_output(play),
-                            position: TablesPositionOutput::from(&position),
-                        })
+                    .board_plays()
+                    .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(&p, view.fields)))
+                    .collect()
+            } else {
+                Vec::new()
+            }
+        } else {
+            board
+                .tables_plays()
+                .map(|(play, position)| {
+                    GamePlayOutput::Tables(TablesPlayOutput {
+                        notation: play.to_string(),
+                        moves: super::tables::moves_output(play),
+                        position: TablesPositionOutput::from(&position),
                     })
-                    .collect(),
-            ),
+                })
+                .collect()
         };
         let (result, tables_result) = match s.result() {
             Some(Score::Backgammon(score)) => (Some(score_output(&score)), None),

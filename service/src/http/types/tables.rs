@@ -14,6 +14,7 @@ use super::moves::{
 };
 use crate::api::moves::{Applied, LegalMoves};
 use crate::api::tables::{ScoreAnswer, TablesView};
+use crate::api::view::PositionView;
 use bgref_core::tables::OutcomeKind;
 use bgref_core::{PartialPlay, VariantOutcome};
 
@@ -45,6 +46,20 @@ pub enum AnyPositionOutput {
     Backgammon(PositionOutput),
     /// Board (with pins in Plakoto) and, for Fevga and Long Nardy, a Position ID.
     Tables(TablesPositionOutput),
+}
+
+impl AnyPositionOutput {
+    /// A position in the backgammon board's encodings (`board`) or, when
+    /// it is not on the board, the tables encodings (`tables`): what the
+    /// api's answers give as `board_view()` and `tables_view()`, exactly
+    /// one of which is set.
+    pub fn new(board: Option<PositionView>, tables: Option<TablesView>) -> AnyPositionOutput {
+        match (board, tables) {
+            (Some(view), _) => AnyPositionOutput::Backgammon((&view).into()),
+            (None, Some(view)) => AnyPositionOutput::Tables((&view).into()),
+            (None, None) => unreachable!("a position is on the board or on the tables"),
+        }
+    }
 }
 
 impl From<&TablesView> for TablesPositionOutput {

@@ -5,7 +5,7 @@ use utoipa::ToSchema;
 
 use super::common::VariantName;
 use super::tables::AnyPositionOutput;
-use crate::api::variants::{StartView, VariantInfo};
+use crate::api::variants::VariantInfo;
 
 /// Which rules of the game apply in a variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -50,10 +50,7 @@ impl From<&Vec<VariantInfo>> for VariantsResponse {
                 .map(|v| VariantOutput {
                     name: v.variant.to_string(),
                     checkers: v.checkers,
-                    start: match &v.start {
-                        StartView::Backgammon(p) => AnyPositionOutput::Backgammon(p.into()),
-                        StartView::Tables(p) => AnyPositionOutput::Tables(p.into()),
-                    },
+                    start: AnyPositionOutput::new(v.board_view(), v.tables_view()),
                     rules: VariantRulesOutput {
                         cube: v.rules.cube,
                         gammons: v.rules.gammons,
