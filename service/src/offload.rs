@@ -146,20 +146,26 @@ fn spread_wide(position: &Position) -> bool {
 /// opening roll, which is never doubles) is answered in place.
 #[inline]
 pub fn game_view_may_be_heavy(state: &GameState, action: &Action, roller: &Roller) -> bool {
-    let dice: Option<Dice> = match (state.phase(), action) {
-        (Phase::RollOrDouble, Action::Roll) => Some(roller.roll(
+    let rolls = match (state.phase(), action) {
+        (Phase::RollOrDouble, Action::Roll) => true,
+        (Phase::AnswerResignation, Action::Reject) => false,
+        _ => return false,
+    };
+    // Plakoto, Fevga and Long Nardy: not on the backgammon board. Asked
+    // before the roll, whose two HMAC blocks most positions then skip.
+    if !state.position().board().is_none_or(spread_wide) {
+        return false;
+    }
+    let dice = if rolls {
+        Some(roller.roll(
             state.client_seed(),
             state.game(),
             state.turn().saturating_add(1),
-        )),
-        (Phase::AnswerResignation, Action::Reject) => state.dice(),
-        _ => None,
+        ))
+    } else {
+        state.dice()
     };
-    if !dice.is_some_and(Dice::is_double) {
-        return false;
-    }
-    // Plakoto, Fevga and Long Nardy: not on the backgammon board.
-    state.position().board().is_none_or(spread_wide)
+    dice.is_some_and(Dice::is_double)
 }
 
 #[cfg(test)]

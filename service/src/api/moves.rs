@@ -4,13 +4,14 @@
 //! Plakoto, Fevga and Long Nardy) and asked once.
 
 use bgref_core::notation::xgid::Xgid;
+use bgref_core::tables::OutcomeKind;
 use bgref_core::{
     Dice, PartialPlay, Play, PlayList, Player, Position, VariantOutcome, VariantPlayList,
     VariantPosition,
 };
 
 use super::input;
-use super::tables::{TablesView, describe};
+use super::tables::TablesView;
 pub(crate) use super::turn::play_text;
 pub use super::turn::{ApplyMoveInput, PlayInput, TurnInput};
 use super::turn::{hops, read_rules};
@@ -186,6 +187,26 @@ fn read_turn(input: &TurnInput) -> Result<(VariantPosition, Option<Xgid>, Dice),
         ));
     }
     Ok((position, xgid, dice))
+}
+
+/// How a game of any variant ended, in words.
+fn describe(outcome: &VariantOutcome) -> String {
+    match (outcome.winner, outcome.kind) {
+        (None, _) | (_, OutcomeKind::Draw) => "a draw: both mothers are pinned".to_owned(),
+        (Some(w), OutcomeKind::Mother) => {
+            format!(
+                "{w} wins {} points: {}'s mother is pinned",
+                outcome.points, !w
+            )
+        }
+        // On the backgammon board the points depend on the cube.
+        (Some(w), _) if outcome.result.is_some() => format!("{w} has borne off every checker"),
+        (Some(w), _) => format!(
+            "{w} has borne off every checker and wins {} point{}",
+            outcome.points,
+            if outcome.points == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 /// Input of legal-moves: the turn and what each play carries.

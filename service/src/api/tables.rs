@@ -9,7 +9,7 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesPosition, TablesSetup};
-use bgref_core::{ByPlayer, GameOutcome, GameResult, Player, VariantOutcome};
+use bgref_core::{ByPlayer, GameResult, Player};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
 use super::input::{self, BoardInput, PositionInput};
@@ -58,12 +58,6 @@ impl TablesView {
             turn: setup.turn,
         }
     }
-}
-
-/// Points for a finished Portes or Tavla game (`None` for the backgammon
-/// variants, whose points depend on the cube).
-pub fn board_game_points(game: Option<Game>, outcome: &GameOutcome) -> Option<u32> {
-    game.and_then(|g| g.backgammon_points(outcome.result, false))
 }
 
 fn bad_position(field: impl Into<String>, detail: impl std::fmt::Display) -> ApiError {
@@ -206,26 +200,6 @@ pub fn read_position(
         ),
     };
     TablesPosition::from_setup(&setup).map_err(|e| bad_position(format!("{field}.{sub}"), e))
-}
-
-/// How a game of any variant ended, in words.
-pub fn describe(outcome: &VariantOutcome) -> String {
-    match (outcome.winner, outcome.kind) {
-        (None, _) | (_, OutcomeKind::Draw) => "a draw: both mothers are pinned".to_owned(),
-        (Some(w), OutcomeKind::Mother) => {
-            format!(
-                "{w} wins {} points: {}'s mother is pinned",
-                outcome.points, !w
-            )
-        }
-        // On the backgammon board the points depend on the cube.
-        (Some(w), _) if outcome.result.is_some() => format!("{w} has borne off every checker"),
-        (Some(w), _) => format!(
-            "{w} has borne off every checker and wins {} point{}",
-            outcome.points,
-            if outcome.points == 1 { "" } else { "s" }
-        ),
-    }
 }
 
 /// A scored Portes, Tavla, Plakoto, Fevga or Long Nardy game (no cube, no
