@@ -11,11 +11,18 @@
 # (answers held for slow readers, stalled bodies, the connections' buffers,
 # and what mimalloc keeps of them in idle workers' heaps: bench/README.md,
 # "The soak") and the soak measures whether memory keeps growing with
-# time. Fails unless, at the end, bgref is alive, its VmRSS (after the
-# attackers stop and SOAK_SETTLE seconds of settling, the median of five
-# readings) is within 20 % of its value after the warm-up (read the same
-# way), and its metrics count no 5xx answer other than 503 (the deliberate
-# load shedding: `overloaded`, `timeout`). VmRSS at start is printed too.
+# time. Fails unless, at the end, bgref is alive, its metrics count no 5xx
+# answer other than 503 (the deliberate load shedding: `overloaded`,
+# `timeout`), and its VmRSS after the soak (after the attackers stop and
+# SOAK_SETTLE seconds of settling, the median of five readings) is within
+# 20 % of its value after the warm-up (read the same way) or, failing
+# that, no higher than the highest VmRSS sampled under load during the
+# warm-up (every 5 s): what the allocator keeps after the load follows the
+# highest load a run happened to reach, and a 600 s soak reaches a higher
+# one than a 90 s warm-up in some runs without any growth with time
+# (bench/README.md, "The soak"); memory that grows with the requests
+# served passes both bounds. VmRSS at start is printed too, and the
+# samples under load of both phases are kept in target/soak/rss-*.
 #
 # Usage: scripts/ci-soak.sh   (needs wrk: scripts/ci-load.sh installs it)
 # Environment (defaults in brackets):
@@ -86,15 +93,21 @@ under_attack() {
         ATTACKERS+=($!)
         from=$((from + 1))
     done
+    # VmRSS under load every 5 s, into $OUT/rss-$2.
+    while sleep 5; do rss_kib || break; done >"$OUT/rss-$2" 2>/dev/null &
+    ATTACKERS+=($!)
     HTTP=$(wrk -t2 -c16 -d"$1"s --timeout 10s -s "$OUT/mix.lua" "$URL" | grep '^wrk:') \
         || fail "wrk failed"
     for p in "${ATTACKERS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
     ATTACKERS=()
 }
-under_attack "$WARMUP"
+# min/median/max of the samples under load of phase $1, in MiB.
+under_load() { sort -n "$OUT/rss-$1" | awk '{v[NR] = $1} END {if (NR) printf "%d/%d/%d", v[1] / 1024, v[int((NR + 1) / 2)] / 1024, v[NR] / 1024}'; }
+under_attack "$WARMUP" warmup
+PEAK=$(sort -n "$OUT/rss-warmup" | tail -n 1)
 RSS_BEFORE=$(settled_rss_kib)
 say "bgref at $URL, pid $PID; VmRSS $((RSS_BEFORE / 1024)) MiB after a $WARMUP s warm-up; soaking for $SECS s"
-under_attack "$SECS"
+under_attack "$SECS" soak
 kill -0 "$PID" 2>/dev/null || fail "bgref died (see $OUT/bgref.log)"
 RSS_AFTER=$(settled_rss_kib)
 say "$(ls /proc/$PID/task | wc -l) threads after the soak"
@@ -102,10 +115,15 @@ curl -s "$URL/metrics" >"$OUT/metrics"
 FIVE=$(awk '/^bgref_requests_total\{/ && /status="5[0-9][0-9]"/ && !/status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
 SHED=$(awk '/^bgref_requests_total\{/ && /status="503"/ {n += $NF} END {print n + 0}' "$OUT/metrics")
 say "HTTP mix: $HTTP"
+say "VmRSS under load (min/median/max MiB): warm-up $(under_load warmup), soak $(under_load soak)"
 say "VmRSS $((RSS_BEFORE / 1024)) MiB after the warm-up, $((RSS_AFTER / 1024)) MiB after the soak; 5xx other than 503: $FIVE; 503: $SHED"
 status=0
 LIMIT=$((RSS_BEFORE * 6 / 5))
-[[ $RSS_AFTER -le $LIMIT ]] || { status=1; say "FAIL: VmRSS $RSS_AFTER KiB over $LIMIT KiB"; }
+if [[ $RSS_AFTER -gt $LIMIT ]]; then
+    say "VmRSS after the soak $RSS_AFTER KiB is over 120 % of its value after the warm-up ($LIMIT KiB)"
+    [[ -n $PEAK && $RSS_AFTER -le $PEAK ]] \
+        || { status=1; say "FAIL: VmRSS $RSS_AFTER KiB over the warm-up's peak under load too (${PEAK:-none} KiB)"; }
+fi
 [[ $FIVE == 0 ]] || { status=1; say "FAIL: 5xx answers other than 503"; }
 [[ $(value requests "$HTTP") -gt 0 ]] || { status=1; say "FAIL: no request of the mix measured"; }
 exit "$status"
