@@ -6,8 +6,9 @@ use axum::response::{IntoResponse as _, Response};
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use super::types::moves::{ApplyMoveRequest, LegalMovesJson, LegalMovesRequest};
-use super::types::tables::{ApplyMoveAnswerOutput, LegalMovesAnswerOutput};
+use super::types::moves::{
+    ApplyMoveRequest, ApplyMoveResponse, LegalMovesJson, LegalMovesRequest, LegalMovesResponse,
+};
 use crate::api;
 use crate::api::moves::LegalMovesInput;
 use crate::error::ApiError;
@@ -21,7 +22,7 @@ use crate::offload;
 #[utoipa::path(post, path = "/legal-moves", tag = "moves",
     request_body = LegalMovesRequest,
     responses(
-        (status = 200, description = "The legal plays", body = LegalMovesAnswerOutput),
+        (status = 200, description = "The legal plays", body = LegalMovesResponse),
         (status = 400, description = "Malformed request, position or dice", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The game is already over", body = Problem, content_type = "application/problem+json"),
@@ -43,7 +44,7 @@ fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
     // The hot path, on the backgammon board: one buffer, sized up front,
     // written in one pass.
     let Some(json) = LegalMovesJson::new(&reply.answer, reply.fields) else {
-        return Ok(Json(LegalMovesAnswerOutput::from(&reply.answer)).into_response());
+        return Ok(Json(LegalMovesResponse::from(&reply.answer)).into_response());
     };
     let mut body = Vec::with_capacity(json.size_hint());
     json.write(&mut body);
@@ -65,7 +66,7 @@ fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
 #[utoipa::path(post, path = "/apply-move", tag = "moves",
     request_body = ApplyMoveRequest,
     responses(
-        (status = 200, description = "The position after the play", body = ApplyMoveAnswerOutput),
+        (status = 200, description = "The position after the play", body = ApplyMoveResponse),
         (status = 400, description = "Malformed request, position, dice or notation", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "The body is larger than the limit (`payload-too-large`; BGREF_MAX_BODY_BYTES, 64 KiB by default)", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Illegal or ambiguous play, or the game is over", body = Problem, content_type = "application/problem+json"),
@@ -73,7 +74,7 @@ fn legal_moves_response(input: &LegalMovesInput) -> Result<Response, ApiError> {
 #[tracing::instrument(target = "bgref_service::handler", name = "apply_move", skip_all)]
 pub async fn apply_move(
     ApiJson(req): ApiJson<ApplyMoveRequest>,
-) -> Result<Json<ApplyMoveAnswerOutput>, ApiError> {
+) -> Result<Json<ApplyMoveResponse>, ApiError> {
     let answer = api::moves::apply_move(&req.into_input()?)?;
     Ok(Json((&answer).into()))
 }

@@ -299,19 +299,34 @@ impl From<PositionInput> for ApiPosition {
     }
 }
 
-/// A position in a response, in all four encodings, with both players'
-/// pip counts. It can be sent back verbatim as a request's position.
+/// A position in a response, in the encodings of its variant, with both
+/// players' pip counts: on the backgammon board (the backgammon variants,
+/// Portes, Tavla) all four encodings; in Plakoto, Fevga and Long Nardy the
+/// board (with Plakoto's pins) and, for Fevga and Long Nardy, a Position
+/// ID (no XGID or FIBS board applies to them). It can be sent back
+/// verbatim as a request's position.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PositionOutput {
-    /// gnubg Position ID.
-    pub position_id: String,
-    /// eXtreme Gammon ID.
-    pub xgid: String,
-    /// The board encoding (with off counts).
+    /// gnubg Position ID; in Fevga and Long Nardy each side's own-view
+    /// counts (empty bar), which identify the position only together with
+    /// the variant. Left out for Plakoto (the ID cannot carry pins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub position_id: Option<String>,
+    /// eXtreme Gammon ID (the backgammon board only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub xgid: Option<String>,
+    /// The board encoding (with off counts; in Plakoto, Fevga and Long
+    /// Nardy `points[i]` is x's point `i + 1`, x's 24-point being x's
+    /// start, the bar always empty, and Plakoto adds `pins`).
     pub board: Board,
-    /// The FIBS board string (`board:x:o:...`; x is FIBS's player, shown
-    /// as O moving 24 to 1; match length 9999 in money play).
-    pub fibs: String,
+    /// The FIBS board string (the backgammon board only: `board:x:o:...`;
+    /// x is FIBS's player, shown as O moving 24 to 1; match length 9999 in
+    /// money play).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = String, required = false)]
+    pub fibs: Option<String>,
     /// Pip counts.
     #[schema(schema_with = schema::pips)]
     pub pips: PerPlayer,
@@ -339,10 +354,10 @@ impl From<&PositionView> for Board {
 impl From<&PositionView> for PositionOutput {
     fn from(view: &PositionView) -> Self {
         PositionOutput {
-            position_id: view.position_id(),
-            xgid: view.xgid(),
+            position_id: Some(view.position_id()),
+            xgid: Some(view.xgid()),
             board: view.into(),
-            fibs: view.fibs(),
+            fibs: Some(view.fibs()),
             pips: view.pips().into(),
             gnubg_match_id: view.match_id(),
         }

@@ -7,11 +7,11 @@ use bgref_core::{ByPlayer, GameKind, GameResult, Phase, Score};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::{PerPlayer, PlayerName, PositionInput, VariantName};
+use super::common::{PerPlayer, PlayerName, PositionInput, PositionOutput, VariantName};
 use super::cube::{Cube, GameKindName, GameResultName, MatchInput, RulesInput, ScoreGameResponse};
 use super::dice::RollResponse;
 use super::moves::{LegalPlayOutput, PlayInput};
-use super::tables::{AnyPositionOutput, OutcomeName, TablesPlayOutput, TablesPositionOutput};
+use super::tables::OutcomeName;
 use crate::api::games::{
     ActInput, Acted, ActionInput, ActionKind, EventKind, Exported, GameView, Happened, MatchLabels,
     NewGameInput, Started, StepInput, TranscriptInput, Verdict,
@@ -557,17 +557,6 @@ pub struct GameMatch {
     pub game_kind: GameKind,
 }
 
-/// A legal play in a game view: on the backgammon board (the backgammon
-/// variants, Portes, Tavla) or a Plakoto, Fevga or Long Nardy position.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(untagged)]
-pub enum GamePlayOutput {
-    /// The backgammon board.
-    Backgammon(LegalPlayOutput),
-    /// Plakoto, Fevga, Long Nardy.
-    Tables(TablesPlayOutput),
-}
-
 /// The match of a tables game (Portes, Tavla, Plakoto, Fevga, Long
 /// Nardy) or a Tavli match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -660,7 +649,7 @@ pub struct GameViewOutput {
     /// the XGID, FIBS board and `gnubg_match_id` carry the cube and its
     /// owner, the dice of the move due, the match length, the score
     /// before this game, the Crawford flag and the player on roll.
-    pub position: AnyPositionOutput,
+    pub position: PositionOutput,
     /// This turn's dice, once rolled.
     #[schema(schema_with = super::schema::dice_or_null)]
     pub dice: Option<[u8; 2]>,
@@ -673,7 +662,7 @@ pub struct GameViewOutput {
     #[serde(rename = "match")]
     pub match_state: GameMatch,
     /// The legal plays, when a move is due (empty otherwise).
-    pub plays: Vec<GamePlayOutput>,
+    pub plays: Vec<LegalPlayOutput>,
     /// The last game's score, once a game is over (backgammon variants).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<ScoreGameResponse>,
@@ -893,12 +882,12 @@ impl GameViewOutput {
         let s = &view.state;
         let (length, score) = s.match_score();
         let board = &view.board;
-        let position = AnyPositionOutput::new(board.board_view(), board.tables_view());
+        let position = PositionOutput::any(board.board_view(), board.tables_view());
         let plays = if board.on_board().is_some() {
             if plays {
                 board
                     .board_plays()
-                    .map(|p| GamePlayOutput::Backgammon(LegalPlayOutput::new(&p, view.fields)))
+                    .map(|p| LegalPlayOutput::new(&p, view.fields))
                     .collect()
             } else {
                 Vec::new()
@@ -906,13 +895,7 @@ impl GameViewOutput {
         } else {
             board
                 .tables_plays()
-                .map(|(play, position)| {
-                    GamePlayOutput::Tables(TablesPlayOutput {
-                        notation: play.to_string(),
-                        moves: super::tables::moves_output(play),
-                        position: TablesPositionOutput::from(&position),
-                    })
-                })
+                .map(|(play, after)| LegalPlayOutput::tables(play, &after))
                 .collect()
         };
         let (result, tables_result) = match s.result() {

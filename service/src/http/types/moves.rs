@@ -3,6 +3,7 @@
 use bgref_core::GameResult;
 use bgref_core::Player;
 use bgref_core::notation::encodings::{Encoder, Encodings, FIBS_ROOM, XGID_ROOM};
+use bgref_core::tables::OutcomeKind;
 use bgref_core::{Play, PlayList, Position};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -10,12 +11,14 @@ use utoipa::ToSchema;
 use super::common::{Board, PerPlayer, PlayerName, PositionInput, PositionOutput, VariantName};
 use super::cube::GameResultName;
 use super::schema;
+use super::tables::OutcomeName;
 
 use crate::api::games::GameView;
 use crate::api::input;
 use crate::api::moves::{
-    ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
+    Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, PlayInput as ApiPlay, PlayView, TurnInput,
 };
+use crate::api::tables::TablesView;
 use crate::api::view::{self, Fields, PositionView};
 use crate::error::ApiError;
 
@@ -88,14 +91,17 @@ pub struct MoveOutput {
     pub hit: bool,
 }
 
-/// A legal play of `POST /legal-moves`: its notation and what the
-/// request's `fields` names (by default everything).
+/// A legal play of `POST /legal-moves` or of a game view: its notation
+/// and what the request's `fields` names (by default everything; in
+/// Plakoto, Fevga and Long Nardy always everything).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LegalPlayOutput {
-    /// gnubg notation.
+    /// gnubg notation (in Plakoto, Fevga and Long Nardy: points in the
+    /// mover's numbering 24..1 and `off`, no bar; in Plakoto `*` marks a
+    /// pin).
     pub notation: String,
     /// The single-die moves in the order played (unless `fields` leaves
-    /// them out).
+    /// them out; `hit`: in Plakoto, the move pins a checker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Vec<MoveOutput>, required = false)]
     pub moves: Option<Vec<MoveOutput>>,
@@ -107,7 +113,8 @@ pub struct LegalPlayOutput {
 }
 
 /// The position after a legal play in the encodings the request's
-/// `fields` names; by default all of them, as in `PositionOutput`.
+/// `fields` names; by default all of them, as in `PositionOutput` (whose
+/// encodings of Plakoto, Fevga and Long Nardy these are too).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct PlayPositionOutput {
     /// gnubg Position ID.
@@ -140,6 +147,11 @@ pub struct PlayPositionOutput {
 /// Response of `POST /legal-moves`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LegalMovesResponse {
+    /// Plakoto, Fevga and Long Nardy: the variant (left out for the
+    /// others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = VariantName, required = false)]
+    pub variant: Option<String>,
     /// One entry per distinct resulting position; empty: no legal play, the turn passes.
     pub plays: Vec<LegalPlayOutput>,
     /// The roll, as given.
@@ -238,14 +250,23 @@ pub struct ApplyMoveRequest {
 /// How a finished game ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct GameOverOutput {
-    /// The player who bore off every checker.
-    #[schema(value_type = PlayerName)]
-    pub winner: Player,
+    /// The winner; left out for a Plakoto draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = PlayerName, required = false)]
+    pub winner: Option<Player>,
+    /// The backgammon board (the backgammon variants, Portes, Tavla):
     /// `single`, `gammon` or `backgammon`.
-    #[schema(value_type = GameResultName)]
-    pub result: GameResult,
-    /// Portes and Tavla only: the points won (no cube; a gammon or
-    /// backgammon counts 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = GameResultName, required = false)]
+    pub result: Option<GameResult>,
+    /// Plakoto, Fevga and Long Nardy: how the game ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = OutcomeName, required = false)]
+    pub outcome: Option<OutcomeKind>,
+    /// The points won without a cube: Portes and Tavla (a gammon or
+    /// backgammon counts 2) and the tables games (1, 2, or 0 for a draw);
+    /// left out for the backgammon variants, whose points depend on the
+    /// cube.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<u32>,
 }
@@ -274,12 +295,18 @@ pub struct PlayedOutput {
 /// Response of `POST /apply-move`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ApplyMoveResponse {
+    /// Plakoto, Fevga and Long Nardy: the variant (left out for the
+    /// others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = VariantName, required = false)]
+    pub variant: Option<String>,
     /// The play as the referee understood it.
     pub play: PlayedOutput,
     /// The new position: the opponent on roll; for an unfinished partial
     /// play, the mover still on roll.
     pub position: PositionOutput,
-    /// Points (mover's view) where a blot was hit.
+    /// Points (mover's view) where a blot was hit (a checker pinned, in
+    /// Plakoto).
     #[schema(schema_with = schema::hits)]
     pub hits: Vec<u8>,
     /// Set when the play ended the game.
@@ -368,16 +395,48 @@ impl LegalPlayOutput {
             position: PlayPositionOutput::new(&view.position, fields),
         }
     }
+
+    /// A play of Plakoto, Fevga or Long Nardy leading to `after`, with
+    /// everything.
+    pub fn tables(play: &Play, after: &TablesView) -> LegalPlayOutput {
+        let position = PositionOutput::from(after);
+        LegalPlayOutput {
+            notation: play.to_string(),
+            moves: Some(moves_output(play)),
+            position: Some(PlayPositionOutput {
+                position_id: position.position_id,
+                xgid: None,
+                board: Some(position.board),
+                fibs: None,
+                pips: Some(position.pips),
+                gnubg_match_id: None,
+            }),
+        }
+    }
 }
 
 impl LegalMovesResponse {
     /// The answer, each play with what `fields` names.
     pub fn new(answer: &LegalMoves, fields: Fields) -> LegalMovesResponse {
+        let (variant, plays) = match answer.on_board() {
+            Some(_) => (
+                None,
+                answer
+                    .views()
+                    .map(|p| LegalPlayOutput::new(&p, fields))
+                    .collect(),
+            ),
+            None => (
+                Some(answer.position.variant().to_string()),
+                answer
+                    .tables()
+                    .map(|(play, after)| LegalPlayOutput::tables(play, &after))
+                    .collect(),
+            ),
+        };
         LegalMovesResponse {
-            plays: answer
-                .views()
-                .map(|p| LegalPlayOutput::new(&p, fields))
-                .collect(),
+            variant,
+            plays,
             dice: answer.dice.values(),
             forced: answer.forced(),
         }
@@ -387,6 +446,36 @@ impl LegalMovesResponse {
 impl From<&LegalMoves> for LegalMovesResponse {
     fn from(answer: &LegalMoves) -> Self {
         LegalMovesResponse::new(answer, Fields::ALL)
+    }
+}
+
+impl From<&Applied> for ApplyMoveResponse {
+    fn from(answer: &Applied) -> Self {
+        let variant = answer.position.variant();
+        let on_board = answer.position.board().is_some();
+        ApplyMoveResponse {
+            variant: (!on_board).then(|| variant.to_string()),
+            play: PlayedOutput {
+                notation: answer.play.to_string(),
+                moves: moves_output(&answer.play),
+            },
+            position: PositionOutput::any(answer.board_view(), answer.tables_view()),
+            hits: answer.hits().collect(),
+            game_over: answer.game_over.map(|o| GameOverOutput {
+                winner: o.winner,
+                result: o.result,
+                outcome: (!on_board).then_some(o.kind),
+                // No points for the backgammon variants: they depend on
+                // the cube.
+                points: variant.game().map(|_| o.points),
+            }),
+            partial: answer.partial.as_ref().map(|p| PartialOutput {
+                complete: p.complete,
+                remaining_dice: p.remaining.iter().map(|d| d.get()).collect(),
+                completions: p.completions,
+            }),
+            turn: answer.turn(),
+        }
     }
 }
 

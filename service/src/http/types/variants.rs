@@ -3,8 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::common::VariantName;
-use super::tables::AnyPositionOutput;
+use super::common::{PositionOutput, VariantName};
 use crate::api::variants::VariantInfo;
 
 /// Which rules of the game apply in a variant.
@@ -30,7 +29,7 @@ pub struct VariantOutput {
     /// The starting position, x on roll, in the encodings of the variant
     /// (Plakoto, Fevga, Long Nardy: the board, and a Position ID for Fevga
     /// and Long Nardy; the others: Position ID, XGID and board).
-    pub start: AnyPositionOutput,
+    pub start: PositionOutput,
     /// Which rules apply.
     pub rules: VariantRulesOutput,
 }
@@ -50,7 +49,7 @@ impl From<&Vec<VariantInfo>> for VariantsResponse {
                 .map(|v| VariantOutput {
                     name: v.variant.to_string(),
                     checkers: v.checkers,
-                    start: AnyPositionOutput::new(v.board_view(), v.tables_view()),
+                    start: PositionOutput::any(v.board_view(), v.tables_view()),
                     rules: VariantRulesOutput {
                         cube: v.rules.cube,
                         gammons: v.rules.gammons,
