@@ -317,9 +317,10 @@ pub struct PositionOutput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = String, required = false)]
     pub xgid: Option<String>,
-    /// The board encoding (with off counts; in Plakoto, Fevga and Long
-    /// Nardy `points[i]` is x's point `i + 1`, x's 24-point being x's
-    /// start, the bar always empty, and Plakoto adds `pins`).
+    /// The board encoding (with off counts). In Plakoto, Fevga and Long
+    /// Nardy `points[i]` is x's point `i + 1` (in Fevga and Long Nardy
+    /// x's 24-point is x's start and o's 12-point), the bar is always
+    /// empty, and Plakoto adds `pins`.
     pub board: Board,
     /// The FIBS board string (the backgammon board only: `board:x:o:...`;
     /// x is FIBS's player, shown as O moving 24 to 1; match length 9999 in
