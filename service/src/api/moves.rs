@@ -145,27 +145,23 @@ impl Applied {
 fn read_turn(input: &TurnInput) -> Result<(VariantPosition, Option<Xgid>, Dice), ApiError> {
     let variant = input.variant;
     let rules = read_rules(input.tables_rules.as_ref(), variant)?;
+    let given = input
+        .position
+        .as_ref()
+        .ok_or_else(|| ApiError::invalid("invalid-position", "position", "position is required"))?;
     let (position, xgid, dice) = match (variant.board(), variant.tables_engine()) {
         (Some(board), _) => {
-            let read = input::required_position(input.position.as_ref(), board, "position")?;
+            let read = input::position(given, board, "position")?;
             let dice = input::dice(input.dice.as_deref(), "dice", read.xgid_dice())?;
             let position = VariantPosition::on_board(variant, rules, read.position)
                 .map_err(|e| ApiError::invalid("invalid-position", "position", e))?;
             (position, read.xgid, dice)
         }
         (None, Some(game)) => {
-            let given =
-                input::required(input.position.as_ref(), "position", "position is required")
-                    .map_err(|_| {
-                        ApiError::invalid("invalid-position", "position", "position is required")
-                    })?;
             let position = super::tables::read_position(given, game, "position")?;
             let dice = input::dice(input.dice.as_deref(), "dice", None)?;
-            (
-                VariantPosition::from(position.with_rules(rules)),
-                None,
-                dice,
-            )
+            let position = VariantPosition::from(position.with_rules(rules));
+            (position, None, dice)
         }
         (None, None) => unreachable!("every variant is played on the board or the tables engine"),
     };
