@@ -98,7 +98,6 @@ use super::cube::{CubeInput, MatchInput, RulesInput};
 use super::dice::{SignedRoll, check_client_seed, check_match_id, roll_receipt};
 use super::input::{PositionInput, required};
 use super::moves::PlayInput;
-use super::tables::TablesView;
 use super::view::{Fields, InGame, PositionView};
 use crate::error::{ApiError, ErrorKind};
 use crate::keys::{DiceKeys, Signature, TOKEN_MAC_BYTES, TokenAccess, VerifyingKey};
@@ -461,22 +460,6 @@ impl GameBoard {
                     position: PositionView::in_game(position.after(play), next.clone()),
                 })
             })
-    }
-
-    /// The position in the tables encodings (`None` on the backgammon
-    /// board).
-    pub fn tables_view(&self) -> Option<TablesView> {
-        let position = *self.position.tables()?;
-        Some(TablesView { position })
-    }
-
-    /// In Plakoto, Fevga and Long Nardy, each play with its resulting
-    /// position; empty on the backgammon board.
-    pub fn tables_plays(&self) -> impl Iterator<Item = (&Play, TablesView)> + '_ {
-        self.plays.iter().filter_map(|play| {
-            let position = *self.position.after(play).tables()?;
-            Some((play, TablesView { position }))
-        })
     }
 }
 

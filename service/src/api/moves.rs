@@ -11,7 +11,6 @@ use bgref_core::{
 };
 
 use super::input;
-use super::tables::TablesView;
 pub(crate) use super::turn::play_text;
 pub use super::turn::{ApplyMoveInput, PlayInput, TurnInput};
 use super::turn::{hops, read_rules};
@@ -51,12 +50,6 @@ impl LegalMoves {
         self.plays.len() == 1
     }
 
-    /// The position after `play`, one of [`LegalMoves::plays`], opponent
-    /// on roll.
-    pub fn after(&self, play: &Play) -> VariantPosition {
-        self.position.after(play)
-    }
-
     /// The position and its plays on the backgammon board (`None` in
     /// Plakoto, Fevga and Long Nardy), for the writers of the board's
     /// encodings: a play's resulting position is then
@@ -70,7 +63,8 @@ impl LegalMoves {
     /// [`PositionView`] (with the request's XGID): what the message-tree
     /// renderers take, the references the direct writers are tested
     /// against (so the position is [`Position::after`]'s, with its
-    /// checks). Empty in Plakoto, Fevga and Long Nardy ([`LegalMoves::tables`]).
+    /// checks). Empty in Plakoto, Fevga and Long Nardy
+    /// ([`super::tables::TablesView::after_plays`]).
     pub fn views(&self) -> impl Iterator<Item = PlayView> + '_ {
         let meta = self.meta.as_ref();
         self.on_board()
@@ -81,15 +75,6 @@ impl LegalMoves {
                     position: PositionView::new(position.after(play), meta),
                 })
             })
-    }
-
-    /// In Plakoto, Fevga and Long Nardy, each play with its resulting
-    /// position; empty on the backgammon board ([`LegalMoves::views`]).
-    pub fn tables(&self) -> impl Iterator<Item = (&Play, TablesView)> + '_ {
-        self.plays.iter().filter_map(|play| {
-            let position = *self.after(play).tables()?;
-            Some((play, TablesView { position }))
-        })
     }
 }
 
@@ -130,13 +115,6 @@ impl Applied {
     pub fn board_view(&self) -> Option<PositionView> {
         let position = self.position.board()?;
         Some(PositionView::new(*position, self.meta.as_ref()))
-    }
-
-    /// The new position in the tables encodings (`None` on the backgammon
-    /// board).
-    pub fn tables_view(&self) -> Option<TablesView> {
-        let position = *self.position.tables()?;
-        Some(TablesView { position })
     }
 }
 

@@ -9,7 +9,7 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesPosition, TablesSetup};
-use bgref_core::{ByPlayer, GameResult, Player};
+use bgref_core::{ByPlayer, GameResult, Play, Player, VariantPlayList, VariantPosition};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
 use super::input::{self, BoardInput, PositionInput};
@@ -37,6 +37,26 @@ pub struct TablesBoardView {
 }
 
 impl TablesView {
+    /// `position` in the tables encodings (`None` on the backgammon
+    /// board).
+    pub fn of(position: &VariantPosition) -> Option<TablesView> {
+        position.tables().map(|&position| TablesView { position })
+    }
+
+    /// Each of `plays`, the legal plays of `position`, with the position it
+    /// leads to in the tables encodings; none on the backgammon board.
+    pub fn after_plays<'a>(
+        position: &'a VariantPosition,
+        plays: &'a VariantPlayList,
+    ) -> impl Iterator<Item = (&'a Play, TablesView)> + 'a {
+        position.tables().into_iter().flat_map(move |from| {
+            plays.iter().map(move |play| {
+                let position = from.after(play);
+                (play, TablesView { position })
+            })
+        })
+    }
+
     /// The game.
     pub fn game(&self) -> Game {
         self.position.game()

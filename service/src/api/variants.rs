@@ -4,7 +4,6 @@
 use bgref_core::tables::{CHECKERS, Game, TablesRules};
 use bgref_core::{BackgammonVariant, Player, Variant, VariantPosition};
 
-use super::tables::TablesView;
 use super::view::PositionView;
 
 /// Which rules of the game apply in a variant.
@@ -66,12 +65,6 @@ impl VariantInfo {
     /// Fevga and Long Nardy).
     pub fn board_view(&self) -> Option<PositionView> {
         Some(PositionView::new(*self.start.board()?, None))
-    }
-
-    /// The start in the tables encodings (`None` on the backgammon board).
-    pub fn tables_view(&self) -> Option<TablesView> {
-        let position = *self.start.tables()?;
-        Some(TablesView { position })
     }
 }
 

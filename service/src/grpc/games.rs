@@ -14,6 +14,7 @@ use crate::api::games::{
 };
 use crate::api::input;
 use crate::api::moves::PlayInput;
+use crate::api::tables::TablesView;
 use crate::error::ApiError;
 use crate::proto;
 use prost::Message as _;
@@ -265,7 +266,7 @@ fn view_message(view: &GameView, plays: bool) -> proto::GameView {
     let s = &view.state;
     let (length, score) = s.match_score();
     let board = &view.board;
-    let position = any_position_out(board.board_view(), board.tables_view());
+    let position = any_position_out(board.board_view(), TablesView::of(&board.position));
     let plays = if board.on_board().is_some() {
         if plays {
             board
@@ -276,8 +277,7 @@ fn view_message(view: &GameView, plays: bool) -> proto::GameView {
             Vec::new()
         }
     } else {
-        board
-            .tables_plays()
+        TablesView::after_plays(&board.position, &board.plays)
             .map(|(play, position)| proto::Play {
                 notation: play.to_string(),
                 moves: super::common::moves_out(play),

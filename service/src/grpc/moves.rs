@@ -9,6 +9,7 @@ use crate::api::moves::{
     Applied, ApplyMoveInput, LegalMoves, LegalMovesInput, LegalMovesReply, PlayInput, PlayView,
     TurnInput,
 };
+use crate::api::tables::TablesView;
 use crate::api::variants::VariantInfo;
 use crate::api::view::{Fields, PositionView};
 use crate::error::ApiError;
@@ -91,8 +92,7 @@ impl LegalMoves {
         let plays = match self.on_board() {
             Some(_) => self.views().map(|p| play_fields_out(&p, fields)).collect(),
             // Tables answers have every field (the api refuses others).
-            None => self
-                .tables()
+            None => TablesView::after_plays(&self.position, &self.plays)
                 .map(|(play, view)| proto::Play {
                     notation: play.to_string(),
                     moves: moves_out(play),
@@ -149,7 +149,7 @@ impl TryFrom<proto::ApplyMoveRequest> for ApplyMoveInput {
 
 impl From<&Applied> for proto::ApplyMoveResponse {
     fn from(answer: &Applied) -> Self {
-        let position = any_position_out(answer.board_view(), answer.tables_view());
+        let position = any_position_out(answer.board_view(), TablesView::of(&answer.position));
         proto::ApplyMoveResponse {
             play: Some(proto::Play {
                 notation: answer.play.to_string(),
@@ -182,7 +182,7 @@ impl From<&Vec<VariantInfo>> for proto::ListVariantsResponse {
                     checkers: u32::from(v.checkers),
                     start: Some(super::tables::any_position_out(
                         v.board_view(),
-                        v.tables_view(),
+                        TablesView::of(&v.start),
                     )),
                     rules: Some(proto::VariantRules {
                         cube: v.rules.cube,

@@ -83,7 +83,9 @@ fn write_backgammon(
 }
 
 fn write_tables(out: &mut Vec<u8>, answer: &LegalMoves) {
-    let plays: Vec<(Play, TablesView)> = answer.tables().map(|(p, v)| (*p, v)).collect();
+    let plays: Vec<(Play, TablesView)> = TablesView::after_plays(&answer.position, &answer.plays)
+        .map(|(p, v)| (*p, v))
+        .collect();
     write_plays(
         out,
         1,

@@ -38,7 +38,7 @@ pub fn tables_position_out(view: &TablesView) -> proto::Position {
 
 /// A position in the backgammon board's encodings (`board`) or, when it
 /// is not on the board, the tables encodings (`tables`): what the api's
-/// answers give as `board_view()` and `tables_view()`, exactly one of
+/// answers give as `board_view()` and `TablesView::of`, exactly one of
 /// which is set.
 pub fn any_position_out(
     board: Option<PositionView>,

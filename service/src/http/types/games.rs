@@ -18,6 +18,7 @@ use crate::api::games::{
 };
 use crate::api::input;
 use crate::api::moves::PlayInput as ApiPlay;
+use crate::api::tables::TablesView;
 use crate::error::ApiError;
 
 /// Request of `POST /games`.
@@ -882,7 +883,7 @@ impl GameViewOutput {
         let s = &view.state;
         let (length, score) = s.match_score();
         let board = &view.board;
-        let position = PositionOutput::any(board.board_view(), board.tables_view());
+        let position = PositionOutput::any(board.board_view(), TablesView::of(&board.position));
         let plays = if board.on_board().is_some() {
             if plays {
                 board
@@ -893,8 +894,7 @@ impl GameViewOutput {
                 Vec::new()
             }
         } else {
-            board
-                .tables_plays()
+            TablesView::after_plays(&board.position, &board.plays)
                 .map(|(play, after)| LegalPlayOutput::tables(play, &after))
                 .collect()
         };

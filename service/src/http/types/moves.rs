@@ -428,8 +428,7 @@ impl LegalMovesResponse {
             ),
             None => (
                 Some(answer.position.variant().to_string()),
-                answer
-                    .tables()
+                TablesView::after_plays(&answer.position, &answer.plays)
                     .map(|(play, after)| LegalPlayOutput::tables(play, &after))
                     .collect(),
             ),
@@ -459,7 +458,7 @@ impl From<&Applied> for ApplyMoveResponse {
                 notation: answer.play.to_string(),
                 moves: moves_output(&answer.play),
             },
-            position: PositionOutput::any(answer.board_view(), answer.tables_view()),
+            position: PositionOutput::any(answer.board_view(), TablesView::of(&answer.position)),
             hits: answer.hits().collect(),
             game_over: answer.game_over.map(|o| GameOverOutput {
                 winner: o.winner,

@@ -16,7 +16,7 @@ use bgref_core::tables::OutcomeKind;
 impl PositionOutput {
     /// A position in the backgammon board's encodings (`board`) or, when
     /// it is not on the board, the tables encodings (`tables`): what the
-    /// api's answers give as `board_view()` and `tables_view()`, exactly
+    /// api's answers give as `board_view()` and `TablesView::of`, exactly
     /// one of which is set.
     pub fn any(board: Option<PositionView>, tables: Option<TablesView>) -> PositionOutput {
         match (board, tables) {

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::common::{PositionOutput, VariantName};
+use crate::api::tables::TablesView;
 use crate::api::variants::VariantInfo;
 
 /// Which rules of the game apply in a variant.
@@ -49,7 +50,7 @@ impl From<&Vec<VariantInfo>> for VariantsResponse {
                 .map(|v| VariantOutput {
                     name: v.variant.to_string(),
                     checkers: v.checkers,
-                    start: PositionOutput::any(v.board_view(), v.tables_view()),
+                    start: PositionOutput::any(v.board_view(), TablesView::of(&v.start)),
                     rules: VariantRulesOutput {
                         cube: v.rules.cube,
                         gammons: v.rules.gammons,
