@@ -9,7 +9,9 @@
 
 use bgref_core::notation::position_id::PositionId;
 use bgref_core::tables::{CHECKERS, Game, OutcomeKind, TablesPosition, TablesSetup};
-use bgref_core::{ByPlayer, GameResult, Play, Player, VariantPlayList, VariantPosition};
+use bgref_core::{
+    ByPlayer, GameResult, MatchOutcome, Play, Player, Variant, VariantPlayList, VariantPosition,
+};
 
 use super::cube::{self, CubeInput, EndedBy, ScoreInput, Scored};
 use super::input::{self, BoardInput, PositionInput};
@@ -222,29 +224,63 @@ pub fn read_position(
     TablesPosition::from_setup(&setup).map_err(|e| bad_position(format!("{field}.{sub}"), e))
 }
 
-/// A scored Portes, Tavla, Plakoto, Fevga or Long Nardy game (no cube, no
-/// match state: see `docs/variants.md`, "Tavli match").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TablesScored {
-    /// The game.
-    pub game: Game,
+/// The answer of score-game, for any variant: how the game ended and what
+/// it won; in the variants with the cube also the Jacoby rule, the match
+/// after the game and the Match IDs to carry on with (Portes, Tavla and the
+/// tables games have no cube and no match state: see `docs/variants.md`,
+/// "Tavli match").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScoreAnswer {
+    /// The variant scored.
+    pub variant: Variant,
+    /// How the game ended (always a bear-off without the cube).
+    pub ended_by: EndedBy,
     /// The winner (`None`: a Plakoto draw).
     pub winner: Option<Player>,
-    /// Portes and Tavla: the backgammon result on the board.
+    /// The result on the backgammon board (`None` in Plakoto, Fevga and
+    /// Long Nardy).
     pub result: Option<GameResult>,
     /// Plakoto, Fevga, Long Nardy: how the game ended.
     pub outcome: Option<OutcomeKind>,
     /// Points won.
     pub points: u32,
+    /// The variants with the cube: the match after the game.
+    pub match_play: Option<MatchScore>,
 }
 
-/// The answer of score-game, for any variant.
-#[derive(Debug, Clone)]
-pub enum ScoreAnswer {
-    /// The backgammon variants (cube, match, rules).
-    Backgammon(Scored),
-    /// The tables games.
-    Tables(TablesScored),
+/// What a game of a variant with the cube adds to its score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchScore {
+    /// The Jacoby rule counted a gammon or backgammon as single.
+    pub jacoby_applied: bool,
+    /// The match after the game.
+    pub outcome: MatchOutcome,
+    /// Match ID of the next game (or, once the match is won, of this one).
+    pub match_id: Option<String>,
+    /// Match ID of this game as gnubg writes it when the game ends.
+    pub game_match_id: Option<String>,
+}
+
+impl ScoreAnswer {
+    /// A game of `variant` (with the cube) as [`cube::score_game`] scored it.
+    fn with_cube(variant: Variant, scored: Scored) -> ScoreAnswer {
+        let ended_by = scored.ended_by();
+        let score = scored.score;
+        ScoreAnswer {
+            variant,
+            ended_by,
+            winner: Some(score.winner),
+            result: Some(score.result),
+            outcome: None,
+            points: score.points,
+            match_play: Some(MatchScore {
+                jacoby_applied: score.jacoby,
+                outcome: score.match_outcome,
+                match_id: scored.match_id,
+                game_match_id: scored.game_match_id,
+            }),
+        }
+    }
 }
 
 /// Scores a finished game, in any variant. The tables games end only by
@@ -253,7 +289,7 @@ pub enum ScoreAnswer {
 /// state, no rule options.
 pub fn score_game(req: &ScoreInput) -> Result<ScoreAnswer, ApiError> {
     let Some(game) = req.variant.game() else {
-        return cube::score_game(req).map(ScoreAnswer::Backgammon);
+        return cube::score_game(req).map(|scored| ScoreAnswer::with_cube(req.variant, scored));
     };
     if let Some(c) = &req.cube
         && *c != CubeInput::default()
@@ -316,7 +352,7 @@ pub fn score_game(req: &ScoreInput) -> Result<ScoreAnswer, ApiError> {
             format!("the {game} game is not over: nobody has borne off every checker"),
         )
     };
-    let scored = if let Some(variant) = game.backgammon_variant() {
+    let answer = if let Some(variant) = game.backgammon_variant() {
         let read = input::position(given, variant, "position")?;
         if let Some(xgid) = &read.xgid
             && (xgid.cube_value.get() != 1 || xgid.cube_owner != bgref_core::CubeOwner::Centre)
@@ -330,23 +366,27 @@ pub fn score_game(req: &ScoreInput) -> Result<ScoreAnswer, ApiError> {
             ));
         }
         let outcome = read.position.outcome().ok_or_else(not_over)?;
-        TablesScored {
-            game,
+        ScoreAnswer {
+            variant: req.variant,
+            ended_by: EndedBy::Bearoff,
             winner: Some(outcome.winner),
             result: Some(outcome.result),
             outcome: None,
             points: game.backgammon_points(outcome.result, false).unwrap_or(1),
+            match_play: None,
         }
     } else {
         let position = read_position(given, game, "position")?;
         let outcome = position.outcome().ok_or_else(not_over)?;
-        TablesScored {
-            game,
+        ScoreAnswer {
+            variant: req.variant,
+            ended_by: EndedBy::Bearoff,
             winner: outcome.winner,
             result: None,
             outcome: Some(outcome.kind),
             points: outcome.points,
+            match_play: None,
         }
     };
-    Ok(ScoreAnswer::Tables(scored))
+    Ok(answer)
 }

@@ -1,6 +1,6 @@
 //! `ScoreGame` and `ResolveCube`.
 
-use bgref_core::{CubeOwner, CubeState, GameKind, GameScore, Player, Resignation};
+use bgref_core::{CubeOwner, CubeState, GameKind, GameScore, MatchOutcome, Player, Resignation};
 
 use super::common::{
     per_player_out, player_in, player_out, position_in, result_in, result_out, variant_in,
@@ -10,6 +10,7 @@ use crate::api::cube::{
     ScoreInput, Scored,
 };
 use crate::api::input::{self, required};
+use crate::api::tables::ScoreAnswer;
 use crate::error::ApiError;
 use crate::proto;
 
@@ -104,21 +105,24 @@ fn kind_out(kind: Option<GameKind>) -> i32 {
 
 /// A scored game, without Match IDs.
 pub(super) fn score_out(score: &GameScore) -> proto::GameScore {
-    let outcome = &score.match_outcome;
     proto::GameScore {
         ended_by: ended_by_out(EndedBy::of(&score.end)),
         winner: player_out(score.winner),
         result: result_out(score.result),
         points: score.points,
         jacoby_applied: score.jacoby,
-        r#match: Some(proto::MatchOutcome {
-            length: outcome.length,
-            score: Some(per_player_out(outcome.score)),
-            winner: outcome.winner.map_or(0, player_out),
-            next_game: kind_out(outcome.next_game),
-        }),
+        r#match: Some(match_outcome_out(&score.match_outcome)),
         gnubg_match_id: String::new(),
         gnubg_game_match_id: String::new(),
+    }
+}
+
+fn match_outcome_out(outcome: &MatchOutcome) -> proto::MatchOutcome {
+    proto::MatchOutcome {
+        length: outcome.length,
+        score: Some(per_player_out(outcome.score)),
+        winner: outcome.winner.map_or(0, player_out),
+        next_game: kind_out(outcome.next_game),
     }
 }
 
@@ -132,19 +136,21 @@ impl From<&Scored> for proto::GameScore {
     }
 }
 
-impl From<&Scored> for proto::ScoreGameResponse {
-    fn from(scored: &Scored) -> Self {
-        let s = proto::GameScore::from(scored);
+impl From<&ScoreAnswer> for proto::ScoreGameResponse {
+    fn from(answer: &ScoreAnswer) -> Self {
+        let cube = answer.match_play.as_ref();
         proto::ScoreGameResponse {
-            ended_by: s.ended_by,
-            winner: s.winner,
-            result: s.result,
-            points: s.points,
-            jacoby_applied: s.jacoby_applied,
-            r#match: s.r#match,
-            gnubg_match_id: s.gnubg_match_id,
-            gnubg_game_match_id: s.gnubg_game_match_id,
-            tables_outcome: proto::TablesOutcome::Unspecified.into(),
+            ended_by: ended_by_out(answer.ended_by),
+            winner: answer.winner.map_or(0, player_out),
+            result: answer.result.map_or(0, result_out),
+            points: answer.points,
+            jacoby_applied: cube.is_some_and(|c| c.jacoby_applied),
+            r#match: cube.map(|c| match_outcome_out(&c.outcome)),
+            gnubg_match_id: cube.and_then(|c| c.match_id.clone()).unwrap_or_default(),
+            gnubg_game_match_id: cube
+                .and_then(|c| c.game_match_id.clone())
+                .unwrap_or_default(),
+            tables_outcome: answer.outcome.map_or(0, super::tables::tables_outcome_out),
         }
     }
 }

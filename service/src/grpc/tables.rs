@@ -5,7 +5,7 @@ use bgref_core::tables::OutcomeKind;
 use bgref_core::{Variant, VariantOutcome};
 
 use super::common::{per_player_out, player_out, position_out, result_out};
-use crate::api::tables::{ScoreAnswer, TablesView};
+use crate::api::tables::TablesView;
 use crate::api::view::PositionView;
 use crate::proto;
 
@@ -83,28 +83,6 @@ pub fn tables_outcome_out(kind: OutcomeKind) -> i32 {
         OutcomeKind::Draw => proto::TablesOutcome::Draw,
     }
     .into()
-}
-
-impl From<&ScoreAnswer> for proto::ScoreGameResponse {
-    fn from(answer: &ScoreAnswer) -> Self {
-        match answer {
-            ScoreAnswer::Backgammon(s) => s.into(),
-            ScoreAnswer::Tables(s) => proto::ScoreGameResponse {
-                ended_by: proto::EndedBy::Bearoff.into(),
-                winner: s
-                    .winner
-                    .map_or(proto::Player::Unspecified.into(), player_out),
-                result: s
-                    .result
-                    .map_or(proto::GameResult::Unspecified.into(), result_out),
-                points: s.points,
-                tables_outcome: s
-                    .outcome
-                    .map_or(proto::TablesOutcome::Unspecified.into(), tables_outcome_out),
-                ..proto::ScoreGameResponse::default()
-            },
-        }
-    }
 }
 
 /// The tables rule options of a request; an unknown enum value is a field

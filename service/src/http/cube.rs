@@ -6,8 +6,9 @@ use utoipa_axum::routes;
 
 use super::error::Problem;
 use super::extract::ApiJson;
-use super::types::cube::{ResolveCubeRequest, ResolveCubeResponse, ScoreGameRequest};
-use super::types::tables::ScoreAnswerOutput;
+use super::types::cube::{
+    ResolveCubeRequest, ResolveCubeResponse, ScoreAnswerOutput, ScoreGameRequest,
+};
 use crate::api;
 use crate::error::ApiError;
 use crate::state::AppState;

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use bgref_core::{CubeOwner, CubeState, GameKind, GameResult, Player, Resignation};
+use bgref_core::{CubeOwner, CubeState, GameKind, GameResult, MatchOutcome, Player, Resignation};
 
 use super::common::{PerPlayer, PlayerName, PositionInput, VariantName};
 use crate::api::cube::{
@@ -17,6 +17,7 @@ use crate::api::cube::{
     MatchInput as ApiMatch, RulesInput as ApiRules, ScoreInput, Scored,
 };
 use crate::api::input;
+use crate::api::tables::ScoreAnswer;
 use crate::error::ApiError;
 
 /// Who holds the cube: `centre` (either player may double) or the player
@@ -261,8 +262,9 @@ pub struct MatchOutput {
     pub next_game: Option<GameKind>,
 }
 
-/// A scored game: the response of `POST /score`, and `game_over` in a
-/// `POST /cube` answer that ended the game.
+/// A scored game of a variant with the cube: `game_over` in a `POST /cube`
+/// answer that ended the game, and in the game views (`POST /score`
+/// answers with the same fields in `ScoreAnswerOutput`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(example = json!({"ended_by": "resign", "winner": "x", "result": "gammon", "points": 4,
     "jacoby_applied": false,
@@ -299,6 +301,77 @@ pub struct ScoreGameResponse {
     /// length), game state over, dropped or resigned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_match_id: Option<String>,
+}
+
+/// Response of `POST /score`, for every variant: how the game ended and
+/// what it won; with the cube (the backgammon variants) also the Jacoby
+/// rule, the match after the game and the Match IDs; without it (Portes,
+/// Tavla, Plakoto, Fevga, Long Nardy) the variant instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(example = json!({"ended_by": "resign", "winner": "x", "result": "gammon", "points": 4,
+    "jacoby_applied": false,
+    "match": {"length": 5, "score": {"x": 6, "o": 3}, "winner": "x", "next_game": null},
+    "match_id": "UUOgAFAAGAAA", "game_match_id": "UUOgAFAAGAAA"}))]
+pub struct ScoreAnswerOutput {
+    /// The variants without the cube: the variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<VariantName>)]
+    pub variant: Option<String>,
+    /// How the game ended (always `bearoff` without the cube: Plakoto's
+    /// mother and draw endings are found on the finished position too).
+    pub ended_by: EndedBy,
+    /// The winner; left out for a Plakoto draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<PlayerName>)]
+    pub winner: Option<Player>,
+    /// The result on the backgammon board (all but Plakoto, Fevga and Long
+    /// Nardy): the board's for a bear-off, single for a pass, the level
+    /// for a resignation (the Jacoby rule may count it as single: see
+    /// `jacoby_applied`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<GameResultName>)]
+    pub result: Option<GameResult>,
+    /// Plakoto, Fevga and Long Nardy: how the game ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<super::tables::OutcomeName>)]
+    pub outcome: Option<bgref_core::tables::OutcomeKind>,
+    /// Points won: with the cube, the counted result times the cube value;
+    /// without it 1, 2 (gammon, backgammon, mars, double win, mother), 0
+    /// for a draw.
+    pub points: u32,
+    /// With the cube: the Jacoby rule counted a gammon or backgammon as
+    /// single.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jacoby_applied: Option<bool>,
+    /// With the cube: the match after the game.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub match_state: Option<MatchOutput>,
+    /// With the cube: gnubg Match ID to carry on with (as
+    /// `ScoreGameResponse.match_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_id: Option<String>,
+    /// With the cube: gnubg Match ID of this game as gnubg writes it when
+    /// the game ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_match_id: Option<String>,
+}
+
+impl From<&ScoreAnswer> for ScoreAnswerOutput {
+    fn from(answer: &ScoreAnswer) -> Self {
+        let cube = answer.match_play.as_ref();
+        ScoreAnswerOutput {
+            variant: cube.is_none().then(|| answer.variant.to_string()),
+            ended_by: answer.ended_by.into(),
+            winner: answer.winner,
+            result: answer.result,
+            outcome: answer.outcome,
+            points: answer.points,
+            jacoby_applied: cube.map(|c| c.jacoby_applied),
+            match_state: cube.map(|c| (&c.outcome).into()),
+            match_id: cube.and_then(|c| c.match_id.clone()),
+            game_match_id: cube.and_then(|c| c.game_match_id.clone()),
+        }
+    }
 }
 
 /// Request of `POST /cube`.
@@ -532,14 +605,20 @@ impl From<&Scored> for ScoreGameResponse {
             result: score.result,
             points: score.points,
             jacoby_applied: score.jacoby,
-            match_state: MatchOutput {
-                length: outcome.length,
-                score: outcome.score.into(),
-                winner: outcome.winner,
-                next_game: outcome.next_game,
-            },
+            match_state: outcome.into(),
             match_id: scored.match_id.clone(),
             game_match_id: scored.game_match_id.clone(),
+        }
+    }
+}
+
+impl From<&MatchOutcome> for MatchOutput {
+    fn from(outcome: &MatchOutcome) -> Self {
+        MatchOutput {
+            length: outcome.length,
+            score: outcome.score.into(),
+            winner: outcome.winner,
+            next_game: outcome.next_game,
         }
     }
 }
@@ -605,6 +684,49 @@ mod tests {
     fn score_req(body: serde_json::Value) -> Result<ScoreGameResponse, ApiError> {
         let req: ScoreGameRequest = serde_json::from_value(body).expect("request shape");
         score_game(&req.into_input()?).map(|answer| (&answer).into())
+    }
+
+    /// `POST /score`'s one shape: the cube's fields with the cube, the
+    /// variant without it, nothing else (these bytes were two types'
+    /// before: the same).
+    #[test]
+    fn the_score_answer_has_the_fields_of_its_variant() {
+        let answer = |body: serde_json::Value| {
+            let req: ScoreGameRequest = serde_json::from_value(body).expect("request shape");
+            let answer = crate::api::tables::score_game(&req.into_input().unwrap()).unwrap();
+            serde_json::to_string(&ScoreAnswerOutput::from(&answer)).unwrap()
+        };
+        let mut points = vec![0; 24];
+        points[1] = -5;
+        points[2] = -5;
+        points[3] = -5;
+        let finished =
+            serde_json::json!({"board": {"points": points, "off": {"x": 15, "o": 0}, "turn": "o"}});
+        // With the cube: a `ScoreGameResponse`'s bytes (a `game_over`).
+        for body in [
+            serde_json::json!({"ended_by": "bearoff", "position": finished}),
+            serde_json::json!({"ended_by": "resign", "winner": "o", "resign_level": "gammon",
+                "match_id": "cAkAAAAAAAAA"}),
+        ] {
+            let game_over = score_req(body.clone()).unwrap();
+            assert_eq!(answer(body), serde_json::to_string(&game_over).unwrap());
+        }
+        assert_eq!(
+            answer(
+                serde_json::json!({"variant": "tavla", "ended_by": "bearoff", "position": finished})
+            ),
+            r#"{"variant":"tavla","ended_by":"bearoff","winner":"x","result":"backgammon","points":2}"#
+        );
+        let mut fevga = vec![0; 24];
+        fevga[12] = -15;
+        let over =
+            serde_json::json!({"board": {"points": fevga, "off": {"x": 15, "o": 0}, "turn": "o"}});
+        assert_eq!(
+            answer(
+                serde_json::json!({"variant": "fevga", "ended_by": "bearoff", "position": over})
+            ),
+            r#"{"variant":"fevga","ended_by":"bearoff","winner":"x","outcome":"double","points":2}"#
+        );
     }
 
     #[test]
