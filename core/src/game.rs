@@ -27,6 +27,7 @@
 //! commit-reveal stream ([`crate::verify`]); turn 0 is the opening roll.
 
 use alloc::string::String;
+use alloc::sync::Arc;
 use core::fmt;
 
 use crate::cube::{
@@ -405,7 +406,7 @@ pub struct BackgammonGame {
     /// The match before this game: length, score, Crawford flag.
     pub match_state: MatchState,
     /// The client seed the match's dice are bound to.
-    pub client_seed: String,
+    pub client_seed: Arc<str>,
     /// The game number, from 1.
     pub game: u32,
     /// The turn number: 0 is the opening roll, each later roll adds one.
@@ -471,6 +472,17 @@ impl BackgammonGame {
         rules: CubeRules,
         match_state: MatchState,
         client_seed: String,
+    ) -> BackgammonGame {
+        BackgammonGame::with_seed(variant, rules, match_state, client_seed.into())
+    }
+
+    /// [`BackgammonGame::new`] with the seed shared (each state of a match
+    /// holds the same one).
+    fn with_seed(
+        variant: BackgammonVariant,
+        rules: CubeRules,
+        match_state: MatchState,
+        client_seed: Arc<str>,
     ) -> BackgammonGame {
         BackgammonGame {
             variant,
@@ -681,7 +693,7 @@ impl BackgammonGame {
                 else {
                     return Err(wrong_phase());
                 };
-                next = BackgammonGame::new(
+                next = BackgammonGame::with_seed(
                     self.variant,
                     self.rules,
                     match_state,

@@ -68,13 +68,13 @@ impl Drop for CancelOnDrop {
 /// request is dropped.
 async fn off_the_workers<T: Send + 'static>(
     state: &AppState,
-    input: &TranscriptInput,
+    input: &Arc<TranscriptInput>,
     replay: Replayer<T>,
 ) -> Result<T, ApiError> {
     let cancelled = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(cancelled.clone());
     let keys = state.dice.clone();
-    let input = input.clone();
+    let input = Arc::clone(input);
     crate::offload::run(move || replay(&keys, &input, &|| cancelled.load(Ordering::Relaxed))).await
 }
 
@@ -130,8 +130,9 @@ pub async fn act(state: &AppState, input: &ActInput) -> Result<Acted, ApiError> 
 /// # Errors
 /// The operation's errors; `stale-state`, `unknown-match`,
 /// `ledger-unavailable`.
-pub async fn verify(state: &AppState, input: &TranscriptInput) -> Result<Verdict, ApiError> {
-    let verdict = off_the_workers(state, input, |keys, input, cancelled| {
+pub async fn verify(state: &AppState, input: TranscriptInput) -> Result<Verdict, ApiError> {
+    let input = Arc::new(input);
+    let verdict = off_the_workers(state, &input, |keys, input, cancelled| {
         games::verify(keys, input, cancelled)
     })
     .await?;
@@ -149,8 +150,9 @@ pub async fn verify(state: &AppState, input: &TranscriptInput) -> Result<Verdict
 /// # Errors
 /// The operation's errors; `stale-state`, `unknown-match`,
 /// `ledger-unavailable`.
-pub async fn export(state: &AppState, input: &TranscriptInput) -> Result<Exported, ApiError> {
-    let exported = off_the_workers(state, input, |keys, input, cancelled| {
+pub async fn export(state: &AppState, input: TranscriptInput) -> Result<Exported, ApiError> {
+    let input = Arc::new(input);
+    let exported = off_the_workers(state, &input, |keys, input, cancelled| {
         games::export(keys, input, cancelled)
     })
     .await?;

@@ -23,6 +23,7 @@
 //! roll is turn 1.
 
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::cube::{GameResult, Resignation};
@@ -147,7 +148,7 @@ pub struct TablesGameState {
     /// The match before this game.
     pub tables_match: TablesMatch,
     /// The client seed the match's dice are bound to.
-    pub client_seed: String,
+    pub client_seed: Arc<str>,
     /// The game number, from 1.
     pub game: u32,
     /// The turn number: 0 is the opening roll, each later roll adds one.
@@ -193,6 +194,16 @@ impl TablesGameState {
         rules: TablesRules,
         tables_match: TablesMatch,
         client_seed: String,
+    ) -> TablesGameState {
+        TablesGameState::with_seed(rules, tables_match, client_seed.into())
+    }
+
+    /// [`TablesGameState::new`] with the seed shared (each state of a
+    /// match holds the same one).
+    fn with_seed(
+        rules: TablesRules,
+        tables_match: TablesMatch,
+        client_seed: Arc<str>,
     ) -> TablesGameState {
         let game = tables_match.game();
         let (board, phase) = match tables_match.starter {
@@ -422,8 +433,11 @@ impl TablesGameState {
                 let Some(score) = self.result else {
                     return Err(wrong_phase());
                 };
-                next =
-                    TablesGameState::new(self.rules, score.match_after, self.client_seed.clone());
+                next = TablesGameState::with_seed(
+                    self.rules,
+                    score.match_after,
+                    self.client_seed.clone(),
+                );
                 next.game = self.game.saturating_add(1);
                 next.set_up = self.set_up;
                 Event::NewGame {

@@ -1203,7 +1203,7 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
         variant,
         rules,
         match_state,
-        client_seed,
+        client_seed: client_seed.into(),
         game,
         turn,
         position,

@@ -269,7 +269,7 @@ impl Referee for RefereeService {
     ) -> Reply<proto::VerifyGameResponse> {
         self.check_game_access(&request)?;
         let input: api::games::TranscriptInput = request.into_inner().try_into()?;
-        let verdict = crate::referee::verify(&self.state, &input).await?;
+        let verdict = crate::referee::verify(&self.state, input).await?;
         Ok(Response::new((&verdict).into()))
     }
 
@@ -280,7 +280,7 @@ impl Referee for RefereeService {
     ) -> Reply<proto::ExportGameResponse> {
         self.check_game_access(&request)?;
         let input: api::games::TranscriptInput = request.into_inner().try_into()?;
-        let exported = crate::referee::export(&self.state, &input).await?;
+        let exported = crate::referee::export(&self.state, input).await?;
         Ok(Response::new((&exported).into()))
     }
 

@@ -171,7 +171,7 @@ pub async fn verify(
     _access: GameAccess,
     TranscriptJson(req): TranscriptJson<VerifyGameRequest>,
 ) -> Result<Json<VerifyGameResponse>, ApiError> {
-    let verdict = crate::referee::verify(&state, &req.into_input()?).await?;
+    let verdict = crate::referee::verify(&state, req.into_input()?).await?;
     Ok(Json((&verdict).into()))
 }
 
@@ -201,6 +201,6 @@ pub async fn export(
     _access: GameAccess,
     TranscriptJson(req): TranscriptJson<ExportGameRequest>,
 ) -> Result<Json<ExportGameResponse>, ApiError> {
-    let exported = crate::referee::export(&state, &req.into_input()?).await?;
+    let exported = crate::referee::export(&state, req.into_input()?).await?;
     Ok(Json((&exported).into()))
 }

@@ -266,7 +266,7 @@ pub(super) fn decode_fields(
     Ok(TablesGameState {
         rules,
         tables_match,
-        client_seed,
+        client_seed: client_seed.into(),
         game: game_number,
         turn,
         board,
