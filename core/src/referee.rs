@@ -32,7 +32,7 @@
 //! }
 //! ```
 
-use crate::cube::{CubeState, GameKind, GameScore};
+use crate::cube::{CubeRules, CubeState, CubeValue, GameKind, GameScore, MatchState};
 use crate::dice::Dice;
 use crate::game::{Action, BackgammonGame, Event, GameError, Phase};
 use crate::player::{ByPlayer, Player};
@@ -226,6 +226,35 @@ impl GameState {
         match self {
             GameState::Backgammon(s) => (s.match_state.length, s.match_state.score),
             GameState::Tables(s) => (s.tables_match.length, s.tables_match.score),
+        }
+    }
+
+    /// The match before this game: length, score and Crawford flag (a
+    /// tables match has no Crawford rule: never set).
+    #[must_use]
+    pub const fn match_state(&self) -> MatchState {
+        match self {
+            GameState::Backgammon(s) => s.match_state,
+            GameState::Tables(s) => MatchState {
+                length: s.tables_match.length,
+                score: s.tables_match.score,
+                crawford: false,
+            },
+        }
+    }
+
+    /// The cube's rule options (a tables game has no cube: no Jacoby rule,
+    /// no beavers, no automatic doubles, a cube that stays at 1).
+    #[must_use]
+    pub const fn cube_rules(&self) -> CubeRules {
+        match self {
+            GameState::Backgammon(s) => s.rules,
+            GameState::Tables(_) => CubeRules {
+                jacoby: false,
+                beavers: 0,
+                automatic_doubles: 0,
+                max_cube: CubeValue::ONE,
+            },
         }
     }
 

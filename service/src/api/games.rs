@@ -1280,20 +1280,14 @@ fn next_chain(previous: &[u8], player: Player, act: &Act, event: &Happened) -> [
 /// turned, maximum 1); and its gnubg Match ID (once a game is over, the
 /// one gnubg writes then: the score after it).
 fn in_game(state: &GameState, position: &Position) -> InGame {
-    let (length, score) = state.match_score();
+    let match_state = state.match_state();
+    let MatchState {
+        length,
+        score,
+        crawford,
+    } = match_state;
     let cube = state.cube();
-    let (rules, crawford) = match state {
-        GameState::Backgammon(s) => (s.rules, s.match_state.crawford),
-        GameState::Tables(_) => (
-            CubeRules {
-                jacoby: false,
-                beavers: 0,
-                automatic_doubles: 0,
-                max_cube: CubeValue::ONE,
-            },
-            false,
-        ),
-    };
+    let rules = state.cube_rules();
     let rolled = match state.phase() {
         Phase::Move => state.dice(),
         _ => None,
@@ -1318,11 +1312,6 @@ fn in_game(state: &GameState, position: &Position) -> InGame {
         beavers: rules.beavers > 0,
         match_length: length,
         max_cube: rules.max_cube,
-    };
-    let match_state = MatchState {
-        length,
-        score,
-        crawford,
     };
     let match_id = match state.result() {
         Some(Score::Backgammon(score)) => {
