@@ -223,10 +223,8 @@ impl GameState {
     /// before this game.
     #[must_use]
     pub const fn match_score(&self) -> (u32, ByPlayer<u32>) {
-        match self {
-            GameState::Backgammon(s) => (s.match_state.length, s.match_state.score),
-            GameState::Tables(s) => (s.tables_match.length, s.tables_match.score),
-        }
+        let m = self.match_state();
+        (m.length, m.score)
     }
 
     /// The match before this game: length, score and Crawford flag (a
