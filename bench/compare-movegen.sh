@@ -67,7 +67,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{Dice, Player, Position, Variant};
+use bgref_core::{BackgammonVariant, Dice, Player, Position};
 use bkgm::codecs::gnuid::{decode_position, encode_position};
 use bkgm::{ClassicRules, State};
 
@@ -78,7 +78,7 @@ fn classes(text: &str) -> Vec<(String, Vec<(Position, Bk)>)> {
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let (class, id) = line.split_once(' ').expect("class and ID");
         let pid: PositionId = id.parse().expect("Position ID");
-        let ours = Position::from_setup(&pid.to_setup(Player::X), Variant::Standard).expect("position");
+        let ours = Position::from_setup(&pid.to_setup(Player::X), BackgammonVariant::Standard).expect("position");
         let theirs = decode_position::<15>(id).expect("bkgm reads the ID");
         match out.last_mut() {
             Some((c, list)) if c == class => list.push((ours, theirs)),
