@@ -91,6 +91,7 @@ mod point;
 mod position;
 mod referee;
 mod setup;
+pub mod state_bytes;
 pub mod tables;
 mod variant;
 mod variant_position;

@@ -82,15 +82,14 @@ use bgref_core::Play;
 use bgref_core::Variant;
 use bgref_core::notation::mat::{MatHeader, write_mat_with};
 use bgref_core::notation::match_id::{GameStatus, MatchId};
-use bgref_core::notation::position_id::PositionId;
 use bgref_core::notation::xgid::{Xgid, XgidDice};
+use bgref_core::state_bytes;
 use bgref_core::tables::{TablesGameState, TablesMatch, TablesSeries};
 use bgref_core::verify::Roller;
 use bgref_core::{
-    Action, BackgammonGame, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState,
-    CubeValue, Dice, Die, Event, GameEnd, GameKind, GameResult, GameScore, GameState, MatchState,
-    Phase, PlayList, Player, Position, Resignation, Score, SetUpError, VariantPlayList,
-    VariantPosition,
+    Action, BackgammonGame, BackgammonVariant, ByPlayer, CubeState, Dice, Event, GameEnd, GameKind,
+    GameResult, GameScore, GameState, MatchState, Phase, PlayList, Player, Position, Score,
+    SetUpError, VariantPlayList, VariantPosition,
 };
 use sha2::{Digest, Sha256};
 
@@ -103,14 +102,14 @@ use crate::error::{ApiError, ErrorKind};
 use crate::keys::{DiceKeys, Signature, TOKEN_MAC_BYTES, TokenAccess, VerifyingKey};
 
 mod clock;
-mod tables_token;
 
 pub use clock::{Clock, ClockInput, ClockPreset, ClockTime, MAX_DELAY_MS, MAX_RESERVE_MS};
 
-/// The token format version of the backgammon variants.
-pub const TOKEN_VERSION: u8 = 1;
+/// The token format version of the backgammon variants (the core's
+/// layout of their game fields).
+const TOKEN_VERSION: u8 = state_bytes::BACKGAMMON_LAYOUT;
 /// The token format version of the tables games.
-pub const TABLES_TOKEN_VERSION: u8 = 2;
+const TABLES_TOKEN_VERSION: u8 = state_bytes::TABLES_LAYOUT;
 /// Most actions one verify or export request replays.
 pub const MAX_TRANSCRIPT_ACTIONS: usize = 20_000;
 /// Longest token accepted, in characters.
@@ -720,29 +719,11 @@ pub(crate) fn player_byte(p: Player) -> u8 {
     }
 }
 
-pub(crate) fn result_byte(r: GameResult) -> u8 {
-    match r {
-        GameResult::Single => 1,
-        GameResult::Gammon => 2,
-        GameResult::Backgammon => 3,
-    }
-}
-
-fn variant_byte(v: BackgammonVariant) -> u8 {
-    BackgammonVariant::ALL
-        .iter()
-        .position(|&x| x == v)
-        .map_or(0, |i| i as u8)
-}
-
-/// The bit of version 1's variant byte and of version 2's series byte
-/// that marks a match from a set position ([`BackgammonGame::set_up`]); tokens
-/// of other matches never set it.
-const SET_UP_BIT: u8 = 0x80;
-
-/// The bit of the same byte that marks a clocked match: its clock's
-/// fields ([`Clock`]) follow the game's, before the resignation count.
-const CLOCK_BIT: u8 = 0x40;
+/// The bit of the first game field (version 1's variant byte, version 2's
+/// series byte) that marks a clocked match: its clock's fields ([`Clock`])
+/// follow the game's, before the resignation count. The core leaves that
+/// bit to us ([`state_bytes::FREE_BIT`]).
+const CLOCK_BIT: u8 = state_bytes::FREE_BIT;
 
 /// The token's bytes before the signature. The narrowing casts below are
 /// bounded where the state is made ([`start`]): a match id of at most 128
@@ -772,10 +753,7 @@ fn encode_body_into(
 ) {
     let seed = state.client_seed();
     b.clear();
-    b.push(match state {
-        GameState::Backgammon(_) => TOKEN_VERSION,
-        GameState::Tables(_) => TABLES_TOKEN_VERSION,
-    });
+    b.push(state.layout());
     b.extend_from_slice(key_id);
     b.extend_from_slice(chain);
     b.push(match_id.len() as u8);
@@ -783,10 +761,7 @@ fn encode_body_into(
     b.extend_from_slice(&(seed.len() as u16).to_be_bytes());
     b.extend_from_slice(seed.as_bytes());
     let flags_at = b.len();
-    match state {
-        GameState::Backgammon(state) => encode_backgammon(b, state),
-        GameState::Tables(state) => tables_token::encode_fields(b, state),
-    }
+    state.write_fields(b);
     if let Some(clock) = clock {
         b[flags_at] |= CLOCK_BIT;
         clock.encode(b);
@@ -812,69 +787,6 @@ fn decode_resignations(r: &mut Reader<'_>) -> Result<u8, ApiError> {
         )),
         _ => Err(bad_token("the state token has bytes after its fields")),
     }
-}
-
-/// The version 1 fields after the client seed.
-fn encode_backgammon(b: &mut Vec<u8>, state: &BackgammonGame) {
-    b.push(variant_byte(state.variant) | if state.set_up { SET_UP_BIT } else { 0 });
-    let r = &state.rules;
-    b.extend_from_slice(&[
-        u8::from(r.jacoby),
-        r.beavers,
-        r.automatic_doubles,
-        r.max_cube.log2(),
-    ]);
-    let m = &state.match_state;
-    b.extend_from_slice(&(m.length as u16).to_be_bytes());
-    b.extend_from_slice(&m.score.x.to_be_bytes());
-    b.extend_from_slice(&m.score.o.to_be_bytes());
-    b.push(u8::from(m.crawford));
-    b.extend_from_slice(&state.game.to_be_bytes());
-    b.extend_from_slice(&state.turn.to_be_bytes());
-    b.extend_from_slice(&PositionId::from_position(&state.position).encode());
-    b.push(player_byte(state.position.turn()));
-    let c = &state.cube;
-    b.push(c.value.log2());
-    b.push(match c.owner {
-        CubeOwner::Centre => 0,
-        CubeOwner::Player(p) => player_byte(p),
-    });
-    b.push(c.offered_by.map_or(0, player_byte));
-    b.push(c.beavers);
-    encode_turn(b, c.resignation, state.phase, state.dice);
-    match &state.result {
-        None => b.push(0),
-        Some(s) => {
-            b.push(1);
-            let (kind, level) = match s.end {
-                GameEnd::BearOff { result, .. } => (0, result),
-                GameEnd::Pass { .. } => (1, GameResult::Single),
-                GameEnd::Resign { level, .. } => (2, level),
-            };
-            b.extend_from_slice(&[
-                kind,
-                player_byte(s.winner),
-                result_byte(level),
-                u8::from(s.jacoby),
-            ]);
-            b.extend_from_slice(&s.points.to_be_bytes());
-        }
-    }
-}
-
-/// The fields both token versions end their turn with: a pending
-/// resignation (`by * 4 + level`, 0: none), the phase, the dice (`[0, 0]`:
-/// none). [`Reader::resignation`], [`Reader::phase`] and [`Reader::dice`]
-/// read them back.
-pub(crate) fn encode_turn(
-    b: &mut Vec<u8>,
-    resignation: Option<Resignation>,
-    phase: Phase,
-    dice: Option<Dice>,
-) {
-    b.push(resignation.map_or(0, |r| player_byte(r.by) * 4 + result_byte(r.level)));
-    b.push(phase as u8);
-    b.extend_from_slice(&dice.map_or([0, 0], |d| d.values()));
 }
 
 /// Why a token is refused.
@@ -929,37 +841,6 @@ impl<'a> Reader<'a> {
             b => player_of(b).map(Some),
         }
     }
-
-    /// A pending resignation (see [`encode_turn`]).
-    pub(crate) fn resignation(&mut self) -> Result<Option<Resignation>, ApiError> {
-        Ok(match self.u8()? {
-            0 => None,
-            b => Some(Resignation {
-                by: player_of(b / 4)?,
-                level: result_of(b % 4)?,
-            }),
-        })
-    }
-
-    /// The phase.
-    pub(crate) fn phase(&mut self) -> Result<Phase, ApiError> {
-        Phase::ALL
-            .get(usize::from(self.u8()?))
-            .copied()
-            .ok_or_else(|| bad_token("the state token names no phase"))
-    }
-
-    /// This turn's dice, if rolled.
-    pub(crate) fn dice(&mut self) -> Result<Option<Dice>, ApiError> {
-        let die = |b: u8| {
-            Die::try_from(b).map_err(|_| bad_token("the state token's dice are out of range"))
-        };
-        Ok(match self.take(2)? {
-            [0, 0] => None,
-            &[a, b] => Some(Dice::new(die(a)?, die(b)?)),
-            _ => unreachable!("take(2) gives two bytes"),
-        })
-    }
 }
 
 pub(crate) fn player_of(b: u8) -> Result<Player, ApiError> {
@@ -968,20 +849,6 @@ pub(crate) fn player_of(b: u8) -> Result<Player, ApiError> {
         2 => Ok(Player::O),
         _ => Err(bad_token("the state token names no player")),
     }
-}
-
-pub(crate) fn result_of(b: u8) -> Result<GameResult, ApiError> {
-    match b {
-        1 => Ok(GameResult::Single),
-        2 => Ok(GameResult::Gammon),
-        3 => Ok(GameResult::Backgammon),
-        _ => Err(bad_token("the state token names no result")),
-    }
-}
-
-fn cube_value(log2: u8) -> Result<CubeValue, ApiError> {
-    CubeValue::from_log2(log2)
-        .ok_or_else(|| bad_token("the state token's cube value is out of range"))
 }
 
 /// A decoded, signature-checked token.
@@ -1113,111 +980,13 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
             _ => Ok(clock),
         }
     };
-    if bytes[0] == TABLES_TOKEN_VERSION {
-        let mut state = tables_token::decode_fields(&mut r, client_seed)?;
-        let clock = clock_of(&mut r, state.phase)?;
-        state.resignations = decode_resignations(&mut r)?;
-        return Ok(Token {
-            state: GameState::Tables(state),
-            match_id,
-            chain,
-            clock,
-            bytes: body.to_vec(),
-        });
-    }
-    let variant_byte = r.u8()?;
-    let set_up = variant_byte & SET_UP_BIT != 0;
-    let variant = *BackgammonVariant::ALL
-        .get(usize::from(variant_byte & !(SET_UP_BIT | CLOCK_BIT)))
-        .ok_or_else(|| bad_token("the state token names no variant"))?;
-    let rules = CubeRules {
-        jacoby: r.u8()? != 0,
-        beavers: r.u8()?,
-        automatic_doubles: r.u8()?,
-        max_cube: cube_value(r.u8()?)?,
-    };
-    let match_state = MatchState {
-        length: u32::from(r.u16()?),
-        score: bgref_core::ByPlayer {
-            x: r.u32()?,
-            o: r.u32()?,
-        },
-        crawford: r.u8()? != 0,
-    };
-    let game = r.u32()?;
-    let turn = r.u32()?;
-    let id: PositionId = r
-        .text(14)?
-        .parse()
-        .map_err(|_| bad_token("the state token's position is not a Position ID"))?;
-    let on_roll = player_of(r.u8()?)?;
-    let position = Position::from_setup(&id.to_setup(on_roll), variant)
-        .map_err(|e| bad_token(format!("the state token's position is invalid: {e}")))?;
-    let value = cube_value(r.u8()?)?;
-    let owner = match r.u8()? {
-        0 => CubeOwner::Centre,
-        b => CubeOwner::Player(player_of(b)?),
-    };
-    let offered_by = r.player_or_none()?;
-    let beavers = r.u8()?;
-    let resignation = r.resignation()?;
-    let cube = CubeState {
-        value,
-        owner,
-        offered_by,
-        beavers,
-        resignation,
-    };
-    let phase = r.phase()?;
-    let dice = r.dice()?;
-    let result = match r.u8()? {
-        0 => None,
-        _ => {
-            let kind = r.u8()?;
-            let winner = player_of(r.u8()?)?;
-            let level = result_of(r.u8()?)?;
-            let jacoby = r.u8()? != 0;
-            let points = r.u32()?;
-            let end = match kind {
-                0 => GameEnd::BearOff {
-                    winner,
-                    result: level,
-                },
-                1 => GameEnd::Pass { winner },
-                2 => GameEnd::Resign { winner, level },
-                _ => return Err(bad_token("the state token names no game end")),
-            };
-            Some(GameScore {
-                end,
-                winner,
-                result: level,
-                jacoby,
-                points,
-                match_outcome: match_state.after_game(winner, points),
-            })
-        }
-    };
-    let clock = clock_of(&mut r, phase)?;
-    let resignations = decode_resignations(&mut r)?;
-    let state = BackgammonGame {
-        variant,
-        rules,
-        match_state,
-        client_seed: client_seed.into(),
-        game,
-        turn,
-        position,
-        cube,
-        phase,
-        dice,
-        result,
-        resignations,
-        set_up,
-    };
-    cube.validate(&match_state, &rules)
-        .map_err(|e| bad_token(format!("the state token's cube is invalid: {e}")))?;
+    let (mut state, rest) =
+        GameState::read_fields(bytes[0], r.bytes, client_seed).map_err(bad_token)?;
+    r.bytes = rest;
+    let clock = clock_of(&mut r, state.phase())?;
+    state.set_resignations(decode_resignations(&mut r)?);
     Ok(Token {
-        state: GameState::Backgammon(state),
+        state,
         match_id,
         chain,
         clock,
@@ -2444,6 +2213,7 @@ pub(crate) fn sample_acts(mut visit: impl FnMut(Variant, &Acted)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bgref_core::{CubeOwner, Die};
 
     fn keys() -> DiceKeys {
         DiceKeys::from_parts(&[5u8; 32], &[9u8; 32], None).unwrap()
