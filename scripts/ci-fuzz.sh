@@ -11,7 +11,7 @@
 # SanitizerCoverage instrumentation cargo-fuzz adds is stable codegen).
 #
 # Time on the 2-core machine: warm (cargo-fuzz installed, targets built)
-# 12 targets x 15 s, two at a time = 90 s of fuzzing (9 targets x 20 s
+# 13 targets x 15 s, two at a time = about 98 s of fuzzing (9 targets x 20 s
 # measured at 116 s in all). The service targets (api_json, game_token)
 # make the cold build heavier: bgref-service and its dependencies,
 # instrumented, took 7.5 minutes of CPU (18 minutes of wall time at load 8

@@ -598,7 +598,7 @@ impl BackgammonGame {
                 }
             }
             (Phase::RollOrDouble, Action::Roll) => {
-                next.turn = self.turn + 1;
+                next.turn = self.turn.saturating_add(1);
                 let dice = roller.roll(&self.client_seed, self.game, next.turn);
                 let passed = !self.position.can_play(dice);
                 if passed {
@@ -699,7 +699,7 @@ impl BackgammonGame {
                     match_state,
                     self.client_seed.clone(),
                 );
-                next.game = self.game + 1;
+                next.game = self.game.saturating_add(1);
                 next.set_up = self.set_up;
                 Event::NewGame {
                     game: next.game,

@@ -1,16 +1,49 @@
 //! A [`GameState`] as bytes: the game fields that bgref's state tokens
 //! carry after their header (version, key id, chain, match id, client
 //! seed), written by [`GameState::write_fields`] and read back, checked,
-//! by [`GameState::read_fields`]. The layouts, byte by byte, are in the
-//! module doc of bgref's `service/src/api/games.rs`.
+//! by [`GameState::read_fields`].
 //!
 //! Each ruleset has the layout it has always had, so that every state
-//! written before is read, and replays of old matches hash the same
-//! bytes: layout 1 for the backgammon variants, layout 2 for the tables
-//! games. Their first byte (the variant, or the tables series) keeps two
-//! bits for flags: [`SET_UP_BIT`] (a match from a set position) and
-//! [`FREE_BIT`], which the writer leaves 0 and the reader ignores, for
-//! the caller (bgref marks a clocked match with it).
+//! written before is read and replays of old matches hash the same bytes.
+//! Numbers are big-endian; a player is 1 (x) or 2 (o), 0 where none; a
+//! result is 1 (single), 2 (gammon) or 3 (backgammon). The first byte of
+//! both layouts keeps two bits for flags: [`SET_UP_BIT`] (0x80, a match
+//! from a set position) and [`FREE_BIT`] (0x40), which the writer leaves 0
+//! and the reader ignores, for the caller (bgref marks a clocked match
+//! with it).
+//!
+//! # Layout 1: the backgammon variants
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 1 | variant (its index in [`BackgammonVariant::ALL`]) and the flags |
+//! | 4 | rules: Jacoby, beavers, automatic doubles, log2 of the maximum cube |
+//! | 2 + 4 + 4 + 1 | match length, score of x, score of o, Crawford game |
+//! | 4 + 4 | game number, turn number |
+//! | 14 + 1 | Position ID, player on roll |
+//! | 4 | cube: log2 value, owner, pending double by, beavers |
+//! | 1 + 1 + 2 | pending resignation (`by * 4 + level`), phase, dice of the turn (0 0: none) |
+//! | 1 (+ 8) | last game's score: present, then how it ended (bear-off, pass, resignation), winner, result, Jacoby, points |
+//!
+//! # Layout 2: the tables games
+//!
+//! Portes, Tavla, Plakoto, Fevga and Long Nardy, alone or as a Tavli
+//! match.
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 1 | series: the game (its index in [`Game::ALL`]: 0 portes, 1 tavla, 2 plakoto, 3 fevga, 4 long-nardy), or 5 for a Tavli match; and the flags |
+//! | 4 | tables rules: mother rule and (high nibble) Long Nardy's opening, Fevga start, primes, head doubles and (high nibble) Tavla's hit-and-run, each the index of its option |
+//! | 2 + 4 + 4 | match length (0: a session), score of x, score of o (before this game) |
+//! | 4 + 1 | games played before this one (the Tavli rotation), next starter |
+//! | 4 + 4 | game number, turn number |
+//! | 1 | player on roll |
+//! | 14 or 58 | Portes, Tavla: the Position ID; Plakoto, Fevga, Long Nardy: for x then o, 25 counts from its own view (borne off, then points 1 to 24) and a 4-byte mask of its pinned checkers (bit p: its point p) |
+//! | 1 + 1 + 2 | pending resignation, phase, dice of the turn |
+//! | 1 (+ 9) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none), resigned, points |
+//!
+//! The game being played is not stored: it follows from the series and
+//! the games played.
 
 use alloc::format;
 use alloc::string::String;
@@ -201,10 +234,9 @@ fn read_backgammon(
     r: &mut Reader<'_>,
     client_seed: String,
 ) -> Result<BackgammonGame, StateBytesError> {
-    let variant_byte = r.u8()?;
-    let set_up = variant_byte & SET_UP_BIT != 0;
+    let (index, set_up) = r.first_byte()?;
     let variant = *BackgammonVariant::ALL
-        .get(usize::from(variant_byte & !(SET_UP_BIT | FREE_BIT)))
+        .get(index)
         .ok_or_else(|| bad("the state names no variant"))?;
     let rules = CubeRules {
         jacoby: r.u8()? != 0,
@@ -256,7 +288,8 @@ fn read_backgammon(
                     winner,
                     result: level,
                 },
-                1 => GameEnd::Pass { winner },
+                // A pass is a single game, as written.
+                1 if level == GameResult::Single => GameEnd::Pass { winner },
                 2 => GameEnd::Resign { winner, level },
                 _ => return Err(bad("the state names no game end")),
             };
@@ -438,13 +471,12 @@ fn read_tables(
     r: &mut Reader<'_>,
     client_seed: String,
 ) -> Result<TablesGameState, StateBytesError> {
-    let series_byte = r.u8()?;
-    let set_up = series_byte & SET_UP_BIT != 0;
-    let series = match series_byte & !(SET_UP_BIT | FREE_BIT) {
+    let (index, set_up) = r.first_byte()?;
+    let series = match index {
         5 => TablesSeries::Tavli,
         b => TablesSeries::Single(
             *Game::ALL
-                .get(usize::from(b))
+                .get(b)
                 .ok_or_else(|| bad("the state names no tables game"))?,
         ),
     };
@@ -561,6 +593,16 @@ impl<'a> Reader<'a> {
 
     fn u8(&mut self) -> Result<u8, StateBytesError> {
         Ok(self.take(1)?[0])
+    }
+
+    /// The first field byte: the index it holds (the variant, or the
+    /// series) and whether the match began from a set position.
+    fn first_byte(&mut self) -> Result<(usize, bool), StateBytesError> {
+        let b = self.u8()?;
+        Ok((
+            usize::from(b & !(SET_UP_BIT | FREE_BIT)),
+            b & SET_UP_BIT != 0,
+        ))
     }
 
     fn u16(&mut self) -> Result<u16, StateBytesError> {
@@ -740,6 +782,73 @@ mod tests {
             if let Ok((read, _)) = GameState::read_fields(other, &bytes, "s".into()) {
                 assert_ne!(read, start);
             }
+        }
+    }
+
+    /// Found by the `state_bytes` fuzz target: a pass read with a gammon
+    /// level wrote back as a single (a pass is written single, so bytes
+    /// that say otherwise are no state).
+    #[test]
+    fn a_pass_of_another_level_is_refused() {
+        let mut state = BackgammonGame::new(
+            BackgammonVariant::Standard,
+            CubeRules::default(),
+            MatchState::MONEY,
+            "seed".into(),
+        );
+        state.phase = Phase::GameOver;
+        state.result = Some(GameScore {
+            end: GameEnd::Pass { winner: Player::O },
+            winner: Player::O,
+            result: GameResult::Single,
+            jacoby: false,
+            points: 1,
+            match_outcome: MatchState::MONEY.after_game(Player::O, 1),
+        });
+        let state = GameState::from(state);
+        let mut bytes = Vec::new();
+        state.write_fields(&mut bytes);
+        let read = GameState::read_fields(BACKGAMMON_LAYOUT, &bytes, "seed".into());
+        assert_eq!(read.unwrap().0, state);
+        // [present, kind, winner, level, Jacoby, points (4)]: the level.
+        let level = bytes.len() - 6;
+        assert_eq!(bytes[level], 1);
+        bytes[level] = 2;
+        let err = GameState::read_fields(BACKGAMMON_LAYOUT, &bytes, "seed".into()).unwrap_err();
+        assert_eq!(err.to_string(), "the state names no game end");
+    }
+
+    /// Found by the `state_bytes` fuzz target: a roll at the last turn
+    /// number overflowed the backgammon referee's counter (the tables
+    /// referee's saturated already).
+    #[test]
+    fn a_roll_at_the_last_turn_number_does_not_overflow() {
+        let roller = Roller::new(&[3u8; 32]);
+        for start in starts() {
+            let mut state = start;
+            while state.phase() != Phase::RollOrDouble {
+                let player = state.to_act().unwrap_or(Player::X);
+                let action = match state.phase() {
+                    Phase::Move => Action::Move(
+                        state
+                            .legal_plays()
+                            .get(0)
+                            .unwrap()
+                            .to_string()
+                            .parse()
+                            .unwrap(),
+                    ),
+                    _ => Action::Roll,
+                };
+                state = state.act(player, &action, &roller).unwrap().0;
+            }
+            match &mut state {
+                GameState::Backgammon(s) => s.turn = u32::MAX,
+                GameState::Tables(s) => s.turn = u32::MAX,
+            }
+            let player = state.to_act().unwrap();
+            let (next, _) = state.act(player, &Action::Roll, &roller).unwrap();
+            assert_eq!(next.turn(), u32::MAX);
         }
     }
 }

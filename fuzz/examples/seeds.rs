@@ -11,7 +11,12 @@ use std::path::{Path, PathBuf};
 
 use bgref_core::notation::move_text::MoveText;
 use bgref_core::notation::position_id::PositionId;
-use bgref_core::{BackgammonVariant, Dice, Die, Player, Position};
+use bgref_core::tables::{Game, TablesGameState, TablesMatch, TablesRules, TablesSeries};
+use bgref_core::verify::Roller;
+use bgref_core::{
+    Action, BackgammonGame, BackgammonVariant, CubeRules, Dice, Die, GameState, MatchState, Phase,
+    Player, Position,
+};
 use bgref_fuzz::{Bytes, dice_from_byte, dice_to_byte, position_from_bytes, position_to_bytes};
 
 /// `(name, variant, Position ID with x on roll, roll, a legal play)`, from
@@ -245,4 +250,63 @@ fn main() {
     for (name, bytes) in cubes {
         write(&dir, "cube", name, bytes);
     }
+    // State bytes: the layout, then the fields of a 3-point match's state
+    // after a few turns (each side taking its first legal play), in each
+    // engine: backgammon with the cube, Portes on the same board, Plakoto
+    // with its pins, Long Nardy on the tables engine.
+    let three = MatchState {
+        length: 3,
+        ..MatchState::MONEY
+    };
+    let starts: [(&str, GameState); 4] = [
+        (
+            "backgammon",
+            BackgammonGame::new(
+                BackgammonVariant::Standard,
+                CubeRules::default(),
+                three,
+                "s".into(),
+            )
+            .into(),
+        ),
+        ("portes", tables_start(Game::Portes)),
+        ("plakoto", tables_start(Game::Plakoto)),
+        ("long-nardy", tables_start(Game::LongNardy)),
+    ];
+    let roller = Roller::new(&[7u8; 32]);
+    for (name, mut state) in starts {
+        for _ in 0..24 {
+            let player = state.to_act().unwrap_or(Player::X);
+            let action = match state.phase() {
+                Phase::Move => match state.legal_plays().get(0) {
+                    Some(play) => Action::Move(play.to_string().parse().expect("a play's text")),
+                    None => break,
+                },
+                Phase::OpeningRoll | Phase::RollOrDouble => Action::Roll,
+                _ => break,
+            };
+            state = state
+                .act(player, &action, &roller)
+                .expect("a legal action")
+                .0;
+        }
+        let mut bytes = vec![state.layout()];
+        state.write_fields(&mut bytes);
+        let (read, rest) =
+            GameState::read_fields(bytes[0], &bytes[1..], "seed".into()).expect("the seed reads");
+        assert!(
+            rest.is_empty() && read.position() == state.position(),
+            "{name}"
+        );
+        write(&dir, "state_bytes", name, &bytes);
+    }
+}
+
+fn tables_start(game: Game) -> GameState {
+    TablesGameState::new(
+        TablesRules::DEFAULT,
+        TablesMatch::new(TablesSeries::Single(game), 3),
+        "s".into(),
+    )
+    .into()
 }

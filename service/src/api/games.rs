@@ -6,55 +6,24 @@
 //! commit-reveal roll of `(match id, game, turn)`). See `docs/referee.md`
 //! for the trust model.
 //!
-//! # The token (version 1)
+//! # The token
 //! base64url (no padding) of:
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 1 | version, 1 |
+//! | 1 | version: the layout of the game fields ([`GameState::layout`]), 1 for the backgammon variants, 2 for the tables games (Portes, Tavla, Plakoto, Fevga, Long Nardy, alone or as a Tavli match) |
 //! | 8 | key id of the signing key (its 16 hex digits as bytes) |
 //! | 32 | chain: SHA-256 of the previous token and the action that led here; for a new match SHA-256 of `bgref-game-v1`, the match id and the client seed |
 //! | 1 + n | match id (length, UTF-8) |
 //! | 2 + n | client seed (big-endian length, UTF-8) |
-//! | 1 | variant (its index); the high bit, 0x80, marks a match from a set position, and 0x40 a clocked match |
-//! | 4 | rules: Jacoby, beavers, automatic doubles, log2 of the maximum cube |
-//! | 2 + 4 + 4 + 1 | match length, score of x, score of o, Crawford game |
-//! | 4 + 4 | game number, turn number |
-//! | 14 + 1 | Position ID, player on roll |
-//! | 5 | cube: log2 value, owner, pending double by, beavers, pending resignation |
-//! | 1 + 2 | phase, dice of the turn (0 0: none) |
-//! | 1 (+ 8) | last game's score: present, then how it ended, winner, result, Jacoby, points |
+//! | 48 to 101 | the game fields, by [`GameState::write_fields`] (their layouts, byte by byte: [`bgref_core::state_bytes`]); the 0x40 bit of their first byte marks a clocked match |
 //! | (38) | a clocked match: the clock ([`Clock`]: delay, reserves of x and o, overtimes of x and o, running player, its period's start, the state's time, whose reserve ran out) |
 //! | (1) | resignations offered in this game, when there were any (below) |
 //! | (64) + 1 + 16 | the seal (below) |
 //!
-//! # The token (version 2): the tables games
-//! Portes, Tavla, Plakoto, Fevga and Long Nardy, alone or as a Tavli match.
-//! Version 1 stays the backgammon variants' token (written and read as
-//! before); version 2 is written only for the tables games. The first
-//! fields are version 1's:
-//!
-//! | bytes | field |
-//! |---|---|
-//! | 1 | version, 2 |
-//! | 8 + 32 | key id, chain (as version 1) |
-//! | 1 + n, 2 + n | match id, client seed (as version 1) |
-//! | 1 | series: the game (0 portes, 1 tavla, 2 plakoto, 3 fevga, 4 long-nardy), or 5 for a Tavli match; the high bit, 0x80, marks a match from a set position, and 0x40 a clocked match |
-//! | 4 | tables rules: mother rule, Fevga start, primes, head doubles (each the index of its option) |
-//! | 2 + 4 + 4 | match length (0: a session), score of x, score of o (before this game) |
-//! | 4 + 1 | games played before this one (the Tavli rotation), next starter (0 none, 1 x, 2 o) |
-//! | 4 + 4 | game number, turn number |
-//! | 1 | player on roll |
-//! | 14 or 58 | Portes, Tavla: the Position ID; Plakoto, Fevga, Long Nardy: for x then o, 25 counts from its own view (borne off, then points 1 to 24) and a 4-byte mask of its pinned checkers (bit p: its point p) |
-//! | 1 | pending resignation |
-//! | 1 + 2 | phase, dice of the turn (0 0: none) |
-//! | 1 (+ 8) | last game's score: present, then winner (0: a draw), outcome (single, double, mother, draw), result (0 none, or single, gammon, backgammon), resigned, points |
-//! | (38) | a clocked match: the clock (as version 1) |
-//! | (1) | resignations offered in this game, when there were any (below) |
-//! | (64) + 1 + 16 | the seal (below) |
-//!
-//! The game being played is not stored: it follows from the series and the
-//! games played. A token of another version is refused with
+//! Each version is the one its ruleset's tokens have always had, so every
+//! token written before is read, and a replay hashes the bytes the match
+//! was played with. A token of another version is refused with
 //! `invalid-state-token`, naming the versions this service reads.
 //!
 //! # The seal (both versions)
