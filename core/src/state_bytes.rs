@@ -58,7 +58,7 @@ use crate::tables::{
 };
 use crate::{
     BackgammonGame, BackgammonVariant, ByPlayer, CubeOwner, CubeRules, CubeState, CubeValue, Dice,
-    Die, GameEnd, GameResult, GameScore, GameState, MatchState, Phase, Player, Point, Position,
+    Die, GameEnd, GameResult, GameScore, GameState, MatchState, Phase, Player, Position,
     Resignation, VariantPosition,
 };
 
@@ -437,18 +437,12 @@ fn write_tables(b: &mut Vec<u8>, state: &TablesGameState) {
     b.push(player_byte(state.on_roll()));
     // Portes and Tavla on the backgammon board: the Position ID; the
     // others: for x then o, the side and the mask of its pinned checkers.
-    match state.board.board() {
-        Some(p) => b.extend_from_slice(&PositionId::from_position(p).encode()),
-        None => {
-            if let Some(p) = state.board.tables() {
-                for player in Player::ALL {
-                    b.extend_from_slice(p.side(player));
-                    let pinned = (1..=24u8)
-                        .filter(|&point| p.is_pinned(player, Point::new(point)))
-                        .fold(0u32, |mask, point| mask | 1 << point);
-                    b.extend_from_slice(&pinned.to_be_bytes());
-                }
-            }
+    if let Some(p) = state.board.board() {
+        b.extend_from_slice(&PositionId::from_position(p).encode());
+    } else if let Some(p) = state.board.tables() {
+        for player in Player::ALL {
+            b.extend_from_slice(p.side(player));
+            b.extend_from_slice(&p.pin_mask(player).to_be_bytes());
         }
     }
     write_turn(b, state.resignation, state.phase, state.dice);
@@ -567,6 +561,14 @@ fn read_tables(
     })
 }
 
+fn player_of(b: u8) -> Result<Player, StateBytesError> {
+    match b {
+        1 => Ok(Player::X),
+        2 => Ok(Player::O),
+        _ => Err(bad("the state names no player")),
+    }
+}
+
 fn result_of(b: u8) -> Result<GameResult, StateBytesError> {
     match b {
         1 => Ok(GameResult::Single),
@@ -616,17 +618,14 @@ impl<'a> Reader<'a> {
     }
 
     fn player(&mut self) -> Result<Player, StateBytesError> {
-        self.player_or_none()?
-            .ok_or_else(|| bad("the state names no player"))
+        player_of(self.u8()?)
     }
 
     /// A player (1 x, 2 o), or none (0).
     fn player_or_none(&mut self) -> Result<Option<Player>, StateBytesError> {
         match self.u8()? {
             0 => Ok(None),
-            1 => Ok(Some(Player::X)),
-            2 => Ok(Some(Player::O)),
-            _ => Err(bad("the state names no player")),
+            b => player_of(b).map(Some),
         }
     }
 
@@ -647,11 +646,7 @@ impl<'a> Reader<'a> {
         Ok(match self.u8()? {
             0 => None,
             b => Some(Resignation {
-                by: match b / 4 {
-                    1 => Player::X,
-                    2 => Player::O,
-                    _ => return Err(bad("the state names no player")),
-                },
+                by: player_of(b / 4)?,
                 level: result_of(b % 4)?,
             }),
         })
@@ -825,23 +820,10 @@ mod tests {
     fn a_roll_at_the_last_turn_number_does_not_overflow() {
         let roller = Roller::new(&[3u8; 32]);
         for start in starts() {
-            let mut state = start;
-            while state.phase() != Phase::RollOrDouble {
-                let player = state.to_act().unwrap_or(Player::X);
-                let action = match state.phase() {
-                    Phase::Move => Action::Move(
-                        state
-                            .legal_plays()
-                            .get(0)
-                            .unwrap()
-                            .to_string()
-                            .parse()
-                            .unwrap(),
-                    ),
-                    _ => Action::Roll,
-                };
-                state = state.act(player, &action, &roller).unwrap().0;
-            }
+            let mut state = a_match(start)
+                .into_iter()
+                .find(|s| s.phase() == Phase::RollOrDouble)
+                .unwrap();
             match &mut state {
                 GameState::Backgammon(s) => s.turn = u32::MAX,
                 GameState::Tables(s) => s.turn = u32::MAX,

@@ -206,6 +206,11 @@ impl TablesPosition {
         self.side.get(player)
     }
 
+    /// `player`'s pinned checkers: bit `p` set for its own point `p`.
+    pub(crate) const fn pin_mask(&self, player: Player) -> u32 {
+        *self.pinned.get(player)
+    }
+
     /// Whether `player`'s checker on its own point `point` is pinned.
     #[must_use]
     pub fn is_pinned(&self, player: Player, point: Point) -> bool {

@@ -940,19 +940,15 @@ pub fn decode(keys: &DiceKeys, token: &str) -> Result<Token, ApiError> {
     let n = usize::from(r.u16()?);
     let client_seed = r.text(n)?;
     let clocked = r.bytes.first().is_some_and(|b| b & CLOCK_BIT != 0);
-    let clock_of = |r: &mut Reader<'_>, phase: Phase| {
-        let clock = clocked.then(|| Clock::decode(r)).transpose()?;
-        match clock {
-            Some(c) if c.expired.is_some() && phase != Phase::MatchOver => Err(bad_token(
-                "the state token's clock ran out in a match that is not over",
-            )),
-            _ => Ok(clock),
-        }
-    };
     let (mut state, rest) =
         GameState::read_fields(bytes[0], r.bytes, client_seed).map_err(bad_token)?;
     r.bytes = rest;
-    let clock = clock_of(&mut r, state.phase())?;
+    let clock = clocked.then(|| Clock::decode(&mut r)).transpose()?;
+    if clock.as_ref().is_some_and(|c| c.expired.is_some()) && state.phase() != Phase::MatchOver {
+        return Err(bad_token(
+            "the state token's clock ran out in a match that is not over",
+        ));
+    }
     state.set_resignations(decode_resignations(&mut r)?);
     Ok(Token {
         state,
